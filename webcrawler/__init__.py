@@ -1,0 +1,1 @@
+"""webcrawler: a single-machine search engine for the Web."""

@@ -1,0 +1,1 @@
+"""Agents: everything that touches HTTP and HTML. Never imports sqlalchemy or whoosh."""

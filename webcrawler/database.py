@@ -1,0 +1,188 @@
+"""The database: servers, documents and links, as in the 1994 WebCrawler.
+
+Whole URLs are never stored. A URL is a server (scheme, host, port) and a
+document on it (path + query); a link is a pair of documents and its anchor
+text. The three tables are indexed for the engine's hot questions, each
+O(log n):
+
+- "is this URL known?"            documents (server_id, path) unique
+- "next document of server S"     documents (server_id, state, depth, id)
+- "least recently accessed server with work"
+                                  servers (last_access) where queued > 0
+
+This module defines the schema and opens connections (SQLite in WAL mode by
+default, any SQLAlchemy URL otherwise). The engine is the only writer; the
+query server opens the same database read-only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    text,
+)
+from sqlalchemy.engine import Engine
+
+SCHEMA_VERSION = 1
+
+metadata = MetaData()
+
+
+class State:
+    """A document's place in its life. Stored as short strings."""
+
+    QUEUED = "queued"  # known and waiting in the frontier
+    DISCOVERED = "discovered"  # known, not eligible now (e.g. its server's cap reached)
+    FETCHED = "fetched"  # retrieved and stored (and indexed unless noindex)
+    FAILED = "failed"  # could not be retrieved: see reason
+    EXCLUDED = "excluded"  # deliberately not fetched: see reason
+    REDIRECTED = "redirected"  # answered 3xx; the target is a document of its own
+
+    DONE = (FETCHED, FAILED, EXCLUDED, REDIRECTED)
+
+
+servers = Table(
+    "servers",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("scheme", String(8), nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("port", Integer, nullable=False),
+    Column("first_seen", Float, nullable=False),
+    Column("visited", Boolean, nullable=False, default=False),  # first document attempted
+    Column("last_access", Float, nullable=False, default=0.0),
+    Column("next_allowed", Float, nullable=False, default=0.0),
+    Column("queued", Integer, nullable=False, default=0),  # documents waiting
+    Column("docs_known", Integer, nullable=False, default=0),
+    Column("docs_fetched", Integer, nullable=False, default=0),
+    Column("docs_failed", Integer, nullable=False, default=0),
+    Column("robots_status", Integer),  # HTTP status of robots.txt, None = unreachable / not yet
+    Column("robots_txt", Text),
+    Column("robots_fetched_at", Float),
+    Column("robots_expires_at", Float),
+    Column("crawl_delay", Float),
+    UniqueConstraint("scheme", "host", "port", name="uq_server_origin"),
+)
+Index(
+    "ix_servers_work",
+    servers.c.last_access,
+    sqlite_where=servers.c.queued > 0,
+    postgresql_where=servers.c.queued > 0,
+)
+
+documents = Table(
+    "documents",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("server_id", Integer, ForeignKey("servers.id"), nullable=False),
+    Column("path", Text, nullable=False),
+    Column("state", String(12), nullable=False),
+    Column("reason", String(32)),
+    Column("detail", Text),
+    Column("depth", Integer, nullable=False, default=0),
+    Column("discovered_at", Float, nullable=False),
+    Column("status", Integer),
+    Column("content_type", String(128)),
+    Column("title", Text),
+    Column("length", Integer),
+    Column("checksum", String(64)),
+    Column("last_fetch", Float),
+    Column("times_fetched", Integer, nullable=False, default=0),
+    Column("times_changed", Integer, nullable=False, default=0),
+    Column("redirects", Integer, nullable=False, default=0),  # hops that led here
+    UniqueConstraint("server_id", "path", name="uq_document_url"),
+)
+Index("ix_documents_frontier", documents.c.server_id, documents.c.state, documents.c.depth, documents.c.id)
+Index("ix_documents_state", documents.c.state, documents.c.reason)
+Index("ix_documents_checksum", documents.c.checksum)
+
+links = Table(
+    "links",
+    metadata,
+    Column("source_id", Integer, ForeignKey("documents.id"), primary_key=True),
+    Column("target_id", Integer, ForeignKey("documents.id"), primary_key=True),
+    Column("anchor", Text, nullable=False, default=""),
+)
+Index("ix_links_target", links.c.target_id)
+
+crawls = Table(
+    "crawls",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("mode", String(16), nullable=False, default="index"),
+    Column("started_at", Float, nullable=False),
+    Column("ended_at", Float),
+    Column("documents", Integer, nullable=False, default=0),  # retrieved in this crawl
+    Column("failures", Integer, nullable=False, default=0),
+    Column("stop_reason", String(64)),
+)
+
+meta = Table(
+    "meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text),
+)
+
+
+def sqlite_url(data_dir: Path) -> str:
+    return f"sqlite:///{Path(data_dir) / 'webcrawler.db'}"
+
+
+def connect(url: str, readonly: bool = False) -> Engine:
+    """Open the database (creating the schema unless `readonly`).
+
+    SQLite gets WAL mode (readers never block the writer, nor it them), a busy
+    timeout, and `query_only` for readers.
+    """
+    is_sqlite = url.startswith("sqlite")
+    if is_sqlite and not readonly:
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, future=True)
+    if is_sqlite:
+        _configure_sqlite(engine, readonly)
+    if not readonly:
+        metadata.create_all(engine)
+        with engine.begin() as conn:
+            conn.execute(
+                text("INSERT INTO meta (key, value) SELECT 'schema_version', :v "
+                     "WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'schema_version')"),
+                {"v": str(SCHEMA_VERSION)},
+            )
+    return engine
+
+
+def _configure_sqlite(engine: Engine, readonly: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+        # Let SQLAlchemy's BEGIN (below) decide when a transaction starts.
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA busy_timeout = 30000")
+        if readonly:
+            cursor.execute("PRAGMA query_only = ON")
+        else:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn):  # type: ignore[no-untyped-def]
+        conn.exec_driver_sql("BEGIN")

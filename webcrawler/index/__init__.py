@@ -1,0 +1,1 @@
+"""The full-text index: the only package that imports whoosh."""

@@ -1,0 +1,144 @@
+"""The messages that cross the engine/agent process boundary.
+
+The paper's interface: the engine says "retrieve this URL"; the agent answers
+with the document or with an explanation of why it could not be retrieved.
+Every message is a frozen, slotted dataclass of plain types, so it pickles
+under any multiprocessing start method and prints well in a log. Errors travel
+as data (`Failure`), never as exceptions.
+
+Redirects are not followed by agents (except for robots.txt, RFC 9309 asks for
+up to five hops): an agent answers `Redirect` and the engine schedules the
+target like any discovered URL. That way every hop passes the robots rules,
+politeness and the "never fetch a URL twice" check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class Reason:
+    """Why a URL was not retrieved or not indexed: short stable codes, stored in the database."""
+
+    ROBOTS = "robots"  # excluded by the server's robots.txt
+    ROBOTS_UNAVAILABLE = "robots-unavailable"  # robots.txt answered 5xx / unreachable for too long
+    UNINDEXABLE = "unindexable-type"  # picture, sound, archive, binary, ...
+    HTTP_ERROR = "http-error"  # 4xx / 5xx status
+    TIMEOUT = "timeout"  # connect or read timeout, or the page did not finish in time
+    TOO_LARGE = "too-large"  # body (after decompression) over the cap
+    DNS = "dns"  # host name did not resolve
+    REFUSED = "connection-refused"
+    CONNECTION = "connection-error"  # reset, TLS failure, protocol error, ...
+    TOO_MANY_REDIRECTS = "too-many-redirects"
+    BAD_REDIRECT = "bad-redirect"  # Location missing or not http(s)
+    DECODE = "decode-error"  # content could not be decoded / decompressed
+    AGENT_DIED = "agent-died"  # the agent process crashed while holding the URL
+    AGENT_HUNG = "agent-hung"  # the agent did not answer before its deadline
+    AGENT_MEMORY = "agent-memory"  # the agent grew past its memory limit
+    NOINDEX = "noindex"  # <meta name=robots content=noindex>
+    EXCLUDED = "excluded"  # include/exclude pattern, depth, URL length, per-server cap
+    DUPLICATE = "duplicate"  # same content as another document already fetched
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieve:
+    """"Retrieve this URL." `kind` is "document" or "robots"."""
+
+    job_id: int
+    url: str
+    kind: str = "document"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An outbound link as found in a page: absolute, normalised URL and its anchor text."""
+
+    url: str
+    anchor: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A retrieved document.
+
+    `text` is the decoded visible text (no markup); `links` are absolute,
+    normalised, de-duplicated, in page order, without rel=nofollow links (and
+    empty when the page says <meta name=robots content=nofollow>). `noindex`
+    is True when the page asks not to be indexed.
+    """
+
+    job_id: int
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    charset: str
+    title: str
+    text: str
+    links: tuple[Link, ...] = ()
+    length: int = 0  # bytes received, after decompression
+    checksum: str = ""  # hex digest of the body bytes
+    elapsed: float = 0.0  # seconds spent retrieving and parsing
+    noindex: bool = False
+    last_modified: str = ""
+    etag: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """The server answered 3xx with a Location: the engine decides whether to follow."""
+
+    job_id: int
+    url: str
+    status: int
+    location: str  # absolute, normalised target
+    elapsed: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """The URL could not be retrieved (or is not indexable): `reason` is a `Reason` code."""
+
+    job_id: int
+    url: str
+    reason: str
+    detail: str = ""
+    status: int | None = None
+    content_type: str = ""
+    elapsed: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsFile:
+    """The answer to a robots.txt retrieval (`Retrieve(kind="robots")`).
+
+    `status` is the final HTTP status after up to five redirects, or None when
+    the server could not be reached (then `reason` says why). `body` holds at
+    most the first 500 KiB, decoded as UTF-8 with a byte-order mark removed.
+    """
+
+    job_id: int
+    url: str
+    status: int | None
+    body: str = ""
+    reason: str = ""
+    detail: str = ""
+    elapsed: float = 0.0
+
+
+Answer = Document | Redirect | Failure | RobotsFile
+
+
+@dataclass(frozen=True, slots=True)
+class AgentConfig:
+    """What every agent needs to know, sent once when the agent starts."""
+
+    user_agent: str = "WebCrawler/0.1 (+https://github.com/webcrawler)"
+    connect_timeout: float = 10.0
+    read_timeout: float = 20.0
+    total_timeout: float = 60.0  # a page that never finishes is cut off after this
+    max_bytes: int = 1 << 20
+    max_robots_bytes: int = 500 * 1024
+    max_links: int = 5000
+    max_url_length: int = 2048
+    extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)

@@ -1,0 +1,1 @@
+"""The Query Server: a Flask app that reads the index and the database."""

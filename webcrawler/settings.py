@@ -1,0 +1,100 @@
+"""One settings object for a crawl, passed down, never read from globals.
+
+Precedence: the defaults here <- ``WEBCRAWLER_*`` environment variables <-
+command-line flags (the CLI applies the last step with `dataclasses.replace`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from webcrawler.messages import AgentConfig
+
+DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a crawl can be told. Each field: default, then what it is for."""
+
+    data_dir: Path = Path("webcrawler-data")  # database, index and logs live here
+    db_url: str = ""  # any SQLAlchemy URL; empty = SQLite file in data_dir
+    agents: int = 15  # agent subprocesses (the paper's 15)
+    delay: float = 1.0  # seconds between two requests to one server
+    hours: float = 1.0  # stop after this long
+    max_docs: int = 0  # stop after this many documents retrieved (0 = no limit)
+    max_depth: int = 50  # links from a seed
+    max_docs_per_server: int = 0  # 0 = no limit
+    max_url_length: int = 2048
+    include: tuple[str, ...] = ()  # regexes; a URL must match one (when any are given)
+    exclude: tuple[str, ...] = ()  # regexes; a URL matching any is not fetched
+    robots_token: str = DEFAULT_USER_AGENT_TOKEN  # the product token robots.txt rules name
+    robots_ttl: float = 24 * 3600.0  # seconds a robots.txt stays valid
+    robots_retry: float = 600.0  # seconds before a 5xx / unreachable robots.txt is asked again
+    robots_give_up: float = 24 * 3600.0  # RFC 9309: after this long unreachable, stop waiting
+    commit_every: int = 200  # documents per transaction
+    agent_max_urls: int = 500  # recycle an agent after this many URLs
+    agent_memory_mb: int = 512  # replace an agent that grows past this
+    agent_deadline: float = 0.0  # seconds an agent may hold a URL (0 = total_timeout + 15)
+    progress_interval: float = 2.0  # seconds between progress reports
+    user_agent: str = ""  # full User-Agent header; empty = derived from robots_token
+    connect_timeout: float = 10.0
+    read_timeout: float = 20.0
+    total_timeout: float = 60.0
+    max_bytes: int = 1 << 20  # body cap, after decompression
+    seeds: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def database_url(self) -> str:
+        return self.db_url or f"sqlite:///{self.data_dir / 'webcrawler.db'}"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "index"
+
+    def agent_config(self) -> AgentConfig:
+        agent = self.user_agent or f"{self.robots_token}/0.1 (personal search engine; webcrawler)"
+        return AgentConfig(
+            user_agent=agent,
+            connect_timeout=self.connect_timeout,
+            read_timeout=self.read_timeout,
+            total_timeout=self.total_timeout,
+            max_bytes=self.max_bytes,
+            max_url_length=self.max_url_length,
+        )
+
+    def deadline(self) -> float:
+        """Seconds an agent may hold one URL before the engine replaces it."""
+        return self.agent_deadline or self.total_timeout + 15.0
+
+
+def from_environment(env: dict[str, str] | None = None, base: Settings | None = None) -> Settings:
+    """Apply ``WEBCRAWLER_<FIELD>`` variables (and WEBCRAWLER_DATA / WEBCRAWLER_DB) to `base`."""
+    env = dict(os.environ if env is None else env)
+    base = base or Settings()
+    aliases = {"WEBCRAWLER_DATA": "data_dir", "WEBCRAWLER_DB": "db_url"}
+    changes: dict[str, object] = {}
+    for f in fields(Settings):
+        for key in [f"WEBCRAWLER_{f.name.upper()}"] + [k for k, v in aliases.items() if v == f.name]:
+            if key in env and env[key] != "":
+                changes[f.name] = _convert(getattr(base, f.name), env[key], key)
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def _convert(current: object, text: str, key: str) -> object:
+    try:
+        if isinstance(current, bool):
+            return text.lower() in ("1", "true", "yes", "on")
+        if isinstance(current, int):
+            return int(text)
+        if isinstance(current, float):
+            return float(text)
+        if isinstance(current, Path):
+            return Path(text)
+        if isinstance(current, tuple):
+            return tuple(part for part in text.split() if part)
+    except ValueError:
+        raise ValueError(f"{key}={text!r} is not a valid {type(current).__name__}") from None
+    return text

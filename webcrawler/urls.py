@@ -1,0 +1,140 @@
+"""URL normalisation, and the split of a URL into a server and a document.
+
+Two spellings of one resource must become one string, or the crawler fetches
+it twice: scheme and host are lower-cased, default ports dropped, fragments
+removed, dot segments resolved, percent-escapes made canonical (unreserved
+characters decoded, the rest upper-case hex) and characters that must be
+escaped are escaped. Only http and https are crawlable.
+
+The database never stores whole URLs (as in the 1994 WebCrawler): a URL is a
+server ``scheme://host[:port]`` plus a document ``/path?query`` on it.
+This module is pure functions: no I/O, no state.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin, urlsplit
+
+SCHEMES = ("http", "https")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+MAX_URL_LENGTH = 2048
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+# Characters allowed to stand unescaped in a path or query (RFC 3986 pchar + "/" + "?").
+_SAFE_PATH = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
+_SAFE_QUERY = _SAFE_PATH | frozenset("?")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+
+
+class InvalidURL(ValueError):
+    """The string is not a crawlable http(s) URL."""
+
+
+def normalize(url: str, base: str | None = None, max_length: int = MAX_URL_LENGTH) -> str:
+    """Return the canonical absolute form of `url` (resolved against `base`).
+
+    Raises InvalidURL for other schemes, missing or malformed hosts, bad
+    ports and URLs longer than `max_length` after normalisation.
+    """
+    url = url.strip()
+    if base is not None:
+        try:
+            url = urljoin(base, url)
+        except ValueError as exc:
+            raise InvalidURL(str(exc)) from None
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidURL(f"{exc}: {url[:200]!r}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in SCHEMES:
+        raise InvalidURL(f"not an http(s) URL: {url[:200]!r}")
+    host = _normalize_host(parts.hostname or "")
+    netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    path = _canonical_escapes(remove_dot_segments(parts.path or "/"), _SAFE_PATH)
+    query = _canonical_escapes(parts.query, _SAFE_QUERY)
+    result = f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
+    if len(result) > max_length:
+        raise InvalidURL(f"URL longer than {max_length} characters")
+    return result
+
+
+def try_normalize(url: str, base: str | None = None, max_length: int = MAX_URL_LENGTH) -> str | None:
+    """`normalize`, or None when the URL is not crawlable."""
+    try:
+        return normalize(url, base, max_length)
+    except InvalidURL:
+        return None
+
+
+def split(url: str) -> tuple[str, str]:
+    """Split a normalised URL into (server, document): ("http://h:81", "/p?q")."""
+    scheme_end = url.index("://") + 3
+    slash = url.find("/", scheme_end)
+    if slash < 0:
+        return url, "/"
+    return url[:slash], url[slash:]
+
+
+def join(server: str, document: str) -> str:
+    """Inverse of `split`."""
+    return server + document
+
+
+def host_of(url: str) -> str:
+    """The host name of a URL (no port), for site: filters and display."""
+    return urlsplit(url).hostname or ""
+
+
+def _normalize_host(host: str) -> str:
+    host = host.rstrip(".").lower()
+    if not host:
+        raise InvalidURL("URL has no host")
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError as exc:
+            raise InvalidURL(f"bad host name: {exc}") from None
+    if any(c in host for c in " /\\@%<>\"'") or ".." in host:
+        raise InvalidURL(f"bad host name: {host!r}")
+    if ":" in host:  # IPv6 literal
+        return f"[{host}]"
+    return host
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4, so that /a/./b/../c becomes /a/c."""
+    if "." not in path:
+        return path if path.startswith("/") else "/" + path
+    output: list[str] = []
+    for segment in path.split("/")[1:] if path.startswith("/") else path.split("/"):
+        if segment == "..":
+            if output:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    trailing = path.endswith(("/.", "/..")) or path in (".", "..")
+    return "/" + "/".join(output) + ("/" if trailing and output else "")
+
+
+def _canonical_escapes(text: str, safe: frozenset[str]) -> str:
+    """Decode escapes of unreserved characters, upper-case the rest, escape what must be."""
+    if not text:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char == "%" and _ESCAPE.match(text, i):
+            decoded = chr(int(text[i + 1 : i + 3], 16))
+            out.append(decoded if decoded in _UNRESERVED else text[i : i + 3].upper())
+            i += 3
+            continue
+        if char in safe:
+            out.append(char)
+        else:
+            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+        i += 1
+    return "".join(out)
