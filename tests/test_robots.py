@@ -139,3 +139,184 @@ def test_protego_still_departs(text: str, url: str, expected: bool) -> None:
     # Evidence for the module docstring. If this fails after a protego upgrade,
     # protego now follows RFC 9309 here: update the docstring and this table.
     assert Protego.parse(text).can_fetch(url, "WebCrawler") is not expected
+
+
+@pytest.mark.parametrize(
+    ("text", "token", "url", "expected"), RFC_EXAMPLES.values(), ids=list(RFC_EXAMPLES)
+)
+def test_protego_agrees_on_rfc_examples(text: str, token: str, url: str, expected: bool) -> None:
+    # An independent check of the table above.
+    assert Protego.parse(text).can_fetch(url, token) is expected
+
+
+# Grouping and user-agent matching.
+
+SAME_AGENT_TWICE = (
+    "User-agent: webcrawler\nDisallow: /a\n\n"
+    "User-agent: *\nDisallow: /c\n\n"
+    "User-agent: WEBCRAWLER\nDisallow: /b\n"
+)
+
+
+@pytest.mark.parametrize(("url", "expected"), [("/a", False), ("/b", False), ("/c", True)])
+def test_groups_naming_the_agent_are_combined(url: str, expected: bool) -> None:
+    assert allowed(SAME_AGENT_TWICE, url) is expected
+
+
+def test_star_groups_are_combined() -> None:
+    text = "User-agent: *\nDisallow: /a\n\nUser-agent: x\nDisallow: /b\n\nUser-agent: *\nDisallow: /c\n"
+    assert [allowed(text, p) for p in ("/a", "/b", "/c")] == [False, True, False]
+
+
+@pytest.mark.parametrize(
+    "separator", ["\n", "\n\n", "\n# a comment\n", "\n  \t\n#\n\n", "\nSitemap: http://h/s.xml\n"]
+)
+def test_agent_lines_separated_by_blank_lines_or_comments_form_one_group(separator: str) -> None:
+    text = f"User-agent: other{separator}User-agent: WebCrawler\nDisallow: /x\n"
+    assert allowed(text, "/x") is False
+    assert allowed(text, "/x", "other") is False
+
+
+def test_rule_ends_the_agent_list() -> None:
+    text = "User-agent: WebCrawler\nDisallow: /a\nUser-agent: other\nDisallow: /b\n"
+    assert allowed(text, "/a") is False
+    assert allowed(text, "/b") is True
+
+
+def test_empty_disallow_ends_the_agent_list_and_allows_all() -> None:
+    text = "User-agent: WebCrawler\nDisallow:\nUser-agent: other\nDisallow: /\n"
+    assert allowed(text, "/x") is True
+    assert allowed(text, "/x", "other") is False
+
+
+@pytest.mark.parametrize(
+    ("agent_line", "expected"),
+    [
+        ("WebCrawler", False),
+        ("webcrawler", False),
+        ("WEBCRAWLER", False),
+        ("WebCrawler/2.0", False),
+        ("WebCrawler (+http://x)", False),
+        ("WebCrawlerPro", True),
+        ("Web", True),
+        ("Web-Crawler", True),
+        ("*WebCrawler", True),
+        ("", True),
+    ],
+)
+def test_agent_matching(agent_line: str, expected: bool) -> None:
+    assert allowed(f"User-agent: {agent_line}\nDisallow: /\n", "/x") is expected
+
+
+def test_own_group_beats_star_even_when_empty() -> None:
+    text = "User-agent: *\nDisallow: /\n\nUser-agent: WebCrawler\n"
+    assert allowed(text, "/x") is True
+
+
+def test_group_naming_star_and_us_is_ours() -> None:
+    text = "User-agent: *\nUser-agent: WebCrawler\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n"
+    assert allowed(text, "/a") is False
+    assert allowed(text, "/b") is True
+
+
+@pytest.mark.parametrize(
+    "text", ["", "# nothing\n", "Disallow: /\n", "User-agent: other\nDisallow: /\n"]
+)
+def test_no_applicable_group_allows_all(text: str) -> None:
+    assert allowed(text, "/x") is True
+
+
+# Lines.
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_line_endings(eol: str) -> None:
+    text = eol.join(["User-agent: *", "Disallow: /x", "Allow: /x/y", ""])
+    assert allowed(text, "/x/z") is False
+    assert allowed(text, "/x/y") is True
+
+
+def test_mixed_line_endings() -> None:
+    assert allowed("User-agent: *\rDisallow: /a\r\nDisallow: /b\nDisallow: /c", "/c") is False
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["DISALLOW: /x", "disallow: /x", "DisAllow : /x", "  \tDisallow:/x", "Disallow:\t/x\t# c"],
+)
+def test_directive_names_are_case_insensitive_and_whitespace_is_free(line: str) -> None:
+    assert allowed(f"USER-AGENT : *\n{line}\n", "/x") is False
+
+
+def test_non_utf8_bytes_decoded_with_replace() -> None:
+    body = b"User-agent: *\nDisallow: /caf\xe9\nDisallow: /\xff\xfe/x\n".decode("utf-8", "replace")
+    assert allowed(body, "/caf%EF%BF%BD") is False
+    assert allowed(body, "/cafe") is True
+    assert allowed(body, "/caf%E9") is True
+
+
+def test_byte_order_mark_then_crlf() -> None:
+    assert allowed("\ufeffUser-agent: *\r\nDisallow: /x\r\n", "/x") is False
+
+
+# Matching.
+
+
+@pytest.mark.parametrize(
+    ("rule", "url", "expected"),
+    [
+        ("Disallow: /", "/", False),
+        ("Disallow: /*", "/anything", False),
+        ("Disallow: *", "/anything", False),
+        ("Disallow: /*.php$", "/a/b.php", False),
+        ("Disallow: /*.php$", "/a/b.php?x", True),
+        ("Disallow: /*.php", "/a/b.php?x", False),
+        ("Disallow: /a*b*c", "/a-c-b-c", False),
+        ("Disallow: /a*b*c", "/a-c-b", True),
+        ("Disallow: /a**b", "/axb", False),
+        ("Disallow: /a*b$", "/abab", False),
+        ("Disallow: /a*b$", "/abac", True),
+        ("Disallow: /ab*b$", "/ab", True),
+        ("Disallow: /x$", "/x?", True),
+        ("Disallow: /*?", "/a?b", False),
+        ("Disallow: /*?", "/a", True),
+        ("Disallow: /*?$", "/a?", False),
+        ("Disallow: /a$b", "/a$b", False),
+        ("Disallow: /a$b", "/ab", True),
+        ("Disallow: $", "/", True),
+        ("Disallow: private", "/private", True),
+        ("Disallow: /a b", "/a%20b", False),
+        ("Disallow: /a%", "/a%25", False),
+        ("Disallow: /%41", "/A", False),
+        ("Disallow: /a%2a", "/a*", False),
+        ("Disallow: /a*", "/a%2A", False),
+    ],
+)
+def test_matching(rule: str, url: str, expected: bool) -> None:
+    assert allowed(star(rule), url) is expected
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://example.com/private/a", False),
+        ("https://example.com:8443/private?x#frag", False),
+        ("http://example.com", True),
+        ("http://example.com?private", False),  # path "/?private"
+        ("http://example.com/?q", False),
+        ("/private#x", False),
+        ("//private", True),
+        ("private", False),
+        ("http://example.com/robots.txt", True),
+        ("/robots.txt?x", False),
+    ],
+)
+def test_url_forms(url: str, expected: bool) -> None:
+    assert allowed(star("Disallow: /private", "Disallow: /?", "Disallow: /r"), url) is expected
+
+
+def test_pathological_wildcards_stay_fast() -> None:
+    rules = RobotsRules.from_response(200, star("Disallow: /" + "*a" * 40 + "*b$"), "x")
+    started = time.perf_counter()
+    assert rules.allowed("/" + "a" * 20_000) is True
+    assert time.perf_counter() - started < 1.0
