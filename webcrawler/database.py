@@ -26,6 +26,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -130,6 +131,18 @@ crawls = Table(
     Column("failures", Integer, nullable=False, default=0),
     Column("stop_reason", String(64)),
 )
+
+# Documents stored in the database but not yet committed to the full-text index:
+# written in the same transaction as the document, deleted once the index has
+# committed them, re-sent to the index after a crash (the outbox pattern).
+index_outbox = Table(
+    "index_outbox",
+    metadata,
+    Column("doc_id", Integer, primary_key=True),
+    Column("batch", Integer, nullable=False),
+    Column("payload", LargeBinary, nullable=False),  # zlib-compressed JSON of the document
+)
+Index("ix_index_outbox_batch", index_outbox.c.batch)
 
 meta = Table(
     "meta",

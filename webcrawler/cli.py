@@ -1,0 +1,162 @@
+"""The `webcrawler` command: the one place where the pieces are wired together.
+
+Domain errors become one-line messages and exit codes here; logs go to
+stderr, results (summaries, answers) to stdout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from webcrawler.settings import Settings, from_environment
+
+log = logging.getLogger("webcrawler")
+
+
+def _setup_logging(verbose: int) -> None:
+    level = logging.WARNING - 10 * verbose
+    logging.basicConfig(level=max(logging.DEBUG, level), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _settings(**flags: Any) -> Settings:
+    """Defaults <- WEBCRAWLER_* environment <- flags that were given."""
+    try:
+        base = from_environment()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    given = {k: v for k, v in flags.items() if v is not None and v != ()}
+    return dataclasses.replace(base, **given)
+
+
+@click.group()
+@click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
+@click.version_option(package_name="webcrawler")
+def main(verbose: int) -> None:
+    """webcrawler: your own search engine for a set of web sites (after WebCrawler, 1994)."""
+    _setup_logging(verbose)
+
+
+data_dir_option = click.option(
+    "--data-dir", type=click.Path(path_type=Path), default=None,
+    help="Where the database and index live (default ./webcrawler-data, or $WEBCRAWLER_DATA).")
+db_option = click.option("--db", "db_url", default=None,
+                         help="SQLAlchemy database URL (default: SQLite in the data dir; $WEBCRAWLER_DB).")
+
+
+@main.command()
+@click.option("--hours", type=float, default=None, help="Stop after this many hours (default 1).")
+@click.option("--max-docs", type=int, default=None, help="Stop after retrieving this many documents.")
+@click.option("--seed", "seeds", multiple=True, help="A URL to start from (repeatable).")
+@click.option("--seeds-file", type=click.File("r"), default=None, help="A file of seed URLs, one a line.")
+@click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 15).")
+@click.option("--delay", type=click.FloatRange(0), default=None,
+              help="Seconds between two requests to one server (default 1).")
+@click.option("--include", multiple=True, help="Regex a URL must match to be fetched (repeatable).")
+@click.option("--exclude", multiple=True, help="Regex of URLs never to fetch (repeatable).")
+@click.option("--max-depth", type=int, default=None, help="Links from a seed (default 50).")
+@click.option("--max-docs-per-server", type=int, default=None, help="Documents per server (0 = no cap).")
+@click.option("--user-agent-token", "robots_token", default=None,
+              help="Product token for robots.txt and the User-Agent (default WebCrawler).")
+@click.option("--commit-every", type=click.IntRange(1), default=None,
+              help="Documents per transaction (default 200).")
+@click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
+@data_dir_option
+@db_option
+def index(seeds_file: Any, progress: bool, **flags: Any) -> None:
+    """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
+    from webcrawler.engine.run import run_index
+
+    seeds = list(flags.pop("seeds") or ())
+    if seeds_file is not None:
+        seeds += [line.strip() for line in seeds_file if line.strip() and not line.startswith("#")]
+    settings = _settings(seeds=tuple(seeds), **flags)
+    summary, rejected = run_index(settings, progress=progress, install_signals=_install_signals)
+    for url in rejected:
+        click.echo(f"warning: not a crawlable http(s) URL, skipped: {url}", err=True)
+    click.echo(summary)
+
+
+def _install_signals(stop: Any) -> None:
+    def handler(signum: int, _frame: Any) -> None:
+        click.echo(f"\n{signal.Signals(signum).name}: stopping after the documents in flight...",
+                   err=True)
+        stop("interrupted")
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@data_dir_option
+@db_option
+def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
+    """Print the database's counts: documents by state, servers, links, failures."""
+    from webcrawler.query_server.sources import Sources
+    from webcrawler.query_server.stats import gather_stats
+
+    settings = _settings(data_dir=data_dir, db_url=db_url)
+    figures = gather_stats(Sources(index_dir=settings.index_dir, db_url=settings.database_url,
+                                   stats_ttl=0))
+    if as_json:
+        click.echo(json.dumps(figures.to_json(), indent=2, default=str))
+        return
+    docs = figures.documents
+    click.echo(f"documents  {sum(docs.values())} known: " +
+               ", ".join(f"{k} {v}" for k, v in sorted(docs.items())))
+    click.echo(f"servers    {figures.servers_known} known, {figures.servers_visited} visited")
+    click.echo(f"links      {figures.links}")
+    click.echo("failures   " + (", ".join(f"{k} {v}" for k, v in figures.failures.items()) or "none"))
+    click.echo("excluded   " + (", ".join(f"{k} {v}" for k, v in figures.exclusions.items()) or "none"))
+    click.echo(f"index      {figures.index_documents} documents, {figures.index_bytes} bytes")
+    if figures.last_crawl:
+        c = figures.last_crawl
+        click.echo(f"last crawl {c.documents} documents, {c.rate_per_hour:.0f}/hour, "
+                   f"{c.stop_reason or 'running or killed'}")
+
+
+@main.command()
+@click.argument("robots_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("user_agent")
+@click.argument("urls", nargs=-1, required=True)
+def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
+    """Check URLs against a robots.txt on disk: `allowed<TAB>URL` or `disallowed<TAB>URL`."""
+    from webcrawler.robots import check_file, format_check
+
+    try:
+        results = check_file(robots_file, user_agent, urls)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(format_check(results))
+
+
+@main.command()
+@data_dir_option
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=5000, show_default=True)
+@click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True)
+def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int) -> None:
+    """Serve the search page and its JSON API (waitress, a production WSGI server)."""
+    from webcrawler.query_server import ServeError
+    from webcrawler.query_server import serve as run_server
+
+    settings = _settings(data_dir=data_dir, db_url=db_url)
+    try:
+        run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
+                   threads=threads)
+    except ServeError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+if __name__ == "__main__":
+    main()

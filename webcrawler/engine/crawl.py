@@ -1,0 +1,351 @@
+"""The crawl loop: pick a server, hand a URL to a free agent, store the answer.
+
+This is the WebCrawler's search engine in indexing mode. It alone decides
+what to fetch (through the scheduler and the policies), it never does HTTP
+(the agents do), and it is the single writer of the database (the store) and
+of the full-text index (the sink).
+
+Per server the order of requests is: robots.txt first, then documents
+breadth-first, one at a time, with the politeness delay between them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from webcrawler.database import State
+from webcrawler.engine.policies import DocumentSink, NullSink, Scope
+from webcrawler.engine.pool import AgentPool
+from webcrawler.engine.scheduler import ServerFirstScheduler, ServerState
+from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
+from webcrawler.messages import Document, Failure, Link, Reason, Redirect, Retrieve, RobotsFile
+from webcrawler.robots import RobotsRules
+from webcrawler.settings import Settings
+from webcrawler.urls import split, try_normalize
+
+log = logging.getLogger(__name__)
+
+MAX_REDIRECTS = 5
+STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
+
+
+@dataclass
+class _Job:
+    server: ServerState
+    entry: FrontierEntry | None  # None for robots.txt
+
+
+@dataclass
+class CrawlStats:
+    """What the progress display and the summary show."""
+
+    started: float = field(default_factory=time.monotonic)
+    retrieved: int = 0  # documents retrieved (HTTP 200 with usable content)
+    answered: int = 0  # every document answer, including failures and redirects
+    robots: int = 0
+    new_servers: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    excluded: Counter[str] = field(default_factory=Counter)
+    stop_reason: str = ""
+
+    def elapsed(self) -> float:
+        return max(1e-9, time.monotonic() - self.started)
+
+    def per_hour(self) -> float:
+        return self.retrieved / self.elapsed() * 3600.0
+
+
+class Crawler:
+    """One run of `webcrawler index`: construct, `add_seeds`, `run`."""
+
+    def __init__(self, settings: Settings, store: CrawlStore, *,
+                 sink: DocumentSink | None = None,
+                 pool_factory: Callable[[], AgentPool] | None = None,
+                 progress: Callable[[Crawler], None] | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.sink = sink or NullSink()
+        self.scope = Scope(settings.include, settings.exclude, settings.max_depth,
+                           settings.max_url_length)
+        self.scheduler = ServerFirstScheduler(settings.delay)
+        self.stats = CrawlStats()
+        self._pool_factory = pool_factory or self._default_pool
+        self._progress = progress
+        self._jobs: dict[int, _Job] = {}
+        self._job_ids = 0
+        self._since_commit = 0
+        self._stop_requested = ""
+        self._load()
+
+    # --- setup ----------------------------------------------------------
+    def _default_pool(self) -> AgentPool:
+        s = self.settings
+        return AgentPool(s.agents, s.agent_config(), s.robots_token, deadline=s.deadline(),
+                         max_urls=s.agent_max_urls, memory_mb=s.agent_memory_mb)
+
+    def _load(self) -> None:
+        """Resume: servers, their frontier sizes and unexpired robots rules from the database."""
+        now_wall, now = time.time(), time.monotonic()
+        servers = self.store.load_servers()
+        for server_id, status, body, expires in self.store.robots_rows():
+            server = self.store.servers_by_id[server_id]
+            if expires and expires > now_wall:
+                self._set_robots(server, RobotsRules.from_response(status, body or "",
+                                                                   self.settings.robots_token),
+                                 expires)
+        for server in servers:
+            self.scheduler.add(server, now)
+
+    def add_seeds(self, urls: list[str]) -> list[str]:
+        """Queue the seed URLs (depth 0); return the ones that are not valid http(s) URLs."""
+        rejected = []
+        for url in urls:
+            normal = try_normalize(url, max_length=self.settings.max_url_length)
+            if normal is None:
+                rejected.append(url)
+                continue
+            self._queue(split(normal), depth=0, redirects=0)
+        self.store.commit()
+        return rejected
+
+    def request_stop(self, why: str = "interrupted") -> None:
+        """Stop gracefully (from a signal handler): finish or put back in-flight work."""
+        self._stop_requested = self._stop_requested or why
+
+    # --- the loop -------------------------------------------------------
+    def run(self) -> CrawlStats:
+        run_id = self.store.start_run()
+        pool = self._pool_factory()
+        deadline = time.monotonic() + self.settings.hours * 3600.0
+        next_report = 0.0
+        try:
+            while True:
+                now = time.monotonic()
+                reason = self._stop_reason(now, deadline, pool)
+                if reason:
+                    self.stats.stop_reason = reason
+                    break
+                self._dispatch(pool, now)
+                for job, answer in pool.poll(self._poll_timeout(now, deadline)):
+                    self._handle(job, answer)
+                if self._since_commit >= self.settings.commit_every:
+                    self._commit(run_id)
+                if self._progress and now >= next_report:
+                    self._progress(self)
+                    next_report = now + self.settings.progress_interval
+            self._drain(pool)
+        finally:
+            pool.shutdown()
+            self._commit(run_id, ended=True)
+            self.sink.close()
+            if self._progress:
+                self._progress(self)
+        return self.stats
+
+    def _stop_reason(self, now: float, deadline: float, pool: AgentPool) -> str:
+        if self._stop_requested:
+            return self._stop_requested
+        if now >= deadline:
+            return "time limit"
+        if self.settings.max_docs and self.stats.retrieved >= self.settings.max_docs:
+            return "document limit"
+        if pool.busy() == 0 and self.scheduler.ready() == 0 and not self._cooling_work():
+            return "nothing left to fetch"
+        return ""
+
+    def _cooling_work(self) -> bool:
+        """Is any server with work waiting out its delay (robots retries do not count)?"""
+        return any(s.has_work() and not (s.robots is not None and s.robots.unavailable)
+                   for s in self.scheduler.cooling())
+
+    def _poll_timeout(self, now: float, deadline: float) -> float:
+        wake = self.scheduler.next_wakeup()
+        timeout = 0.25 if wake is None else min(0.25, max(0.0, wake - now))
+        return min(timeout, max(0.0, deadline - now))
+
+    def _drain(self, pool: AgentPool) -> None:
+        """Collect the answers of in-flight retrievals for a little while; the rest stay queued."""
+        end = time.monotonic() + min(STOP_GRACE, self.settings.deadline())
+        while pool.busy() and time.monotonic() < end:
+            for job, answer in pool.poll(0.1):
+                self._handle(job, answer)
+
+    def _commit(self, run_id: int, ended: bool = False) -> None:
+        failures = sum(self.stats.failures.values())
+        self.store.update_run(run_id, self.stats.retrieved, failures, ended=ended,
+                              stop_reason=self.stats.stop_reason or None)
+        self.store.commit()
+        self.sink.commit()
+        self._since_commit = 0
+
+    # --- dispatch -------------------------------------------------------
+    def _dispatch(self, pool: AgentPool, now: float) -> None:
+        while pool.free() and not self._stop_requested:
+            server = self.scheduler.next_server(now)
+            if server is None:
+                return
+            job = self._job_for(server, now)
+            if job is None:
+                continue
+            self._job_ids += 1
+            url = server.origin + ("/robots.txt" if job.entry is None else job.entry.path)
+            kind = "robots" if job.entry is None else "document"
+            self._jobs[self._job_ids] = job
+            self.scheduler.dispatched(server)
+            server.last_access = time.time()
+            server.dirty = True
+            pool.submit(Retrieve(self._job_ids, url, kind))
+
+    def _job_for(self, server: ServerState, now: float) -> _Job | None:
+        """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
+
+        Returns None after telling the scheduler where the server goes instead.
+        """
+        rules = server.robots
+        if rules is None or server.robots_expires <= time.time():
+            return _Job(server, None)
+        if rules.unavailable:
+            if now >= server.robots_retry_at:
+                return _Job(server, None)
+            self.scheduler.defer(server, server.robots_retry_at)
+            return None
+        cap = self.settings.max_docs_per_server
+        while not (cap and server.docs_fetched >= cap):
+            entry = self.store.next_document(server)
+            if entry is None:
+                server.queued = 0
+                break
+            url = server.origin + entry.path
+            reason = Reason.ROBOTS if not rules.allowed(url) else self.scope.why_not(url, entry.depth)
+            if reason is None:
+                return _Job(server, entry)
+            self.store.finish(entry, State.EXCLUDED, reason=reason)
+            self.stats.excluded[reason] += 1
+        else:
+            server.capped = True
+        self.scheduler.idle(server)
+        return None
+
+    # --- answers --------------------------------------------------------
+    def _handle(self, retrieve: Retrieve, answer: object) -> None:
+        job = self._jobs.pop(retrieve.job_id)
+        now = time.monotonic()
+        if job.entry is None:
+            self._robots_answered(job.server, answer)
+            self.scheduler.answered(job.server, now, first_document_done=False)
+            return
+        if isinstance(answer, Document):
+            self._document(job, answer)
+        elif isinstance(answer, Redirect):
+            self._redirect(job, answer)
+        elif isinstance(answer, Failure):
+            self._failure(job, answer)
+        else:  # a robots answer to a document request cannot happen; record, don't crash
+            self._failure(job, Failure(retrieve.job_id, retrieve.url, Reason.AGENT_DIED,
+                                       f"unexpected answer {type(answer).__name__}"))
+        self.stats.answered += 1
+        self._since_commit += 1
+        self.scheduler.answered(job.server, now, first_document_done=True)
+
+    def _robots_answered(self, server: ServerState, answer: object) -> None:
+        token = self.settings.robots_token
+        if isinstance(answer, RobotsFile):
+            status, body = answer.status, answer.body
+        else:
+            status, body = None, ""
+        rules = RobotsRules.from_response(status, body, token)
+        wall = time.time()
+        expires = wall + (self.settings.robots_retry if rules.unavailable else self.settings.robots_ttl)
+        self._set_robots(server, rules, expires)
+        self.store.save_robots(server, status, body, wall, expires)
+        self.stats.robots += 1
+        if rules.unavailable:
+            detail = getattr(answer, "reason", "") or f"status {status}"
+            log.info("%s/robots.txt unavailable (%s): retrying in %.0f s", server.origin, detail,
+                     self.settings.robots_retry)
+
+    def _set_robots(self, server: ServerState, rules: RobotsRules, expires: float) -> None:
+        server.robots = rules
+        server.robots_expires = expires
+        server.robots_retry_at = time.monotonic() + (expires - time.time())
+        delay = rules.crawl_delay or 0.0
+        server.crawl_delay = delay if delay > self.settings.delay else 0.0
+
+    def _document(self, job: _Job, doc: Document) -> None:
+        entry, server = job.entry, job.server
+        assert entry is not None
+        duplicate = self.store.duplicate_of(doc.checksum, entry.doc_id)
+        reason = Reason.NOINDEX if doc.noindex else Reason.DUPLICATE if duplicate else None
+        self.store.record_fetch(
+            entry, State.FETCHED, doc.checksum, time.time(), reason=reason,
+            detail=f"same content as document {duplicate}" if duplicate else None,
+            status=doc.status, content_type=doc.content_type[:128], title=doc.title[:1000],
+            length=doc.length,
+        )
+        server.docs_fetched += 1
+        self.stats.retrieved += 1
+        if not duplicate:
+            self._add_links(entry, doc.links)
+        if reason is None:
+            self.sink.add(entry.doc_id, doc)
+
+    def _redirect(self, job: _Job, answer: Redirect) -> None:
+        entry = job.entry
+        assert entry is not None
+        hops = entry.redirects + 1
+        if hops > MAX_REDIRECTS:
+            self._failure(job, Failure(answer.job_id, answer.url, Reason.TOO_MANY_REDIRECTS,
+                                       f"more than {MAX_REDIRECTS} redirects", answer.status))
+            return
+        self.store.finish(entry, State.REDIRECTED, status=answer.status, last_fetch=time.time(),
+                          detail=answer.location[:2000])
+        if self.scope.should_visit(answer.location, entry.depth):
+            targets = self._queue(split(answer.location), entry.depth, hops)
+            self.store.add_links(entry.doc_id, [(targets, "")])
+
+    def _failure(self, job: _Job, failure: Failure) -> None:
+        entry, server = job.entry, job.server
+        assert entry is not None
+        state = State.EXCLUDED if failure.reason == Reason.UNINDEXABLE else State.FAILED
+        self.store.finish(entry, state, reason=failure.reason, detail=failure.detail[:2000],
+                          status=failure.status, content_type=failure.content_type[:128] or None,
+                          last_fetch=time.time())
+        server.docs_failed += 1
+        self.stats.failures[failure.reason] += 1
+
+    # --- discovery ------------------------------------------------------
+    def _add_links(self, entry: FrontierEntry, found: tuple[Link, ...]) -> None:
+        depth = entry.depth + 1
+        groups: dict[str, dict[str, str]] = {}
+        for link in found:
+            if self.scope.why_not(link.url, depth) is not None:
+                continue
+            origin, path = split(link.url)
+            anchors = groups.setdefault(origin, {})
+            if path not in anchors:
+                anchors[path] = link.anchor
+        targets: list[tuple[int, str]] = []
+        for origin, anchors in groups.items():
+            ids = self._queue_many(origin, list(anchors), depth, 0)
+            targets.extend((ids[path], anchor) for path, anchor in anchors.items())
+        self.store.add_links(entry.doc_id, targets)
+
+    def _queue(self, parts: tuple[str, str], depth: int, redirects: int) -> int:
+        origin, path = parts
+        return self._queue_many(origin, [path], depth, redirects)[path]
+
+    def _queue_many(self, origin: str, paths: list[str], depth: int, redirects: int) -> dict[str, int]:
+        server = self.store.server(origin)
+        if server is None:
+            server = self.store.add_server(origin, time.time())
+            self.scheduler.add(server, time.monotonic())
+            self.stats.new_servers += 1
+        before = server.queued
+        ids = self.store.add_urls(server, [NewURL(p, depth, redirects) for p in paths], time.time())
+        if server.queued > before:
+            self.scheduler.work_added(server, time.monotonic())
+        return ids

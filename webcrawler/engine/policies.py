@@ -1,0 +1,78 @@
+"""The engine's small policy interfaces: which links to follow, what to do with a page.
+
+The crawl loop asks, and never decides these itself, so later work plugs in
+without rewriting it: a personal crawler's `should_visit` / `visit` (SPHINX),
+an index sink, an incremental recrawl.
+
+- `Scope.should_visit(url, depth)`: follow this link? (include / exclude
+  patterns, depth, URL length, file types the index cannot use.)
+- `DocumentSink`: receives every retrieved document; `commit` is called right
+  after each database commit, `close` at the end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from webcrawler.agents.filetypes import unindexable_url
+from webcrawler.messages import Document, Reason
+
+
+class Scope:
+    """The part of the Web a crawl may visit."""
+
+    def __init__(self, include: Sequence[str] = (), exclude: Sequence[str] = (),
+                 max_depth: int = 50, max_url_length: int = 2048) -> None:
+        self.include = [re.compile(p) for p in include]
+        self.exclude = [re.compile(p) for p in exclude]
+        self.max_depth = max_depth
+        self.max_url_length = max_url_length
+
+    def should_visit(self, url: str, depth: int) -> bool:
+        return self.why_not(url, depth) is None
+
+    def why_not(self, url: str, depth: int) -> str | None:
+        """None when `url` (found `depth` links from a seed) may be visited, else a reason code."""
+        if depth > self.max_depth or len(url) > self.max_url_length:
+            return Reason.EXCLUDED
+        if self.include and not any(p.search(url) for p in self.include):
+            return Reason.EXCLUDED
+        if any(p.search(url) for p in self.exclude):
+            return Reason.EXCLUDED
+        if unindexable_url(url):
+            return Reason.UNINDEXABLE
+        return None
+
+
+class DocumentSink(Protocol):
+    """What happens to a retrieved document besides the database (e.g. the full-text index)."""
+
+    def add(self, doc_id: int, document: Document) -> None:
+        """A document to index (not called for noindex pages or duplicates)."""
+
+    def remove(self, doc_id: int) -> None:
+        """A document that should no longer be found (gone, or now noindex)."""
+
+    def commit(self) -> None:
+        """The database has just committed: make what was added durable too."""
+
+    def close(self) -> None:
+        """The crawl is over: flush and release."""
+
+
+class NullSink:
+    """Keeps nothing: for crawls that only build the link graph."""
+
+    def add(self, doc_id: int, document: Document) -> None:
+        pass
+
+    def remove(self, doc_id: int) -> None:
+        pass
+
+    def commit(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

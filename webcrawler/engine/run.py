@@ -1,0 +1,40 @@
+"""`webcrawler index`: open the data directory, crawl, index, summarise.
+
+Wiring only: the database, the store, the index sink, the crawler and its
+progress display, and the signals that stop it gracefully.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from webcrawler.database import connect
+from webcrawler.engine.crawl import Crawler
+from webcrawler.engine.indexer import IndexSink
+from webcrawler.engine.progress import ProgressReporter, snapshot, summary
+from webcrawler.engine.store import CrawlStore
+from webcrawler.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def run_index(settings: Settings, progress: bool = True,
+              install_signals: Callable[[Callable[[str], None]], None] | None = None,
+              ) -> tuple[str, list[str]]:
+    """Run one indexing crawl; return (summary text, seeds that were not valid URLs)."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = connect(settings.database_url)
+    store = CrawlStore(engine)
+    sink = IndexSink(store, settings.index_dir)
+    try:
+        crawler = Crawler(settings, store, sink=sink,
+                          progress=ProgressReporter() if progress else None)
+        rejected = crawler.add_seeds(list(settings.seeds))
+        if install_signals is not None:
+            install_signals(crawler.request_stop)
+        crawler.run()
+        return summary(snapshot(crawler)), rejected
+    finally:
+        store.close()
+        engine.dispose()

@@ -1,0 +1,279 @@
+"""The crawl's single writer of the database: servers, documents, links.
+
+All writes of a crawl go through one connection inside one open transaction,
+committed every few hundred documents (and at exit), as the 1994 WebCrawler
+did to survive crashes. Reads on the hot path use the schema's indexes
+(`webcrawler.database`): no full scans once the crawl is running.
+
+What the engine needs between commits (server counters, robots rules) lives
+in `ServerState` objects; `commit()` writes the changed ones back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import and_, bindparam, func, insert, select, update
+from sqlalchemy.engine import Connection, Engine
+
+from webcrawler.database import State, crawls, documents, links, servers
+from webcrawler.engine.scheduler import ServerState
+from webcrawler.urls import split
+
+
+@dataclass(frozen=True, slots=True)
+class FrontierEntry:
+    """A document waiting to be fetched."""
+
+    doc_id: int
+    server_id: int
+    path: str
+    depth: int
+    redirects: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class NewURL:
+    """A URL found in a page (or a redirect), ready to be stored."""
+
+    path: str
+    depth: int
+    redirects: int = 0
+
+
+class CrawlStore:
+    """Owns the write connection and the server table's in-memory image."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.conn: Connection = engine.connect()
+        self.servers_by_origin: dict[str, ServerState] = {}
+        self.servers_by_id: dict[int, ServerState] = {}
+        self._dialect = engine.dialect.name
+
+    # --- transactions -------------------------------------------------
+    def commit(self) -> None:
+        """Write changed server counters, then commit everything since the last commit."""
+        dirty = [s for s in self.servers_by_id.values() if s.dirty]
+        if dirty:
+            self.conn.execute(
+                update(servers).where(servers.c.id == bindparam("sid")),
+                [_server_counters(s) for s in dirty],
+            )
+            for server in dirty:
+                server.dirty = False
+        self.conn.commit()
+
+    def close(self) -> None:
+        self.conn.rollback()
+        self.conn.close()
+
+    # --- servers --------------------------------------------------------
+    def load_servers(self) -> list[ServerState]:
+        """Every known server, with its frontier size recounted (once, at start-up)."""
+        queued = dict(
+            self.conn.execute(
+                select(documents.c.server_id, func.count())
+                .where(documents.c.state == State.QUEUED)
+                .group_by(documents.c.server_id)
+            ).all()
+        )
+        result = []
+        for row in self.conn.execute(select(servers)).mappings():
+            state = ServerState(
+                id=row["id"],
+                origin=_origin(row["scheme"], row["host"], row["port"]),
+                visited=bool(row["visited"]),
+                queued=queued.get(row["id"], 0),
+                docs_fetched=row["docs_fetched"],
+                docs_failed=row["docs_failed"],
+                docs_known=row["docs_known"],
+                last_access=row["last_access"],
+            )
+            state.dirty = state.queued != row["queued"]
+            self._remember(state)
+            result.append(state)
+        return result
+
+    def robots_rows(self) -> Iterable[tuple[int, int | None, str, float]]:
+        """(server id, status, body, expires_at) for servers whose robots.txt is stored."""
+        return self.conn.execute(
+            select(servers.c.id, servers.c.robots_status, servers.c.robots_txt,
+                   servers.c.robots_expires_at).where(servers.c.robots_fetched_at.is_not(None))
+        ).all()
+
+    def server(self, origin: str) -> ServerState | None:
+        return self.servers_by_origin.get(origin)
+
+    def add_server(self, origin: str, now: float) -> ServerState:
+        scheme, host, port_number = origin_parts(origin)
+        server_id = self.conn.execute(
+            insert(servers).values(scheme=scheme, host=host, port=port_number, first_seen=now,
+                                   visited=False, last_access=0.0, next_allowed=0.0, queued=0,
+                                   docs_known=0, docs_fetched=0, docs_failed=0)
+        ).inserted_primary_key[0]
+        state = ServerState(id=server_id, origin=origin)
+        self._remember(state)
+        return state
+
+    def save_robots(self, server: ServerState, status: int | None, body: str,
+                    now: float, expires: float) -> None:
+        self.conn.execute(
+            update(servers).where(servers.c.id == server.id).values(
+                robots_status=status, robots_txt=body, robots_fetched_at=now,
+                robots_expires_at=expires, crawl_delay=server.crawl_delay or None)
+        )
+
+    def _remember(self, state: ServerState) -> None:
+        self.servers_by_origin[state.origin] = state
+        self.servers_by_id[state.id] = state
+
+    # --- documents ----------------------------------------------------
+    def add_urls(self, server: ServerState, urls: Sequence[NewURL], now: float,
+                 state: str = State.QUEUED) -> dict[str, int]:
+        """Store the URLs of `server` not known yet; return path -> document id for all of them.
+
+        One indexed lookup for the known ones and one insert for the rest.
+        """
+        if not urls:
+            return {}
+        by_path = {u.path: u for u in urls}
+        known = dict(
+            self.conn.execute(
+                select(documents.c.path, documents.c.id).where(
+                    and_(documents.c.server_id == server.id,
+                         documents.c.path.in_(list(by_path))))
+            ).all()
+        )
+        fresh = [u for path, u in by_path.items() if path not in known]
+        if fresh:
+            rows = self.conn.execute(
+                insert(documents).returning(documents.c.path, documents.c.id,
+                                            sort_by_parameter_order=True),
+                [dict(server_id=server.id, path=u.path, state=state, depth=u.depth,
+                      redirects=u.redirects, discovered_at=now, times_fetched=0,
+                      times_changed=0) for u in fresh],
+            ).all()
+            known.update(dict(rows))
+            server.docs_known += len(fresh)
+            if state == State.QUEUED:
+                server.queued += len(fresh)
+            server.dirty = True
+        return known
+
+    def next_document(self, server: ServerState) -> FrontierEntry | None:
+        """The server's next queued document, breadth-first (smallest depth, then discovery)."""
+        row = self.conn.execute(
+            select(documents.c.id, documents.c.path, documents.c.depth, documents.c.redirects)
+            .where(and_(documents.c.server_id == server.id, documents.c.state == State.QUEUED))
+            .order_by(documents.c.depth, documents.c.id)
+            .limit(1)
+        ).first()
+        if row is None:
+            return None
+        return FrontierEntry(row.id, server.id, row.path, row.depth, row.redirects)
+
+    def finish(self, entry: FrontierEntry, state: str, **values: object) -> None:
+        """Move a queued document to `state` (fetched, failed, excluded, redirected)."""
+        self.conn.execute(
+            update(documents).where(documents.c.id == entry.doc_id).values(state=state, **values)
+        )
+        server = self.servers_by_id[entry.server_id]
+        server.queued = max(0, server.queued - 1)
+        server.dirty = True
+
+    def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
+                     **values: object) -> bool:
+        """Store a retrieval; True when the content changed since the last one."""
+        previous = self.conn.execute(
+            select(documents.c.checksum, documents.c.times_fetched, documents.c.times_changed)
+            .where(documents.c.id == entry.doc_id)
+        ).one()
+        changed = bool(previous.checksum) and previous.checksum != checksum
+        self.finish(entry, state, checksum=checksum, last_fetch=now,
+                    times_fetched=previous.times_fetched + 1,
+                    times_changed=previous.times_changed + int(changed), **values)
+        return changed
+
+    def duplicate_of(self, checksum: str, doc_id: int) -> int | None:
+        """Another fetched document with the same content, if any (indexed lookup)."""
+        if not checksum:
+            return None
+        return self.conn.execute(
+            select(documents.c.id).where(and_(documents.c.checksum == checksum,
+                                              documents.c.state == State.FETCHED,
+                                              documents.c.reason.is_(None),
+                                              documents.c.id != doc_id)).limit(1)
+        ).scalar()
+
+    def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None:
+        """Links from `source_id`: (target id, anchor text); a pair already stored is kept."""
+        rows = [dict(source_id=source_id, target_id=t, anchor=a[:500]) for t, a in targets]
+        if rows:
+            self.conn.execute(self._insert_ignore(links), rows)
+
+    def _insert_ignore(self, table):  # type: ignore[no-untyped-def]
+        if self._dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert as dialect_insert
+        elif self._dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as dialect_insert
+        else:
+            return insert(table).prefix_with("IGNORE")
+        return dialect_insert(table).on_conflict_do_nothing()
+
+    def document_url(self, doc_id: int) -> str | None:
+        row = self.conn.execute(
+            select(documents.c.server_id, documents.c.path).where(documents.c.id == doc_id)
+        ).first()
+        if row is None:
+            return None
+        return self.servers_by_id[row.server_id].origin + row.path
+
+    # --- crawl runs -----------------------------------------------------
+    def start_run(self, mode: str = "index") -> int:
+        run_id = self.conn.execute(
+            insert(crawls).values(mode=mode, started_at=time.time(), documents=0, failures=0)
+        ).inserted_primary_key[0]
+        self.conn.commit()
+        return int(run_id)
+
+    def update_run(self, run_id: int, docs: int, failures: int, ended: bool = False,
+                   stop_reason: str | None = None) -> None:
+        values: dict[str, object] = {"documents": docs, "failures": failures}
+        if ended:
+            values.update(ended_at=time.time(), stop_reason=stop_reason)
+        self.conn.execute(update(crawls).where(crawls.c.id == run_id).values(**values))
+
+
+def _origin(scheme: str, host: str, port: int) -> str:
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}" if port == default else f"{scheme}://{host}:{port}"
+
+
+def origin_parts(origin: str) -> tuple[str, str, int]:
+    """("http", "host", 8080) from "http://host:8080"; IPv6 hosts keep their brackets."""
+    scheme, rest = origin.split("://", 1)
+    host, port = rest, ""
+    if rest.startswith("["):
+        end = rest.index("]")
+        host, port = rest[: end + 1], rest[end + 2 :]
+    elif ":" in rest:
+        host, port = rest.rsplit(":", 1)
+    return scheme, host, int(port) if port else (443 if scheme == "https" else 80)
+
+
+def _server_counters(server: ServerState) -> dict[str, object]:
+    return {
+        "sid": server.id,
+        "visited": server.visited,
+        "queued": server.queued,
+        "docs_known": server.docs_known,
+        "docs_fetched": server.docs_fetched,
+        "docs_failed": server.docs_failed,
+        "last_access": server.last_access,
+    }
+
+
+__all__ = ["CrawlStore", "FrontierEntry", "NewURL", "origin_parts", "split"]
