@@ -164,7 +164,7 @@ def test_groups_naming_the_agent_are_combined(url: str, expected: bool) -> None:
 
 
 def test_star_groups_are_combined() -> None:
-    text = "User-agent: *\nDisallow: /a\n\nUser-agent: x\nDisallow: /b\n\nUser-agent: *\nDisallow: /c\n"
+    text = "User-agent: *\nDisallow: /a\n\nUser-agent: x\nDisallow: /b\n\n" + star("Disallow: /c")
     assert [allowed(text, p) for p in ("/a", "/b", "/c")] == [False, True, False]
 
 
@@ -320,3 +320,191 @@ def test_pathological_wildcards_stay_fast() -> None:
     started = time.perf_counter()
     assert rules.allowed("/" + "a" * 20_000) is True
     assert time.perf_counter() - started < 1.0
+
+
+# Status codes (RFC 9309 2.3.1).
+
+
+@pytest.mark.parametrize("status", [200, 203, 206, 299])
+def test_2xx_parses_the_body(status: int) -> None:
+    rules = RobotsRules.from_response(status, star("Disallow: /x"), "WebCrawler")
+    assert (rules.allowed("/x"), rules.allowed("/y"), rules.unavailable) == (False, True, False)
+
+
+@pytest.mark.parametrize("status", [300, 301, 308, 400, 401, 403, 404, 410, 429, 499])
+def test_3xx_and_4xx_allow_all(status: int) -> None:
+    rules = RobotsRules.from_response(status, star("Disallow: /"), "WebCrawler")
+    assert rules.allowed("/x") is True
+    assert rules.unavailable is False
+    assert rules.crawl_delay is None
+
+
+@pytest.mark.parametrize("status", [None, 500, 503, 599, 100, 0, 600])
+def test_5xx_and_unreachable_disallow_all(status: int | None) -> None:
+    rules = RobotsRules.from_response(status, star("Allow: /"), "WebCrawler")
+    assert rules.unavailable is True
+    assert rules.allowed("/") is False
+    assert rules.allowed("http://h/x?y") is False
+    assert rules.allowed("/robots.txt") is True
+    assert rules.crawl_delay is None
+
+
+# Size limit.
+
+
+def test_rules_past_500_kib_are_ignored() -> None:
+    head = star("Disallow: /a")
+    filler = "#" * 99 + "\n"
+    padding = filler * (MAX_BYTES // len(filler))
+    body = head + padding + "Disallow: /b\n"
+    assert len(body.encode()) > MAX_BYTES
+    rules = RobotsRules.from_response(200, body, "WebCrawler")
+    assert (rules.allowed("/a"), rules.allowed("/b")) == (False, True)
+    assert len(rules.body.encode()) <= MAX_BYTES
+    assert rules.body.endswith("\n")
+
+
+def test_line_cut_by_the_limit_is_dropped() -> None:
+    head = star("Allow: /")
+    # The last line reaches past the limit: "Disallow: /abc..." must not become "Disallow: /a".
+    line = "Disallow: /a" + "b" * 100 + "\n"
+    body = head + "#" * (MAX_BYTES - len(head) - 20) + "\n" + line
+    rules = RobotsRules.from_response(200, body, "WebCrawler")
+    assert rules.allowed("/a") is True
+
+
+def test_multibyte_characters_count_as_octets() -> None:
+    head = star("Disallow: /a")
+    comment = "#" + "é" * 49 + "\n"  # 100 octets, 51 characters
+    body = head + comment * (MAX_BYTES // 100) + "Disallow: /b\n"
+    assert len(body) < MAX_BYTES < len(body.encode())
+    assert allowed(body, "/b") is True
+
+
+def test_body_just_under_the_limit_is_kept_whole() -> None:
+    tail = "Disallow: /b"  # no final newline, and under the limit: not cut
+    body = star("Disallow: /a") + "#" * (MAX_BYTES - 100) + "\n" + tail
+    assert len(body.encode()) < MAX_BYTES
+    assert allowed(body, "/b") is False
+
+
+# Crawl-delay (not RFC 9309, read per group).
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("User-agent: WebCrawler\nCrawl-delay: 5\n", 5.0),
+        ("User-agent: webcrawler\ncrawl-delay: 0.5\nDisallow: /x\n", 0.5),
+        ("User-agent: *\nCrawl-delay: 2\n", 2.0),
+        (
+            "User-agent: *\nCrawl-delay: 2\nDisallow: /x\n\nUser-agent: WebCrawler\nDisallow: /\n",
+            None,
+        ),
+        # A crawl-delay does not end a run of user-agent lines (RFC 9309 2.2.4):
+        # this is one group naming "*" and WebCrawler.
+        ("User-agent: *\nCrawl-delay: 2\n\nUser-agent: WebCrawler\nDisallow: /\n", 2.0),
+        ("User-agent: WebCrawler\nCrawl-delay: 3\n\nUser-agent: WebCrawler\nCrawl-delay: 7\n", 7.0),
+        ("User-agent: *\nCrawl-delay: 9\n\nUser-agent: *\nCrawl-delay: 4\n", 9.0),
+        ("User-agent: other\nCrawl-delay: 1\n", None),
+        ("Crawl-delay: 1\nUser-agent: *\n", None),
+        ("User-agent: *\nCrawl-delay: 0\n", 0.0),
+        ("User-agent: *\nCrawl-delay: .25\n", 0.25),
+        ("User-agent: *\nCrawl-delay: 10 # seconds\n", 10.0),
+        ("User-agent: *\nCrawl-delay: -1\n", None),
+        ("User-agent: *\nCrawl-delay: inf\n", None),
+        ("User-agent: *\nCrawl-delay: nan\n", None),
+        ("User-agent: *\nCrawl-delay: 1e3\n", None),
+        ("User-agent: *\nCrawl-delay: 1_0\n", None),
+        ("User-agent: *\nCrawl-delay: ten\n", None),
+        ("User-agent: *\nCrawl-delay:\n", None),
+    ],
+)
+def test_crawl_delay(text: str, expected: float | None) -> None:
+    assert RobotsRules.from_response(200, text, "WebCrawler").crawl_delay == expected
+
+
+# Product token.
+
+
+@pytest.mark.parametrize(
+    ("user_agent", "token"),
+    [
+        ("WebCrawler", "WebCrawler"),
+        ("WebCrawler/0.1 (+https://github.com/webcrawler)", "WebCrawler"),
+        ("  Web_Crawler-2 x", None),
+        ("Web_Crawler-X 1.0", "Web_Crawler-X"),
+        ("webcrawler\t0.1", "webcrawler"),
+    ],
+)
+def test_product_token(user_agent: str, token: str | None) -> None:
+    if token is None:
+        with pytest.raises(InvalidUserAgent):
+            product_token(user_agent)
+    else:
+        assert product_token(user_agent) == token
+
+
+@pytest.mark.parametrize("user_agent", ["", " ", "/0.1", "Web.Crawler/1", "Crawler2", "*"])
+def test_invalid_user_agents_are_refused(user_agent: str) -> None:
+    with pytest.raises(InvalidUserAgent, match="product token"):
+        RobotsRules.from_response(200, "", user_agent)
+
+
+def test_full_user_agent_string_is_reduced_to_its_token() -> None:
+    rules = RobotsRules.from_response(200, RFC_5_1, "FooBot/2.1 (+http://foo.example)")
+    assert rules.token == "FooBot"
+    assert rules.allowed("/example/page.html") is True
+    assert rules.allowed("/publications/") is False
+
+
+# Storing and re-creating.
+
+
+@pytest.mark.parametrize("status", [200, 404, 503, None])
+def test_status_and_body_recreate_the_rules(status: int | None) -> None:
+    rules = RobotsRules.from_response(status, "\ufeff" + RFC_5_1 + "Crawl-delay: 1\n", "foobot")
+    again = RobotsRules.from_response(rules.status, rules.body, rules.token)
+    assert again == rules
+    assert pickle.loads(pickle.dumps(rules)) == rules
+
+
+def test_repr_leaves_out_the_body() -> None:
+    text = repr(RobotsRules.from_response(200, "x" * 1000, "WebCrawler"))
+    assert "xxx" not in text and "WebCrawler" in text
+
+
+# check_file and the CLI's output.
+
+
+def test_check_file() -> None:
+    urls = ["http://h/example/page.html", "/example/other", "/robots.txt", "/x.gif"]
+    results = check_file(DATA / "rfc9309_5_1.txt", "foobot/1.0", urls)
+    assert results == [(True, urls[0]), (False, urls[1]), (True, urls[2]), (False, urls[3])]
+    assert format_check(results) == (
+        "allowed\thttp://h/example/page.html\n"
+        "disallowed\t/example/other\n"
+        "allowed\t/robots.txt\n"
+        "disallowed\t/x.gif"
+    )
+
+
+def test_check_file_reads_bytes_with_bom_and_bad_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "robots.txt"
+    path.write_bytes(b"\xef\xbb\xbfUser-agent: *\r\nDisallow: /\xe9t\xe9\r\nDisallow: /x\r\n")
+    assert check_file(str(path), "WebCrawler", ["/x", "/y", "/%EF%BF%BDt%EF%BF%BD"]) == [
+        (False, "/x"),
+        (True, "/y"),
+        (False, "/%EF%BF%BDt%EF%BF%BD"),
+    ]
+
+
+def test_check_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        check_file(tmp_path / "missing.txt", "WebCrawler", ["/"])
+    with pytest.raises(InvalidUserAgent):
+        check_file(DATA / "rfc9309_5_1.txt", "Web.Crawler", ["/"])
+
+
+def test_format_check_empty() -> None:
+    assert format_check([]) == ""
