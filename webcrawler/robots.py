@@ -1,48 +1,48 @@
 """robots.txt rules for our crawler, following RFC 9309 to the letter.
 
 The engine fetches ``/robots.txt`` once per server (the agent follows up to
-five redirects), stores the status and body, and builds the rules with
+five redirects), stores status and body, and builds the rules with
 `RobotsRules.from_response(status, body, token)`; the same call re-creates
 them from the database, so status + body is the serialised form.
 
-Why this module parses and matches by itself instead of calling protego
-(the parser Scrapy uses, and a dependency of the project): protego 0.7
-departs from RFC 9309 in the group it picks and in how it compares paths,
-and neither can be fixed by rewriting the text we hand it:
+Why this module parses and matches by itself rather than through protego
+(Scrapy's parser): protego 0.7 departs from RFC 9309 both in the group it
+picks and in how it compares paths, and no rewriting of the text handed to
+it fixes that (tests/test_robots.py runs every case below against it):
 
-- it picks one group by a "longest user-agent substring at a word boundary"
-  score, so ``User-agent: Web`` captures "WebCrawler" (RFC: the product token
-  is matched, case-insensitively, against the whole token of the line), and
+- it scores groups by "user-agent value found in our name at a word
+  boundary", so ``User-agent: Web`` captures WebCrawler, ``Web*`` too, and
   ``User-agent: WebCrawler/1.0`` does not match it at all;
-- any unknown line (``Crawl-delay``, ``Foo:``) ends a run of user-agent lines
-  (RFC 2.2.4: other records must not interfere with grouping);
-- it accepts lines without a colon (``Disallow /x``) and misspellings
-  (``Dissallow``, ``User agent``), which RFC 9309's grammar does not;
-- it splits lines at U+0085, U+2028, form feeds... (``str.splitlines``),
-  where the RFC ends lines only at CR, LF and CRLF;
-- ``Allow: /d/index.html`` also allows ``/d/`` (a protego extension);
-- ``Disallow: /a$`` also disallows the literal ``/a$...``;
-- it decodes every escape to text, so ``%FF`` and ``%FE`` both become U+FFFD
+- any other record (``Crawl-delay``, ``Foo:``) ends a run of user-agent
+  lines, which RFC 9309 2.2.4 forbids;
+- it accepts ``Disallow /x`` (no colon) and ``Dissallow``, ``User agent``,
+  which the RFC grammar does not;
+- it ends lines at U+0085, U+2028, form feed... (``str.splitlines``), not
+  only at CR, LF, CRLF; and a leading byte-order mark spoils the first line;
+- ``Allow: /d/index.html`` also allows ``/d/``; ``Disallow: /a$`` also
+  disallows ``/a$b``;
+- it decodes every escape to text: ``%FF`` and ``%FE`` both become U+FFFD
   and compare equal, and ``%3F`` (an escaped "?") equals a real "?".
 
-So this module implements the RFC's small grammar, group selection and
-longest-match rule itself (about a hundred lines), and the tests run each
-departure against protego to show why. Choices the RFC leaves open:
+Choices where the RFC leaves room:
 
-- a user-agent line's token is its leading run of letters, "_" and "-"
-  (``WebCrawler/1.0`` -> ``WebCrawler``), as in Google's reference parser;
+- a user-agent line names the leading run of letters, "_" and "-" of its
+  value (``WebCrawler/1.0`` -> WebCrawler), as Google's reference parser does;
+- only Allow/Disallow lines end a run of user-agent lines, so
+  ``User-agent: *`` + ``Crawl-delay: 5`` + ``User-agent: WebCrawler`` +
+  ``Disallow: /`` is one group naming both (Google's reference parser agrees);
 - paths compare after RFC 3986 normalisation of percent-encoding: escapes of
-  unreserved characters are decoded, other escapes upper-cased, non-ASCII and
-  characters that must be escaped are encoded, reserved characters stay as
-  written; "*" and "$" in a URL are escaped so that ``%2A``/``%24`` in a rule
-  match them literally (RFC 9309 2.2.3);
+  unreserved characters decoded, other escapes upper-cased, non-ASCII and
+  must-escape characters encoded, reserved characters kept as written; "*"
+  and "$" in a URL are escaped so that ``%2A``/``%24`` in a rule match them;
 - precedence counts the octets of the normalised pattern, "*" and "$"
   included; on a tie Allow wins;
-- ``Crawl-delay`` (not in the RFC) is read per group; when several groups
-  apply, the largest delay wins.
+- ``Crawl-delay`` (not in the RFC) belongs to its group; when several groups
+  apply, the largest delay wins;
+- 429 is a 4xx like any other (allow all), as the RFC says.
 
-Pure logic: no network, no database; the only I/O is `check_file` reading
-the file it is given.
+Pure logic: it never touches the network or the database; the only I/O is
+`check_file` reading the file it is given.
 """
 
 from __future__ import annotations
