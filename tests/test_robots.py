@@ -416,6 +416,7 @@ def test_body_just_under_the_limit_is_kept_whole() -> None:
         ("User-agent: *\nCrawl-delay: nan\n", None),
         ("User-agent: *\nCrawl-delay: 1e3\n", None),
         ("User-agent: *\nCrawl-delay: 1_0\n", None),
+        ("User-agent: *\nCrawl-delay: \u0663\n", None),  # an Arabic-Indic 3
         ("User-agent: *\nCrawl-delay: ten\n", None),
         ("User-agent: *\nCrawl-delay:\n", None),
     ],

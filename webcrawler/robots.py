@@ -62,7 +62,7 @@ _EOL = re.compile(r"\r\n|\r|\n")  # RFC 9309 EOL: LF, CR or CRLF, nothing else
 _WS = " \t"
 _TOKEN = re.compile(r"[A-Za-z_-]+")
 _GLOBAL_AGENT = re.compile(r"\*(?:[ \t]|\Z)")
-_DELAY = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)\Z")
+_DELAY = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\Z")
 _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 # Reserved characters (RFC 3986 2.2) compared as written; "*" and "$" are not
