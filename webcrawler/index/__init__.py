@@ -1,1 +1,26 @@
-"""The full-text index: the only package that imports whoosh."""
+"""The full-text index: the only package that imports whoosh.
+
+One writer (the engine's, in its own process) adds and deletes documents and
+commits every few hundred; any number of read-only searchers, in other
+processes or threads, pick up the commits. Documents are weighted by the
+paper's peculiarity weighting and ranked by its relevance formula
+(`weighting.py`). Nothing outside this package sees a Whoosh type.
+"""
+
+from webcrawler.index.anchors import AnchorIndex, build_anchor_index
+from webcrawler.index.models import Hit, IndexedDocument, QueryError, SearchResults
+from webcrawler.index.searcher import Searcher, open_searcher
+from webcrawler.index.writer import IndexWriter, open_writer
+
+__all__ = [
+    "AnchorIndex",
+    "Hit",
+    "IndexWriter",
+    "IndexedDocument",
+    "QueryError",
+    "SearchResults",
+    "Searcher",
+    "build_anchor_index",
+    "open_searcher",
+    "open_writer",
+]

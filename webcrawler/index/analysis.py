@@ -1,0 +1,110 @@
+"""The lexical analyzer: text -> stream of indexable words.
+
+The paper's recipe: break the title and the body into one stream of words, and
+run it through a stop list so that common words are not indexed. Here a word
+is a run of letters, digits or underscores (Unicode-aware), lower-cased, at
+most `MAX_WORD` characters; no stemming (measured: it costs index throughput
+and the documentation queries name exact identifiers).
+
+Title words count `TITLE_WEIGHT` times in the document's word frequencies: a
+title is the author's own summary of the page, and the paper indexes it with
+the body. Title positions come first, then a gap, so a phrase never spans the
+title and the body.
+
+The same `words()` function analyses documents, queries and anchor texts, so
+the index, the query parser and the real-time anchor index always agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from whoosh.analysis import Token, Tokenizer
+
+WORD = re.compile(r"\w+", re.UNICODE)
+MAX_WORD = 40
+TITLE_WEIGHT = 3.0
+TITLE_GAP = 8  # positions between the last title word and the first body word
+
+# Function words only: a documentation search must still find "if", "with", "not", "all", ...
+# which are Python keywords, so those are deliberately kept out of the list.
+STOP_WORDS = frozenset(
+    """a about an and are as at be been but by can could did do does for from had has have he
+    her hers him his how i into is it its me my of on or our she so than that the their them
+    then there these they this those to was we were what when where which who whom why will
+    would you your""".split()
+)
+
+
+def words(text: str) -> Iterator[str]:
+    """The indexable words of `text`, in order, stop words removed."""
+    for match in WORD.finditer(text):
+        word = match.group().lower()
+        if word not in STOP_WORDS and len(word) <= MAX_WORD:
+            yield word
+
+
+class TitledText(str):
+    """A document's body text that carries its title along (Whoosh hands a plain `str`
+    field value to the analyzer, but treats a tuple as already tokenized)."""
+
+    heading: str
+
+    def __new__(cls, title: str, body: str) -> TitledText:
+        text = super().__new__(cls, body)
+        text.heading = title
+        return text
+
+
+def _parts(value: str) -> list[tuple[str, float]]:
+    """The parts of a field value with their weights: (title, TITLE_WEIGHT), (body, 1)."""
+    heading = getattr(value, "heading", None)
+    if heading is not None:
+        return [(heading, TITLE_WEIGHT), (str(value), 1.0)]
+    return [(value, 1.0)]
+
+
+class WordTokenizer(Tokenizer):
+    """Whoosh tokenizer, lower-caser and stop filter in one pass (one regex, no filter chain).
+
+    Accepts a string or a `TitledText`; title tokens carry `TITLE_WEIGHT` as their
+    boost, which Whoosh's posting formats add up into the word's weight in the document.
+    """
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WordTokenizer)
+
+    def __hash__(self) -> int:
+        return hash(WordTokenizer)
+
+    def __call__(  # type: ignore[override]
+        self,
+        value: str,
+        positions: bool = False,
+        chars: bool = False,
+        keeporiginal: bool = False,
+        removestops: bool = True,
+        start_pos: int = 0,
+        start_char: int = 0,
+        tokenize: bool = True,
+        mode: str = "",
+        **kwargs: object,
+    ) -> Iterator[Token]:
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        pos = start_pos
+        for text, boost in _parts(value):
+            for word in words(text):
+                token.text = word
+                token.boost = boost
+                token.stopped = False
+                if positions:
+                    token.pos = pos
+                pos += 1
+                yield token
+            pos += TITLE_GAP
+
+
+def analyzer() -> WordTokenizer:
+    """The analyzer every text field of the index uses."""
+    return WordTokenizer()

@@ -1,0 +1,56 @@
+"""The index's public value types: what goes in, what comes out, what can go wrong.
+
+Plain frozen dataclasses of plain types, so they pickle across the engine's
+process boundary and print well. Nothing here imports whoosh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class QueryError(ValueError):
+    """The query cannot be run. The message is for the user: short, clear, no internals."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedDocument:
+    """One retrieved document as the index sees it.
+
+    `doc_id` is the database's documents.id and the document's unique key in
+    the index: adding a document with an id already present replaces it.
+    `host` is the URL's host, with ":port" when the URL has one; `site:` matches
+    the host with and without the port, and any parent domain of a host name.
+    """
+
+    doc_id: int
+    url: str
+    title: str
+    text: str
+    host: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One result. `score` is the relevance normalised to 1000 for the query's best document
+    (over the whole result list, not per page). `snippet` is HTML-safe: escaped text with the
+    query's words wrapped in <b>..</b>."""
+
+    rank: int
+    score: int
+    doc_id: int
+    url: str
+    title: str
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResults:
+    """One page of results. `total` counts every document that matched the query."""
+
+    query: str
+    total: int
+    took_ms: float
+    page: int
+    per_page: int
+    hits: list[Hit] = field(default_factory=list)

@@ -1,0 +1,162 @@
+"""The query language: keywords by default, plus a few operators beyond 1994.
+
+    words            documents with some or all of the words (OR), ranked by relevance
+    "two words"      the words next to each other, in this order (required)
+    -word, -"a b"    leave out documents with the word / phrase
+    site:host        only documents from this host (or a sub-domain of it)
+
+Anything else is a word. A query that cannot run - empty, too long, only stop
+words, only exclusions - raises `QueryError` with a message for the user; an
+unclosed quote closes at the end of the query. Control characters are spaces.
+This module never touches the index: it turns text into a Whoosh query and the
+query weights the relevance formula needs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from whoosh import query as wq
+from whoosh.matching import RequireMatcher
+
+from webcrawler.index.analysis import WORD, words
+from webcrawler.index.models import QueryError
+from webcrawler.index.schema import CONTENT, host_terms
+
+MAX_QUERY_CHARS = 1000
+MAX_QUERY_WORDS = 32
+EXPANSION_WEIGHT = 0.5  # a thesaurus word weighs half a word the user typed
+EXPANSIONS_PER_WORD = 3
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_PART = re.compile(r'(-?)"([^"]*)(?:"|$)|(\S+)')
+
+
+@dataclass
+class ParsedQuery:
+    """A query, analysed: positive words (in order, repeated as typed), phrases, exclusions."""
+
+    words: list[str] = field(default_factory=list)
+    phrases: list[list[str]] = field(default_factory=list)
+    excluded: list[list[str]] = field(default_factory=list)  # each: one word or a phrase
+    site: str | None = None
+    expansions: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def highlight_words(self) -> set[str]:
+        return set(self.words) | set(self.expansions)
+
+    def weights(self) -> tuple[dict[str, float], int]:
+        """(query weight of each word, number of words in the query) for the relevance."""
+        counts: dict[str, float] = dict(Counter(self.words))
+        for word, weight in self.expansions.items():
+            counts.setdefault(word, weight)
+        return counts, len(self.words)
+
+
+def clean(text: str) -> str:
+    """The query as it will be run and echoed: control characters as spaces, trimmed."""
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(f"The query is too long: at most {MAX_QUERY_CHARS} characters, please.")
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def parse(text: str, site: str | None = None) -> ParsedQuery:
+    """Analyse the user's query `text` (see the module docstring); `site` adds a site: filter."""
+    text = clean(text)
+    parsed = ParsedQuery()
+    stopped = False
+    for match in _PART.finditer(text):
+        minus, phrase, token = match.groups()
+        if token is not None and token.lower().startswith("site:"):
+            parsed.site = _site(token[5:])
+            continue
+        if token is not None and token.startswith("-") and len(token) > 1:
+            minus, token = "-", token[1:]
+        found = list(words(phrase if token is None else token))
+        raw = WORD.findall(phrase if token is None else token)
+        stopped = stopped or (raw and not found)
+        if not found:
+            continue
+        if minus:
+            parsed.excluded.append(found)
+        elif token is None and len(found) > 1:
+            parsed.phrases.append(found)
+            parsed.words.extend(found)
+        else:
+            parsed.words.extend(found)
+    if site:
+        parsed.site = _site(site)
+    if len(parsed.words) > MAX_QUERY_WORDS:
+        raise QueryError(f"The query has too many words: at most {MAX_QUERY_WORDS}, please.")
+    if not parsed.words:
+        if stopped:
+            raise QueryError("The query has only very common words, which are not indexed.")
+        if parsed.excluded:
+            raise QueryError("Give at least one word to look for, not only -excluded words.")
+        raise QueryError("Type one or more words to search for.")
+    return parsed
+
+
+def _site(host: str) -> str:
+    terms = host_terms(host.strip().strip("/"))
+    if not terms or not all(WORD.search(t) for t in terms):
+        raise QueryError("site: needs a host name, for example site:example.org")
+    return terms[0]
+
+
+def expand(parsed: ParsedQuery, synonyms: Callable[[str], list[str]]) -> None:
+    """Add thesaurus words for each plain query word, weighted `EXPANSION_WEIGHT`."""
+    typed = set(parsed.words)
+    for word in dict.fromkeys(parsed.words):
+        added = 0
+        for synonym in synonyms(word):
+            for extra in words(synonym):
+                if (
+                    added < EXPANSIONS_PER_WORD
+                    and extra not in typed
+                    and extra not in parsed.expansions
+                ):
+                    parsed.expansions[extra] = EXPANSION_WEIGHT
+                    added += 1
+
+
+class _RequireMatcher(RequireMatcher):
+    """Whoosh's RequireMatcher asserts when a quality skip lands both children on one
+    document (whoosh-reloaded 2.7.5); re-align only when they differ."""
+
+    def skip_to_quality(self, minquality):  # type: ignore[no-untyped-def]
+        skipped = self.a.skip_to_quality(minquality)
+        if self.a.is_active() and self.b.is_active() and self.a.id() != self.b.id():
+            self.child._find_next()
+        return skipped
+
+
+class _Require(wq.Require):
+    matcherclass = _RequireMatcher
+
+    def matcher(self, searcher, context=None):  # type: ignore[no-untyped-def]
+        scored = self.a.matcher(searcher, context)
+        return _RequireMatcher(scored, self.b.matcher(searcher, searcher.boolean_context()))
+
+
+def to_whoosh(parsed: ParsedQuery) -> wq.Query:
+    """The Whoosh query: OR over the words (the relevance sums them), phrases and site
+    required, exclusions masked out. Only the word terms score."""
+    terms = [wq.Term(CONTENT, w) for w in dict.fromkeys([*parsed.words, *parsed.expansions])]
+    q: wq.Query = terms[0] if len(terms) == 1 else wq.Or(terms)
+    required: list[wq.Query] = [wq.Phrase(CONTENT, p) for p in parsed.phrases]
+    if parsed.site:
+        required.append(wq.Term("host", parsed.site))
+    if required:
+        q = _Require(q, required[0] if len(required) == 1 else wq.And(required))
+    if parsed.excluded:
+        ex = [
+            wq.Term(CONTENT, e[0]) if len(e) == 1 else wq.Phrase(CONTENT, e)
+            for e in parsed.excluded
+        ]
+        q = wq.AndNot(q, ex[0] if len(ex) == 1 else wq.Or(ex))
+    return q

@@ -1,0 +1,51 @@
+"""Result snippets: a short window of a document's text around the query's words.
+
+The output is HTML-safe: every character of the document is escaped, and the
+only markup is <b>..</b> around words of the query.
+"""
+
+from __future__ import annotations
+
+import html
+
+from webcrawler.index.analysis import WORD
+
+WINDOW = 200  # characters of text in a snippet
+
+
+def _best_start(text: str, wanted: set[str]) -> int:
+    """Start of the window holding the most distinct query words (the first such window)."""
+    hits = [
+        (m.start(), m.group().lower()) for m in WORD.finditer(text) if m.group().lower() in wanted
+    ]
+    best, best_count, left = 0, 0, 0
+    for right in range(len(hits)):
+        while hits[right][0] - hits[left][0] > WINDOW * 3 // 4:
+            left += 1
+        count = len({word for _, word in hits[left : right + 1]})
+        if count > best_count:
+            best, best_count = hits[left][0], count
+    if best <= WINDOW // 4:
+        return 0
+    space = text.find(" ", best - WINDOW // 4)
+    return space + 1 if 0 <= space < best else best
+
+
+def snippet(text: str, wanted: set[str], window: int = WINDOW) -> str:
+    """An escaped window of `text` with the `wanted` words (lower-case) in <b>..</b>."""
+    start = _best_start(text, wanted) if wanted else 0
+    end = min(len(text), start + window)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start + window // 2 else end
+    part = text[start:end]
+    out, last = [], 0
+    for m in WORD.finditer(part):
+        if m.group().lower() in wanted:
+            out.append(html.escape(part[last : m.start()]))
+            out.append(f"<b>{html.escape(m.group())}</b>")
+            last = m.end()
+    out.append(html.escape(part[last:]))
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if end < len(text) else ""
+    return prefix + "".join(out).strip() + suffix
