@@ -71,6 +71,9 @@ class AgentPool:
     def submit(self, job: Retrieve) -> None:
         """Give `job` to a free agent (the caller checks `free()` first)."""
         agent = next(a for a in self.agents if a.job is None)
+        if not agent.process.is_alive():  # died while idle: nobody's URL is lost
+            self._replace(agent, "died", kill=True)
+            agent = next(a for a in self.agents if a.job is None)
         agent.job, agent.since = job, time.monotonic()
         try:
             agent.conn.send(job)

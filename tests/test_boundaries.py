@@ -1,0 +1,52 @@
+"""The house rules as a test: who may import what (walks each module's imports with ast)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "webcrawler"
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def modules(sub: str = ""):
+    return sorted((PACKAGE / sub).rglob("*.py"))
+
+
+def uses(path: Path, top: str) -> bool:
+    return any(name == top or name.startswith(top + ".") for name in imports_of(path))
+
+
+def test_only_the_index_package_imports_whoosh():
+    offenders = [p for p in modules() if uses(p, "whoosh") and "index" not in p.relative_to(PACKAGE).parts[:1]]
+    assert not offenders
+
+
+def test_only_the_agents_do_http():
+    allowed = {"agents"}
+    offenders = [p for p in modules() if (uses(p, "requests") or uses(p, "urllib3") or uses(p, "http.client"))
+                 and p.relative_to(PACKAGE).parts[0] not in allowed]
+    assert not offenders
+
+
+def test_agents_never_touch_the_database_or_the_index():
+    offenders = [p for p in modules("agents")
+                 if uses(p, "sqlalchemy") or uses(p, "whoosh") or uses(p, "webcrawler.engine")
+                 or uses(p, "webcrawler.index")]
+    assert not offenders
+
+
+def test_query_server_only_reads():
+    offenders = [p for p in modules("query_server")
+                 if uses(p, "webcrawler.engine") or uses(p, "webcrawler.agents")]
+    assert not offenders
