@@ -1,0 +1,76 @@
+"""The JSON API: /api/search's shape, scores, paging and its 400 answers."""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+
+def test_answer_has_the_documented_shape(client: FlaskClient) -> None:
+    response = client.get("/api/search?q=molecular+biology")
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    data = response.get_json()
+    assert {"query", "total", "took_ms", "results"} <= set(data)
+    assert data["query"] == "molecular biology"
+    assert isinstance(data["total"], int) and data["total"] >= 4
+    assert isinstance(data["took_ms"], float) and data["took_ms"] >= 0
+    first = data["results"][0]
+    assert set(first) == {"rank", "score", "title", "url", "snippet"}
+    assert first == {
+        **first,
+        "rank": 1,
+        "score": 1000,
+        "title": "Guide to Molecular Biology Databases",
+        "url": "http://127.0.3.1/guide.html",
+    }
+    scores = [r["score"] for r in data["results"]]
+    assert all(isinstance(s, int) and 0 <= s <= 1000 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+    assert [r["rank"] for r in data["results"]] == list(range(1, len(scores) + 1))
+
+
+def test_n_and_page_select_a_slice(client: FlaskClient) -> None:
+    every = client.get("/api/search?q=biology&n=100").get_json()
+    assert every["total"] == len(every["results"]) == 24
+    urls = [r["url"] for r in every["results"]]
+    pages = [client.get(f"/api/search?q=biology&n=7&page={p}").get_json() for p in (1, 2, 3, 4)]
+    assert [len(p["results"]) for p in pages] == [7, 7, 7, 3]
+    assert [r["url"] for p in pages for r in p["results"]] == urls
+    assert pages[2]["results"][0]["rank"] == 15
+    assert all(p["results"][0]["score"] <= 1000 for p in pages)
+    assert pages[1]["results"][0]["score"] < 1000  # normalised over the whole list, not per page
+
+
+def test_hostile_titles_come_back_as_data(client: FlaskClient) -> None:
+    data = client.get("/api/search?q=genome").get_json()
+    titles = {r["title"] for r in data["results"]}
+    assert "<script>alert('title')</script> Molecular biology & friends" in titles
+    assert all(
+        "<script" not in r["snippet"] and "<img" not in r["snippet"] for r in data["results"]
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "n=0",
+        "n=101",
+        "n=-1",
+        "n=ten",
+        "n=1.5",
+        "page=0",
+        "page=-3",
+        "page=x",
+        "page=1000001",
+        "n=" + "9" * 5000,
+    ],
+)
+def test_bad_n_or_page_is_a_400_with_a_message(client: FlaskClient, args: str) -> None:
+    response = client.get(f"/api/search?q=biology&{args}")
+    assert response.status_code == 400
+    assert response.get_json()["error"]
+
+
+def test_an_empty_page_past_the_end(client: FlaskClient) -> None:
+    data = client.get("/api/search?q=biology&n=10&page=9").get_json()
+    assert data["total"] == 24 and data["results"] == []

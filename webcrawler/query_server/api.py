@@ -1,0 +1,62 @@
+"""The JSON search API: /api/search?q=...&n=...&page=...&expand=1.
+
+Answers `{"query", "total", "took_ms", "page", "per_page", "results": [{"rank",
+"score", "title", "url", "snippet"}]}` with integer scores, 1000 for the best
+document; `snippet` is HTML (escaped text with <b> around query words). A bad
+query or parameter gets 400 `{"error": message}`; with no index yet, an
+empty answer with a "message".
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from webcrawler.query_server.queries import BadQuery, parse_flag, parse_int, run_query
+from webcrawler.query_server.sources import NO_INDEX, Sources
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@bp.get("/search")
+def search() -> ResponseReturnValue:
+    config = current_app.config
+    sources: Sources = current_app.extensions["webcrawler.sources"]
+    try:
+        per_page = parse_int(
+            request.args.get("n"), "n", config["PER_PAGE"], 1, config["MAX_PER_PAGE"]
+        )
+        page = parse_int(request.args.get("page"), "page", 1, 1, config["MAX_PAGE"])
+        expand = parse_flag(request.args.get("expand"))
+        query, results = run_query(
+            sources, request.args.get("q"), page, per_page, expand, config["MAX_QUERY_LENGTH"]
+        )
+    except BadQuery as error:
+        return jsonify(error=str(error)), 400
+    if results is None:
+        return jsonify(
+            query=query,
+            total=0,
+            took_ms=0.0,
+            page=page,
+            per_page=per_page,
+            results=[],
+            message=NO_INDEX,
+        )
+    return jsonify(
+        query=query,
+        total=results.total,
+        took_ms=round(results.took_ms, 3),
+        page=results.page,
+        per_page=results.per_page,
+        results=[
+            {
+                "rank": hit.rank,
+                "score": int(hit.score),
+                "title": hit.title,
+                "url": hit.url,
+                "snippet": hit.snippet,
+            }
+            for hit in results.hits
+        ],
+    )

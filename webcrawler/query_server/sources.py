@@ -1,0 +1,101 @@
+"""The query server's read-only view of a data directory: the index and the database.
+
+Both are opened lazily and may not exist yet (before the first `webcrawler
+index`): then `search` returns None and `engine` returns None, and the pages
+say so. The searcher is refreshed before every search, so documents committed
+by the indexer in another process show up on the next query. The database
+is opened with `connect(readonly=True)` (SQLite: `PRAGMA query_only`, WAL), and
+is never created here: a missing SQLite file stays missing.
+
+This module must never write to the index or the database.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from sqlalchemy.engine import Engine, make_url
+
+from webcrawler import index
+from webcrawler.database import connect
+
+log = logging.getLogger(__name__)
+
+NO_INDEX = "No index yet: run webcrawler index."
+
+T = TypeVar("T")
+
+
+class Sources:
+    """The index searcher and the database engine, shared by all request threads."""
+
+    def __init__(self, index_dir: Path, db_url: str, stats_ttl: float = 5.0) -> None:
+        self.index_dir = Path(index_dir)
+        self.db_url = db_url
+        self.stats_ttl = stats_ttl
+        self._searcher: index.Searcher | None = None
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()  # guards opening; the Searcher itself is thread-safe
+        self._cache: dict[str, tuple[float, object]] = {}
+
+    def search(
+        self, query: str, page: int, per_page: int, expand: bool = False
+    ) -> index.SearchResults | None:
+        """Run `query` on the newest committed index; None when there is no index yet.
+        Raises index.QueryError for a query the index cannot parse."""
+        searcher = self._open_searcher()
+        if searcher is None:
+            return None
+        searcher.refresh()
+        return searcher.search(query, page=page, per_page=per_page, expand=expand)
+
+    def index_size(self) -> tuple[int, int] | None:
+        """(documents, bytes) of the index, or None when there is no index yet."""
+        searcher = self._open_searcher()
+        if searcher is None:
+            return None
+        searcher.refresh()
+        return searcher.doc_count(), searcher.size_bytes()
+
+    def engine(self) -> Engine | None:
+        """The read-only database engine, or None while the SQLite file does not exist."""
+        if self._engine is None:
+            url = make_url(self.db_url)
+            if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+                if not Path(url.database).is_file():
+                    return None
+            self._engine = connect(self.db_url, readonly=True)
+        return self._engine
+
+    def cached(self, key: str, compute: Callable[[], T]) -> T:
+        """compute(), remembered for `stats_ttl` seconds under `key`."""
+        now = time.monotonic()
+        hit = self._cache.get(key)
+        if hit is not None and now - hit[0] < self.stats_ttl:
+            return hit[1]  # type: ignore[return-value]
+        value = compute()
+        self._cache[key] = (now, value)
+        return value
+
+    def close(self) -> None:
+        with self._lock:
+            if self._searcher is not None:
+                self._searcher.close()
+                self._searcher = None
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    def _open_searcher(self) -> index.Searcher | None:
+        with self._lock:
+            if self._searcher is None:
+                try:
+                    self._searcher = index.open_searcher(self.index_dir)
+                except FileNotFoundError:
+                    return None  # no index yet; look again on the next request
+            return self._searcher
