@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 from flask.testing import FlaskClient
 
+from webcrawler.index import IndexedDocument
 from webcrawler.query_server import create_app
 
 
@@ -76,4 +78,18 @@ def test_per_page_option(data_dir: Path) -> None:
         app.test_client().get("/search?q=biology").get_data(as_text=True), "html.parser"
     )
     assert len(page.select("ol.results > li")) == 3
+    app.extensions["webcrawler.sources"].close()
+
+
+def test_an_index_made_after_the_server_started_is_found(
+    tmp_path: Path, make_data_dir: Callable[[list[IndexedDocument]], Path]
+) -> None:
+    (tmp_path / "index").mkdir()  # the indexer has made the directory, not yet the index
+    app = create_app(tmp_path, testing=True, stats_ttl=0.0)
+    client = app.test_client()
+    assert "webcrawler index" in client.get("/api/search?q=zebra").get_json()["message"]
+    make_data_dir([IndexedDocument(1, "http://127.0.3.1/", "Zebra", "zebra")])
+    data = client.get("/api/search?q=zebra").get_json()
+    assert data["total"] == 1 and "message" not in data
+    assert client.get("/api/stats").get_json()["database"] is True
     app.extensions["webcrawler.sources"].close()

@@ -40,7 +40,7 @@ class Sources:
         self.stats_ttl = stats_ttl
         self._searcher: index.Searcher | None = None
         self._engine: Engine | None = None
-        self._lock = threading.Lock()  # guards opening; the Searcher itself is thread-safe
+        self._lock = threading.Lock()  # guards opening; the Searcher and Engine are thread-safe
         self._cache: dict[str, tuple[float, object]] = {}
 
     def search(
@@ -60,17 +60,27 @@ class Sources:
         if searcher is None:
             return None
         searcher.refresh()
-        return searcher.doc_count(), searcher.size_bytes()
+        for _ in range(3):
+            try:
+                return searcher.doc_count(), searcher.size_bytes()
+            except FileNotFoundError:  # the writer merged segments away while we summed them
+                continue
+        return searcher.doc_count(), 0
 
     def engine(self) -> Engine | None:
         """The read-only database engine, or None while the SQLite file does not exist."""
-        if self._engine is None:
-            url = make_url(self.db_url)
-            if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-                if not Path(url.database).is_file():
-                    return None
-            self._engine = connect(self.db_url, readonly=True)
-        return self._engine
+        with self._lock:
+            if self._engine is None:
+                url = make_url(self.db_url)
+                if url.get_backend_name() == "sqlite" and url.database not in (
+                    None,
+                    "",
+                    ":memory:",
+                ):
+                    if not Path(url.database).is_file():
+                        return None  # not created here: look again on the next request
+                self._engine = connect(self.db_url, readonly=True)
+            return self._engine
 
     def cached(self, key: str, compute: Callable[[], T]) -> T:
         """compute(), remembered for `stats_ttl` seconds under `key`."""
@@ -87,9 +97,9 @@ class Sources:
             if self._searcher is not None:
                 self._searcher.close()
                 self._searcher = None
-        if self._engine is not None:
-            self._engine.dispose()
-            self._engine = None
+            if self._engine is not None:
+                self._engine.dispose()
+                self._engine = None
 
     def _open_searcher(self) -> index.Searcher | None:
         with self._lock:
