@@ -27,7 +27,15 @@ from webcrawler.query_server import api, errors, opensearch, stats, views
 from webcrawler.query_server.server import PortInUseError, ServeError, make_server, serve
 from webcrawler.query_server.sources import Sources
 
-__all__ = ["create_app", "serve", "make_server", "ServeError", "PortInUseError", "OPTIONS"]
+__all__ = [
+    "OPTIONS",
+    "PortInUseError",
+    "ServeError",
+    "create_app",
+    "make_server",
+    "serve",
+    "templates_dir",
+]
 
 # Options create_app accepts (lower case), with their defaults; they land in app.config upper-cased.
 OPTIONS: dict[str, Any] = {

@@ -101,6 +101,12 @@ class Sources:
                 self._engine.dispose()
                 self._engine = None
 
+    def __enter__(self) -> Sources:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _open_searcher(self) -> index.Searcher | None:
         with self._lock:
             if self._searcher is None:
