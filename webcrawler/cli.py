@@ -158,5 +158,29 @@ def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threa
         raise click.ClickException(str(exc)) from None
 
 
+@main.command()
+@click.option("--port", type=click.IntRange(0, 65535), default=5000, show_default=True,
+              help="Port of the search page.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address of the search page.")
+@click.option("--seconds", type=click.FloatRange(1), default=60.0, show_default=True,
+              help="Crawl for at most this long.")
+@click.option("--agents", type=click.IntRange(1, 64), default=8, show_default=True,
+              help="Agent processes.")
+@click.option("--data-dir", type=click.Path(path_type=Path), default=Path("webcrawler-demo"),
+              show_default=True, help="Where the demo's database and index go (wiped each run).")
+@click.option("--serve/--no-serve", default=True, help="Serve the search page after the crawl.")
+def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, serve: bool) -> None:
+    """Crawl a demo web (the standard library's pydoc pages, served on 127.0.5.x), index it,
+    print a summary, then serve the search page until Ctrl-C."""
+    from webcrawler.demo import DemoError, run_demo
+    from webcrawler.query_server import ServeError
+
+    try:
+        run_demo(data_dir, port=port, seconds=seconds, host=host, agents=agents, serve=serve,
+                 install_signals=_install_signals)
+    except (DemoError, ServeError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 if __name__ == "__main__":
     main()
