@@ -1,0 +1,262 @@
+"""The agent's work: "retrieve this URL" -> the document, a redirect, or why not.
+
+`Fetcher.retrieve` never raises: every outcome, including a bug, is an
+answer message, because an exception would cost the engine an agent. Redirects
+are answered, not followed (the engine schedules the target like any link),
+except for robots.txt, where RFC 9309 asks for up to five hops. Bodies are
+read through body.read_body, under the byte cap and the total deadline.
+Nothing here writes to disk or to a database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.cookiejar
+import logging
+import time
+from dataclasses import dataclass
+
+import requests
+
+from webcrawler.agents import filetypes
+from webcrawler.agents.body import BodyError, read_body
+from webcrawler.agents.charset import decode
+from webcrawler.agents.errors import classify
+from webcrawler.agents.parse import Parsed, parse_html, parse_plain, robots_directives
+from webcrawler.messages import (
+    AgentConfig,
+    Answer,
+    Document,
+    Failure,
+    Reason,
+    Redirect,
+    Retrieve,
+    RobotsFile,
+)
+from webcrawler.urls import try_normalize
+
+log = logging.getLogger(__name__)
+
+ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1"
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 section 2.3.1.2
+
+
+@dataclass(frozen=True, slots=True)
+class _Hop:
+    """Where a robots.txt redirect chain ended: a response status or a failure."""
+
+    url: str
+    status: int | None
+    body: bytes = b""
+    reason: str = ""
+    detail: str = ""
+
+
+class Fetcher:
+    """Retrieves documents and robots.txt files over one HTTP session (kept-alive connections)."""
+
+    def __init__(self, config: AgentConfig, robots_token: str = "WebCrawler") -> None:
+        self.config = config
+        self.robots_token = robots_token
+        self.session = _session(config)
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def retrieve(self, request: Retrieve) -> Answer:
+        """The answer to a `Retrieve`; never raises."""
+        started = time.monotonic()
+        try:
+            if request.kind == "robots":
+                return self._robots(request, started)
+            return self._document(request, started)
+        except Exception as exc:  # noqa: BLE001 - errors travel as data
+            reason, detail = classify(exc)
+            log.debug("%s: %s (%s)", request.url, reason, detail)
+            elapsed = time.monotonic() - started
+            if request.kind == "robots":
+                return RobotsFile(request.job_id, request.url, None, reason=reason,
+                                  detail=detail, elapsed=elapsed)
+            return Failure(request.job_id, request.url, reason, detail, elapsed=elapsed)
+
+    # documents
+
+    def _document(self, request: Retrieve, started: float) -> Answer:
+        if filetypes.unindexable_url(request.url):
+            return Failure(request.job_id, request.url, Reason.UNINDEXABLE, "file extension")
+        deadline = started + self.config.total_timeout
+        with self._get(request.url, deadline) as response:
+            early = self._early_answer(request, response, started)
+            if early is not None:
+                return early
+            try:
+                body = read_body(response.raw, response.headers.get("Content-Encoding", ""),
+                                 self.config.max_bytes, deadline,
+                                 reject=filetypes.binary_bytes)
+            except BodyError as exc:
+                return self._failure(request, response, exc.reason, str(exc), started)
+            return self._make_document(request, response, body, started)
+
+    def _early_answer(
+        self, request: Retrieve, response: requests.Response, started: float
+    ) -> Answer | None:
+        """A redirect or a failure known from the status line and headers alone, else None."""
+        status = response.status_code
+        if 300 <= status < 400 and (status in REDIRECT_STATUSES or "Location" in response.headers):
+            return self._redirect(request, response, started)
+        if not 200 <= status < 300:
+            return self._failure(request, response, Reason.HTTP_ERROR, f"HTTP {status}", started)
+        mime = filetypes.mime_type(response.headers.get("Content-Type"))
+        if filetypes.indexable_type(mime) is False:
+            return self._failure(request, response, Reason.UNINDEXABLE, mime, started)
+        length = _content_length(response)
+        encoded = response.headers.get("Content-Encoding", "").strip().lower()
+        if length is not None and length > self.config.max_bytes and encoded in ("", "identity"):
+            return self._failure(request, response, Reason.TOO_LARGE,
+                                 f"Content-Length {length}", started)
+        return None
+
+    def _redirect(self, request: Retrieve, response: requests.Response, started: float) -> Answer:
+        location = response.headers.get("Location", "")
+        target = try_normalize(location, response.url or request.url, self.config.max_url_length)
+        if not location or target is None:
+            return self._failure(request, response, Reason.BAD_REDIRECT,
+                                 f"Location {location[:200]!r}", started)
+        return Redirect(request.job_id, request.url, response.status_code, target,
+                        elapsed=time.monotonic() - started)
+
+    def _failure(
+        self, request: Retrieve, response: requests.Response, reason: str, detail: str,
+        started: float,
+    ) -> Failure:
+        return Failure(
+            request.job_id, request.url, reason, detail, status=response.status_code,
+            content_type=filetypes.mime_type(response.headers.get("Content-Type")),
+            elapsed=time.monotonic() - started,
+        )
+
+    def _make_document(
+        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+    ) -> Document:
+        header = response.headers.get("Content-Type")
+        mime = filetypes.mime_type(header) or sniff_type(body)
+        text, charset = decode(body, header)
+        final_url = try_normalize(response.url or request.url) or request.url
+        parsed = self._parse(mime, text, final_url)
+        header_noindex, header_nofollow = x_robots_tag(
+            response.headers.get("X-Robots-Tag", ""), self.robots_token)
+        return Document(
+            job_id=request.job_id, url=request.url, final_url=final_url,
+            status=response.status_code, content_type=mime, charset=charset,
+            title=parsed.title, text=parsed.text,
+            links=() if header_nofollow else parsed.links,
+            length=len(body), checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
+            elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,
+            last_modified=response.headers.get("Last-Modified", ""),
+            etag=response.headers.get("ETag", ""),
+        )
+
+    def _parse(self, mime: str, text: str, final_url: str) -> Parsed:
+        if mime == "text/plain":
+            return parse_plain(text)
+        return parse_html(text, final_url, self.robots_token, self.config.max_links,
+                          self.config.max_url_length)
+
+    # robots.txt
+
+    def _robots(self, request: Retrieve, started: float) -> RobotsFile:
+        hop = self._follow_robots(request.url, started + self.config.total_timeout)
+        body = hop.body.decode("utf-8-sig", errors="replace")
+        return RobotsFile(request.job_id, request.url, hop.status, body, hop.reason, hop.detail,
+                          elapsed=time.monotonic() - started)
+
+    def _follow_robots(self, url: str, deadline: float) -> _Hop:
+        """GET robots.txt, following up to five redirects; the body only of a 2xx answer."""
+        for _ in range(MAX_ROBOTS_REDIRECTS + 1):
+            with self._get(url, deadline) as response:
+                status = response.status_code
+                if status not in REDIRECT_STATUSES:
+                    return _Hop(url, status, self._robots_body(response, deadline))
+                target = try_normalize(response.headers.get("Location", ""), url)
+                if target is None:
+                    return _Hop(url, None, reason=Reason.BAD_REDIRECT,
+                                detail=f"HTTP {status} without a usable Location")
+                url = target
+        return _Hop(url, None, reason=Reason.TOO_MANY_REDIRECTS,
+                    detail=f"more than {MAX_ROBOTS_REDIRECTS} redirects")
+
+    def _robots_body(self, response: requests.Response, deadline: float) -> bytes:
+        if not 200 <= response.status_code < 300:
+            return b""
+        return read_body(response.raw, response.headers.get("Content-Encoding", ""),
+                         self.config.max_robots_bytes, deadline, truncate=True)
+
+    # HTTP
+
+    def _get(self, url: str, deadline: float) -> requests.Response:
+        """Send the GET and return once the headers are in; the body is left unread."""
+        remaining = max(0.001, deadline - time.monotonic())
+        timeout = (min(self.config.connect_timeout, remaining),
+                   min(self.config.read_timeout, remaining))
+        return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout)
+
+
+def _session(config: AgentConfig) -> requests.Session:
+    """One session per agent: keep-alive across a server's pages, no cookies, no .netrc.
+
+    trust_env is off so that credentials from ~/.netrc are never sent to
+    crawled sites and no environment proxy redirects the crawl.
+    """
+    session = requests.Session()
+    session.trust_env = False
+    session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+    session.headers.update({
+        "User-Agent": config.user_agent,
+        "Accept": ACCEPT,
+        "Accept-Encoding": "gzip, deflate",  # br would need a new dependency
+    })
+    session.headers.update(dict(config.extra_headers))
+    return session
+
+
+def _content_length(response: requests.Response) -> int | None:
+    try:
+        return int(response.headers.get("Content-Length", ""))
+    except ValueError:
+        return None
+
+
+def sniff_type(body: bytes) -> str:
+    """The media type of a body the server did not label: text/html if it looks like markup."""
+    head = body[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if head.startswith(b"<") or b"<html" in head or b"<body" in head or b"<a href" in head:
+        return "text/html"
+    return "text/plain"
+
+
+def x_robots_tag(value: str, robots_token: str) -> tuple[bool, bool]:
+    """(noindex, nofollow) from an X-Robots-Tag header, honouring "botname:" prefixes."""
+    if not value:
+        return False, False
+    ours = {robots_token.lower(), "robots"}
+    applies, directives = True, set()
+    for part in value.split(","):
+        name, colon, rest = part.partition(":")
+        if colon and name.strip().lower() not in _COLON_DIRECTIVES:
+            applies = name.strip().lower() in ours
+            part = rest
+        if applies:
+            directives |= robots_directives(part)
+    none = "none" in directives
+    return none or "noindex" in directives, none or "nofollow" in directives
+
+
+_COLON_DIRECTIVES = frozenset({"unavailable_after", "max-snippet", "max-image-preview",
+                               "max-video-preview"})

@@ -1,0 +1,243 @@
+"""Turn a decoded page into what the index and the engine need: title, text, links, robots flags.
+
+lxml's libxml2 HTML parser is used directly: it is about twenty times faster
+than BeautifulSoup on a typical page and it recovers from any markup. The
+parse must never raise: a hostile or broken page yields an empty `Parsed`,
+never an agent crash. Links come out absolute, normalised by
+`webcrawler.urls`, de-duplicated (anchor texts of repeats merged), without
+rel=nofollow links, and none at all when the page's robots meta says
+nofollow. This module does no I/O.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass
+
+from lxml import etree
+
+from webcrawler.agents.resolve import resolve
+from webcrawler.messages import Link
+from webcrawler.urls import MAX_URL_LENGTH, try_normalize
+
+log = logging.getLogger(__name__)
+
+INVISIBLE_TAGS = ("script", "style", "noscript", "template", "head", "svg", "math")
+# Elements that separate words: their start and end count as white space. Links count too:
+# menus written as <a>Home</a><a>News</a> must not index "HomeNews".
+BLOCK_TAGS = (
+    "p", "div", "br", "hr", "li", "ul", "ol", "dl", "dt", "dd", "table", "tr", "td", "th",
+    "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "section", "article", "header",
+    "footer", "nav", "aside", "main", "form", "fieldset", "legend", "figure", "figcaption",
+    "address", "details", "summary", "caption", "thead", "tbody", "tfoot", "option", "button",
+    "label", "input", "select", "textarea", "img", "center", "body", "title", "iframe", "frame",
+    "a", "area",
+)
+MAX_ANCHOR_CHARS = 300
+_TOKENS = re.compile(r"[\s,]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """What a page says: `nofollow` is True when its robots meta asked us not to follow links."""
+
+    title: str = ""
+    text: str = ""
+    links: tuple[Link, ...] = ()
+    noindex: bool = False
+    nofollow: bool = False
+
+
+def parse_plain(text: str) -> Parsed:
+    """A text/plain body: all of it is text; it has no title and no links."""
+    return Parsed(text=collapse(text))
+
+
+def parse_html(
+    text: str,
+    url: str,
+    robots_token: str = "WebCrawler",
+    max_links: int = 5000,
+    max_url_length: int = MAX_URL_LENGTH,
+) -> Parsed:
+    """Parse an HTML page fetched from `url` (the final URL, after redirects); never raises."""
+    try:
+        root = _tree(text)
+        if root is None:
+            return Parsed()
+        found = _scan(root)
+        noindex, nofollow = meta_robots(found.metas, robots_token)
+        title = "" if found.title is None else collapse("".join(found.title.itertext()))
+        body_text = visible_text(root)
+        if nofollow:
+            return Parsed(title, body_text, (), noindex, nofollow)
+        base = _base_url(found.base, url, max_url_length)
+        links = extract_links(found.anchors, base, max_links, max_url_length)
+        return Parsed(title, body_text, links, noindex, nofollow)
+    except Exception:  # noqa: BLE001 - one hostile page must not kill the agent
+        log.warning("could not parse %s", url, exc_info=True)
+        return Parsed()
+
+
+def _tree(text: str) -> etree._Element | None:
+    """The parsed tree, or None for a document with nothing in it.
+
+    The str is re-encoded to UTF-8 and the parser told so: lxml refuses a
+    str that carries an XML encoding declaration, and a <meta charset>
+    must not make libxml2 decode our already decoded text a second time.
+    """
+    data = text.encode("utf-8", errors="replace")
+    if not data.strip():
+        return None
+    return etree.fromstring(data, _html_parser())
+
+
+@dataclass(slots=True)
+class _Found:
+    """The elements a page's metadata and links come from, gathered in one walk of the tree."""
+
+    metas: list[etree._Element]
+    anchors: list[etree._Element]
+    title: etree._Element | None = None
+    base: etree._Element | None = None
+
+
+def _scan(root: etree._Element) -> _Found:
+    """One pass over the tree (each walk costs as much as a tenth of the parse)."""
+    found = _Found([], [])
+    for element in root.iter("a", "area", "meta", "title", "base"):
+        tag = element.tag
+        if tag == "a" or tag == "area":
+            found.anchors.append(element)
+        elif tag == "meta":
+            found.metas.append(element)
+        elif tag == "title":
+            found.title = element if found.title is None else found.title
+        elif found.base is None and element.get("href"):
+            found.base = element
+    return found
+
+
+def meta_robots(metas: list[etree._Element], robots_token: str) -> tuple[bool, bool]:
+    """(noindex, nofollow) from <meta name="robots"> and <meta name="{our token}">."""
+    names = {"robots", robots_token.lower()}
+    noindex = nofollow = False
+    for meta in metas:
+        if (meta.get("name") or "").strip().lower() in names:
+            directives = robots_directives(meta.get("content") or "")
+            noindex |= "noindex" in directives or "none" in directives
+            nofollow |= "nofollow" in directives or "none" in directives
+    return noindex, nofollow
+
+
+def robots_directives(content: str) -> set[str]:
+    """The lower-cased directives of a robots meta content or X-Robots-Tag value."""
+    return {token for token in _TOKENS.split(content.lower()) if token}
+
+
+def _base_url(base: etree._Element | None, url: str, max_url_length: int) -> str:
+    """What relative links resolve against: <base href>, when it is a valid URL, else the page."""
+    if base is None:
+        return url
+    return try_normalize(base.get("href") or "", url, max_url_length) or url
+
+
+def visible_text(root: etree._Element) -> str:
+    """The words a reader sees, separated where blocks separate them; invisible parts left out.
+
+    An XSLT stylesheet does the walk inside libxslt: the same walk in Python
+    (a space around every block element, then itertext) cost three times as much.
+    """
+    return collapse(str(_text_stylesheet()(root)))
+
+
+_local = threading.local()
+
+
+def _html_parser() -> etree.HTMLParser:
+    """One parser per thread: building one costs more than parsing a small page."""
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = etree.HTMLParser(
+            encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True,
+            recover=True, default_doctype=False, collect_ids=False,
+        )
+    return parser
+
+
+def _text_stylesheet() -> etree.XSLT:
+    """The compiled stylesheet, one per thread (lxml XSLT objects are not shared across threads)."""
+    stylesheet = getattr(_local, "stylesheet", None)
+    if stylesheet is None:
+        stylesheet = _local.stylesheet = etree.XSLT(etree.XML(_TEXT_XSLT))
+    return stylesheet
+
+
+_TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+<xsl:output method="text" encoding="UTF-8"/>
+<xsl:template match="{' | '.join(INVISIBLE_TAGS)}"/>
+<xsl:template match="{' | '.join(BLOCK_TAGS)}">
+<xsl:text> </xsl:text><xsl:apply-templates/><xsl:text> </xsl:text>
+</xsl:template>
+</xsl:stylesheet>"""
+
+
+def extract_links(
+    elements: list[etree._Element], base: str, max_links: int, max_url_length: int
+) -> tuple[Link, ...]:
+    """Followable links in page order, de-duplicated; anchors of repeated targets merged."""
+    anchors: dict[str, list[str]] = {}
+    seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
+    for element in elements:
+        url = _link_target(element, base, max_url_length, seen)
+        if url is None:
+            continue
+        if url not in anchors:
+            if len(anchors) >= max_links:
+                break
+            anchors[url] = []
+        _add_anchor(anchors[url], anchor_text(element))
+    return tuple(Link(url, " | ".join(texts)) for url, texts in anchors.items())
+
+
+def _link_target(
+    element: etree._Element, base: str, max_url_length: int, seen: dict[str, str | None]
+) -> str | None:
+    """The normalised target of an <a>/<area>, or None for nofollow, self and uncrawlable links."""
+    href = (element.get("href") or "").strip()
+    if not href or href.startswith("#"):
+        return None
+    if "nofollow" in (element.get("rel") or "").lower().split():
+        return None
+    if href not in seen:
+        seen[href] = resolve(href, base, max_url_length)
+    return seen[href]
+
+
+def anchor_text(element: etree._Element) -> str:
+    """The text of a link, with the alt text of pictures inside it, capped in length.
+
+    Runs after `visible_text`, so writing the alt text into the (void) <img>
+    elements changes the anchors only, not the page's text.
+    """
+    if element.tag == "area":
+        return collapse(element.get("alt") or "")[:MAX_ANCHOR_CHARS]
+    if len(element) == 0:  # the common case: text only
+        return collapse(element.text or "")[:MAX_ANCHOR_CHARS]
+    for img in element.iter("img"):
+        alt = img.get("alt")
+        if alt:
+            img.text = f" {alt} "
+    return collapse("".join(element.itertext()))[:MAX_ANCHOR_CHARS]
+
+
+def _add_anchor(texts: list[str], text: str) -> None:
+    if text and text not in texts and len(texts) < 5:
+        texts.append(text)
+
+
+def collapse(text: str) -> str:
+    """Runs of white space become one space; no leading or trailing space."""
+    return " ".join(text.split())

@@ -1,0 +1,42 @@
+"""The agent process: receive "retrieve this URL" messages over a pipe, answer each one.
+
+`agent_main` is a top-level function taking only picklable arguments, so
+the engine can start it under any multiprocessing start method (forkserver
+and spawn included). The agent ignores SIGINT: Ctrl-C reaches the whole
+process group, and it is the engine's job to shut its agents down in order.
+The loop ends when the engine sends None or closes its end of the pipe.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from multiprocessing.connection import Connection
+
+from webcrawler.agents.fetch import Fetcher
+from webcrawler.messages import AgentConfig, Retrieve
+
+log = logging.getLogger(__name__)
+
+
+def agent_main(conn: Connection, config: AgentConfig, robots_token: str = "WebCrawler") -> None:
+    """Serve retrieve requests from `conn` until None, EOF or a broken pipe."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with Fetcher(config, robots_token) as fetcher:
+        while True:
+            request = _receive(conn)
+            if request is None:
+                break
+            try:
+                conn.send(fetcher.retrieve(request))
+            except (BrokenPipeError, ConnectionResetError, EOFError):
+                break  # the engine went away; nobody is left to answer
+    conn.close()
+
+
+def _receive(conn: Connection) -> Retrieve | None:
+    """The next request, or None when the engine says stop or has closed the pipe."""
+    try:
+        return conn.recv()
+    except (EOFError, OSError):
+        return None
