@@ -53,8 +53,6 @@ def handle_http_error(error: HTTPException) -> ResponseReturnValue:
 
 
 def handle_unexpected(error: Exception) -> ResponseReturnValue:
-    if isinstance(error, HTTPException):  # pragma: no cover - routed to handle_http_error
-        return handle_http_error(error)
     log.exception("unexpected error answering %s", request.path)
     return handle_http_error(InternalServerError())
 
