@@ -24,6 +24,7 @@ import charset_normalizer
 
 PRESCAN_BYTES = 4096
 DETECT_BYTES = 16 * 1024
+DETECT_CONTEXT = 512  # ASCII before the first non-UTF-8 byte tells the detector nothing
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -106,14 +107,15 @@ def detect(body: bytes) -> str:
     """Guess the codec of undeclared bytes; utf-8 when they are valid UTF-8 or when unsure.
 
     Checking UTF-8 validity of the whole body runs at memory speed; the
-    detector, which is not cheap, only sees a bounded window around the
-    first byte that is not UTF-8 (a long ASCII prefix says nothing).
+    detector, which is not cheap, only sees a bounded window starting just
+    before the first byte that is not UTF-8 (a long ASCII prefix says nothing
+    and makes every code page look equally good).
     """
     try:
         body.decode("utf-8")
         return "utf-8"
     except UnicodeDecodeError as exc:
-        start = _ascii_boundary(body, max(0, exc.start - DETECT_BYTES // 2))
+        start = _ascii_boundary(body, max(0, exc.start - DETECT_CONTEXT))
     return _guess(body[start : start + DETECT_BYTES]) or "utf-8"
 
 
@@ -131,9 +133,10 @@ def _guess(sample: bytes) -> str:
     """charset-normalizer limited to encodings seen on the web; ties go to the commoner one.
 
     Short Latin samples fit several code pages equally well, and a detector
-    left to itself picks cp775 for French: among the least chaotic candidates
-    (and the code pages that decode to the same text) take the first in
-    `WEB_ENCODINGS`, which lists windows-1252 before its neighbours.
+    left to itself picks cp775 for French: among the least chaotic, most
+    coherent candidates (and the code pages that decode to the same text)
+    take the first in `WEB_ENCODINGS`, which lists windows-1252 before its
+    neighbours.
     """
     try:
         matches = list(charset_normalizer.from_bytes(sample, cp_isolation=list(WEB_ENCODINGS)))
@@ -142,7 +145,9 @@ def _guess(sample: bytes) -> str:
     if not matches:
         return ""
     low = min(m.chaos for m in matches)
-    names = {n for m in matches if m.chaos <= low + 0.02 for n in m.could_be_from_charset}
+    calm = [m for m in matches if m.chaos <= low + 0.02]
+    high = max(m.coherence for m in calm)
+    names = {n for m in calm if m.coherence >= high - 0.02 for n in m.could_be_from_charset}
     for name in WEB_ENCODINGS:
         if name in names:
             return codec_for(name)

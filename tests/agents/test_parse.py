@@ -1,0 +1,99 @@
+"""HTML -> title, visible text, links and robots flags; never an exception."""
+
+from __future__ import annotations
+
+import pytest
+
+from webcrawler.agents.parse import parse_html, parse_plain
+from webcrawler.messages import Link
+
+PAGE = "http://site.test/dir/page.html"
+
+
+def test_title_and_visible_text() -> None:
+    doc = """<html><head><title>  Hello
+      World </title><style>p {color: red}</style><script>var hidden = 1;</script></head>
+      <body><!-- a comment --><h1>Head</h1><p>One <b>bold</b> word.<br>Next line</p>
+      <noscript>no script</noscript><template><p>template</p></template>
+      <ul><li>first</li><li>second</li></ul><img src="x.png" alt="picture">
+      <script>document.write("hidden")</script>tail text</body></html>"""
+    parsed = parse_html(doc, PAGE)
+    assert parsed.title == "Hello World"
+    assert parsed.text == "Head One bold word. Next line first second tail text"
+
+
+def test_blocks_and_links_separate_words_but_inline_markup_does_not() -> None:
+    parsed = parse_html("<p>H<b>ello</b></p><p>World</p><a href=a>Home</a><a href=b>News</a>", PAGE)
+    assert parsed.text == "Hello World Home News"
+
+
+def test_links_are_resolved_normalised_and_deduplicated() -> None:
+    doc = """<a href="a.html">A <img src=x alt="pic"> link</a>
+      <a href="/dir/./a.html#part">again</a> <a href="#top">top</a> <a href="">self</a>
+      <a href="mailto:x@y.test">mail</a> <a href="javascript:void(0)">js</a>
+      <a href="HTTP://Other.TEST:80/%7euser/">user</a> <a href="http://[bad">bad</a>
+      <map><area href="../up.html" alt="Up"></map> <a href="ftp://f.test/">ftp</a>"""
+    assert parse_html(doc, PAGE).links == (
+        Link("http://site.test/dir/a.html", "A pic link | again"),
+        Link("http://other.test/~user/", "user"),
+        Link("http://site.test/up.html", "Up"),
+    )
+
+
+def test_base_href() -> None:
+    doc = '<head><base href="http://cdn.test/root/"></head><a href="x/y.html">x</a>'
+    assert parse_html(doc, PAGE).links == (Link("http://cdn.test/root/x/y.html", "x"),)
+    doc = '<head><base href="javascript:alert(1)"></head><a href="y.html">y</a>'
+    assert parse_html(doc, PAGE).links == (Link("http://site.test/dir/y.html", "y"),)
+
+
+def test_rel_nofollow_links_are_dropped() -> None:
+    doc = '<a rel="Sponsored NOFOLLOW" href="/ad">ad</a><a rel="next" href="/2">next</a>'
+    assert parse_html(doc, PAGE).links == (Link("http://site.test/2", "next"),)
+
+
+@pytest.mark.parametrize("meta, noindex, nofollow", [
+    ('<meta name="robots" content="noindex">', True, False),
+    ('<meta name="ROBOTS" content="NoFollow">', False, True),
+    ('<meta name="robots" content="noindex, nofollow">', True, True),
+    ('<meta name="robots" content="none">', True, True),
+    ('<meta name="WebCrawler" content="noindex">', True, False),
+    ('<meta name="googlebot" content="noindex,nofollow">', False, False),
+    ('<meta name="robots" content="index, follow">', False, False),
+])
+def test_meta_robots(meta: str, noindex: bool, nofollow: bool) -> None:
+    parsed = parse_html(f"<head>{meta}</head><body><a href='/x'>x</a></body>", PAGE, "webcrawler")
+    assert (parsed.noindex, parsed.nofollow) == (noindex, nofollow)
+    assert parsed.links == (() if nofollow else (Link("http://site.test/x", "x"),))
+
+
+def test_max_links() -> None:
+    doc = "".join(f'<a href="/p{i}">p{i}</a><a href="/p{i}">again</a>' for i in range(100))
+    links = parse_html(doc, PAGE, max_links=10).links
+    assert [link.url for link in links] == [f"http://site.test/p{i}" for i in range(10)]
+
+
+def test_plain_text() -> None:
+    parsed = parse_plain("  line one\n\n<b>line</b> two  ")
+    assert (parsed.title, parsed.text, parsed.links) == ("", "line one <b>line</b> two", ())
+
+
+@pytest.mark.parametrize("doc", [
+    "", "   \n ", "<!-- only a comment -->", "<html></html>", "<<<<>>>>", "\x00\x01\x02",
+    '<?xml version="1.0" encoding="iso-8859-1"?><html><title>x</title></html>',
+    '<a href="' + "x" * 2_000_000 + '">huge attribute</a>',
+    "<div>" * 50_000 + "deep" + "</div>" * 50_000,
+    "<a href='\ud800'>lone surrogate</a>", "<title>\udcff</title>",
+    "<table><tr><td><a href=/x>unclosed", "<svg><a href='/s'>svg</a></svg>",
+    "<base href='http://[::1'>", "<meta name=robots>", "<a href=' http://x.test/\n a '>ws</a>",
+])
+def test_hostile_markup_never_raises(doc: str) -> None:
+    parsed = parse_html(doc, PAGE)
+    assert isinstance(parsed.text, str) and isinstance(parsed.links, tuple)
+
+
+def test_xml_declaration_on_a_str_still_parses() -> None:
+    doc = '<?xml version="1.0" encoding="iso-8859-1"?><html><head><title>T</title></head>' \
+          "<body>café</body></html>"
+    parsed = parse_html(doc, PAGE)
+    assert (parsed.title, parsed.text) == ("T", "café")

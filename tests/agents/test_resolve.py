@@ -1,0 +1,37 @@
+"""The fast link resolver must give exactly what urls.try_normalize gives."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from webcrawler.agents.resolve import resolve
+from webcrawler.urls import try_normalize
+
+PIECES = ["a", "b", ".", "..", "/", "?", "=", "x=1", "&", "#", "#f", "~", "%41", "%2f", "é",
+          " ", ":", "//", "index.html", "-", "_", "+", ";", "@", "!", "\\", "http:", "\t"]
+BASES = ["http://h.test/", "http://h.test/d/", "http://h.test/d/e/p.html", "http://h.test/d/p?q=1",
+         "https://h.test:8443/a/b/c", "http://h.test/a//b/c", "http://[::1]:8080/x/y"]
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_agrees_with_normalize_on_generated_hrefs(base: str) -> None:
+    rng = random.Random(base)
+    for _ in range(1500):
+        href = "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 6)))
+        assert resolve(href, base) == try_normalize(href, base), href
+
+
+def test_common_cases() -> None:
+    base = "http://h.test/docs/guide/intro.html?x=1"
+    assert resolve("next.html", base) == "http://h.test/docs/guide/next.html"
+    assert resolve("../api/", base) == "http://h.test/docs/api/"
+    assert resolve("/", base) == "http://h.test/"
+    assert resolve("?page=2", base) == "http://h.test/docs/guide/intro.html?page=2"
+    assert resolve("x" * 3000, base) is None
+
+
+def test_respects_max_length() -> None:
+    assert resolve("abc", "http://h.test/", max_length=17) == "http://h.test/abc"
+    assert resolve("abcd", "http://h.test/", max_length=17) is None
