@@ -15,8 +15,10 @@ import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 from whoosh.collectors import TopCollector
+from whoosh.scoring import BM25F, WeightingModel
 
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -38,7 +40,13 @@ class Searcher:
     """Runs queries against the committed index (read-only); safe to share between threads."""
 
     def __init__(
-        self, index_dir: Path, thesaurus: Thesaurus | None = None, usequality: bool = True
+        self,
+        index_dir: Path,
+        thesaurus: Thesaurus | None = None,
+        usequality: bool = True,
+        ranking: str = "peculiarity",
+        weighting_options: dict[str, Any] | None = None,
+        cache_queries: int = CACHE_QUERIES,
     ) -> None:
         self._ix = open_index(index_dir, create=False)
         self._searcher = self._ix.searcher(weighting=Peculiarity())
@@ -47,6 +55,9 @@ class Searcher:
         self._checked = time.monotonic()
         self._thesaurus = thesaurus or default_thesaurus
         self.usequality = usequality  # False: no block skipping (for tests / measurements)
+        self._ranking = ranking  # "peculiarity", or "bm25f" (Whoosh's stock model, to compare)
+        self._options = dict(weighting_options or {})  # Peculiarity() keyword arguments
+        self._cache_queries = cache_queries
 
     def search(
         self,
@@ -92,13 +103,17 @@ class Searcher:
         weights, n_words = parsed.weights()
         searcher = self._searcher
         collector = TopCollector(limit=max(needed, CACHE_DEPTH), usequality=self.usequality)
-        context = searcher.context(weighting=Peculiarity(weights, n_words))
+        if self._ranking == "bm25f":
+            model: WeightingModel = BM25F()
+        else:
+            model = Peculiarity(weights, n_words, **self._options)
+        context = searcher.context(weighting=model)
         searcher.search_with_collector(to_whoosh(parsed), collector, context=context)
         results = collector.results()
         ranked = [(score, docnum) for score, docnum in results.top_n]
         total = len(results) if len(ranked) >= collector.limit else len(ranked)
         self._cache[key] = (ranked, total)
-        if len(self._cache) > CACHE_QUERIES:
+        while len(self._cache) > self._cache_queries:
             self._cache.popitem(last=False)
         return ranked, total
 
@@ -119,7 +134,10 @@ class Searcher:
         with self._lock:
             self._checked = time.monotonic()
             if not self._searcher.up_to_date():
-                self._searcher = self._searcher.refresh()
+                # Not Whoosh's refresh(): whoosh-reloaded 2.7.5 `reader(reuse=...)` keeps the
+                # segments a merge replaced, so merged documents would count twice.
+                old, self._searcher = self._searcher, self._ix.searcher(weighting=Peculiarity())
+                old.close()
                 self._cache.clear()
 
     def doc_count(self) -> int:

@@ -60,7 +60,8 @@ class Peculiarity(WeightingModel):
     weigh 1); `n_words` is the paper's "number of words in the query". `mode` and
     `reference` exist for the benchmark: "log" (the default above), "ratio" (no log)
     or "literal" (tf / cf, no length: the paper read literally). `reference`, when
-    given, replaces the collection as the reference domain (a blend is a function too).
+    given, is blended into the collection's frequencies with `reference_share` (1.0: it
+    replaces the collection as the reference domain).
     """
 
     use_final = False
@@ -72,12 +73,14 @@ class Peculiarity(WeightingModel):
         mu: float = MU,
         mode: str = "log",
         reference: Reference | None = None,
+        reference_share: float = 1.0,
     ) -> None:
         self.query_weights = dict(query_weights or {})
         self.n_words = max(1, n_words)
         self.mu = mu
         self.mode = mode
         self.reference = reference
+        self.reference_share = reference_share
 
     def supports_block_quality(self) -> bool:
         return True
@@ -88,10 +91,10 @@ class Peculiarity(WeightingModel):
         parent = searcher.get_parent()
         total = parent.field_length(fieldname) or 1
         cf = parent.frequency(fieldname, text)
+        p_ref = (cf + 1.0) / (total + 1.0)
         if self.reference is not None:
-            p_ref = max(self.reference(word), 1e-9)
-        else:
-            p_ref = (cf + 1.0) / (total + 1.0)
+            share = self.reference_share
+            p_ref = share * max(self.reference(word), 1e-9) + (1.0 - share) * p_ref
         return PeculiarityScorer(searcher, fieldname, text, self, p_ref, cf, factor)
 
 

@@ -1,0 +1,67 @@
+"""Replacing, deleting, reconciling, and reading while another process commits."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from pathlib import Path
+
+from webcrawler.index import IndexedDocument, open_searcher, open_writer
+
+
+def doc(i: int, text: str = "common words here") -> IndexedDocument:
+    return IndexedDocument(i, f"http://h/{i}", f"page {i}", f"{text} unique{i}", "h")
+
+
+def test_add_replaces_by_doc_id_and_delete_removes(tmp_path: Path) -> None:
+    with open_writer(tmp_path / "ix") as writer:
+        writer.add([doc(1), doc(2), doc(3)])
+        writer.commit()
+        writer.add([doc(2, "replaced text")])
+        writer.delete([3, 99])
+        assert writer.doc_ids() == {1, 2, 3}  # only what is committed
+        writer.commit()
+        assert writer.doc_ids() == {1, 2}
+    with open_searcher(tmp_path / "ix") as searcher:
+        assert searcher.doc_count() == 2
+        assert [h.doc_id for h in searcher.search("replaced").hits] == [2]
+        assert searcher.search("unique3").hits == []
+        assert searcher.size_bytes() > 0
+
+
+def test_searcher_refresh_sees_new_commits(tmp_path: Path) -> None:
+    with open_writer(tmp_path / "ix") as writer:
+        writer.add([doc(1)])
+        writer.commit()
+        with open_searcher(tmp_path / "ix") as searcher:
+            assert searcher.search("common").total == 1
+            writer.add([doc(2)])
+            writer.commit()
+            searcher.refresh()
+            assert searcher.search("common").total == 2
+
+
+def _write(index_dir: Path, start: int, batches: int) -> None:
+    with open_writer(index_dir) as writer:
+        for b in range(batches):
+            writer.add([doc(start + b * 50 + i) for i in range(50)])
+            writer.commit()
+
+
+def test_reading_while_another_process_commits(tmp_path: Path) -> None:
+    index_dir = tmp_path / "ix"
+    _write(index_dir, 0, 1)
+    ctx = multiprocessing.get_context("spawn")
+    proc = ctx.Process(target=_write, args=(index_dir, 1000, 12))
+    with open_searcher(index_dir) as searcher:
+        proc.start()
+        seen = []
+        while proc.is_alive():
+            searcher.refresh()
+            seen.append(searcher.search("common", per_page=5).total)
+            time.sleep(0.01)
+        proc.join()
+        searcher.refresh()
+        assert proc.exitcode == 0
+        assert searcher.search("common").total == 650 == searcher.doc_count()
+    assert seen == sorted(seen) and seen[0] >= 50
