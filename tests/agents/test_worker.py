@@ -6,7 +6,7 @@ import multiprocessing
 
 import pytest
 
-from webcrawler.agents.worker import agent_main
+from webcrawler.agents.worker import READY, agent_main
 from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
@@ -29,6 +29,7 @@ def test_agent_answers_until_told_to_stop(method: str) -> None:
             parent.send(Retrieve(2, web.url(ADDRESS, "/robots.txt"), "robots"))
             parent.send(Retrieve(3, f"http://{ADDRESS}:{closed_port(ADDRESS)}/"))
             assert parent.poll(10)
+            ready = parent.recv()
             document, robots, failure = parent.recv(), parent.recv(), parent.recv()
             parent.send(None)
             process.join(5)
@@ -37,6 +38,7 @@ def test_agent_answers_until_told_to_stop(method: str) -> None:
             if process.is_alive():
                 process.kill()
                 process.join()
+    assert ready == READY
     assert isinstance(document, Document) and document.title == "Agent"
     assert isinstance(robots, RobotsFile) and robots.body == "User-agent: *\n"
     assert isinstance(failure, Failure) and failure.reason == Reason.REFUSED

@@ -27,9 +27,11 @@ def test_server_first_order_and_robots_first(small_web, settings):
     seconds = [h for s in servers for h in [d for d in docs if d.server == s][1:]]
     assert seconds, "the crawl should fetch second documents"
     assert first_finished <= min(h.started for h in seconds)
-    # Every page once, none twice.
+    # Every page once, none twice (each site's /p5 links to a missing /p6).
     paths = [(h.server, h.path) for h in docs]
-    assert len(paths) == len(set(paths)) == 1 + 4 * 6
+    assert len(paths) == len(set(paths)) == 1 + 4 * 7
+    states = document_states(settings)
+    assert states[small_web.url("127.0.4.11", "/p6")] == (State.FAILED, "http-error")
 
 
 def test_politeness_one_request_per_server_and_delay(settings):
@@ -38,7 +40,7 @@ def test_politeness_one_request_per_server_and_delay(settings):
         crawl(settings, [web.url(f"127.0.4.{20 + i}", "/") for i in range(2)], delay=0.3)
         for name in web:
             hits = web.log.for_server(name)
-            assert len(hits) == 1 + 5
+            assert len(hits) == 1 + 6  # robots.txt, /, /p1-/p4 and the missing /p5
             for before, after in zip(hits, hits[1:], strict=False):
                 assert after.started >= before.finished, "two requests in flight on one server"
                 assert after.started - before.finished >= 0.29, "delay not respected"
@@ -68,7 +70,7 @@ def test_robots_status_rules(settings):
     ]
     with LoopbackWeb(sites) as web:
         crawl(settings, [web.url("127.0.4.31", "/"), web.url("127.0.4.32", "/")])
-        assert len(web.log.for_server(web.name("127.0.4.31"))) == 1 + 3
+        assert len(web.log.for_server(web.name("127.0.4.31"))) == 1 + 4
         # 5xx: disallow all for now: only robots.txt is asked, the documents wait.
         assert web.log.paths(web.name("127.0.4.32")) == ["/robots.txt"]
         states = document_states(settings)
@@ -119,7 +121,7 @@ def test_max_docs_and_hours_stop_the_crawl(settings):
         n = int(path.strip("/") or 0)
         return html(f"day {n}", "another day", [(f"/{n + 1}", "next day")])
 
-    with LoopbackWeb([Site("127.0.4.36", calendar)]) as web:
+    with LoopbackWeb([Site("127.0.4.36", calendar, robots_txt="")]) as web:
         summary = crawl(settings, [web.url("127.0.4.36", "/")], max_docs=5)
         assert "document limit" in summary
         assert len(non_robots(web.log.snapshot())) <= 5 + settings.agents

@@ -37,7 +37,7 @@ def test_sigkill_then_resume_loses_nothing_and_fetches_nothing_twice(settings, t
     with LoopbackWeb([Site("127.0.4.40", pages)]) as web:
         seed = web.url("127.0.4.40", "/")
         proc = subprocess.Popen(index_command(settings.data_dir, "--seed", seed, "--delay", "0.05"),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         while fetched_count(settings.database_url) < 12 and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -54,5 +54,6 @@ def test_sigkill_then_resume_loses_nothing_and_fetches_nothing_twice(settings, t
         second_run = [h.path for h in web.log.snapshot()[served_before:] if h.path != "/robots.txt"]
         states = document_states(settings)
     assert not committed & {web.url("127.0.4.40", p) for p in second_run}, "refetched committed"
-    assert all(state == State.FETCHED for state, _ in states.values())
-    assert len(states) == 41
+    assert len(states) == 42  # /, /p1-/p40 and the missing /p41
+    assert sum(state == State.FETCHED for state, _ in states.values()) == 41
+    assert states[web.url("127.0.4.40", "/p41")] == (State.FAILED, "http-error")

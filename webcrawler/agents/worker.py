@@ -4,7 +4,9 @@
 the engine can start it under any multiprocessing start method (forkserver
 and spawn included). The agent ignores SIGINT: Ctrl-C reaches the whole
 process group, and it is the engine's job to shut its agents down in order.
-The loop ends when the engine sends None or closes its end of the pipe.
+The agent first says `READY` (so start-up time never counts against a
+URL's deadline); the loop ends when the engine sends None or closes its end
+of the pipe.
 """
 
 from __future__ import annotations
@@ -18,11 +20,17 @@ from webcrawler.messages import AgentConfig, Retrieve
 
 log = logging.getLogger(__name__)
 
+READY = "ready"  # the first message of every agent: it is up and can take work
+
 
 def agent_main(conn: Connection, config: AgentConfig, robots_token: str = "WebCrawler") -> None:
     """Serve retrieve requests from `conn` until None, EOF or a broken pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with Fetcher(config, robots_token) as fetcher:
+        try:
+            conn.send(READY)
+        except (BrokenPipeError, ConnectionResetError):
+            return
         while True:
             request = _receive(conn)
             if request is None:

@@ -21,7 +21,7 @@ from multiprocessing.connection import Connection, wait
 
 import psutil
 
-from webcrawler.agents.worker import agent_main
+from webcrawler.agents.worker import READY, agent_main
 from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,8 @@ class AgentPool:
         self._last_memory_check = 0.0
         self.replaced: dict[str, int] = {}  # why agents were replaced -> how many
         self.agents = [self._start() for _ in range(size)]
+        for agent in self.agents:
+            self._await_ready(agent)
 
     # --- public -------------------------------------------------------
     def free(self) -> int:
@@ -114,7 +116,20 @@ class AgentPool:
         return [a.job for a in self.agents if a.job is not None]
 
     # --- internals ------------------------------------------------------
-    def _start(self) -> _Agent:
+    @staticmethod
+    def _await_ready(agent: _Agent, timeout: float = 60.0) -> None:
+        """Wait for the agent's READY, so its start-up never counts against a deadline.
+
+        An agent that never says it is ready is left to the health checks.
+        """
+        try:
+            if agent.conn.poll(timeout) and agent.conn.recv() == READY:
+                return
+        except (EOFError, OSError):
+            pass
+        log.warning("agent %d did not start properly", agent.number)
+
+    def _start(self, wait: bool = False) -> _Agent:
         self._counter += 1
         parent, child = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
@@ -124,6 +139,8 @@ class AgentPool:
         process.start()
         child.close()
         agent = _Agent(self._counter, process, parent)
+        if wait:
+            self._await_ready(agent)
         try:
             agent.ps = psutil.Process(process.pid)
         except psutil.Error:
@@ -197,4 +214,4 @@ class AgentPool:
             agent.process.join(timeout=1)
         agent.conn.close()
         index = self.agents.index(agent)
-        self.agents[index] = self._start()
+        self.agents[index] = self._start(wait=True)

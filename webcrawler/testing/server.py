@@ -179,6 +179,9 @@ class _SiteServer(ThreadingHTTPServer):
         super().__init__((site.address, site.port), _Handler)
         self.name = f"{site.address}:{self.server_address[1]}"
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hangs up (a crawler cutting off a body) is not an error here."""
+
     def server_bind(self) -> None:
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         super().server_bind()
