@@ -78,7 +78,17 @@ def test_links_cross_servers_and_never_leave_the_web(web, manifest):
     assert manifest.modules["builtins"].startswith(web.servers[4])
     for link in links:
         assert link.startswith(("#", "/")) or link.startswith(tuple(web.servers)), link
-    assert "file:" not in "".join(links)
+    assert "file:" not in "".join(links) and "__init__.py" not in page
+
+
+@pytest.mark.parametrize("module", ["json", "xml.parsers.expat", "http", "email.message"])
+def test_every_link_is_in_the_manifest(manifest, module):
+    _, page = get(manifest.modules[module])
+    known = manifest.allowed | manifest.disallowed | manifest.broken
+    base = manifest.modules[module]
+    for href in HREF.findall(page):
+        url = urllib.request.urljoin(base, href).partition("#")[0]
+        assert url == base or url in known, href
 
 
 def test_every_page_is_linked_from_its_servers_index(web, manifest):
@@ -103,7 +113,7 @@ def test_robots_txt_differs_per_server_and_agrees_with_the_manifest(web, manifes
         origin = re.match(r"http://[\d.]+:\d+", url)[0]
         if origin in rules:
             assert rules[origin].allowed(url) == (url in manifest.allowed), url
-    assert [r.crawl_delay for r in rules.values()] == [None, None, 1.0, None]
+    assert [r.crawl_delay for r in rules.values()] == [None, None, 0.5, None]
     other = RobotsRules.from_response(200, bodies[web.servers[3]], "OtherBot")
     assert not other.allowed(web.servers[3] + "/")
 

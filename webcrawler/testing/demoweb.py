@@ -43,7 +43,7 @@ class Topic:
     title: str
     modules: tuple[str, ...]
     rules: tuple[tuple[bool, str], ...]  # (allow, path prefix) for WebCrawler
-    crawl_delay: int | None = None
+    crawl_delay: float | None = None
     shut_out_others: bool = False  # a "User-agent: *" group that disallows everything
     private: tuple[str, ...] = ("/private/notes.html", "/private/drafts.html")
     broken: tuple[tuple[str, str], ...] = ()  # (path, anchor) of links to missing pages
@@ -86,7 +86,7 @@ TOPICS: tuple[Topic, ...] = (
         email.headerregistry email.policy mailbox mimetypes ftplib poplib imaplib smtplib uuid
         socketserver xmlrpc xmlrpc.client xmlrpc.server ipaddress wsgiref wsgiref.simple_server
         wsgiref.headers
-        """.split()), rules=((False, "/private/"), (False, "/ssl.html")), crawl_delay=1,
+        """.split()), rules=((False, "/private/"), (False, "/ssl.html")), crawl_delay=0.5,
         shut_out_others=True,
         broken=(("/gopher.html", "gopher"), ("/private/archive/", "the old archive"))),
     Topic("127.0.5.4", "Operating system, concurrency and development tools", tuple("""
@@ -148,7 +148,7 @@ def _render(name: str) -> str:
         return pydoc.html.page(pydoc.describe(module), pydoc.html.document(module, name))
 
 
-_LINK = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.S)
+_LINK = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)  # href, other attributes, text
 _MODULE_HREF = re.compile(r"([\w.]+)\.html(#[\w.-]*)?")
 
 
@@ -245,15 +245,18 @@ class DemoWeb:
         return self._pages[name]
 
     def _rewrite_link(self, match: re.Match[str]) -> str:
-        href, text = match[1], match[2]
+        href, attributes, text = match[1], match[2], match[3]
         if href.startswith("#"):
             return match[0]
         if href == ".":
-            return f'<a href="/">{text}</a>'
+            return f'<a href="/"{attributes}>{text}</a>'
         target = _MODULE_HREF.fullmatch(href)
         if target and target[1] in self.host_of:
-            return f'<a href="{self.module_url(target[1])}{target[2] or ""}">{text}</a>'
-        return text  # a module we do not host, a source file, or the wider web
+            url = self.module_url(target[1]) + (target[2] or "")
+            return f'<a href="{url}"{attributes}>{text}</a>'
+        if href.startswith(("file:", "https://docs.python.org/")):
+            return ""  # the source file's path and the online manual: navigation, not text
+        return text  # a module we do not host, or the wider web
 
 
 @functools.cache
