@@ -168,16 +168,20 @@ def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threa
               help="Agent processes.")
 @click.option("--data-dir", type=click.Path(path_type=Path), default=Path("webcrawler-demo"),
               show_default=True, help="Where the demo's database and index go (wiped each run).")
+@click.option("--web-port", type=click.IntRange(0, 65535), default=0,
+              help="Port of the demo web's servers (default: any free port).")
 @click.option("--serve/--no-serve", default=True, help="Serve the search page after the crawl.")
-def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, serve: bool) -> None:
+def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_port: int,
+         serve: bool) -> None:
     """Crawl a demo web (the standard library's pydoc pages, served on 127.0.5.x), index it,
-    print a summary, then serve the search page until Ctrl-C."""
+    print a summary, then serve the search page until Ctrl-C (a Ctrl-C during the crawl ends
+    the crawl early and serves what it found)."""
     from webcrawler.demo import DemoError, run_demo
     from webcrawler.query_server import ServeError
 
     try:
         run_demo(data_dir, port=port, seconds=seconds, host=host, agents=agents, serve=serve,
-                 install_signals=_install_signals)
+                 install_signals=_install_signals, web_port=web_port)
     except (DemoError, ServeError) as exc:
         raise click.ClickException(str(exc)) from None
 

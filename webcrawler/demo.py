@@ -12,12 +12,12 @@ marker file, and then only the database and the index in it.
 
 from __future__ import annotations
 
+import errno
 import shutil
 import signal
 import socket
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -49,17 +49,15 @@ def run_demo(data_dir: Path = DEFAULT_DATA_DIR, port: int = 5000, seconds: float
     if serve:
         check_port_free(host, port)
     prepare_data_dir(Path(data_dir))
-    with DemoWeb(port=web_port) as web:
-        print(f"Demo web: {len(web.manifest().modules)} pages of the standard library's "
-              f"documentation on {len(web.servers)} servers, from {web.seed_url}",
+    with _demo_web(web_port) as web:
+        print(f"Demo web: the documentation of {len(web.manifest().modules)} standard library "
+              f"modules on {len(web.servers) - 1} servers and a hub, {web.seed_url}",
               file=sys.stderr, flush=True)
         settings = Settings(data_dir=Path(data_dir), agents=agents, delay=0.0,
                             hours=seconds / 3600, include=(web.include_pattern,),
                             seeds=(web.seed_url,), progress_interval=1.0)
-        started = time.monotonic()
         summary = _crawl(settings, progress, install_signals)
         print(summary, flush=True)
-        print(f"Crawled for {time.monotonic() - started:.1f} s.", file=sys.stderr, flush=True)
         if serve:
             _serve(settings.data_dir, host, port)
     return summary
@@ -78,10 +76,22 @@ def check_port_free(host: str, port: int) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as waitress does
             try:
                 probe.bind(address)
-            except OSError:
+            except OSError as error:
+                if error.errno != errno.EADDRINUSE:
+                    continue  # e.g. no IPv6 here: the server will say so if it matters
                 raise PortInUseError(
                     f"port {port} on {host} is already in use: stop the other server or "
                     "choose another port with --port") from None
+
+
+def _demo_web(port: int) -> DemoWeb:
+    try:
+        return DemoWeb(port=port)
+    except OSError as error:
+        raise DemoError(f"cannot serve the demo web on 127.0.5.x port {port or 'any'}: "
+                        f"{error.strerror or error} (it needs the loopback addresses "
+                        "127.0.5.1-4 and 127.0.5.100, which Linux has; elsewhere alias them "
+                        "to the loopback interface)") from None
 
 
 def prepare_data_dir(data_dir: Path) -> None:
