@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import select
 
 from webcrawler.cli import main
+from webcrawler.database import connect, documents, sqlite_url
 from webcrawler.demo import MARKER, DemoError, check_port_free, prepare_data_dir, run_demo
 from webcrawler.query_server import PortInUseError, create_app
 from webcrawler.robots import RobotsRules
@@ -224,3 +226,17 @@ def test_the_demo_crawls_indexes_and_answers_searches(tmp_path: Path, capsys):
         assert len(hosts) >= 3  # documents from several servers
     finally:
         app.extensions["webcrawler.sources"].close()
+    fetched = fetched_paths(data_dir)
+    assert "/" in fetched and "/re.html" in fetched
+    assert not fetched & {"/private/notes.html", "/private/drafts.html", "/pickle.html",
+                          "/ssl.html", "/pdb.html"}  # robots.txt obeyed
+
+
+def fetched_paths(data_dir: Path) -> set[str]:
+    engine = connect(sqlite_url(data_dir))
+    try:
+        with engine.connect() as conn:
+            query = select(documents.c.path).where(documents.c.state == "fetched")
+            return set(conn.execute(query).scalars())
+    finally:
+        engine.dispose()
