@@ -7,7 +7,7 @@ import math
 import pytest
 
 from webcrawler.index.analysis import TITLE_WEIGHT
-from webcrawler.index.weighting import MU, word_weight
+from webcrawler.index.weighting import word_weight
 
 # The tiny collection (conftest.TINY), after the stop list ("for", "and", "is", "from",
 # "an" are stop words; title words count TITLE_WEIGHT = 3 times in a word's count):
@@ -20,6 +20,7 @@ from webcrawler.index.weighting import MU, word_weight
 #   apple: doc1 title 3 + body 2 = 5, doc2 1     -> cf 6
 #   pie:   doc1 title 3 + body 1 = 4, doc3 2     -> cf 6
 N = 21.0
+MU = N / 4  # the prior document length is the average document length: 21 words / 4 docs
 
 
 def hand_weight(tf: float, length: float, cf: float) -> float:
@@ -32,7 +33,7 @@ def test_title_weight_is_three() -> None:
 
 
 def test_word_weight_matches_the_formula() -> None:
-    assert word_weight(5, 7, 6, N) == pytest.approx(hand_weight(5, 7, 6))
+    assert word_weight(5, 7, 6, N, MU) == pytest.approx(hand_weight(5, 7, 6))
 
 
 def test_two_word_query_scores_by_hand(tiny) -> None:
