@@ -187,7 +187,10 @@ def main() -> None:
             f"\n{len(docs)} documents, {len(queries)} judged queries ({DATA.name}), "
             f"indexed at {rate:.0f} docs/s\n"
         )
-        rows = [("peculiarity (ours: MU = average doc length)", {}), ("Whoosh BM25F", {"ranking": "bm25f"})]
+        rows = [
+            ("peculiarity (ours: MU = average doc length)", {}),
+            ("Whoosh BM25F", {"ranking": "bm25f"}),
+        ]
         if args.variants:
             rows += variant_rows()
         print("| ranking | MRR@10 | success@10 |\n|---|---|---|")
