@@ -7,7 +7,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
-from webcrawler.query_server import PortInUseError, ServeError, make_server
+from webcrawler.query_server import PortInUseError, ServeError, ServerThread, make_server
 
 
 @pytest.fixture
@@ -27,18 +26,15 @@ def busy_port() -> Iterator[int]:
 
 
 def test_waitress_serves_the_app_on_a_free_port(app: Flask) -> None:
-    server = make_server(app, host="127.0.0.1", port=0, threads=2)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.effective_port}/api/search?q=biology"
-        with urllib.request.urlopen(url, timeout=10) as response:
+    with ServerThread(app, host="127.0.0.1", port=0, threads=2) as server:
+        with urllib.request.urlopen(server.url + "api/search?q=biology", timeout=10) as response:
             assert response.headers["Server"] == "webcrawler"
             assert json.load(response)["total"] == 24
-    finally:
-        server.close()
-        thread.join(timeout=10)
-    assert not thread.is_alive()
+        with urllib.request.urlopen(server.url + "robots.txt", timeout=10) as response:
+            assert response.status == 200
+    assert not server._thread.is_alive()
+    with pytest.raises(OSError):
+        urllib.request.urlopen(server.url, timeout=2)
 
 
 def test_a_busy_port_is_a_one_line_error(app: Flask, busy_port: int) -> None:

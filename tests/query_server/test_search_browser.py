@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from webcrawler.index import IndexedDocument
-from webcrawler.query_server import create_app, make_server
+from webcrawler.query_server import ServerThread, create_app
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
 CHROMIUM = "/usr/bin/chromium"
@@ -63,12 +62,8 @@ def search_url(
         for n, (path, (title, body)) in enumerate(PAGES.items(), start=1)
     ]
     app = create_app(make_data_dir(docs))
-    server = make_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}/"
-    server.close()
-    thread.join(timeout=10)
+    with ServerThread(app, host="127.0.0.1", port=0, threads=4) as server:
+        yield server.url
     app.extensions["webcrawler.sources"].close()
 
 

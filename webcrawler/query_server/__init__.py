@@ -24,13 +24,20 @@ from flask import Flask
 
 from webcrawler.database import sqlite_url
 from webcrawler.query_server import api, errors, opensearch, stats, views
-from webcrawler.query_server.server import PortInUseError, ServeError, make_server, serve
+from webcrawler.query_server.server import (
+    PortInUseError,
+    ServeError,
+    ServerThread,
+    make_server,
+    serve,
+)
 from webcrawler.query_server.sources import Sources
 
 __all__ = [
     "OPTIONS",
     "PortInUseError",
     "ServeError",
+    "ServerThread",
     "create_app",
     "make_server",
     "serve",

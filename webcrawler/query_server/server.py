@@ -2,6 +2,7 @@
 
     make_server(app, host, port, threads) -> a bound, not yet running server
     serve(data_dir, host, port, db_url, threads)  blocks until interrupted
+    ServerThread(app, host, port, threads)        in a background thread (tests, demo)
 
 A port that is busy raises PortInUseError, any other failure to listen
 ServeError, each with a one-line message for the CLI to print.
@@ -12,10 +13,12 @@ from __future__ import annotations
 import errno
 import logging
 import socket
+import threading
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from waitress import wasyncore
 from waitress.server import create_server
 
 log = logging.getLogger(__name__)
@@ -92,3 +95,45 @@ def serve(
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+class ServerThread:
+    """The app served by waitress from a background thread until `stop()`; a context manager.
+
+    Waitress's loop is not thread-safe, so the loop thread itself closes the
+    server and its connections once asked to stop (closing from another thread
+    races the loop's select()).
+    """
+
+    def __init__(
+        self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 4
+    ) -> None:
+        self.server = make_server(app, host=host, port=port, threads=threads)
+        self.url = f"http://{_url_host(host)}:{self.server.effective_port}/"
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="query-server", daemon=True)
+
+    def __enter__(self) -> ServerThread:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving: running requests finish, then every socket is closed."""
+        self._stopping.set()
+        self.server.pull_trigger()  # wake the loop from select()
+        self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        connections = self.server._map  # waitress keeps its sockets here (as webtest relies on)
+        try:
+            while not self._stopping.is_set():
+                wasyncore.loop(timeout=0.5, map=connections, count=1)
+        finally:
+            self.server.task_dispatcher.shutdown()
+            wasyncore.close_all(connections)
