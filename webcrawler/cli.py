@@ -105,8 +105,9 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     from webcrawler.query_server.stats import gather_stats
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
-    figures = gather_stats(Sources(index_dir=settings.index_dir, db_url=settings.database_url,
-                                   stats_ttl=0))
+    with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
+                 stats_ttl=0) as sources:
+        figures = gather_stats(sources)
     if as_json:
         click.echo(json.dumps(figures.to_json(), indent=2, default=str))
         return
