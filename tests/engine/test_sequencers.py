@@ -1,6 +1,6 @@
 """Sequencers and the server-first scheduler, on their own (no I/O, no clock)."""
 
-from webcrawler.engine.scheduler import ServerFirstScheduler, ServerState
+from webcrawler.engine.scheduler import Scheduler, ServerState
 from webcrawler.engine.sequencers import (
     FifoQueue,
     PriorityAggregator,
@@ -67,7 +67,7 @@ def server(i, queued=3, visited=False, last=0.0):
 
 
 def test_server_first_new_servers_before_any_second_document():
-    sched = ServerFirstScheduler(delay=1.0)
+    sched = Scheduler(delay=1.0)
     old = server(1, visited=True, last=5.0)
     sched.add(old, now=0.0)
     sched.add(server(2), now=0.0)
@@ -88,7 +88,7 @@ def test_server_first_new_servers_before_any_second_document():
 
 
 def test_least_recently_accessed_server_goes_first_and_delay_is_kept():
-    sched = ServerFirstScheduler(delay=2.0)
+    sched = Scheduler(delay=2.0)
     a, b = server(1, visited=True, last=10.0), server(2, visited=True, last=3.0)
     sched.add(a, 0.0)
     sched.add(b, 0.0)
@@ -106,17 +106,17 @@ def test_least_recently_accessed_server_goes_first_and_delay_is_kept():
 
 
 def test_server_without_work_is_parked_until_work_added():
-    sched = ServerFirstScheduler(delay=0.0)
+    sched = Scheduler(delay=0.0)
     s = server(1, queued=0)
     sched.add(s, 0.0)
-    assert sched.next_server(0.0) is None and sched.waiting_for_first() == 0
+    assert sched.next_server(0.0) is None and sched.ready() == 0
     s.queued = 1
     sched.work_added(s, 0.0)
     assert sched.next_server(0.0) is s
 
 
 def test_deferred_new_server_does_not_hold_back_others():
-    sched = ServerFirstScheduler(delay=0.0)
+    sched = Scheduler(delay=0.0)
     a, b = server(1), server(2, visited=True)
     sched.add(a, 0.0)
     sched.add(b, 0.0)

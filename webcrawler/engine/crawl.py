@@ -18,9 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from webcrawler.database import State
+from webcrawler.engine.frontier import FoundLink, Ordering
+from webcrawler.engine.orderings import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
-from webcrawler.engine.scheduler import ServerFirstScheduler, ServerState
+from webcrawler.engine.scheduler import Scheduler, ServerState
 from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
 from webcrawler.messages import Document, Failure, Link, Reason, Redirect, Retrieve, RobotsFile
 from webcrawler.robots import RobotsRules
@@ -65,13 +67,16 @@ class Crawler:
     def __init__(self, settings: Settings, store: CrawlStore, *,
                  sink: DocumentSink | None = None,
                  pool_factory: Callable[[], AgentPool] | None = None,
-                 progress: Callable[[Crawler], None] | None = None) -> None:
+                 progress: Callable[[Crawler], None] | None = None,
+                 ordering: Ordering | None = None) -> None:
         self.settings = settings
         self.store = store
         self.sink = sink or NullSink()
         self.scope = Scope(settings.include, settings.exclude, settings.max_depth,
                            settings.max_url_length)
-        self.scheduler = ServerFirstScheduler(settings.delay)
+        self.ordering = ordering or server_first(store)
+        self.frontier = self.ordering.frontier
+        self.scheduler = Scheduler(settings.delay, self.ordering.servers)
         self.stats = CrawlStats()
         self._pool_factory = pool_factory or self._default_pool
         self._progress = progress
@@ -215,7 +220,7 @@ class Crawler:
             return None
         cap = self.settings.max_docs_per_server
         while not (cap and server.docs_fetched >= cap):
-            entry = self.store.next_document(server)
+            entry = self.frontier.next_document(server)
             if entry is None:
                 server.queued = 0
                 break
@@ -328,24 +333,31 @@ class Crawler:
             anchors = groups.setdefault(origin, {})
             if path not in anchors:
                 anchors[path] = link.anchor
-        targets: list[tuple[int, str]] = []
+        stored: list[FoundLink] = []
         for origin, anchors in groups.items():
-            ids = self._queue_many(origin, list(anchors), depth, 0)
-            targets.extend((ids[path], anchor) for path, anchor in anchors.items())
-        self.store.add_links(entry.doc_id, targets)
+            server, ids, fresh = self._queue_many(origin, list(anchors), depth, 0)
+            stored.extend(FoundLink(ids[path], server, path, anchor, depth, path in fresh)
+                          for path, anchor in anchors.items())
+        self.store.add_links(entry.doc_id, [(link.target_id, link.anchor) for link in stored])
+        self.frontier.links_found(entry, stored)
 
     def _queue(self, parts: tuple[str, str], depth: int, redirects: int) -> int:
         origin, path = parts
-        return self._queue_many(origin, [path], depth, redirects)[path]
+        server, ids, fresh = self._queue_many(origin, [path], depth, redirects)
+        self.frontier.links_found(None, [FoundLink(ids[path], server, path, "", depth,
+                                                   path in fresh)])
+        return ids[path]
 
-    def _queue_many(self, origin: str, paths: list[str], depth: int, redirects: int) -> dict[str, int]:
+    def _queue_many(self, origin: str, paths: list[str], depth: int, redirects: int
+                    ) -> tuple[ServerState, dict[str, int], set[str]]:
+        """Store `paths` of `origin` (a new server is added); (server, path -> id, new paths)."""
         server = self.store.server(origin)
         if server is None:
             server = self.store.add_server(origin, time.time())
             self.scheduler.add(server, time.monotonic())
             self.stats.new_servers += 1
-        before = server.queued
-        ids = self.store.add_urls(server, [NewURL(p, depth, redirects) for p in paths], time.time())
-        if server.queued > before:
+        ids, fresh = self.store.add_urls(server, [NewURL(p, depth, redirects) for p in paths],
+                                         time.time())
+        if fresh:
             self.scheduler.work_added(server, time.monotonic())
-        return ids
+        return server, ids, fresh

@@ -8,7 +8,11 @@ sequentially through a list of all servers until a new one is found."
 
 Here that is a composition of sequencers (see `sequencers`):
 
-    PriorityAggregator([NewServers (FIFO), LeastRecentlyAccessed], strict=True)
+    ServerFirstOrder = PriorityAggregator([NewServers (FIFO),
+                                           LeastRecentlyAccessed], strict=True)
+
+wrapped in a `Scheduler`, which keeps servers polite and offers each one to
+the order only when it may be asked again.
 
 `strict` keeps second documents back while any new server still waits for
 its first, even when that server is busy fetching its robots.txt. Which
@@ -26,7 +30,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from webcrawler.engine.sequencers import FifoQueue, PriorityAggregator, PriorityQueue
 
@@ -56,6 +60,22 @@ class ServerState:
         return self.queued > 0 and not self.capped
 
 
+class ServerOrder(Protocol):
+    """The order of servers that are ready now: a sequencer the scheduler feeds.
+
+    `push` offers a ready server; `hold` / `release` say that a server with
+    work is not ready (in flight, cooling) or is again, for orders that must
+    wait for it (server-first does; most don't).
+    """
+
+    def push(self, server: ServerState) -> None: ...
+    def hold(self, server: ServerState) -> None: ...
+    def release(self, server: ServerState) -> None: ...
+    def has_next(self) -> bool: ...
+    def next(self) -> ServerState: ...
+    def backlog(self) -> int: ...
+
+
 class NewServers(FifoQueue[ServerState]):
     """Servers not yet visited, in discovery order.
 
@@ -72,18 +92,45 @@ class NewServers(FifoQueue[ServerState]):
         return super().backlog() + len(self.waiting)
 
 
-class ServerFirstScheduler:
-    """Server-first breadth-first order with per-server politeness.
+class ServerFirstOrder(PriorityAggregator[ServerState]):  # type: ignore[misc]
+    """Pinkerton's order: new servers first (FIFO), then least recently accessed."""
 
-    The owner reports events: `add`, `work_added`, `dispatched`, `answered`;
-    and asks `next_server(now)` for a server to give a free agent.
-    """
-
-    def __init__(self, delay: float) -> None:
-        self.delay = delay
+    def __init__(self) -> None:
         self.new = NewServers()
         self.known: PriorityQueue[ServerState] = PriorityQueue()
-        self.order = PriorityAggregator([self.new, self.known], strict=True)
+        super().__init__([self.new, self.known], strict=True)
+
+    def push(self, server: ServerState) -> None:
+        if server.visited:
+            self.known.push(server, server.last_access)
+        else:
+            self.new.waiting.discard(server.id)
+            self.new.push(server)
+
+    def hold(self, server: ServerState) -> None:
+        if not server.visited:
+            self.new.waiting.add(server.id)
+
+    def release(self, server: ServerState) -> None:
+        self.new.waiting.discard(server.id)
+
+    def backlog(self) -> int:
+        """Servers ready now (new servers that hold the others back are not counted)."""
+        return super().backlog() - len(self.new.waiting)
+
+
+class Scheduler:
+    """Per-server politeness around an order of ready servers.
+
+    The owner reports events: `add`, `work_added`, `dispatched`, `answered`,
+    `defer`, `idle`; and asks `next_server(now)` for a server to give a free
+    agent. At most one request is in flight per server, and after each answer
+    the server waits `delay` seconds (or its larger Crawl-delay).
+    """
+
+    def __init__(self, delay: float, order: ServerOrder | None = None) -> None:
+        self.delay = delay
+        self.order: ServerOrder = order if order is not None else ServerFirstOrder()
         self._cooling: list[tuple[float, int, ServerState]] = []
         self._parked: set[int] = set()  # ids of servers in no structure: busy, cooling or idle
         self._cooling_ids: set[int] = set()
@@ -104,15 +151,14 @@ class ServerFirstScheduler:
         """A request to `server` is going out: it leaves every queue until answered."""
         server.in_flight = True
         self._parked.add(server.id)
-        if not server.visited:
-            self.new.waiting.add(server.id)
+        self._hold(server)
 
     def answered(self, server: ServerState, now: float, first_document_done: bool) -> None:
         """The request is answered: wait `delay` (or Crawl-delay), then the server may go again."""
         server.in_flight = False
-        if first_document_done:
+        if first_document_done and not server.visited:
             server.visited = True
-            self.new.waiting.discard(server.id)
+            self._release(server)
         server.next_allowed = now + max(self.delay, server.crawl_delay)
         self._cool(server)
 
@@ -122,13 +168,13 @@ class ServerFirstScheduler:
         A deferred new server no longer holds back the others.
         """
         self._parked.add(server.id)
-        self.new.waiting.discard(server.id)
+        self._release(server)
         server.next_allowed = until
         self._cool(server, hold_back=False)
 
     def idle(self, server: ServerState) -> None:
         """`server` has nothing to do now: park it until `work_added`."""
-        self.new.waiting.discard(server.id)
+        self._release(server)
         self._parked.add(server.id)
 
     # --- picking ------------------------------------------------------
@@ -150,15 +196,11 @@ class ServerFirstScheduler:
 
     def ready(self) -> int:
         """Servers with work that could be served now."""
-        return self.new.backlog() - len(self.new.waiting) + self.known.backlog()
+        return self.order.backlog()
 
     def cooling(self) -> list[ServerState]:
         """Servers waiting out their delay (or a robots.txt retry)."""
         return [self.servers[i] for i in self._cooling_ids]
-
-    def waiting_for_first(self) -> int:
-        """New servers whose first document is still to come."""
-        return self.new.backlog()
 
     def unvisited(self) -> Iterable[ServerState]:
         return (s for s in self.servers.values() if not s.visited)
@@ -169,8 +211,8 @@ class ServerFirstScheduler:
             return
         self._cooling_ids.add(server.id)
         heapq.heappush(self._cooling, (server.next_allowed, server.id, server))
-        if hold_back and not server.visited and server.has_work():
-            self.new.waiting.add(server.id)
+        if hold_back and server.has_work():
+            self._hold(server)
 
     def _wake(self, now: float) -> None:
         while self._cooling and self._cooling[0][0] <= now:
@@ -185,14 +227,16 @@ class ServerFirstScheduler:
         if server.id not in self._parked or server.in_flight or server.id in self._cooling_ids:
             return
         if not server.has_work():
-            self.new.waiting.discard(server.id)
+            self._release(server)
             return  # stays parked until work_added
         if server.next_allowed > now:
             self._cool(server)
             return
         self._parked.discard(server.id)
-        if server.visited:
-            self.known.push(server, server.last_access)
-        else:
-            self.new.waiting.discard(server.id)
-            self.new.push(server)
+        self.order.push(server)
+
+    def _hold(self, server: ServerState) -> None:
+        self.order.hold(server)
+
+    def _release(self, server: ServerState) -> None:
+        self.order.release(server)

@@ -132,13 +132,13 @@ class CrawlStore:
 
     # --- documents ----------------------------------------------------
     def add_urls(self, server: ServerState, urls: Sequence[NewURL], now: float,
-                 state: str = State.QUEUED) -> dict[str, int]:
-        """Store the URLs of `server` not known yet; return path -> document id for all of them.
+                 state: str = State.QUEUED) -> tuple[dict[str, int], set[str]]:
+        """Store the URLs of `server` not known yet; return (path -> document id, new paths).
 
         One indexed lookup for the known ones and one insert for the rest.
         """
         if not urls:
-            return {}
+            return {}, set()
         by_path = {u.path: u for u in urls}
         known = dict(
             self.conn.execute(
@@ -161,7 +161,7 @@ class CrawlStore:
             if state == State.QUEUED:
                 server.queued += len(fresh)
             server.dirty = True
-        return known
+        return known, {u.path for u in fresh}
 
     def next_document(self, server: ServerState) -> FrontierEntry | None:
         """The server's next queued document, breadth-first (smallest depth, then discovery)."""
