@@ -26,7 +26,7 @@ import time
 import zlib
 from pathlib import Path
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, select
 
 from webcrawler.database import index_outbox
 from webcrawler.engine.store import CrawlStore
@@ -40,7 +40,8 @@ MAX_BATCHES_IN_FLIGHT = 20  # back-pressure: above this the crawl waits for the 
 CLOSE_TIMEOUT = 300.0
 
 
-def index_process(index_dir: Path, inbox: multiprocessing.Queue, acks: multiprocessing.Queue) -> None:
+def index_process(index_dir: Path, inbox: multiprocessing.Queue,
+                  acks: multiprocessing.Queue) -> None:
     """The index writer's process: add and commit batches, acknowledge them, until None."""
     import signal
 
@@ -91,11 +92,7 @@ class IndexSink:
         doc = IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
                               text=document.text, host=origin.split("://", 1)[1])
         self._batch.append(doc)
-        self.store.conn.execute(insert(index_outbox).prefix_with("OR REPLACE")
-                                if self.store.engine.dialect.name == "sqlite"
-                                else insert(index_outbox),
-                                [{"doc_id": doc_id, "batch": self._number + 1,
-                                  "payload": _pack(doc)}])
+        self.store.outbox_put(doc_id, self._number + 1, _pack(doc))
 
     def remove(self, doc_id: int) -> None:
         self._removed.append(doc_id)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from webcrawler.database import State, crawls, documents, links, servers
+from webcrawler.database import State, crawls, documents, index_outbox, links, servers
+from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
 from webcrawler.urls import split
 
@@ -52,6 +53,8 @@ class CrawlStore:
         self.servers_by_origin: dict[str, ServerState] = {}
         self.servers_by_id: dict[int, ServerState] = {}
         self._dialect = engine.dialect.name
+        self._sql = _HotStatements(self.conn)
+        self._finish_sql: dict[tuple[str, ...], Prepared] = {}
 
     # --- transactions -------------------------------------------------
     def commit(self) -> None:
@@ -109,6 +112,15 @@ class CrawlStore:
 
     def add_server(self, origin: str, now: float) -> ServerState:
         scheme, host, port_number = origin_parts(origin)
+        row = self.conn.execute(  # another writer (a real-time search) may have added it
+            select(servers).where(and_(servers.c.scheme == scheme, servers.c.host == host,
+                                       servers.c.port == port_number))).mappings().first()
+        if row is not None:
+            known = ServerState(id=row["id"], origin=origin, visited=bool(row["visited"]),
+                                docs_fetched=row["docs_fetched"], docs_failed=row["docs_failed"],
+                                docs_known=row["docs_known"], last_access=row["last_access"])
+            self._remember(known)
+            return known
         server_id = self.conn.execute(
             insert(servers).values(scheme=scheme, host=host, port=port_number, first_seen=now,
                                    visited=False, last_access=0.0, next_allowed=0.0, queued=0,
@@ -135,51 +147,44 @@ class CrawlStore:
                  state: str = State.QUEUED) -> tuple[dict[str, int], set[str]]:
         """Store the URLs of `server` not known yet; return (path -> document id, new paths).
 
-        One indexed lookup for the known ones and one insert for the rest.
+        One indexed lookup per URL ("is this URL known?"), one insert per new one.
         """
-        if not urls:
-            return {}, set()
-        by_path = {u.path: u for u in urls}
-        known = dict(
-            self.conn.execute(
-                select(documents.c.path, documents.c.id).where(
-                    and_(documents.c.server_id == server.id,
-                         documents.c.path.in_(list(by_path))))
-            ).all()
-        )
-        fresh = [u for path, u in by_path.items() if path not in known]
+        ids: dict[str, int] = {}
+        fresh: set[str] = set()
+        for u in urls:
+            if u.path in ids:
+                continue
+            row = self._sql.lookup.one(p_sid=server.id, p_path=u.path)
+            if row is None:
+                row = self._sql.insert_document.one(
+                    p_sid=server.id, p_path=u.path, p_state=state, p_depth=u.depth,
+                    p_redirects=u.redirects, p_now=now)
+                fresh.add(u.path)
+            ids[u.path] = row[0]
         if fresh:
-            rows = self.conn.execute(
-                insert(documents).returning(documents.c.path, documents.c.id,
-                                            sort_by_parameter_order=True),
-                [dict(server_id=server.id, path=u.path, state=state, depth=u.depth,
-                      redirects=u.redirects, discovered_at=now, times_fetched=0,
-                      times_changed=0) for u in fresh],
-            ).all()
-            known.update(dict(rows))
             server.docs_known += len(fresh)
             if state == State.QUEUED:
                 server.queued += len(fresh)
             server.dirty = True
-        return known, {u.path for u in fresh}
+        return ids, fresh
 
     def next_document(self, server: ServerState) -> FrontierEntry | None:
         """The server's next queued document, breadth-first (smallest depth, then discovery)."""
-        row = self.conn.execute(
-            select(documents.c.id, documents.c.path, documents.c.depth, documents.c.redirects)
-            .where(and_(documents.c.server_id == server.id, documents.c.state == State.QUEUED))
-            .order_by(documents.c.depth, documents.c.id)
-            .limit(1)
-        ).first()
+        row = self._sql.next_document.one(p_sid=server.id)
         if row is None:
             return None
-        return FrontierEntry(row.id, server.id, row.path, row.depth, row.redirects)
+        doc_id, path, depth, redirects = row
+        return FrontierEntry(doc_id, server.id, path, depth, redirects)
 
     def finish(self, entry: FrontierEntry, state: str, **values: object) -> None:
         """Move a queued document to `state` (fetched, failed, excluded, redirected)."""
-        self.conn.execute(
-            update(documents).where(documents.c.id == entry.doc_id).values(state=state, **values)
-        )
+        keys = tuple(sorted(values))
+        statement = self._finish_sql.get(keys)
+        if statement is None:
+            statement = self._finish_sql[keys] = Prepared(self.conn, update(documents).where(
+                documents.c.id == bindparam("p_id")).values(
+                state=bindparam("p_state"), **{k: bindparam(f"p_{k}") for k in keys}))
+        statement.run(p_id=entry.doc_id, p_state=state, **{f"p_{k}": v for k, v in values.items()})
         server = self.servers_by_id[entry.server_id]
         server.queued = max(0, server.queued - 1)
         server.dirty = True
@@ -187,41 +192,29 @@ class CrawlStore:
     def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
                      **values: object) -> bool:
         """Store a retrieval; True when the content changed since the last one."""
-        previous = self.conn.execute(
-            select(documents.c.checksum, documents.c.times_fetched, documents.c.times_changed)
-            .where(documents.c.id == entry.doc_id)
-        ).one()
-        changed = bool(previous.checksum) and previous.checksum != checksum
+        old_checksum, times_fetched, times_changed = self._sql.previous.one(p_id=entry.doc_id)
+        changed = bool(old_checksum) and old_checksum != checksum
         self.finish(entry, state, checksum=checksum, last_fetch=now,
-                    times_fetched=previous.times_fetched + 1,
-                    times_changed=previous.times_changed + int(changed), **values)
+                    times_fetched=times_fetched + 1,
+                    times_changed=times_changed + int(changed), **values)
         return changed
 
     def duplicate_of(self, checksum: str, doc_id: int) -> int | None:
         """Another fetched document with the same content, if any (indexed lookup)."""
         if not checksum:
             return None
-        return self.conn.execute(
-            select(documents.c.id).where(and_(documents.c.checksum == checksum,
-                                              documents.c.state == State.FETCHED,
-                                              documents.c.reason.is_(None),
-                                              documents.c.id != doc_id)).limit(1)
-        ).scalar()
+        row = self._sql.duplicate.one(p_sum=checksum, p_id=doc_id)
+        return row[0] if row else None
 
     def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None:
         """Links from `source_id`: (target id, anchor text); a pair already stored is kept."""
-        rows = [dict(source_id=source_id, target_id=t, anchor=a[:500]) for t, a in targets]
-        if rows:
-            self.conn.execute(self._insert_ignore(links), rows)
+        self._sql.add_link.run_many(
+            {"p_source": source_id, "p_target": t, "p_anchor": a[:500]} for t, a in targets)
 
-    def _insert_ignore(self, table):  # type: ignore[no-untyped-def]
-        if self._dialect == "sqlite":
-            from sqlalchemy.dialects.sqlite import insert as dialect_insert
-        elif self._dialect == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as dialect_insert
-        else:
-            return insert(table).prefix_with("IGNORE")
-        return dialect_insert(table).on_conflict_do_nothing()
+    def outbox_put(self, doc_id: int, batch: int, payload: bytes) -> None:
+        """A document for the full-text index, kept until the index has committed it."""
+        self._sql.outbox_delete.run(p_id=doc_id)
+        self._sql.outbox_insert.run(p_id=doc_id, p_batch=batch, p_payload=payload)
 
     def document_url(self, doc_id: int) -> str | None:
         row = self.conn.execute(
@@ -245,6 +238,46 @@ class CrawlStore:
         if ended:
             values.update(ended_at=time.time(), stop_reason=stop_reason)
         self.conn.execute(update(crawls).where(crawls.c.id == run_id).values(**values))
+
+
+class _HotStatements:
+    """The statements the crawl runs for every document, compiled once."""
+
+    def __init__(self, conn: Connection) -> None:
+        d = documents.c
+        self.next_document = Prepared(conn, select(d.id, d.path, d.depth, d.redirects).where(
+            and_(d.server_id == bindparam("p_sid"), d.state == State.QUEUED)
+        ).order_by(d.depth, d.id).limit(1))
+        self.lookup = Prepared(conn, select(d.id).where(
+            and_(d.server_id == bindparam("p_sid"), d.path == bindparam("p_path"))))
+        self.insert_document = Prepared(conn, insert(documents).values(
+            server_id=bindparam("p_sid"), path=bindparam("p_path"), state=bindparam("p_state"),
+            depth=bindparam("p_depth"), redirects=bindparam("p_redirects"),
+            discovered_at=bindparam("p_now"), times_fetched=0, times_changed=0,
+        ).returning(d.id))
+        self.previous = Prepared(conn, select(d.checksum, d.times_fetched, d.times_changed).where(
+            d.id == bindparam("p_id")))
+        self.duplicate = Prepared(conn, select(d.id).where(and_(
+            d.checksum == bindparam("p_sum"), d.state == State.FETCHED, d.reason.is_(None),
+            d.id != bindparam("p_id"))).limit(1))
+        self.add_link = Prepared(conn, _insert_ignore(conn.dialect.name, links).values(
+            source_id=bindparam("p_source"), target_id=bindparam("p_target"),
+            anchor=bindparam("p_anchor")))
+        self.outbox_delete = Prepared(conn, index_outbox.delete().where(
+            index_outbox.c.doc_id == bindparam("p_id")))
+        self.outbox_insert = Prepared(conn, insert(index_outbox).values(
+            doc_id=bindparam("p_id"), batch=bindparam("p_batch"), payload=bindparam("p_payload")))
+
+
+def _insert_ignore(dialect: str, table):  # type: ignore[no-untyped-def]
+    """INSERT that keeps an existing row with the same key (SQLite, PostgreSQL, MySQL)."""
+    if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    elif dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        return insert(table).prefix_with("IGNORE")
+    return dialect_insert(table).on_conflict_do_nothing()
 
 
 def _origin(scheme: str, host: str, port: int) -> str:

@@ -1,0 +1,73 @@
+"""Statements compiled once, run on the raw driver cursor: the store's hot path.
+
+Building and executing a SQLAlchemy Core statement costs about 600 us here;
+executing a prebuilt one 70 us; the same SQL on the DBAPI cursor 4 us
+(measured on the crawl's "next document of server S" query). The crawl runs
+a handful of statements per document, so the store compiles each of them
+once, for whatever database the URL names, and runs it on the connection's
+own DBAPI connection, inside the transaction SQLAlchemy began.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql import ClauseElement
+
+
+class Prepared:
+    """One statement, compiled for the connection's dialect; call `rows`, `one`, `run`."""
+
+    def __init__(self, conn: Connection, statement: ClauseElement) -> None:
+        compiled = statement.compile(dialect=conn.dialect)
+        self.sql = str(compiled)
+        self._conn = conn
+        self._defaults: dict[str, Any] = dict(compiled.construct_params(_check=False))
+        self._order = list(compiled.positiontup or ()) if compiled.positional else None
+
+    def _params(self, given: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
+        values = {**self._defaults, **given} if given else self._defaults
+        if self._order is None:
+            return values
+        return tuple(values[name] for name in self._order)
+
+    def _cursor(self) -> Any:
+        if not self._conn.in_transaction():
+            self._conn.begin()
+        return self._conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+
+    def rows(self, **given: Any) -> list[tuple[Any, ...]]:
+        cursor = self._cursor()
+        try:
+            cursor.execute(self.sql, self._params(given))
+            return cursor.fetchall()
+        finally:
+            cursor.close()
+
+    def one(self, **given: Any) -> tuple[Any, ...] | None:
+        """The first row, or None."""
+        cursor = self._cursor()
+        try:
+            cursor.execute(self.sql, self._params(given))
+            return cursor.fetchone()
+        finally:
+            cursor.close()
+
+    def run(self, **given: Any) -> None:
+        cursor = self._cursor()
+        try:
+            cursor.execute(self.sql, self._params(given))
+        finally:
+            cursor.close()
+
+    def run_many(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        params = [self._params(row) for row in rows]
+        if not params:
+            return
+        cursor = self._cursor()
+        try:
+            cursor.executemany(self.sql, params)
+        finally:
+            cursor.close()
