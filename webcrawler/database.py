@@ -17,7 +17,15 @@ query server opens the same database read-only.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no turnstile
+    fcntl = None  # type: ignore[assignment]
 
 from sqlalchemy import (
     Boolean,
@@ -196,6 +204,31 @@ def _configure_sqlite(engine: Engine, readonly: bool) -> None:
             cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
 
+    turnstile = None if engine.url.database in (None, "", ":memory:") else \
+        f"{engine.url.database}-turnstile"
+
     @event.listens_for(engine, "begin")
     def _begin(conn):  # type: ignore[no-untyped-def]
-        conn.exec_driver_sql("BEGIN")
+        if readonly:
+            conn.exec_driver_sql("BEGIN")
+            return
+        # Writers take the write lock up front: a deferred transaction that read first fails at
+        # once ("database is locked", no busy wait) when another writer - a real-time search
+        # beside `webcrawler index` - committed meanwhile. The turnstile, a file lock held while
+        # waiting, hands the lock to the waiting writer rather than back to the one that just
+        # committed.
+        with _turnstile(turnstile):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@contextmanager
+def _turnstile(path: str | None) -> Iterator[None]:
+    if path is None or fcntl is None:
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
