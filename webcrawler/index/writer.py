@@ -25,6 +25,8 @@ from webcrawler.index.schema import build_schema, fields_of
 
 log = logging.getLogger(__name__)
 
+LOCK_WAIT = 300.0  # seconds to wait for another process's write lock
+
 
 def bounded_merge(fan_in: int = 8, max_merge_docs: int = 12_000) -> Callable:
     """A Whoosh merge policy: merge the `fan_in` smallest segments of one size tier.
@@ -64,7 +66,10 @@ class IndexWriter:
     def _current(self) -> SegmentWriter:
         if self._writer is None:
             # Uncompressed posting blocks: +40% indexing speed, no zlib on the query path.
-            self._writer = self._ix.writer(limitmb=self._limitmb, codec=W3Codec(compression=0))
+            # Another writer process (a real-time search beside `webcrawler index`) holds the
+            # lock only while it adds and commits a batch: wait for it rather than fail.
+            self._writer = self._ix.writer(limitmb=self._limitmb, codec=W3Codec(compression=0),
+                                           timeout=LOCK_WAIT, delay=0.05)
         return self._writer
 
     def add(self, docs: Sequence[IndexedDocument]) -> None:
