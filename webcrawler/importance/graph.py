@@ -1,0 +1,106 @@
+"""The crawled Web as a graph: pages (fetched documents) and the links between them.
+
+Read-only: it opens the database with `connect(url, readonly=True)` and
+never writes. A page is a fetched document that is not a duplicate of
+another; a link to a redirected URL counts as a link to where the redirect
+leads; links to pages outside the graph (failed, excluded, never fetched)
+and links from a page to itself are dropped, as the paper's repository
+"stands in for the Web".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import and_, or_, select
+from sqlalchemy.engine import Engine
+
+from webcrawler.database import State, connect, documents, links, servers
+
+MAX_REDIRECT_HOPS = 6
+
+
+@dataclass
+class CrawlGraph:
+    """Pages numbered 0..n-1; `out[i]` are the pages page i links to (distinct, no self-links)."""
+
+    doc_ids: list[int]
+    urls: list[str]
+    titles: list[str]
+    out: list[list[int]]
+    anchors: dict[tuple[int, int], str] = field(default_factory=dict)  # (source, target) -> text
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    def node_of(self) -> dict[int, int]:
+        return {doc_id: i for i, doc_id in enumerate(self.doc_ids)}
+
+    def in_links(self) -> list[list[int]]:
+        """`in_links()[j]`: the pages that link to page j."""
+        result: list[list[int]] = [[] for _ in self.doc_ids]
+        for source, targets in enumerate(self.out):
+            for target in targets:
+                result[target].append(source)
+        return result
+
+    @classmethod
+    def from_edges(cls, n: int, edges: list[tuple[int, int]], urls: list[str] | None = None,
+                   anchors: dict[tuple[int, int], str] | None = None) -> CrawlGraph:
+        """A hand-made graph (tests, examples): pages 0..n-1, doc ids = page numbers."""
+        out: list[list[int]] = [[] for _ in range(n)]
+        for source, target in edges:
+            if source != target and target not in out[source]:
+                out[source].append(target)
+        return cls(list(range(n)), urls or [f"http://h/{i}" for i in range(n)], [""] * n, out,
+                   dict(anchors or {}))
+
+
+def load_graph(db: str | Engine) -> CrawlGraph:
+    """The pages and links of the stored crawl at `db` (an SQLAlchemy URL or engine)."""
+    engine = connect(db, readonly=True) if isinstance(db, str) else db
+    try:
+        with engine.connect() as conn:
+            origins = {row.id: _origin(row.scheme, row.host, row.port)
+                       for row in conn.execute(select(servers.c.id, servers.c.scheme,
+                                                      servers.c.host, servers.c.port))}
+            pages = conn.execute(
+                select(documents.c.id, documents.c.server_id, documents.c.path, documents.c.title)
+                .where(and_(documents.c.state == State.FETCHED,
+                            or_(documents.c.reason.is_(None), documents.c.reason != "duplicate")))
+                .order_by(documents.c.id)
+            ).all()
+            redirected = {row.id for row in conn.execute(
+                select(documents.c.id).where(documents.c.state == State.REDIRECTED))}
+            rows = conn.execute(select(links.c.source_id, links.c.target_id, links.c.anchor)).all()
+    finally:
+        if isinstance(db, str):
+            engine.dispose()
+    redirect_to = {r.source_id: r.target_id for r in rows if r.source_id in redirected}
+    graph = CrawlGraph([p.id for p in pages], [origins[p.server_id] + p.path for p in pages],
+                       [p.title or "" for p in pages], [[] for _ in pages])
+    node = graph.node_of()
+    seen: set[tuple[int, int]] = set()
+    for r in rows:
+        source = node.get(r.source_id)
+        target = node.get(_follow(r.target_id, redirect_to))
+        if source is None or target is None or source == target or (source, target) in seen:
+            continue
+        seen.add((source, target))
+        graph.out[source].append(target)
+        if r.anchor:
+            graph.anchors[(source, target)] = r.anchor
+    return graph
+
+
+def _follow(doc_id: int, redirect_to: dict[int, int]) -> int:
+    for _ in range(MAX_REDIRECT_HOPS):
+        if doc_id not in redirect_to:
+            break
+        doc_id = redirect_to[doc_id]
+    return doc_id
+
+
+def _origin(scheme: str, host: str, port: int) -> str:
+    default = {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}" if port == default else f"{scheme}://{host}:{port}"
