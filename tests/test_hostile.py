@@ -7,8 +7,6 @@ Each test then reads what the database recorded for one corner.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import select
 

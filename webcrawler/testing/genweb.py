@@ -148,8 +148,8 @@ class GenWeb:
         n, b = self.pages_per_server, self.branching
         targets: list[tuple[int, int]] = []
         if page == 0:
-            targets += [(t, 0) for t in range(server * SERVER_TREE + 1, server * SERVER_TREE + SERVER_TREE + 1)
-                        if t < self.servers]
+            first = server * SERVER_TREE + 1
+            targets += [(t, 0) for t in range(first, first + SERVER_TREE) if t < self.servers]
         targets += [(server, c) for c in range(page * b + 1, page * b + b + 1) if c < n]
         count = max(0, round(rng.lognormvariate(math.log(self.links_per_page), 0.5)) - len(targets))
         for _ in range(min(count, 400)):
