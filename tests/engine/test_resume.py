@@ -10,7 +10,8 @@ import time
 
 from sqlalchemy import func, select
 
-from webcrawler.database import State, connect, documents
+from webcrawler.database import State, connect, documents, index_outbox
+from webcrawler.index import open_searcher
 from webcrawler.testing.server import LoopbackWeb, Site
 
 from .conftest import document_states, site_pages
@@ -57,3 +58,19 @@ def test_sigkill_then_resume_loses_nothing_and_fetches_nothing_twice(settings, t
     assert len(states) == 42  # /, /p1-/p40 and the missing /p41
     assert sum(state == State.FETCHED for state, _ in states.values()) == 41
     assert states[web.url("127.0.4.40", "/p41")] == (State.FAILED, "http-error")
+    # The index and the database agree again: every fetched document is searchable once,
+    # including those whose index batch the kill interrupted (re-sent from the outbox).
+    engine = connect(settings.database_url, readonly=True)
+    with engine.connect() as conn:
+        fetched_ids = {i for (i,) in conn.execute(
+            select(documents.c.id).where(documents.c.state == State.FETCHED,
+                                         documents.c.reason.is_(None)))}
+        outbox_left = conn.execute(select(func.count()).select_from(index_outbox)).scalar()
+    engine.dispose()
+    searcher = open_searcher(settings.index_dir)
+    try:
+        assert searcher.doc_count() == len(fetched_ids) == 41
+        assert searcher.search("page 17").total >= 1
+    finally:
+        searcher.close()
+    assert outbox_left == 0

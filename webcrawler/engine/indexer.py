@@ -6,8 +6,9 @@ the database comes from an outbox:
 
 1. A retrieved document is written to the `index_outbox` table in the same
    transaction as its `documents` row.
-2. After the database commits, the batch is sent to the index process, which
-   adds and commits it, then acknowledges the batch number.
+2. After the database commits, the batch's number is sent to the index
+   process, which reads the batch from the outbox (page text never crosses a
+   pipe from the crawl), adds and commits it, then acknowledges the number.
 3. Acknowledged batches are deleted from the outbox in a later transaction.
 
 After a crash the outbox still holds what the index may have missed; the next
@@ -28,7 +29,7 @@ from pathlib import Path
 
 from sqlalchemy import delete, func, select
 
-from webcrawler.database import index_outbox
+from webcrawler.database import connect, index_outbox
 from webcrawler.engine.store import CrawlStore
 from webcrawler.index import IndexedDocument, open_writer
 from webcrawler.messages import Document
@@ -40,34 +41,52 @@ MAX_BATCHES_IN_FLIGHT = 20  # back-pressure: above this the crawl waits for the 
 CLOSE_TIMEOUT = 300.0
 
 
-def index_process(index_dir: Path, inbox: multiprocessing.Queue,
+def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
                   acks: multiprocessing.Queue) -> None:
-    """The index writer's process: add and commit batches, acknowledge them, until None."""
+    """The index writer's process: index committed outbox batches, acknowledge them, until None.
+
+    Messages are `(batch numbers, doc ids to delete)`; the documents themselves
+    are read from the outbox, so the crawl never pickles page text.
+    """
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the engine decides when to stop
+    engine = connect(db_url, readonly=True)
     writer = open_writer(index_dir)
     try:
-        while True:
-            item = inbox.get()
-            if item is None:
-                break
-            batches = [item]
-            while True:  # coalesce what is already waiting into one commit
-                try:
-                    more = inbox.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    inbox.put(None)
-                    break
-                batches.append(more)
-            for _, docs in batches:
-                writer.add(docs)
+        stop = False
+        while not stop:
+            messages, stop = _take_waiting(inbox)
+            if not messages:
+                continue
+            batches = [n for numbers, _ in messages for n in numbers]
+            with engine.connect() as conn:
+                rows = conn.execute(select(index_outbox.c.payload)
+                                    .where(index_outbox.c.batch.in_(batches))).all()
+            writer.add([_unpack(payload) for (payload,) in rows])
+            writer.delete([doc_id for _, deletes in messages for doc_id in deletes])
             writer.commit()
-            acks.put([number for number, _ in batches])
+            acks.put(batches)
     finally:
         writer.close()
+        engine.dispose()
+
+
+Message = tuple[tuple[int, ...], tuple[int, ...]]  # (batch numbers, doc ids to delete)
+
+
+def _take_waiting(inbox: multiprocessing.Queue) -> tuple[list[Message], bool]:
+    """The next message and whatever else is already waiting (one commit for all of them),
+    and whether the engine said stop (None)."""
+    messages: list[Message] = []
+    item = inbox.get()
+    while item is not None:
+        messages.append(item)
+        try:
+            item = inbox.get_nowait()
+        except queue.Empty:
+            return messages, False
+    return messages, True
 
 
 class IndexSink:
@@ -78,10 +97,12 @@ class IndexSink:
         ctx = multiprocessing.get_context("forkserver")
         self._inbox: multiprocessing.Queue = ctx.Queue()
         self._acks: multiprocessing.Queue = ctx.Queue()
-        self._process = ctx.Process(target=index_process, args=(index_dir, self._inbox, self._acks),
+        db_url = store.engine.url.render_as_string(hide_password=False)
+        self._process = ctx.Process(target=index_process,
+                                    args=(index_dir, db_url, self._inbox, self._acks),
                                     name="webcrawler-indexer", daemon=True)
         self._process.start()
-        self._batch: list[IndexedDocument] = []
+        self._pending = 0  # documents written to the outbox for the next batch
         self._in_flight: set[int] = set()
         self._acked: list[int] = []
         self._removed: list[int] = []
@@ -91,19 +112,20 @@ class IndexSink:
         origin, _ = split(document.url)
         doc = IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
                               text=document.text, host=origin.split("://", 1)[1])
-        self._batch.append(doc)
         self.store.outbox_put(doc_id, self._number + 1, _pack(doc))
+        self._pending += 1
 
     def remove(self, doc_id: int) -> None:
+        """Sent with the next batch (not kept in the outbox: a crash forgets it)."""
         self._removed.append(doc_id)
 
     def commit(self) -> None:
-        """Called after the database committed: send the batch, then forget acknowledged ones."""
+        """Called after the database committed: announce the batch, forget acknowledged ones."""
         self._collect_acks(block=len(self._in_flight) >= MAX_BATCHES_IN_FLIGHT)
-        if self._batch:
+        if self._pending or self._removed:
             self._number += 1
-            self._send(self._number, self._batch)
-            self._batch = []
+            self._send((self._number,) if self._pending else (), tuple(self._removed))
+            self._pending, self._removed = 0, []
         if self._acked:
             self.store.conn.execute(delete(index_outbox).where(index_outbox.c.batch.in_(self._acked)))
             self._acked = []
@@ -111,6 +133,7 @@ class IndexSink:
     def close(self) -> None:
         """Send the rest, wait for the index to commit it, clean the outbox."""
         self.commit()
+        self.store.conn.commit()
         self._inbox.put(None)
         end = time.monotonic() + CLOSE_TIMEOUT
         while self._in_flight and time.monotonic() < end and self._process.is_alive():
@@ -126,9 +149,9 @@ class IndexSink:
         self._inbox.close()
         self._acks.close()
 
-    def _send(self, number: int, docs: list[IndexedDocument]) -> None:
-        self._in_flight.add(number)
-        self._inbox.put((number, docs))
+    def _send(self, numbers: tuple[int, ...], deletes: tuple[int, ...]) -> None:
+        self._in_flight.update(numbers)
+        self._inbox.put((numbers, deletes))
 
     def _collect_acks(self, block: bool = False, timeout: float = 60.0) -> None:
         while True:
@@ -144,17 +167,14 @@ class IndexSink:
             self._acked.extend(numbers)
 
     def _resend_outbox(self) -> int:
-        """After a crash: send again what the index may not have committed."""
+        """After a crash: announce again what the index may not have committed."""
         conn = self.store.conn
         top = conn.execute(select(func.max(index_outbox.c.batch))).scalar() or 0
-        rows = conn.execute(select(index_outbox.c.batch, index_outbox.c.payload)).all()
-        by_batch: dict[int, list[IndexedDocument]] = {}
-        for batch, payload in rows:
-            by_batch.setdefault(batch, []).append(_unpack(payload))
-        for batch, docs in sorted(by_batch.items()):
-            self._send(batch, docs)
-        if rows:
-            log.info("re-sending %d documents from the index outbox", len(rows))
+        waiting = [n for (n,) in conn.execute(select(index_outbox.c.batch).distinct())]
+        if waiting:
+            log.info("re-sending %d batches from the index outbox", len(waiting))
+            self._send(tuple(sorted(waiting)), ())
+        conn.commit()
         return int(top)
 
 
