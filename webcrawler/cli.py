@@ -68,6 +68,11 @@ db_option = click.option("--db", "db_url", default=None,
               help="Product token for robots.txt and the User-Agent (default WebCrawler).")
 @click.option("--commit-every", type=click.IntRange(1), default=None,
               help="Documents per transaction (default 200).")
+@click.option("--order", type=click.Choice(["server-first", "breadth-first", "backlink", "pagerank"]),
+              default=None, help="Crawl order (default server-first, the WebCrawler's; docs/ordering.md).")
+@click.option("--hot-query", default=None,
+              help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
+                   "that does, are fetched first (the hot queue of Cho et al. 1998).")
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 @data_dir_option
 @db_option
@@ -83,6 +88,42 @@ def index(seeds_file: Any, progress: bool, **flags: Any) -> None:
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, skipped: {url}", err=True)
     click.echo(summary)
+
+
+@main.command("evaluate-ordering")
+@click.option("--importance", default="backlink", show_default=True,
+              help="I(P): backlink, pagerank, location, similarity:WORDS, or conditions joined by & "
+                   "(e.g. 'similarity:replication&backlink>=3').")
+@click.option("--threshold", type=float, default=None,
+              help="G: pages with I(P) >= G are hot (default: about the top 10%; > 0 for similarity).")
+@click.option("--orders", default="breadth-first,backlink,pagerank,server-first,random",
+              show_default=True, help="Comma-separated virtual crawlers to compare.")
+@click.option("--start", multiple=True, help="URL the virtual crawlers start from (default: the first seed).")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("ordering-eval"),
+              show_default=True, help="Directory for the PNG plots and the CSV of curves.")
+@data_dir_option
+@db_option
+def evaluate_ordering_command(importance: str, threshold: float | None, orders: str,
+                              start: tuple[str, ...], out_dir: Path, data_dir: Path | None,
+                              db_url: str | None) -> None:
+    """Replay the stored crawl in other orders (virtual crawlers) and measure PCS, PST and PBC."""
+    from webcrawler.evaluate import ORDER_NAMES, evaluate_ordering
+    from webcrawler.importance import ImportanceError
+
+    settings = _settings(data_dir=data_dir, db_url=db_url)
+    names = [o.strip() for o in orders.split(",") if o.strip()]
+    unknown = [o for o in names if o not in ORDER_NAMES]
+    if unknown or not names:
+        raise click.UsageError(f"unknown order(s) {', '.join(unknown)}: choose from {', '.join(ORDER_NAMES)}")
+    try:
+        evaluation, text, plots = evaluate_ordering(
+            settings.database_url, settings.index_dir, importance, threshold=threshold,
+            orders=names, start=list(start), out_dir=out_dir)
+    except (ImportanceError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(text)
+    click.echo(f"\n{evaluation.seconds:.1f} s; wrote {', '.join(str(p) for p in plots)} and "
+               f"{out_dir / 'ordering-curves.csv'}")
 
 
 def _install_signals(stop: Any) -> None:

@@ -45,6 +45,8 @@ class Settings:
     total_timeout: float = 60.0
     max_bytes: int = 1 << 20  # body cap, after decompression
     seeds: tuple[str, ...] = field(default_factory=tuple)
+    order: str = "server-first"  # crawl order: server-first, breadth-first, backlink, pagerank
+    hot_query: str = ""  # words: URLs whose anchor or URL mention them (or near such pages) go first
 
     @property
     def database_url(self) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from webcrawler.database import connect
 from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
+from webcrawler.engine.orderings import make_ordering, watch_pages
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.store import CrawlStore
 from webcrawler.settings import Settings
@@ -28,8 +29,9 @@ def run_index(settings: Settings, progress: bool = True,
     store = CrawlStore(engine)
     sink = IndexSink(store, settings.index_dir)
     try:
-        crawler = Crawler(settings, store, sink=sink,
-                          progress=ProgressReporter() if progress else None)
+        ordering = make_ordering(settings.order, store, settings.hot_query)
+        crawler = Crawler(settings, store, sink=watch_pages(ordering, sink),
+                          progress=ProgressReporter() if progress else None, ordering=ordering)
         rejected = crawler.add_seeds(list(settings.seeds))
         if install_signals is not None:
             install_signals(crawler.request_stop)
