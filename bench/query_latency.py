@@ -1,0 +1,189 @@
+"""Query latency over HTTP on an index of 50,000 documents, with and without a writer.
+
+    python -m bench.query_latency [--quick] [--docs 50000] [--rounds 3] [--queries 150]
+
+The index is built directly with `webcrawler.index.open_writer` from
+generated-web pages (webcrawler/testing/genweb.py: Zipf text around 6 KB a
+page), in batches of 500 with a commit after each, as the crawl's index
+writer commits; it is kept in /tmp/bench-cache between runs. `webcrawler
+serve` (waitress, 8 threads) answers /api/search; one client sends the
+queries one after another and times each answer. Alternating rounds: no
+writer, then a writer process that adds 200 new documents and commits, over
+and over (a crawl writing at the same time). Queries: single words of
+frequent, middling and rare rank, and two-word queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+from bench.common import append_section, table
+from webcrawler.index import IndexedDocument, open_writer
+from webcrawler.testing.genweb import GenWeb, vocabulary
+
+CACHE = Path("/tmp/bench-cache")
+WEBCRAWLER = Path(sys.executable).with_name("webcrawler")
+WEB = GenWeb(servers=1000, pages_per_server=1000, page_bytes=6000)
+TAG = re.compile(r"<[^>]+>")
+
+
+def document(number: int) -> IndexedDocument:
+    server, page = number % WEB.servers, number // WEB.servers
+    text = TAG.sub(" ", WEB.html(server, page).decode())
+    return IndexedDocument(doc_id=number + 1, url=WEB.url(server, page), title=WEB.title(server, page),
+                           text=text, host=f"{WEB.address(server)}:{WEB.port}")
+
+
+def build(docs: int) -> tuple[Path, float]:
+    data = CACHE / f"query-{docs}"
+    done = data / "built"
+    if done.exists():
+        return data, float(done.read_text())
+    started = time.monotonic()
+    with open_writer(data / "index") as writer:
+        for first in range(0, docs, 500):
+            writer.add([document(n) for n in range(first, min(docs, first + 500))])
+            writer.commit()
+            print(f"indexed {min(docs, first + 500):,} of {docs:,}", file=sys.stderr, flush=True)
+    seconds = time.monotonic() - started
+    done.write_text(f"{seconds:.1f}")
+    return data, seconds
+
+
+def write_forever(data: Path, first: int) -> None:
+    """The concurrent writer: 200 new documents and a commit, until killed (at most 30 min)."""
+    end = time.monotonic() + 1800
+    number = first
+    with open_writer(data / "index") as writer:
+        while time.monotonic() < end:
+            writer.add([document(n) for n in range(number, number + 200)])
+            writer.commit()
+            number += 200
+            print(number - first, flush=True)
+
+
+def queries(count: int) -> list[str]:
+    words = vocabulary()
+    rng = random.Random(1994)
+    out = []
+    for i in range(count):
+        kind = i % 4
+        if kind == 0:
+            out.append(words[rng.randrange(0, 50)])  # frequent
+        elif kind == 1:
+            out.append(words[rng.randrange(200, 2000)])  # middling
+        elif kind == 2:
+            out.append(words[rng.randrange(5000, 20000)])  # rare
+        else:
+            out.append(f"{words[rng.randrange(20, 500)]} {words[rng.randrange(100, 3000)]}")
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def measure(port: int, qs: list[str]) -> list[float]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    times = []
+    try:
+        for q in qs:
+            started = time.perf_counter()
+            conn.request("GET", "/api/search?" + urllib.parse.urlencode({"q": q}))
+            response = conn.getresponse()
+            body = response.read()
+            times.append((time.perf_counter() - started) * 1000)
+            if response.status != 200 or "total" not in json.loads(body):
+                raise RuntimeError(f"bad answer to {q!r}: {response.status} {body[:200]!r}")
+    finally:
+        conn.close()
+    return times
+
+
+def wait_for(port: int, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("the query server did not start")
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5,000 documents, 1 round")
+    parser.add_argument("--docs", type=int, default=50_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--queries", type=int, default=150)
+    parser.add_argument("--no-append", action="store_true")
+    parser.add_argument("--writer", nargs=2, metavar=("DATA", "FIRST"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.writer:
+        write_forever(Path(args.writer[0]), int(args.writer[1]))
+        return ""
+    if args.quick:
+        args.docs, args.rounds = 5_000, 1
+    data, build_seconds = build(args.docs)
+    port = free_port()
+    server = subprocess.Popen([str(WEBCRAWLER), "serve", "--data-dir", str(data), "--port", str(port),
+                               "--threads", "8"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    qs = queries(args.queries)
+    results: dict[str, list[float]] = {"no writer": [], "writer committing": []}
+    written: list[float] = []
+    try:
+        wait_for(port)
+        measure(port, qs[:20])  # warm up: open the searcher, fill the OS cache
+        for number in range(args.rounds):
+            results["no writer"] += measure(port, qs)
+            first = 10_000_000 + number * 1_000_000
+            writer = subprocess.Popen([sys.executable, "-m", "bench.query_latency", "--writer", str(data),
+                                       str(first)], stdout=subprocess.PIPE, text=True)
+            time.sleep(2)
+            started = time.monotonic()
+            results["writer committing"] += measure(port, qs)
+            elapsed = time.monotonic() - started
+            writer.terminate()
+            out, _ = writer.communicate(timeout=60)
+            counts = [int(x) for x in out.split()]
+            written.append((counts[-1] if counts else 0) / (elapsed + 2))
+            print(f"round {number + 1} done", file=sys.stderr, flush=True)
+    finally:
+        server.terminate()
+        server.wait(30)
+    rows = [[name, len(t), statistics.median(t), percentile(t, 99), max(t)] for name, t in results.items()]
+    body = (f"Index: {args.docs:,} generated-web documents built with open_writer in {build_seconds:,.0f} s "
+            f"(batches of 500, a commit after each), served by `webcrawler serve` (waitress, 8 threads); "
+            f"{args.rounds} alternating rounds of {args.queries} queries from one client, one at a time. "
+            f"The writer added about {statistics.median(written) if written else 0:.0f} documents/s "
+            "(200 per commit) while measured.\n\n"
+            + table(["condition", "queries", "p50 ms", "p99 ms", "max ms"], rows))
+    if args.no_append:
+        print(body)
+        return body
+    text = append_section(f"Query latency over HTTP, {args.docs:,} documents", body)
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main()
