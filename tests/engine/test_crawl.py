@@ -176,3 +176,62 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     assert stats.failures["agent-died"] == 1
     assert states[web.url("127.0.4.37", "/p2")] == (State.FAILED, "agent-died")
     assert states[web.url("127.0.4.37", "/p3")][0] == State.FETCHED
+
+
+def test_crawl_delay_larger_than_ours_is_honoured(settings):
+    robots = "User-agent: *\nCrawl-delay: 0.4\n"
+    with LoopbackWeb([Site("127.0.4.41", site_pages("cd", 3), robots_txt=robots)]) as web:
+        crawl(settings, [web.url("127.0.4.41", "/")], delay=0.0)
+        hits = web.log.snapshot()
+    gaps = [b.started - a.finished for a, b in zip(hits, hits[1:], strict=False)]
+    assert len(hits) == 1 + 5 and min(gaps) >= 0.39
+
+
+def test_scope_limits_depth_per_server_cap_and_patterns(settings):
+    pages = site_pages("scope", 8, extra_links=[("/skip/me", "skip"), ("/" + "x" * 300, "long")])
+    with LoopbackWeb([Site("127.0.4.42", pages)]) as web:
+        crawl(settings, [web.url("127.0.4.42", "/")], exclude=("/skip/",), max_url_length=200,
+              max_depth=1)
+        fetched = set(web.log.paths())
+    assert "/skip/me" not in fetched and not any(len(p) > 200 for p in fetched)
+    assert {"/", "/p1", "/p8"} <= fetched and "/p9" not in fetched  # /p9 is two links deep
+
+    with LoopbackWeb([Site("127.0.4.43", site_pages("cap", 8))]) as web:
+        crawl(settings, [web.url("127.0.4.43", "/")], data_dir=settings.data_dir / "cap",
+              max_docs_per_server=3)
+        assert len([p for p in web.log.paths() if p != "/robots.txt"]) == 3
+
+
+def test_agents_are_recycled_and_memory_hogs_replaced(settings):
+    from webcrawler.database import connect
+    from webcrawler.engine.crawl import Crawler
+    from webcrawler.engine.pool import AgentPool
+    from webcrawler.engine.store import CrawlStore
+
+    pools: list[AgentPool] = []
+
+    def run(data_dir, **pool_options):
+        engine = connect(f"sqlite:///{data_dir}/db.sqlite")
+        store = CrawlStore(engine)
+        s = settings
+
+        def factory():
+            pools.append(AgentPool(2, s.agent_config(), s.robots_token, deadline=s.deadline(),
+                                   **pool_options))
+            return pools[-1]
+
+        crawler = Crawler(settings, store, pool_factory=factory)
+        crawler.add_seeds([web.url("127.0.4.44", "/")])
+        stats = crawler.run()
+        store.close()
+        engine.dispose()
+        return stats
+
+    pages = site_pages("recycle", 6)
+    pages["/p6"] = Page("<title>slow</title>", delay=1.5)
+    with LoopbackWeb([Site("127.0.4.44", pages)]) as web:
+        recycled = run(settings.data_dir, max_urls=2)
+        assert recycled.retrieved == 7 and pools[-1].replaced.get("recycled", 0) >= 3
+        hog = run(settings.data_dir / "hog", memory_mb=1)  # every agent is "too big"
+    assert hog.failures["agent-memory"] >= 1
+    assert pools[-1].replaced.get("memory", 0) >= 1

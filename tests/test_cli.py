@@ -1,0 +1,63 @@
+"""The command line as a user meets it: real processes, stdout for results, stderr for logs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from webcrawler.settings import Settings, from_environment
+from webcrawler.testing.server import LoopbackWeb, Site, html
+
+
+def webcrawler(*args: str, env: dict | None = None, timeout: float = 120):
+    return subprocess.run([sys.executable, "-m", "webcrawler.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+
+
+def test_robots_command_answers_one_line_per_url(tmp_path: Path):
+    robots = tmp_path / "robots.txt"
+    robots.write_text("User-agent: *\nDisallow: /private\n\nUser-agent: BadBot\nDisallow: /\n")
+    result = webcrawler("robots", str(robots), "WebCrawler/0.1", "http://h/private/x", "http://h/ok")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["disallowed\thttp://h/private/x", "allowed\thttp://h/ok"]
+    bad = webcrawler("robots", str(robots), "BadBot", "/anything")
+    assert bad.stdout.strip() == "disallowed\t/anything"
+
+
+def test_index_prints_progress_to_stderr_and_summary_to_stdout_then_stats(tmp_path: Path):
+    pages = {"/": html("Home", "start", [("/a", "a"), ("/b", "b")]),
+             "/a": html("A", "alpha"), "/b": html("B", "beta")}
+    with LoopbackWeb([Site("127.0.4.50", pages)]) as web:
+        data = str(tmp_path / "data")
+        result = webcrawler("index", "--hours", "0.01", "--delay", "0", "--agents", "2",
+                            "--data-dir", data, "--seed", web.url("127.0.4.50", "/"),
+                            "--seed", "ftp://not/crawlable")
+    assert result.returncode == 0, result.stderr
+    assert "documents retrieved  3" in result.stdout
+    assert "docs 3" in result.stderr  # the plain progress line (stderr is not a terminal)
+    assert "not a crawlable http(s) URL" in result.stderr
+    stats = webcrawler("stats", "--json", "--data-dir", data)
+    figures = json.loads(stats.stdout)
+    assert figures["documents"]["fetched"] == 3 and figures["servers_known"] == 1
+    assert figures["index_documents"] == 3
+
+
+def test_settings_defaults_environment_then_flags():
+    env = {"WEBCRAWLER_DATA": "/tmp/x", "WEBCRAWLER_AGENTS": "3", "WEBCRAWLER_DELAY": "0.5",
+           "WEBCRAWLER_INCLUDE": "^http://a/ ^http://b/"}
+    settings = from_environment(env)
+    assert settings.data_dir == Path("/tmp/x") and settings.agents == 3 and settings.delay == 0.5
+    assert settings.include == ("^http://a/", "^http://b/")
+    assert settings.database_url == "sqlite:////tmp/x/webcrawler.db"
+    assert Settings().agents == 15 and Settings().delay == 1.0 and Settings().commit_every == 200
+
+
+def test_bad_environment_value_is_a_clear_error(tmp_path: Path):
+    import os
+
+    env = dict(os.environ, WEBCRAWLER_AGENTS="many")
+    result = webcrawler("index", "--hours", "0.001", "--data-dir", str(tmp_path), env=env)
+    assert result.returncode == 2
+    assert "WEBCRAWLER_AGENTS='many'" in result.stderr and "Traceback" not in result.stderr
