@@ -137,6 +137,51 @@ def _install_signals(stop: Any) -> None:
 
 
 @main.command()
+@click.argument("query")
+@click.option("--seconds", type=click.FloatRange(1), default=30.0, show_default=True,
+              help="Search for at most this long.")
+@click.option("--want", type=click.IntRange(1), default=10, show_default=True,
+              help="Stop when this many new documents are found.")
+@click.option("--from", "start_urls", multiple=True,
+              help="Start from this document too (repeatable); without it, from the index.")
+@click.option("--max-fetches", type=click.IntRange(1), default=200, show_default=True,
+              help="Retrieve at most this many documents.")
+@click.option("--threshold", type=click.IntRange(1, 1000), default=300, show_default=True,
+              help="Relevance (of 1000) a new document needs to count as found.")
+@click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 4).")
+@click.option("--delay", type=click.FloatRange(0), default=None,
+              help="Seconds between two requests to one server (default 1).")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON object a line: results, progress, then the summary.")
+@data_dir_option
+@db_option
+def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], max_fetches: int,
+           threshold: int, as_json: bool, agents: int | None, **flags: Any) -> None:
+    """Real-time search: run QUERY on the index, then crawl the links whose anchor text matches it;
+    results stream as they are found (relevance of 1000, title, URL, indexed or new)."""
+    from webcrawler.engine.realtime import RealtimeOptions, run_realtime
+    from webcrawler.engine.realtime_report import show_event, show_summary
+    from webcrawler.index import QueryError
+
+    settings = _settings(agents=agents or 4, **flags)
+    options = RealtimeOptions(query, seconds=seconds, want=want, threshold=threshold,
+                              max_fetches=max_fetches, start_urls=start_urls)
+    stop: list[str] = []
+    _install_signals(stop.append)
+    try:
+        summary = run_realtime(settings, options, lambda e: _echo(show_event(e, as_json)),
+                               cancelled=lambda: bool(stop))
+    except QueryError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(show_summary(summary, as_json))
+
+
+def _echo(line: str | None) -> None:
+    if line is not None:
+        click.echo(line)
+
+
+@main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @data_dir_option
 @db_option
