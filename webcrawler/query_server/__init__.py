@@ -23,7 +23,7 @@ from typing import Any
 from flask import Flask
 
 from webcrawler.database import sqlite_url
-from webcrawler.query_server import api, errors, opensearch, stats, views
+from webcrawler.query_server import api, errors, opensearch, realtime, stats, views
 from webcrawler.query_server.server import (
     PortInUseError,
     ServeError,
@@ -52,6 +52,7 @@ OPTIONS: dict[str, Any] = {
     "max_query_length": 1000,  # characters; longer queries are refused with a message
     "stats_ttl": 5.0,  # seconds the statistics are cached
     "testing": False,  # Flask's TESTING flag
+    **realtime.OPTIONS,  # real-time search jobs: limits, and allow_from_url (off)
 }
 
 
@@ -75,6 +76,7 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     app.register_blueprint(api.bp)
     app.register_blueprint(opensearch.bp)
     app.register_blueprint(stats.bp)
+    realtime.init_app(app, data_dir, db_url)
     return app
 
 
