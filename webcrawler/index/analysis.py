@@ -37,12 +37,11 @@ STOP_WORDS = frozenset(
 )
 
 
-def words(text: str) -> Iterator[str]:
-    """The indexable words of `text`, in order, stop words removed."""
-    for match in WORD.finditer(text):
-        word = match.group().lower()
-        if word not in STOP_WORDS and len(word) <= MAX_WORD:
-            yield word
+def words(text: str) -> list[str]:
+    """The indexable words of `text`, in order, stop words removed (one regex pass over
+    the lower-cased text: no per-word objects)."""
+    stop = STOP_WORDS
+    return [w for w in WORD.findall(text.lower()) if w not in stop and len(w) <= MAX_WORD]
 
 
 class TitledText(str):

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from whoosh.collectors import TopCollector
-from whoosh.fields import ID, TEXT, Schema
+from whoosh.fields import ID, Schema
 from whoosh.filedb.filestore import RamStorage
 
-from webcrawler.index.analysis import analyzer
 from webcrawler.index.models import QueryError
+from webcrawler.index.postings import ContentField
 from webcrawler.index.query import parse, to_whoosh
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.weighting import Peculiarity
@@ -25,7 +25,7 @@ class AnchorIndex:
     """Anchor texts keyed by an integer id (a link's id); `best()` ranks them for a query."""
 
     def __init__(self, pairs: Iterable[tuple[int, str]]) -> None:
-        schema = Schema(key=ID(stored=True), **{CONTENT: TEXT(analyzer=analyzer(), phrase=True)})
+        schema = Schema(key=ID(stored=True), **{CONTENT: ContentField()})
         self._ix = RamStorage().create_index(schema)
         with self._ix.writer() as writer:
             for key, text in pairs:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import ipaddress
 
-from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.fields import ID, KEYWORD, STORED, Schema
 
-from webcrawler.index.analysis import TitledText, analyzer
+from webcrawler.index.analysis import TitledText
 from webcrawler.index.models import IndexedDocument
+from webcrawler.index.postings import ContentField
 
 CONTENT = "content"
 SNIPPET_CHARS = 6000  # stored text per document: enough for a snippet, not the whole page
@@ -26,7 +27,7 @@ def build_schema() -> Schema:
         title=STORED,
         text=STORED,
         host=KEYWORD(lowercase=True, scorable=False),
-        content=TEXT(analyzer=analyzer(), phrase=True),
+        content=ContentField(),
     )
 
 

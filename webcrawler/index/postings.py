@@ -1,0 +1,219 @@
+"""How the content field is turned into postings and written: the index's hot path.
+
+Whoosh's generic path makes a `Token` per word, pickles each posting's positions
+and reads each posting's document length back from disk while writing. Measured
+on the documentation pages that was most of the indexing time, so here:
+
+- `ContentField` analyses a document in one pass (`analysis.words`: one regex over
+  the lower-cased text, a frozenset stop list) and builds the postings directly,
+  with no Token objects. Title words weigh `TITLE_WEIGHT` each in the word's
+  weight (a field-level boost would weigh the whole field; the weight of a word
+  must count its title occurrences only), and count once in the document length.
+- `WordPositions` stores a posting's positions as deltas in a byte string (one
+  byte per position when the gaps are small) instead of a pickle.
+- `ContentCodec` writes uncompressed posting blocks (no zlib on the query path)
+  and looks a segment's document lengths up once per field, not once per posting.
+
+Both classes are pickled into the index's table of contents: renaming or moving
+them makes existing indexes unreadable. Indexes written with Whoosh's stock
+`Positions` format stay readable (the schema is read from the index).
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from collections.abc import Iterator
+from itertools import accumulate
+from pickle import dumps
+
+from whoosh.codec import whoosh3
+from whoosh.fields import TEXT
+from whoosh.formats import Positions
+from whoosh.system import pack_ushort
+from whoosh.util.numeric import length_to_byte
+
+from webcrawler.index.analysis import TITLE_GAP, TITLE_WEIGHT, analyzer, words
+
+
+def encode_positions(positions: list[int]) -> bytes:
+    """Ascending positions -> a type byte and the gaps ("B": bytes, "H"/"I": arrays)."""
+    gaps = [positions[0], *(b - a for a, b in zip(positions, positions[1:], strict=False))]
+    top = max(gaps)
+    if top < 256:
+        return b"B" + bytes(gaps)
+    code = "H" if top < 65536 else "I"
+    return code.encode() + array(code, gaps).tobytes()
+
+
+def decode_positions(value: bytes) -> list[int]:
+    code = value[:1]
+    if code == b"B":
+        return list(accumulate(value[1:]))
+    gaps = array(code.decode())
+    gaps.frombytes(value[1:])
+    return list(accumulate(gaps))
+
+
+BLOCK = 128  # postings per block (Whoosh's default)
+_INT = struct.Struct("!i")  # Whoosh's structfile write_int
+_ITEM_SIZE = {b"B": 1, b"H": 2, b"I": 4}
+
+
+class WordPositions(Positions):
+    """Whoosh's Positions format with the compact encoding above."""
+
+    def encode(self, poslist):  # type: ignore[no-untyped-def]
+        return encode_positions(list(poslist))
+
+    def decode_positions(self, valuestring):  # type: ignore[no-untyped-def]
+        return decode_positions(valuestring)
+
+    def decode_frequency(self, valuestring):  # type: ignore[no-untyped-def]
+        return (len(valuestring) - 1) // _ITEM_SIZE[valuestring[:1]]
+
+    def decode_weight(self, valuestring):  # type: ignore[no-untyped-def]
+        return self.decode_frequency(valuestring) * self.field_boost
+
+
+def word_positions(value: str) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """(word -> positions, word -> count in the title) for a str or a `TitledText`."""
+    positions: dict[str, list[int]] = {}
+    get = positions.get
+    heading = getattr(value, "heading", None)
+    start = 0
+    in_title: dict[str, int] = {}
+    if heading is not None:
+        title = words(heading)
+        for pos, word in enumerate(title):
+            found = get(word)
+            if found is None:
+                positions[word] = [pos]
+                in_title[word] = 1
+            else:
+                found.append(pos)
+                in_title[word] += 1
+        start = len(title) + TITLE_GAP
+    for pos, word in enumerate(words(str(value)), start):
+        found = get(word)
+        if found is None:
+            positions[word] = [pos]
+        else:
+            found.append(pos)
+    return positions, in_title
+
+
+class ContentField(TEXT):
+    """A TEXT field (positions, scorable) with the fast analysis and postings above."""
+
+    def __init__(self) -> None:
+        super().__init__(analyzer=analyzer(), phrase=True)
+        self.format = WordPositions()
+
+    def index(self, value, **kwargs) -> Iterator[tuple[bytes, int, float, bytes]]:  # type: ignore[no-untyped-def, override]
+        positions, in_title = word_positions(value)
+        extra = TITLE_WEIGHT - 1.0
+        for word, poslist in positions.items():
+            weight = len(poslist) + extra * in_title.get(word, 0)
+            yield word.encode("utf-8"), len(poslist), weight, encode_positions(poslist)
+
+
+class _Lengths:
+    """A segment's document lengths, read once per field (Whoosh reads one per posting)."""
+
+    def __init__(self, reader: whoosh3.W3PerDocReader) -> None:
+        self._reader = reader
+        self._fields: dict[str, list] = {}
+
+    def doc_field_length(self, docnum: int, fieldname: str, default: int = 0) -> int:
+        lengths = self._fields.get(fieldname)
+        if lengths is None:
+            read = self._reader.doc_field_length
+            count = self._reader.doc_count_all()
+            lengths = self._fields[fieldname] = [read(n, fieldname) or 0 for n in range(count)]
+        return lengths[docnum]
+
+
+class _FieldWriter(whoosh3.W3FieldWriter):
+    """Writes a segment's sorted postings in one tight loop, byte for byte what Whoosh's
+    W3PostingsWriter writes (uncompressed blocks of `BLOCK` postings, a W3TermInfo each),
+    without its per-posting method calls and checks."""
+
+    def add_postings(self, schema, lengths, items):  # type: ignore[no-untyped-def]
+        lengths = _Lengths(lengths) if lengths else None
+        term: tuple[str, bytes] | None = None
+        block: list[tuple[int, float, bytes | None, int]] = []
+        blocks: list[list[tuple[int, float, bytes | None, int]]] = []
+        for fieldname, btext, docnum, weight, value in items:
+            if docnum == -1:  # a spelling word, not a posting (never written by Whoosh 2.7)
+                continue
+            if (fieldname, btext) != term:
+                if term is not None:
+                    self._write_term(schema, term, blocks, block)
+                term, block, blocks = (fieldname, btext), [], []
+            elif len(block) == BLOCK:
+                blocks.append(block)
+                block = []
+            length = lengths.doc_field_length(docnum, fieldname) if lengths else 0
+            block.append((docnum, weight, value, length))
+        if term is not None:
+            self._write_term(schema, term, blocks, block)
+
+    def _write_term(self, schema, term, blocks, last) -> None:  # type: ignore[no-untyped-def]
+        fieldname, btext = term
+        if fieldname != self._fieldname:
+            self.start_field(fieldname, schema[fieldname])
+        blocks.append(last)
+        postfile = self._postfile
+        start = postfile.tell()
+        postfile.write(whoosh3.WHOOSH3_HEADER_MAGIC)
+        info = whoosh3.W3TermInfo()
+        fixed = self._format.fixed_value_size()
+        total, df, maxweight, minlength, maxlength = 0.0, 0, 0.0, None, 0
+        for n, postings in enumerate(blocks, 1):
+            ids, weights, values, lens = zip(*postings, strict=True)
+            farray = array("f", weights)
+            top = max(weights)
+            total += sum(farray)
+            df += len(ids)
+            positive = [x for x in lens if x]
+            bmin = min(positive) if positive else None
+            bmax = max(lens)
+            if bmin is not None and (minlength is None or bmin < minlength):
+                minlength = bmin
+            maxlength = max(maxlength, bmax)
+            maxweight = max(maxweight, top)
+            deltas = (ids[0], *(b - a for a, b in zip(ids, ids[1:], strict=False)))
+            if all(w == 1.0 for w in farray):
+                mini_weights: object = None
+            elif all(w == farray[0] for w in farray):
+                mini_weights = farray[0]
+            else:
+                mini_weights = tuple(farray)
+            if fixed is None or fixed < 0:
+                mini_values: object = tuple(v or b"" for v in values)
+            elif fixed == 0:
+                mini_values = None
+            else:
+                mini_values = b"".join(v or b"" for v in values)
+            data = dumps((deltas, mini_weights, mini_values), 2)
+            head = dumps(
+                (len(ids), ids[-1], top, 0, length_to_byte(bmin), length_to_byte(bmax)), 2
+            )
+            size = len(head) + len(data)
+            postfile.write(_INT.pack(-size if n == len(blocks) else size) + head + data)
+        info._weight, info._df, info._maxweight = total, df, maxweight
+        info._minlength, info._maxlength = minlength, maxlength
+        info._minid, info._maxid = blocks[0][0][0], last[-1][0]
+        info.set_extent(start, postfile.tell() - start)
+        self._tindex.add(pack_ushort(self._fieldid) + btext, info.to_bytes())
+
+
+class ContentCodec(whoosh3.W3Codec):
+    """Whoosh's W3 codec, uncompressed, with the length lookups above."""
+
+    def __init__(self) -> None:
+        super().__init__(blocklimit=BLOCK, compression=0)
+
+    def field_writer(self, storage, segment):  # type: ignore[no-untyped-def]
+        return _FieldWriter(self, storage, segment)
