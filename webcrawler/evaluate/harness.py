@@ -44,7 +44,12 @@ def evaluate(graph: CrawlGraph, importance: Importance, start: Sequence[int], *,
     began = time.perf_counter()
     pages = reachable(graph, start)
     values = importance.values
-    g = m.default_threshold(values, pages) if threshold is None else threshold
+    if threshold is not None:
+        g = threshold
+    elif importance.query:  # on the topic: any positive similarity
+        g = min((values[p] for p in pages if values[p] > 0), default=1.0)
+    else:
+        g = m.default_threshold(values, pages)
     hot = m.hot_pages(values, g, pages)
     if not hot:
         raise ValueError(f"no page has importance >= {g:g}: lower --threshold")
