@@ -21,12 +21,20 @@ from webcrawler.index.schema import CONTENT
 from webcrawler.index.weighting import Peculiarity
 
 
+class _MemoryStorage(RamStorage):
+    """RamStorage whose writers keep their scratch files in memory too: stock RamStorage puts
+    them in one shared /tmp/MAIN.tmp, a race between two anchor indexes built at once."""
+
+    def temp_storage(self, name: str | None = None) -> RamStorage:
+        return RamStorage()
+
+
 class AnchorIndex:
     """Anchor texts keyed by an integer id (a link's id); `best()` ranks them for a query."""
 
     def __init__(self, pairs: Iterable[tuple[int, str]]) -> None:
         schema = Schema(key=ID(stored=True), **{CONTENT: ContentField()})
-        self._ix = RamStorage().create_index(schema)
+        self._ix = _MemoryStorage().create_index(schema)
         with self._ix.writer() as writer:
             for key, text in pairs:
                 writer.add_document(key=str(key), **{CONTENT: text})
