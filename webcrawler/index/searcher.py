@@ -20,9 +20,11 @@ from typing import Any
 from whoosh.collectors import TopCollector
 from whoosh.scoring import BM25F, WeightingModel
 
+from webcrawler.index.counting import count_matches
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
 from webcrawler.index.query import expand as expand_query
+from webcrawler.index.schema import stored_text
 from webcrawler.index.snippets import snippet
 from webcrawler.index.thesaurus import Thesaurus, default_thesaurus
 from webcrawler.index.weighting import Peculiarity
@@ -108,10 +110,11 @@ class Searcher:
         else:
             model = Peculiarity(weights, n_words, **self._options)
         context = searcher.context(weighting=model)
-        searcher.search_with_collector(to_whoosh(parsed), collector, context=context)
-        results = collector.results()
-        ranked = [(score, docnum) for score, docnum in results.top_n]
-        total = len(results) if len(ranked) >= collector.limit else len(ranked)
+        query = to_whoosh(parsed)
+        searcher.search_with_collector(query, collector, context=context)
+        ranked = [(score, docnum) for score, docnum in collector.results().top_n]
+        full = len(ranked) >= collector.limit
+        total = count_matches(searcher, parsed, query) if full else len(ranked)
         self._cache[key] = (ranked, total)
         while len(self._cache) > self._cache_queries:
             self._cache.popitem(last=False)
@@ -126,7 +129,7 @@ class Searcher:
             doc_id=int(fields["doc_id"]),
             url=fields.get("url", ""),
             title=fields.get("title", ""),
-            snippet=snippet(fields.get("text", ""), parsed.highlight_words),
+            snippet=snippet(stored_text(fields.get("text", "")), parsed.highlight_words),
         )
 
     def refresh(self) -> None:

@@ -87,6 +87,7 @@ class Peculiarity(WeightingModel):
         self.mode = mode
         self.reference = reference
         self.reference_share = reference_share
+        self._stats: dict[tuple, tuple] = {}  # (searcher, field, word) -> (N, cf, searcher)
 
     def supports_block_quality(self) -> bool:
         return True
@@ -95,14 +96,24 @@ class Peculiarity(WeightingModel):
         word = text.decode("utf-8") if isinstance(text, bytes) else text
         factor = self.query_weights.get(word, 1.0) * qf / self.n_words
         parent = searcher.get_parent()
-        total = parent.field_length(fieldname) or 1
-        cf = parent.frequency(fieldname, text)
+        total, cf = self._collection_stats(parent, fieldname, text)
         p_ref = (cf + 1.0) / (total + 1.0)
         if self.reference is not None:
             share = self.reference_share
             p_ref = share * max(self.reference(word), 1e-9) + (1.0 - share) * p_ref
         mu = self.mu if self.mu is not None else parent.avg_field_length(fieldname, 0.0)
         return PeculiarityScorer(searcher, fieldname, text, self, p_ref, cf, factor, mu)
+
+
+    def _collection_stats(self, parent, fieldname, text):  # type: ignore[no-untyped-def]
+        """(N, cf) over the whole index. Asked once per segment; each answer sums over every
+        segment, so they are kept for the life of this model (one query)."""
+        key = (id(parent), fieldname, text)
+        found = self._stats.get(key)
+        if found is None:
+            total = parent.field_length(fieldname) or 1
+            found = self._stats[key] = (total, parent.frequency(fieldname, text), parent)
+        return found[0], found[1]
 
 
 class PeculiarityScorer(WeightLengthScorer):
