@@ -164,6 +164,7 @@ class RealtimeJob:
                                        self.options.max_fetches)
             self.frontier: AnchorFrontier = ordering.frontier  # type: ignore[assignment]
             self.frontier.expecting = self._expecting
+            self.frontier.still_queued = lambda doc_id: bool(self._queued([doc_id]))
             self.crawler = Crawler(s, store, sink=sink, progress=self._tick, ordering=ordering)
             self.frontier.scheduler = self.crawler.scheduler
             rejected = self.crawler.add_seeds(list(self.options.start_urls))

@@ -78,6 +78,7 @@ class AnchorFrontier:
         self.fetched_links: dict[int, list[FoundLink]] = {}  # links of documents fetched here
         self.starts: set[int] = set()  # start documents: explored as soon as fetched
         self.expecting: Callable[[], bool] = lambda: False  # more candidates may come soon
+        self.still_queued: Callable[[int], bool] = lambda doc_id: True  # not fetched by another
         self._heaps: dict[int, list[tuple[float, int, Candidate]]] = {}
         self._priority: dict[int, float] = {}  # target doc id -> priority of its live entry
         self._taken: set[int] = set()  # doc ids handed out
@@ -96,6 +97,8 @@ class AnchorFrontier:
                 continue
             self._taken.add(doc_id)
             self._live[server.id] -= 1
+            if doc_id not in self.starts and not self.still_queued(doc_id):
+                continue  # `webcrawler index` fetched it meanwhile
             self.handed_out += 1
             return cand.entry
         return None
