@@ -113,6 +113,7 @@ def test_document(fetcher: Fetcher, web: LoopbackWeb) -> None:
     assert doc.text == "Home hello world A B again"
     assert doc.links == (Link(origin + "/a.html", "A | again"), Link(origin + "/b.html", "B"))
     assert doc.length > 0 and len(doc.checksum) == 32 and 0 < doc.elapsed < 1
+    web.log.settle()
     hit = web.log.for_server(web.name(A))[-1]
     assert hit.user_agent == FAST.user_agent
     assert ("Accept-Encoding", "gzip, deflate") in hit.headers
@@ -256,6 +257,7 @@ def test_robots_six_redirects_is_too_many(fetcher: Fetcher, web: LoopbackWeb) ->
 def test_robots_redirect_loop(fetcher: Fetcher, web: LoopbackWeb) -> None:
     answer = get(fetcher, web, "/loop", "robots")
     assert (answer.status, answer.reason) == (None, Reason.TOO_MANY_REDIRECTS)
+    web.log.settle()
     assert web.log.paths().count("/loop") == 6
 
 

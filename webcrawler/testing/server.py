@@ -83,10 +83,23 @@ class AccessLog:
 
     hits: list[Hit] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    active: int = 0  # requests being answered now
+
+    def begin(self) -> None:
+        with self.lock:
+            self.active += 1
 
     def add(self, hit: Hit) -> None:
         with self.lock:
             self.hits.append(hit)
+            self.active -= 1
+
+    def settle(self, timeout: float = 2.0) -> None:
+        """Wait until no request is being answered: a client may read its answer a moment
+        before the server has written the request to this log."""
+        end = time.monotonic() + timeout
+        while self.active and time.monotonic() < end:
+            time.sleep(0.01)
 
     def snapshot(self) -> list[Hit]:
         with self.lock:
@@ -117,6 +130,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         started = time.monotonic()
         web: _SiteServer = self.server  # type: ignore[assignment]
+        web.log.begin()
         page = web.site.answer(self.path) or Page("not found", status=404, content_type="text/plain")
         status = page.status
         try:
