@@ -25,6 +25,7 @@ import struct
 from array import array
 from collections.abc import Iterator
 from itertools import accumulate
+from operator import sub
 from pickle import dumps
 
 from whoosh.codec import whoosh3
@@ -36,9 +37,21 @@ from whoosh.util.numeric import length_to_byte
 from webcrawler.index.analysis import TITLE_GAP, TITLE_WEIGHT, analyzer, words
 
 
+_ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
+_ONE_SHORT = struct.Struct("=H")
+
+
 def encode_positions(positions: list[int]) -> bytes:
     """Ascending positions -> a type byte and the gaps ("B": bytes, "H"/"I": arrays)."""
-    gaps = [positions[0], *(b - a for a, b in zip(positions, positions[1:], strict=False))]
+    if len(positions) == 1:  # most postings: a word once in the document
+        first = positions[0]
+        if first < 256:
+            return _ONE_BYTE[first]
+        if first < 65536:
+            return b"H" + _ONE_SHORT.pack(first)
+        return b"I" + array("I", positions).tobytes()
+    gaps = [positions[0]]
+    gaps += map(sub, positions[1:], positions)
     top = max(gaps)
     if top < 256:
         return b"B" + bytes(gaps)

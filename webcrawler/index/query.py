@@ -147,7 +147,9 @@ def to_whoosh(parsed: ParsedQuery) -> wq.Query:
     """The Whoosh query: OR over the words (the relevance sums them), phrases and site
     required, exclusions masked out. Only the word terms score."""
     terms = [wq.Term(CONTENT, w) for w in dict.fromkeys([*parsed.words, *parsed.expansions])]
-    q: wq.Query = terms[0] if len(terms) == 1 else wq.Or(terms)
+    # A tree of unions on every segment (Whoosh's automatic choice preloads every match
+    # of three or more words on small segments: no block skipping).
+    q: wq.Query = terms[0] if len(terms) == 1 else wq.compound.DefaultOr(terms)
     required: list[wq.Query] = [wq.Phrase(CONTENT, p) for p in parsed.phrases]
     if parsed.site:
         required.append(wq.Term("host", parsed.site))

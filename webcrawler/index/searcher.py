@@ -30,7 +30,7 @@ from webcrawler.index.thesaurus import Thesaurus, default_thesaurus
 from webcrawler.index.weighting import Peculiarity
 from webcrawler.index.writer import open_index
 
-CACHE_DEPTH = 100  # ranked results kept per cached query
+CACHE_DEPTH = 10  # ranked results collected at least (a deeper page collects more)
 CACHE_QUERIES = 512
 REFRESH_INTERVAL = 0.5
 MAX_PER_PAGE = 100

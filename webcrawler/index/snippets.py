@@ -22,9 +22,33 @@ def _pattern(wanted: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
-def _best_start(text: str, pattern: re.Pattern[str]) -> int:
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what \w matches in a str pattern
+
+
+def _occurrences(text: str, wanted: frozenset[str], pattern: re.Pattern[str]) -> list:
+    """(start, word) of each whole-word occurrence of a wanted word, in order. str.find on
+    the lower-cased text (a C scan per word) when lower-casing keeps the offsets."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return [(m.start(), m.group().lower()) for m in pattern.finditer(text)]
+    hits = []
+    for word in wanted:
+        at = lowered.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if (at == 0 or not _is_word_char(lowered[at - 1])) and (
+                end == len(lowered) or not _is_word_char(lowered[end])
+            ):
+                hits.append((at, word))
+            at = lowered.find(word, at + 1)
+    hits.sort()
+    return hits
+
+
+def _best_start(text: str, wanted: frozenset[str], pattern: re.Pattern[str]) -> int:
     """Start of the window holding the most distinct query words (the first such window)."""
-    hits = [(m.start(), m.group().lower()) for m in pattern.finditer(text)]
+    hits = _occurrences(text, wanted, pattern)
     best, best_count, left = 0, 0, 0
     for right in range(len(hits)):
         while hits[right][0] - hits[left][0] > WINDOW * 3 // 4:
@@ -40,8 +64,9 @@ def _best_start(text: str, pattern: re.Pattern[str]) -> int:
 
 def snippet(text: str, wanted: set[str], window: int = WINDOW) -> str:
     """An escaped window of `text` with the `wanted` words (lower-case) in <b>..</b>."""
-    pattern = _pattern(frozenset(wanted)) if wanted else None
-    start = _best_start(text, pattern) if pattern else 0
+    words = frozenset(wanted)
+    pattern = _pattern(words) if words else None
+    start = _best_start(text, words, pattern) if pattern else 0
     end = min(len(text), start + window)
     if end < len(text):
         space = text.rfind(" ", start, end)

@@ -50,9 +50,13 @@ lengths use the same quantisation as per-document lengths, so the bound holds.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Mapping
 
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3PerDocReader, _lenfield
+from whoosh.reading import SegmentReader
 from whoosh.scoring import WeightingModel, WeightLengthScorer
+from whoosh.util.numeric import byte_to_length
 
 MU = None  # prior document length in words; None: the collection's average document length
 
@@ -126,6 +130,13 @@ class PeculiarityScorer(WeightLengthScorer):
         self.cf = max(cf, 1.0)
         self.factor = factor
         self.setup(searcher, fieldname, text)
+        self._lengths = segment_lengths(searcher.reader(), fieldname)
+
+    def score(self, matcher):  # type: ignore[no-untyped-def]
+        lengths = self._lengths
+        if lengths is None:
+            return self._score(matcher.weight(), self.dfl(matcher.id()))
+        return self._score(matcher.weight(), _BYTE_LENGTH[lengths[matcher.id()]])
 
     def _score(self, weight: float, length: float) -> float:
         if self.mode == "literal":
@@ -134,6 +145,36 @@ class PeculiarityScorer(WeightLengthScorer):
         if self.mode == "ratio":
             return self.factor * peculiarity
         return self.factor * math.log1p(peculiarity)
+
+
+_BYTE_LENGTH = [byte_to_length(b) for b in range(256)]
+_SEGMENT_LENGTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def segment_lengths(reader, fieldname: str) -> bytes | None:  # type: ignore[no-untyped-def]
+    """A segment's quantised document lengths of `fieldname`, one byte per document, read
+    once per open segment (Whoosh reads them one seek at a time, per scored document);
+    None when the segment does not keep them the way Whoosh 2.7's W3 codec does."""
+    if not isinstance(reader, SegmentReader):
+        return None
+    per_field = _SEGMENT_LENGTHS.get(reader)
+    if per_field is None:
+        per_field = _SEGMENT_LENGTHS[reader] = {}
+    if fieldname not in per_field:
+        per_field[fieldname] = _read_lengths(reader, fieldname)
+    return per_field[fieldname]
+
+
+def _read_lengths(reader, fieldname: str) -> bytes | None:  # type: ignore[no-untyped-def]
+    perdoc = reader._perdoc
+    if not isinstance(perdoc, W3PerDocReader):
+        return None
+    column = perdoc._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
+    if column is None or getattr(column, "_fixedlen", None) != 1:
+        return None
+    count = min(column._count, perdoc.doc_count_all())
+    data = column._dbfile.get(column._basepos, count)
+    return data + bytes(perdoc.doc_count_all() - count)
 
 
 def word_weight(tf: float, length: float, cf: float, total: float, mu: float) -> float:

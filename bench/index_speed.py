@@ -1,0 +1,118 @@
+"""Index throughput and query latency on the test web's documentation pages.
+
+    python bench/index_speed.py                  # throughput + latency at 50,000 documents
+    python bench/index_speed.py --docs 8000      # a smaller index, for a quick look
+    python bench/index_speed.py --no-stock       # skip stock Whoosh's throughput
+
+Throughput: the pages (read from /usr/share/doc as bench/quality.py does; parsing
+is not timed) are indexed in crawl-sized batches, a commit each, as the engine's
+index process does; stock Whoosh 2.7 (StandardAnalyzer, positions, the same
+stored fields) indexes the same pages in the same run for comparison. Latency:
+the pages are repeated under new ids up to `--docs`, then the judged set's one-
+and two-word queries run in-process with the result cache off, on the index as
+the crawl leaves it and again after `optimize()`. The machine is shared: compare
+rows of one run, not runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.quality import build, pages, parse_page, sample_queries  # noqa: E402
+from webcrawler.index import (  # noqa: E402
+    IndexedDocument,
+    QueryError,
+    open_searcher,
+    open_writer,
+)
+
+
+def stock_whoosh(index_dir: Path, docs: list[IndexedDocument], batch: int) -> float:
+    """Docs/s of stock Whoosh on the same documents and batches."""
+    from whoosh import index
+    from whoosh.fields import ID, STORED, TEXT, Schema
+
+    schema = Schema(doc_id=ID(unique=True, stored=True), url=STORED, title=STORED,
+                    text=STORED, content=TEXT(phrase=True))
+    index_dir.mkdir(parents=True)
+    ix = index.create_in(str(index_dir), schema)
+    started = time.perf_counter()
+    for i in range(0, len(docs), batch):
+        writer = ix.writer()
+        for d in docs[i : i + batch]:
+            writer.update_document(doc_id=str(d.doc_id), url=d.url, title=d.title,
+                                   text=d.text[:6000], content=f"{d.title} {d.text}")
+        writer.commit()
+    return len(docs) / (time.perf_counter() - started)
+
+
+def latency(index_dir: Path, queries: list[str]) -> tuple[float, float, float, int]:
+    """(p50, p99, max) in ms and the number of queries that ran, result cache off."""
+    times = []
+    with open_searcher(index_dir, cache_queries=0) as searcher:
+        searcher.search("warm")
+        for query in queries:
+            try:
+                times.append(searcher.search(query).took_ms)
+            except QueryError:
+                pass
+    times.sort()
+    p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
+    return times[len(times) // 2], p99, times[-1], len(times)
+
+
+def size_mib(index_dir: Path) -> float:
+    return sum(f.stat().st_size for f in index_dir.iterdir()) / 2**20
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--docs", type=int, default=50_000, help="documents for the latency index")
+    ap.add_argument("--batch", type=int, default=200, help="documents per commit")
+    ap.add_argument("--no-stock", action="store_true", help="skip stock Whoosh's throughput")
+    args = ap.parse_args()
+    docs = [d for i, (site, p) in enumerate(pages(), 1) if (d := parse_page(i, site, p))]
+    judged = sample_queries({d.url for d in docs})
+    queries = [q for _s, q, _l in judged if 1 <= len(q.split()) <= 2]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ours = build(Path(tmp) / "ours", docs, args.batch)
+        rows.append((f"throughput, {len(docs)} pages, webcrawler index", f"{ours:.0f} docs/s"))
+        if not args.no_stock:
+            stock = stock_whoosh(Path(tmp) / "stock", docs, args.batch)
+            rows.append((f"throughput, {len(docs)} pages, stock Whoosh", f"{stock:.0f} docs/s"))
+        copies = [
+            IndexedDocument(i + 1, d.url, d.title, d.text, d.host)
+            for i, d in zip(range(args.docs), (docs[j % len(docs)] for j in range(args.docs)),
+                            strict=False)
+        ]
+        scaled = Path(tmp) / "scaled"
+        rate = build(scaled, copies, args.batch)
+        rows.append((f"throughput, {args.docs} docs", f"{rate:.0f} docs/s"))
+        p50, p99, top, n = latency(scaled, queries)
+        rows.append((f"latency, {n} 1-2 word queries, as crawled ({size_mib(scaled):.0f} MiB)",
+                     f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {top:.1f} ms"))
+        started = time.perf_counter()
+        with open_writer(scaled) as writer:
+            writer.optimize()
+        took = time.perf_counter() - started
+        p50, p99, top, n = latency(scaled, queries)
+        rows.append((f"latency, after optimize() ({took:.0f} s, {size_mib(scaled):.0f} MiB)",
+                     f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {top:.1f} ms"))
+    print(f"command: python bench/index_speed.py {' '.join(sys.argv[1:])}".rstrip())
+    print(f"batches of {args.batch} documents, a commit each\n")
+    print("| measurement | result |\n|---|---|")
+    for name, value in rows:
+        print(f"| {name} | {value} |")
+
+
+if __name__ == "__main__":
+    main()
