@@ -36,7 +36,6 @@ from whoosh.util.numeric import length_to_byte
 
 from webcrawler.index.analysis import TITLE_GAP, TITLE_WEIGHT, analyzer, words
 
-
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
 _ONE_SHORT = struct.Struct("=H")
 
