@@ -21,12 +21,13 @@ import logging
 import secrets
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from flask import Blueprint, Flask, abort, current_app, jsonify, render_template, request, url_for
 from flask.typing import ResponseReturnValue
@@ -65,6 +66,7 @@ class Job:
     summary: dict[str, Any] | None = None
     error: str = ""
     process: subprocess.Popen | None = None
+    log: IO[str] | None = None  # the job's stderr
 
     def view(self, after: int = 0) -> dict[str, Any]:
         return {"id": self.id, "query": self.query, "state": self.state,
@@ -88,8 +90,9 @@ class Jobs:
             if sum(j.state == "running" for j in self._jobs.values()) >= self.config["max_jobs"]:
                 return None
             job = Job(secrets.token_urlsafe(12), query, seconds, want)
+            job.log = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed by _collect
             job.process = subprocess.Popen(self._command(job, start_url), stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE, text=True)
+                                           stderr=job.log, text=True)
             self._jobs[job.id] = job
             finished = [k for k, j in self._jobs.items() if j.state != "running"]
             for key in finished[: max(0, len(finished) - KEEP_FINISHED)]:
@@ -141,13 +144,17 @@ class Jobs:
         watchdog = threading.Timer(job.seconds + GRACE, process.kill)
         watchdog.daemon = True
         watchdog.start()
-        try:
-            for line in process.stdout:
-                self._take(job, line)
-            error = process.stderr.read() if process.stderr else ""
-            code = process.wait()
-        finally:
-            watchdog.cancel()
+        with process:  # closes the pipes
+            try:
+                for line in process.stdout:
+                    self._take(job, line)
+                code = process.wait()
+            finally:
+                watchdog.cancel()
+        assert job.log is not None
+        job.log.seek(0)
+        error = job.log.read()[-20000:]
+        job.log.close()
         if job.summary is not None:
             job.state = "cancelled" if job.summary.get("stop_reason") == "cancelled" else "done"
         elif job.state != "cancelled":
