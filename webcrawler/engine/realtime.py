@@ -206,7 +206,10 @@ class RealtimeJob:
         self._last_fetch = time.monotonic()
 
     def _expecting(self) -> bool:
-        return not self._stopping and time.monotonic() - self._last_fetch < SETTLE
+        f = self.frontier
+        if self._stopping or (f.max_fetches and f.handed_out >= f.max_fetches):
+            return False
+        return time.monotonic() - self._last_fetch < SETTLE
 
     def _elapsed(self) -> float:
         return time.monotonic() - self._started
