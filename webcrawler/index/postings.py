@@ -69,6 +69,9 @@ def decode_positions(value: bytes) -> list[int]:
 
 BLOCK = 128  # postings per block (Whoosh's default)
 _INT = struct.Struct("!i")  # Whoosh's structfile write_int
+_F32 = struct.Struct("f")  # a weight as Whoosh's array("f") keeps it
+_TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max weight, ids
+_LONG_INT = struct.Struct("!qi")  # the posting list's offset and length (pack_long, pack_int)
 _ITEM_SIZE = {b"B": 1, b"H": 2, b"I": 4}
 
 
@@ -153,6 +156,8 @@ class _FieldWriter(whoosh3.W3FieldWriter):
 
     def add_postings(self, schema, lengths, items):  # type: ignore[no-untyped-def]
         lengths = _Lengths(lengths) if lengths else None
+        self._offset = self._postfile.tell()
+        self._write = self._postfile.file.write
         term: tuple[str, bytes] | None = None
         block: list[tuple[int, float, bytes | None, int]] = []
         blocks: list[list[tuple[int, float, bytes | None, int]]] = []
@@ -175,50 +180,83 @@ class _FieldWriter(whoosh3.W3FieldWriter):
         fieldname, btext = term
         if fieldname != self._fieldname:
             self.start_field(fieldname, schema[fieldname])
+            fixed = self._format.fixed_value_size()
+            self._values = _values_variable if fixed is None or fixed < 0 else (
+                _values_none if fixed == 0 else _values_joined
+            )
         blocks.append(last)
-        postfile = self._postfile
-        start = postfile.tell()
-        postfile.write(whoosh3.WHOOSH3_HEADER_MAGIC)
-        info = whoosh3.W3TermInfo()
-        fixed = self._format.fixed_value_size()
+        out = [whoosh3.WHOOSH3_HEADER_MAGIC]
         total, df, maxweight, minlength, maxlength = 0.0, 0, 0.0, None, 0
         for n, postings in enumerate(blocks, 1):
-            ids, weights, values, lens = zip(*postings, strict=True)
-            farray = array("f", weights)
-            top = max(weights)
-            total += sum(farray)
-            df += len(ids)
-            positive = [x for x in lens if x]
-            bmin = min(positive) if positive else None
-            bmax = max(lens)
+            if len(postings) == 1:  # most terms of a segment: one posting
+                docnum, top, value, bmax = postings[0]
+                single = _F32.unpack(_F32.pack(top))[0]
+                total += single
+                df += 1
+                bmin = bmax or None
+                ids: tuple[int, ...] = (docnum,)
+                mini_weights: object = None if single == 1.0 else single
+                mini_values = self._values((value,))
+            else:
+                ids, weights, values, lens = zip(*postings, strict=True)
+                farray = array("f", weights)
+                top = max(weights)
+                total += sum(farray)
+                df += len(ids)
+                positive = [x for x in lens if x]
+                bmin = min(positive) if positive else None
+                bmax = max(lens)
+                first = farray[0]
+                if first == 1.0 and farray.count(1.0) == len(farray):
+                    mini_weights = None
+                elif farray.count(first) == len(farray):
+                    mini_weights = first
+                else:
+                    mini_weights = tuple(farray)
+                ids_out = [ids[0]]
+                ids_out += map(sub, ids[1:], ids)
+                ids = tuple(ids_out)  # gaps
+                mini_values = self._values(values)
             if bmin is not None and (minlength is None or bmin < minlength):
                 minlength = bmin
-            maxlength = max(maxlength, bmax)
-            maxweight = max(maxweight, top)
-            deltas = (ids[0], *(b - a for a, b in zip(ids, ids[1:], strict=False)))
-            if all(w == 1.0 for w in farray):
-                mini_weights: object = None
-            elif all(w == farray[0] for w in farray):
-                mini_weights = farray[0]
-            else:
-                mini_weights = tuple(farray)
-            if fixed is None or fixed < 0:
-                mini_values: object = tuple(v or b"" for v in values)
-            elif fixed == 0:
-                mini_values = None
-            else:
-                mini_values = b"".join(v or b"" for v in values)
-            data = dumps((deltas, mini_weights, mini_values), 2)
+            if bmax > maxlength:
+                maxlength = bmax
+            if top > maxweight:
+                maxweight = top
+            data = dumps((ids, mini_weights, mini_values), 2)
             head = dumps(
-                (len(ids), ids[-1], top, 0, length_to_byte(bmin), length_to_byte(bmax)), 2
+                (len(ids), postings[-1][0], top, 0, length_to_byte(bmin), length_to_byte(bmax)),
+                2,
             )
             size = len(head) + len(data)
-            postfile.write(_INT.pack(-size if n == len(blocks) else size) + head + data)
-        info._weight, info._df, info._maxweight = total, df, maxweight
-        info._minlength, info._maxlength = minlength, maxlength
-        info._minid, info._maxid = blocks[0][0][0], last[-1][0]
-        info.set_extent(start, postfile.tell() - start)
-        self._tindex.add(pack_ushort(self._fieldid) + btext, info.to_bytes())
+            out += (_INT.pack(-size if n == len(blocks) else size), head, data)
+        body = b"".join(out)
+        start = self._offset
+        self._write(body)
+        self._offset += len(body)
+        info = _TERMINFO.pack(
+            0,
+            total,
+            df,
+            0 if minlength is None else length_to_byte(minlength),
+            length_to_byte(maxlength),
+            maxweight,
+            blocks[0][0][0],
+            last[-1][0],
+        )
+        self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
+
+
+def _values_variable(values: tuple) -> tuple:
+    return tuple(v or b"" for v in values)
+
+
+def _values_none(values: tuple) -> None:
+    return None
+
+
+def _values_joined(values: tuple) -> bytes:
+    return b"".join(v or b"" for v in values)
 
 
 class ContentCodec(whoosh3.W3Codec):
