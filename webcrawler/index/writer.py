@@ -20,7 +20,7 @@ from whoosh.reading import SegmentReader
 from whoosh.writing import SegmentWriter
 
 from webcrawler.index.models import IndexedDocument
-from webcrawler.index.postings import ContentCodec
+from webcrawler.index.postings import ContentCodec, fast_pool
 from webcrawler.index.schema import build_schema, fields_of
 
 log = logging.getLogger(__name__)
@@ -67,8 +67,11 @@ class IndexWriter:
         if self._writer is None:
             # Another writer process (a real-time search beside `webcrawler index`) holds the
             # lock only while it adds and commits a batch: wait for it rather than fail.
-            self._writer = self._ix.writer(limitmb=self._limitmb, codec=ContentCodec(),
-                                           timeout=LOCK_WAIT, delay=0.05)
+            self._writer = fast_pool(
+                self._ix.writer(
+                    limitmb=self._limitmb, codec=ContentCodec(), timeout=LOCK_WAIT, delay=0.05
+                )
+            )
         return self._writer
 
     def add(self, docs: Sequence[IndexedDocument]) -> None:
