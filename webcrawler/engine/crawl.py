@@ -124,6 +124,8 @@ class Crawler:
     # --- the loop -------------------------------------------------------
     def run(self) -> CrawlStats:
         run_id = self.store.start_run()
+        if self._progress:
+            self._progress(self)  # something on screen while the agents start
         pool = self._pool_factory()
         deadline = time.monotonic() + self.settings.hours * 3600.0
         next_report = 0.0
