@@ -10,7 +10,8 @@ own DBAPI connection, inside the transaction SQLAlchemy began.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -38,29 +39,27 @@ class Prepared:
             self._conn.begin()
         return self._conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
 
-    def rows(self, **given: Any) -> list[tuple[Any, ...]]:
+    @contextmanager
+    def _executed(self, given: Mapping[str, Any]) -> Iterator[Any]:
         cursor = self._cursor()
         try:
             cursor.execute(self.sql, self._params(given))
-            return cursor.fetchall()
+            yield cursor
         finally:
             cursor.close()
+
+    def rows(self, **given: Any) -> list[tuple[Any, ...]]:
+        with self._executed(given) as cursor:
+            return cursor.fetchall()
 
     def one(self, **given: Any) -> tuple[Any, ...] | None:
         """The first row, or None."""
-        cursor = self._cursor()
-        try:
-            cursor.execute(self.sql, self._params(given))
+        with self._executed(given) as cursor:
             return cursor.fetchone()
-        finally:
-            cursor.close()
 
     def run(self, **given: Any) -> None:
-        cursor = self._cursor()
-        try:
-            cursor.execute(self.sql, self._params(given))
-        finally:
-            cursor.close()
+        with self._executed(given):
+            pass
 
     def run_many(self, rows: Iterable[Mapping[str, Any]]) -> None:
         params = [self._params(row) for row in rows]
