@@ -61,3 +61,9 @@ def test_bad_environment_value_is_a_clear_error(tmp_path: Path):
     result = webcrawler("index", "--hours", "0.001", "--data-dir", str(tmp_path), env=env)
     assert result.returncode == 2
     assert "WEBCRAWLER_AGENTS='many'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_index_without_seeds_or_crawl_says_what_to_do(tmp_path: Path):
+    result = webcrawler("index", "--hours", "0.001", "--data-dir", str(tmp_path / "empty"))
+    assert result.returncode == 1
+    assert "give a --seed URL" in result.stderr and "Traceback" not in result.stderr

@@ -78,13 +78,16 @@ db_option = click.option("--db", "db_url", default=None,
 @db_option
 def index(seeds_file: Any, progress: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.engine.run import run_index
+    from webcrawler.engine.run import NothingToCrawl, run_index
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
         seeds += [line.strip() for line in seeds_file if line.strip() and not line.startswith("#")]
     settings = _settings(seeds=tuple(seeds), **flags)
-    summary, rejected = run_index(settings, progress=progress, install_signals=_install_signals)
+    try:
+        summary, rejected = run_index(settings, progress=progress, install_signals=_install_signals)
+    except NothingToCrawl as exc:
+        raise click.ClickException(str(exc)) from None
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, skipped: {url}", err=True)
     click.echo(summary)

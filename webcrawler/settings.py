@@ -33,7 +33,6 @@ class Settings:
     robots_token: str = DEFAULT_USER_AGENT_TOKEN  # the product token robots.txt rules name
     robots_ttl: float = 24 * 3600.0  # seconds a robots.txt stays valid
     robots_retry: float = 600.0  # seconds before a 5xx / unreachable robots.txt is asked again
-    robots_give_up: float = 24 * 3600.0  # RFC 9309: after this long unreachable, stop waiting
     commit_every: int = 200  # documents per transaction
     agent_max_urls: int = 500  # recycle an agent after this many URLs
     agent_memory_mb: int = 512  # replace an agent that grows past this

@@ -20,6 +20,10 @@ from webcrawler.settings import Settings
 log = logging.getLogger(__name__)
 
 
+class NothingToCrawl(Exception):
+    """No seeds were given and the data directory holds no crawl to resume."""
+
+
 def run_index(settings: Settings, progress: bool = True,
               install_signals: Callable[[Callable[[str], None]], None] | None = None,
               ) -> tuple[str, list[str]]:
@@ -33,6 +37,10 @@ def run_index(settings: Settings, progress: bool = True,
         crawler = Crawler(settings, store, sink=watch_pages(ordering, sink),
                           progress=ProgressReporter() if progress else None, ordering=ordering)
         rejected = crawler.add_seeds(list(settings.seeds))
+        if not crawler.scheduler.servers:
+            sink.close()
+            raise NothingToCrawl(f"nothing to crawl in {settings.data_dir}: give a --seed URL "
+                                 "(or --seeds-file) to start a crawl")
         if install_signals is not None:
             install_signals(crawler.request_stop)
         crawler.run()
