@@ -34,6 +34,7 @@ class Settings:
     robots_ttl: float = 24 * 3600.0  # seconds a robots.txt stays valid
     robots_retry: float = 600.0  # seconds before a 5xx / unreachable robots.txt is asked again
     commit_every: int = 200  # documents per transaction
+    commit_seconds: float = 5.0  # ... or this long, so another writer (a real-time search) never waits long
     agent_max_urls: int = 500  # recycle an agent after this many URLs
     agent_memory_mb: int = 512  # replace an agent that grows past this
     agent_deadline: float = 0.0  # seconds an agent may hold a URL (0 = total_timeout + 15)

@@ -83,6 +83,7 @@ class Crawler:
         self._jobs: dict[int, _Job] = {}
         self._job_ids = 0
         self._since_commit = 0
+        self._last_commit = time.monotonic()
         self._stop_requested = ""
         self._load()
 
@@ -139,7 +140,7 @@ class Crawler:
                 self._dispatch(pool, now)
                 for job, answer in pool.poll(self._poll_timeout(now, deadline)):
                     self._handle(job, answer)
-                if self._since_commit >= self.settings.commit_every:
+                if self._commit_due(now):
                     self._commit(run_id)
                 if self._progress and now >= next_report:
                     self._progress(self)
@@ -181,6 +182,13 @@ class Crawler:
             for job, answer in pool.poll(0.1):
                 self._handle(job, answer)
 
+    def _commit_due(self, now: float) -> bool:
+        """Every `commit_every` documents, or `commit_seconds` after the last commit."""
+        if self._since_commit >= self.settings.commit_every:
+            return True
+        return (now - self._last_commit >= self.settings.commit_seconds
+                and self.store.conn.in_transaction())
+
     def _commit(self, run_id: int, ended: bool = False) -> None:
         failures = sum(self.stats.failures.values())
         self.store.update_run(run_id, self.stats.retrieved, failures, ended=ended,
@@ -188,6 +196,7 @@ class Crawler:
         self.store.commit()
         self.sink.commit()
         self._since_commit = 0
+        self._last_commit = time.monotonic()
 
     # --- dispatch -------------------------------------------------------
     def _dispatch(self, pool: AgentPool, now: float) -> None:
