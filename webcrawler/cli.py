@@ -235,7 +235,10 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=5000, show_default=True)
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True)
-def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int) -> None:
+@click.option("--allow-from-url", is_flag=True,
+              help="Let the real-time search form start from any URL, not only indexed documents.")
+def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int,
+          allow_from_url: bool) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
     from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
@@ -243,7 +246,7 @@ def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threa
     settings = _settings(data_dir=data_dir, db_url=db_url)
     try:
         run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
-                   threads=threads)
+                   threads=threads, allow_from_url=allow_from_url)
     except ServeError as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -77,11 +77,12 @@ def serve(
     port: int = 5000,
     db_url: str | None = None,
     threads: int = 8,
+    **options: Any,
 ) -> None:
-    """Serve searches of `data_dir` until interrupted (Ctrl-C)."""
+    """Serve searches of `data_dir` until interrupted (Ctrl-C); `options` go to `create_app`."""
     from webcrawler.query_server import create_app
 
-    app = create_app(Path(data_dir), db_url=db_url)
+    app = create_app(Path(data_dir), db_url=db_url, **options)
     server = make_server(app, host=host, port=port, threads=threads)
     print(f"Search at http://{_url_host(host)}:{server.effective_port}/", flush=True)
     try:
