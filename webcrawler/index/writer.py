@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from whoosh import index
-from whoosh.reading import SegmentReader
 from whoosh.writing import SegmentWriter
 
+from webcrawler.index.merging import merge_all, merge_segment
 from webcrawler.index.models import IndexedDocument
 from webcrawler.index.postings import ContentCodec, fast_pool
 from webcrawler.index.schema import build_schema, fields_of
@@ -45,9 +45,7 @@ def bounded_merge(fan_in: int = 8, max_merge_docs: int = 12_000) -> Callable:
             group = sorted(tiers[tier], key=lambda s: s.doc_count_all())[:fan_in]
             if len(group) >= fan_in and sum(s.doc_count_all() for s in group) <= max_merge_docs:
                 for seg in group:
-                    reader = SegmentReader(writer.storage, writer.schema, seg)
-                    writer.add_reader(reader)
-                    reader.close()
+                    merge_segment(writer, seg)
                 return [s for s in segments if s not in group]
         return segments
 
@@ -95,8 +93,8 @@ class IndexWriter:
     def optimize(self) -> None:
         """Commit pending changes, then merge the whole index into one segment (slow)."""
         self.commit()
-        self._current().commit(optimize=True)
-        self._writer = None
+        writer, self._writer = self._current(), None
+        writer.commit(mergetype=merge_all)
 
     def doc_ids(self) -> set[int]:
         """The doc_ids the committed index holds (uncommitted changes are not counted)."""
