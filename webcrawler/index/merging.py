@@ -38,7 +38,7 @@ def merge_segment(writer: SegmentWriter, segment: object) -> None:
         basedoc = writer.docnum
         docmap = writer.write_per_doc(fieldnames, reader)
         add = writer.pool.add
-        postings = _postings(reader) if _is_w3(reader) else reader.iter_postings()
+        postings = _postings(reader) if is_w3(reader) else reader.iter_postings()
         for fieldname, btext, docnum, weight, value in postings:
             if fieldname not in schema:
                 continue
@@ -58,7 +58,7 @@ def merge_all(writer: SegmentWriter, segments: list) -> list:
     return []
 
 
-def _is_w3(reader: SegmentReader) -> bool:
+def is_w3(reader: SegmentReader) -> bool:
     terms = getattr(reader, "_terms", None)
     return type(terms) is whoosh3.W3TermsReader and isinstance(reader.codec(), whoosh3.W3Codec)
 
@@ -77,15 +77,21 @@ def _postings(reader: SegmentReader) -> Iterator[Posting]:
             for docnum, weight, vbytes in zip(ids, weights, values, strict=True):
                 yield fieldname, btext, docnum, weight, vbytes or b""
             continue
-        offset, length = info.extent()
-        if isinstance(length, tuple):  # Whoosh 2.7 decodes the length as a 1-tuple
-            length = length[0]
-        for ids, weights, values in _blocks(get(offset, length)):
+        offset, length = extent(info)
+        for ids, weights, values in posting_blocks(get(offset, length)):
             for docnum, weight, vbytes in zip(ids, weights, values, strict=True):
                 yield fieldname, btext, docnum, weight, vbytes
 
 
-def _blocks(data: bytes) -> Iterator[tuple[list[int], object, object]]:
+def extent(info: whoosh3.W3TermInfo) -> tuple[int, int]:
+    """(offset, length) of a term's posting list in the postings file."""
+    offset, length = info.extent()
+    if isinstance(length, tuple):  # Whoosh 2.7 decodes the length as a 1-tuple
+        length = length[0]
+    return offset, length
+
+
+def posting_blocks(data: bytes) -> Iterator[tuple[list[int], object, object]]:
     """(docnums, weights, values) of each block of one uncompressed or zlib posting list."""
     if data[:4] != _MAGIC:
         raise ValueError("not a W3 posting list")

@@ -28,6 +28,7 @@ from webcrawler.index.schema import stored_text
 from webcrawler.index.snippets import snippet
 from webcrawler.index.thesaurus import Thesaurus, default_thesaurus
 from webcrawler.index.weighting import Peculiarity
+from webcrawler.index.wordsearch import rank_words
 from webcrawler.index.writer import open_index
 
 CACHE_DEPTH = 10  # ranked results collected at least (a deeper page collects more)
@@ -56,7 +57,9 @@ class Searcher:
         self._cache: OrderedDict[tuple, Ranked] = OrderedDict()
         self._checked = time.monotonic()
         self._thesaurus = thesaurus or default_thesaurus
-        self.usequality = usequality  # False: no block skipping (for tests / measurements)
+        # False: Whoosh's matcher path without block skipping, the reference the fast paths
+        # (term-at-a-time word queries, block skipping) are tested against.
+        self.usequality = usequality
         self._ranking = ranking  # "peculiarity", or "bm25f" (Whoosh's stock model, to compare)
         self._options = dict(weighting_options or {})  # Peculiarity() keyword arguments
         self._cache_queries = cache_queries
@@ -104,21 +107,28 @@ class Searcher:
             return cached
         weights, n_words = parsed.weights()
         searcher = self._searcher
-        collector = TopCollector(limit=max(needed, CACHE_DEPTH), usequality=self.usequality)
+        limit = max(needed, CACHE_DEPTH)
         if self._ranking == "bm25f":
             model: WeightingModel = BM25F()
         else:
             model = Peculiarity(weights, n_words, **self._options)
+        fast = rank_words(searcher, parsed, model, limit) if self.usequality else None
+        if fast is not None:
+            return self._remember(key, fast)
+        collector = TopCollector(limit=limit, usequality=self.usequality)
         context = searcher.context(weighting=model)
         query = to_whoosh(parsed)
         searcher.search_with_collector(query, collector, context=context)
         ranked = [(score, docnum) for score, docnum in collector.results().top_n]
         full = len(ranked) >= collector.limit
         total = count_matches(searcher, parsed, query) if full else len(ranked)
-        self._cache[key] = (ranked, total)
+        return self._remember(key, (ranked, total))
+
+    def _remember(self, key: tuple, ranked: Ranked) -> Ranked:
+        self._cache[key] = ranked
         while len(self._cache) > self._cache_queries:
             self._cache.popitem(last=False)
-        return ranked, total
+        return ranked
 
     def _hit(self, rank: int, score: float, docnum: int, best: float, parsed: ParsedQuery) -> Hit:
         fields = self._searcher.stored_fields(docnum)
