@@ -1,16 +1,24 @@
-"""The scorer's upper bounds are true: block skipping changes nothing."""
+"""The scorer's upper bounds are true: block skipping changes nothing; and the fast
+paths (term-at-a-time word queries, counting) agree with Whoosh's matcher path."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
+import pytest
+from whoosh.collectors import TopCollector
+
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
+from webcrawler.index.query import parse, to_whoosh
+from webcrawler.index.weighting import Peculiarity
 
 VOCAB = [f"w{i}" for i in range(60)]
+QUERIES = ["w0", "w1 w2", "w0 w59", "w3 w4 w5", "w10 w20", '"w0 w1" w2', "w1 -w2"]
 
 
-def test_results_same_with_and_without_block_quality(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rng = random.Random(7)
     docs = []
     for i in range(1, 601):
@@ -21,16 +29,36 @@ def test_results_same_with_and_without_block_quality(tmp_path: Path) -> None:
                 i, f"http://h/{i}", " ".join(rng.sample(VOCAB, 2)), " ".join(words), "h"
             )
         )
-    with open_writer(tmp_path / "ix") as writer:
+    path = tmp_path_factory.mktemp("bounds") / "ix"
+    with open_writer(path) as writer:
         for start in range(0, len(docs), 150):  # several segments
             writer.add(docs[start : start + 150])
             writer.commit()
-    queries = ["w0", "w1 w2", "w0 w59", "w3 w4 w5", "w10 w20", '"w0 w1" w2', "w1 -w2"]
+        writer.delete(range(1, 601, 37))
+    return path
+
+
+def test_results_same_with_and_without_block_quality(index_dir: Path) -> None:
     with (
-        open_searcher(tmp_path / "ix") as fast,
-        open_searcher(tmp_path / "ix", usequality=False) as slow,
+        open_searcher(index_dir) as fast,
+        open_searcher(index_dir, usequality=False) as slow,
     ):
-        for q in queries:
+        for q in QUERIES:
             a, b = fast.search(q, per_page=10), slow.search(q, per_page=10)
             assert [(h.doc_id, h.score) for h in a.hits] == [(h.doc_id, h.score) for h in b.hits], q
             assert a.total == b.total, q
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_whoosh_block_skipping_keeps_the_top_n(index_dir: Path, query: str) -> None:
+    """Whoosh's collector with block-max skipping (phrases, site:, exclusions use it)."""
+    with open_searcher(index_dir) as searcher:
+        whoosh = searcher._searcher
+        parsed = parse(query)
+        results = []
+        for usequality in (True, False):
+            collector = TopCollector(limit=10, usequality=usequality)
+            context = whoosh.context(weighting=Peculiarity(*parsed.weights()))
+            whoosh.search_with_collector(to_whoosh(parsed), collector, context=context)
+            results.append(collector.results().top_n)
+        assert results[0] == results[1]

@@ -65,3 +65,43 @@ def test_reading_while_another_process_commits(tmp_path: Path) -> None:
         assert proc.exitcode == 0
         assert searcher.search("common").total == 650 == searcher.doc_count()
     assert seen == sorted(seen) and seen[0] >= 50
+
+
+def test_fast_merge_writes_what_whoosh_merge_writes(tmp_path: Path) -> None:
+    import shutil
+
+    from whoosh.reading import SegmentReader
+
+    from webcrawler.index.merging import merge_all
+    from webcrawler.index.writer import IndexWriter, open_index
+
+    def whoosh_merge(writer, segments):  # type: ignore[no-untyped-def]
+        for segment in segments:
+            reader = SegmentReader(writer.storage, writer.schema, segment)
+            writer.add_reader(reader)
+            reader.close()
+        return []
+
+    source = tmp_path / "source"
+    with IndexWriter(open_index(source, create=True), merge=lambda w, segments: segments) as w:
+        for start in range(0, 300, 100):
+            w.add([doc(i, f"word{i % 7} shared text {i % 3}") for i in range(start, start + 100)])
+            w.commit()
+        w.delete(range(0, 300, 11))
+    seen = []
+    for name, policy in (("whoosh", whoosh_merge), ("ours", merge_all)):
+        shutil.copytree(source, tmp_path / name)
+        ix = open_index(tmp_path / name, create=False)
+        writer = IndexWriter(ix)._current()
+        writer.commit(mergetype=policy)
+        with ix.reader() as reader:
+            assert len(ix._segments()) == 1
+            seen.append(
+                (
+                    list(reader.iter_postings()),
+                    [reader.stored_fields(n) for n in reader.all_doc_ids()],
+                    reader.field_length("content"),
+                )
+            )
+        ix.close()
+    assert seen[0] == seen[1] and len(seen[0][0]) > 1000
