@@ -3,14 +3,13 @@
 Fields: `doc_id` (unique key, also a column so the ids of a committed index read
 fast), `content` (title + body, positions for phrases, peculiarity-weighted),
 `host` (the words `site:` matches), and stored `url`, `title`, `text` (the start
-of the visible text, for snippets; zlib-compressed: a third of the size, and
-merges copy fewer bytes).
+of the visible text, for snippets; Whoosh's W3 codec already zlib-compresses
+each document's stored fields).
 """
 
 from __future__ import annotations
 
 import ipaddress
-import zlib
 
 from whoosh.fields import ID, KEYWORD, STORED, Schema
 
@@ -31,13 +30,6 @@ def build_schema() -> Schema:
         host=KEYWORD(lowercase=True, scorable=False),
         content=ContentField(),
     )
-
-
-def stored_text(value: str | bytes) -> str:
-    """The stored snippet text: zlib-compressed UTF-8 (older indexes: a plain str)."""
-    if isinstance(value, bytes):
-        return zlib.decompress(value).decode("utf-8")
-    return value
 
 
 def host_terms(host: str) -> list[str]:
@@ -73,7 +65,7 @@ def fields_of(doc: IndexedDocument) -> dict[str, object]:
         "doc_id": str(doc.doc_id),
         "url": doc.url,
         "title": doc.title,
-        "text": zlib.compress(doc.text[:SNIPPET_CHARS].encode("utf-8"), 1),
+        "text": doc.text[:SNIPPET_CHARS],
         "host": " ".join(host_terms(doc.host)),
         CONTENT: TitledText(doc.title, doc.text),
     }

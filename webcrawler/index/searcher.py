@@ -24,7 +24,6 @@ from webcrawler.index.counting import count_matches
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
 from webcrawler.index.query import expand as expand_query
-from webcrawler.index.schema import stored_text
 from webcrawler.index.snippets import snippet
 from webcrawler.index.thesaurus import Thesaurus, default_thesaurus
 from webcrawler.index.weighting import Peculiarity
@@ -139,7 +138,7 @@ class Searcher:
             doc_id=int(fields["doc_id"]),
             url=fields.get("url", ""),
             title=fields.get("title", ""),
-            snippet=snippet(stored_text(fields.get("text", "")), parsed.highlight_words),
+            snippet=snippet(fields.get("text", ""), parsed.highlight_words),
         )
 
     def refresh(self) -> None:
