@@ -54,6 +54,7 @@ class Searcher:
         self._searcher = self._ix.searcher(weighting=Peculiarity())
         self._lock = threading.RLock()
         self._cache: OrderedDict[tuple, Ranked] = OrderedDict()
+        self._stats: dict[tuple, tuple] = {}  # whole-index word statistics, until refresh
         self._checked = time.monotonic()
         self._thesaurus = thesaurus or default_thesaurus
         # False: Whoosh's matcher path without block skipping, the reference the fast paths
@@ -110,7 +111,7 @@ class Searcher:
         if self._ranking == "bm25f":
             model: WeightingModel = BM25F()
         else:
-            model = Peculiarity(weights, n_words, **self._options)
+            model = Peculiarity(weights, n_words, stats=self._stats, **self._options)
         fast = rank_words(searcher, parsed, model, limit) if self.usequality else None
         if fast is not None:
             return self._remember(key, fast)
@@ -151,6 +152,7 @@ class Searcher:
                 old, self._searcher = self._searcher, self._ix.searcher(weighting=Peculiarity())
                 old.close()
                 self._cache.clear()
+                self._stats.clear()
 
     def doc_count(self) -> int:
         with self._lock:

@@ -84,6 +84,7 @@ class Peculiarity(WeightingModel):
         mode: str = "log",
         reference: Reference | None = None,
         reference_share: float = 1.0,
+        stats: dict[tuple, tuple] | None = None,
     ) -> None:
         self.query_weights = dict(query_weights or {})
         self.n_words = max(1, n_words)
@@ -91,33 +92,42 @@ class Peculiarity(WeightingModel):
         self.mode = mode
         self.reference = reference
         self.reference_share = reference_share
-        self._stats: dict[tuple, tuple] = {}  # (searcher, field, word) -> (N, cf, searcher)
+        # (searcher id, field, word) -> (N, cf, average length, searcher): see _collection_stats
+        self.stats: dict[tuple, tuple] = {} if stats is None else stats
 
     def supports_block_quality(self) -> bool:
         return True
 
     def scorer(self, searcher, fieldname, text, qf=1):  # type: ignore[no-untyped-def]
+        factor, p_ref, cf, mu = self.parameters(searcher.get_parent(), fieldname, text, qf)
+        return PeculiarityScorer(searcher, fieldname, text, self, p_ref, cf, factor, mu)
+
+    def parameters(self, parent, fieldname, text, qf=1):  # type: ignore[no-untyped-def]
+        """(factor, p_ref, cf, mu) of a word: w(t, d) * w(t, q) / |q| is
+        factor * log(1 + tf / (len + mu) / p_ref). Whole-index statistics, the same for
+        every segment (`parent` is the index's top-level Whoosh searcher)."""
         word = text.decode("utf-8") if isinstance(text, bytes) else text
         factor = self.query_weights.get(word, 1.0) * qf / self.n_words
-        parent = searcher.get_parent()
-        total, cf = self._collection_stats(parent, fieldname, text)
+        total, cf, average = self._collection_stats(parent, fieldname, text)
         p_ref = (cf + 1.0) / (total + 1.0)
         if self.reference is not None:
             share = self.reference_share
             p_ref = share * max(self.reference(word), 1e-9) + (1.0 - share) * p_ref
-        mu = self.mu if self.mu is not None else parent.avg_field_length(fieldname, 0.0)
-        return PeculiarityScorer(searcher, fieldname, text, self, p_ref, cf, factor, mu)
-
+        mu = self.mu if self.mu is not None else average
+        return factor, p_ref, cf, mu
 
     def _collection_stats(self, parent, fieldname, text):  # type: ignore[no-untyped-def]
-        """(N, cf) over the whole index. Asked once per segment; each answer sums over every
-        segment, so they are kept for the life of this model (one query)."""
+        """(N, cf, average length) over the whole index. Each sums over every segment, so
+        they are kept in `self.stats` (a searcher may share one dict between queries while
+        its index does not change)."""
         key = (id(parent), fieldname, text)
-        found = self._stats.get(key)
+        found = self.stats.get(key)
         if found is None:
             total = parent.field_length(fieldname) or 1
-            found = self._stats[key] = (total, parent.frequency(fieldname, text), parent)
-        return found[0], found[1]
+            average = parent.avg_field_length(fieldname, 0.0)
+            cf = parent.frequency(fieldname, text)
+            found = self.stats[key] = (total, cf, average, parent)
+        return found[:3]
 
 
 class PeculiarityScorer(WeightLengthScorer):

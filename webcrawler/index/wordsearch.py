@@ -43,6 +43,7 @@ def rank_words(
     if model.mode != "log":
         return None
     words = list(dict.fromkeys([*parsed.words, *parsed.expansions]))
+    parameters = {w: model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words}
     scores: dict[int, float] = {}
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
@@ -57,14 +58,13 @@ def rank_words(
                 info = reader._terms.term_info(CONTENT, word.encode("utf-8"))
             except TermNotFound:
                 continue
-            scorer = model.scorer(sub, CONTENT, word)
-            _add_term(scores, reader, info, scorer, lengths, offset, deleted)
+            _add_term(scores, reader, info, parameters[word], lengths, offset, deleted)
     best = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
     return [(score, docnum) for docnum, score in best], len(scores)
 
 
-def _add_term(scores, reader, info, scorer, lengths, offset, deleted) -> None:  # type: ignore[no-untyped-def]
-    factor, mu, p_ref = scorer.factor, scorer.mu, scorer.p_ref
+def _add_term(scores, reader, info, parameters, lengths, offset, deleted) -> None:  # type: ignore[no-untyped-def]
+    factor, p_ref, _cf, mu = parameters
     log1p = math.log1p
     get = scores.get
     if info.is_inlined():
