@@ -12,7 +12,9 @@ the body. Title positions come first, then a gap, so a phrase never spans the
 title and the body.
 
 The same `words()` function analyses documents, queries and anchor texts, so
-the index, the query parser and the real-time anchor index always agree.
+the index, the query parser and the real-time anchor index always agree. The
+index builds its postings from `words()` directly (`postings.ContentField`);
+`WordTokenizer` is the same analysis as a Whoosh analyzer, for Whoosh's own uses.
 """
 
 from __future__ import annotations

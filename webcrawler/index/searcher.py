@@ -1,12 +1,16 @@
 """The read side: one `Searcher` per query server, shared by its threads.
 
 A lock serialises the Whoosh searcher (its readers share file handles; with the
-GIL there is little to gain from more). Each query's ranked list - the top
-`CACHE_DEPTH` (score, docnum) pairs and the total - is cached until the index
-changes, so paging and repeated queries cost only the page's stored fields.
-Scores are normalised against the query's best document, whatever the page.
-`search()` checks for new commits at most every `REFRESH_INTERVAL` seconds.
-This module never writes to the index.
+GIL there is little to gain from more). Word-only queries run term at a time
+(`wordsearch.py`: exact top N and exact count in one pass); phrases, site: and
+exclusions run through Whoosh's matchers with block-max skipping, and are
+counted by `counting.py`. Each query's ranked list - the top
+max(page * per_page, `CACHE_DEPTH`) (score, docnum) pairs and the exact total -
+is cached until the index changes, so repeated queries cost only the page's
+stored fields. Scores are normalised against the query's best document,
+whatever the page. `search()` checks for new commits at most every
+`REFRESH_INTERVAL` seconds; the open searcher is kept until then (no reopen per
+query). This module never writes to the index.
 """
 
 from __future__ import annotations

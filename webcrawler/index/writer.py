@@ -3,7 +3,10 @@
 `commit()` must stay cheap on the crawl's path: new documents land in a new
 segment, and segments are merged in bounded steps (`bounded_merge`: at most
 `fan_in` similar-sized segments, never more than `max_merge_docs` documents in
-one merge). `optimize()` merges everything and is for the CLI, not the crawl.
+one merge; `merging.py` copies the postings a block at a time). `optimize()`
+merges everything into one segment and is for the CLI, not the crawl: at 50,000
+documents the crawl's merges leave about 33 segments, which measured costs a
+query only ~1-2 ms more than one segment (bench/index_speed.py).
 Readers in other processes keep working across commits (Whoosh writes a new
 table of contents atomically; old segment files stay readable while open).
 """
