@@ -141,13 +141,14 @@ class _Lengths:
         self._reader = reader
         self._fields: dict[str, list] = {}
 
-    def doc_field_length(self, docnum: int, fieldname: str, default: int = 0) -> int:
+    def of(self, fieldname: str) -> list[int]:
+        """The length of `fieldname` in each document of the segment (0: none)."""
         lengths = self._fields.get(fieldname)
         if lengths is None:
             read = self._reader.doc_field_length
             count = self._reader.doc_count_all()
             lengths = self._fields[fieldname] = [read(n, fieldname) or 0 for n in range(count)]
-        return lengths[docnum]
+        return lengths
 
 
 class _FieldWriter(whoosh3.W3FieldWriter):
@@ -162,6 +163,7 @@ class _FieldWriter(whoosh3.W3FieldWriter):
         term: tuple[str, bytes] | None = None
         block: list[tuple[int, float, bytes | None, int]] = []
         blocks: list[list[tuple[int, float, bytes | None, int]]] = []
+        field, field_lengths = None, None
         for fieldname, btext, docnum, weight, value in items:
             if docnum == -1:  # a spelling word, not a posting (never written by Whoosh 2.7)
                 continue
@@ -169,11 +171,13 @@ class _FieldWriter(whoosh3.W3FieldWriter):
                 if term is not None:
                     self._write_term(schema, term, blocks, block)
                 term, block, blocks = (fieldname, btext), [], []
+                if fieldname != field:
+                    field = fieldname
+                    field_lengths = lengths.of(fieldname) if lengths else None
             elif len(block) == BLOCK:
                 blocks.append(block)
                 block = []
-            length = lengths.doc_field_length(docnum, fieldname) if lengths else 0
-            block.append((docnum, weight, value, length))
+            block.append((docnum, weight, value, field_lengths[docnum] if field_lengths else 0))
         if term is not None:
             self._write_term(schema, term, blocks, block)
 
