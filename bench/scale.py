@@ -110,7 +110,12 @@ def crawl(web: GenWeb, data: Path, urls: int, servers: int, minutes: float, agen
         if (found[0] >= urls and found[1] >= servers) or time.monotonic() - started > minutes * 60:
             proc.send_signal(signal.SIGINT)
             break
-    out, _ = proc.communicate(timeout=600)
+    try:
+        out, _ = proc.communicate(timeout=900)
+    except subprocess.TimeoutExpired:  # still waiting for its index writer to catch up
+        proc.kill()
+        out, _ = proc.communicate(timeout=60)
+        out = (out or "") + "\n(killed: no exit within 900 s of SIGINT, waiting for the index writer)"
     reader.join(10)
     watch.stop()
     return out, series, watch, known(data / "webcrawler.db"), time.monotonic() - started
