@@ -42,6 +42,9 @@ def test_index_prints_progress_to_stderr_and_summary_to_stdout_then_stats(tmp_pa
     figures = json.loads(stats.stdout)
     assert figures["documents"]["fetched"] == 3 and figures["servers_known"] == 1
     assert figures["index_documents"] == 3
+    optimized = webcrawler("optimize", "--data-dir", data)
+    assert optimized.returncode == 0 and "index optimized" in optimized.stdout
+    assert json.loads(webcrawler("stats", "--json", "--data-dir", data).stdout)["index_documents"] == 3
 
 
 def test_settings_defaults_environment_then_flags():

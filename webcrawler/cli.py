@@ -215,6 +215,26 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
 
 
 @main.command()
+@data_dir_option
+def optimize(data_dir: Path | None) -> None:
+    """Merge the index into one segment: slower to write, fastest to search (run between crawls)."""
+    import time
+
+    from webcrawler.index import open_writer
+
+    settings = _settings(data_dir=data_dir)
+    if not settings.index_dir.exists():
+        raise click.ClickException(f"no index in {settings.data_dir}: run webcrawler index first")
+    started = time.monotonic()
+    writer = open_writer(settings.index_dir)
+    try:
+        writer.optimize()
+    finally:
+        writer.close()
+    click.echo(f"index optimized in {time.monotonic() - started:.1f} s")
+
+
+@main.command()
 @click.argument("robots_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("user_agent")
 @click.argument("urls", nargs=-1, required=True)
