@@ -29,8 +29,8 @@ def crawled(tmp_path_factory: pytest.TempPathFactory):
     with server as web:
         settings = Settings(data_dir=data, agents=6, delay=0.0, hours=CRAWL_SECONDS / 3600,
                             include=(web.include_pattern,), seeds=(web.seed_url,),
-                            connect_timeout=1.0, read_timeout=1.0, total_timeout=2.0,
-                            agent_deadline=6.0, commit_every=20, progress_interval=60.0)
+                            connect_timeout=1.0, read_timeout=1.5, total_timeout=3.0,
+                            agent_deadline=8.0, commit_every=20, progress_interval=60.0)
         summary, _ = run_index(settings, progress=False)
         yield web, settings, summary, document_states(settings), list(server.handler.hits)
 
