@@ -37,7 +37,10 @@ from webcrawler.urls import split
 
 log = logging.getLogger(__name__)
 
-MAX_BATCHES_IN_FLIGHT = 20  # back-pressure: above this the crawl waits for the index
+# Back-pressure: above this many unacknowledged batches the crawl waits for the index.
+# A batch in flight costs a number in a queue and its rows in the outbox table (not
+# memory), so the slack can cover a long merge: 250 batches of up to 200 documents.
+MAX_BATCHES_IN_FLIGHT = 250
 CLOSE_TIMEOUT = 300.0
 
 
