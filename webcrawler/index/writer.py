@@ -70,10 +70,7 @@ class IndexWriter:
             # lock only while it adds and commits a batch: wait for it rather than fail.
             self._writer = fast_pool(
                 self._ix.writer(
-                    limitmb=self._limitmb, codec=ContentCodec(), timeout=LOCK_WAIT, delay=0.05,
-                    # Segments stay as separate files: assembling a compound file copies
-                    # every byte of a merged segment again, minutes at 50,000 documents.
-                    compound=False,
+                    limitmb=self._limitmb, codec=ContentCodec(), timeout=LOCK_WAIT, delay=0.05
                 )
             )
         return self._writer
