@@ -90,3 +90,10 @@ def append_section(title: str, body: str, command: str | None = None) -> str:
     finally:
         os.close(fd)
     return text
+
+
+def publish(title: str, body: str, append: bool = True) -> str:
+    """Print a benchmark's section; with `append`, also add it to BENCHMARKS.md first."""
+    text = append_section(title, body) if append else body
+    print(text)
+    return text

@@ -28,7 +28,7 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from bench.common import append_section, table
+from bench.common import publish, table
 from webcrawler.index import IndexedDocument, open_writer
 from webcrawler.testing.genweb import GenWeb, vocabulary
 
@@ -198,12 +198,7 @@ def main(argv: list[str] | None = None) -> str:
             f"The writer added about {statistics.median(written) if written else 0:.0f} documents/s "
             "(200 per commit) while measured.\n\n"
             + table(["condition", "queries", "p50 ms", "p99 ms", "max ms", "answers not 200"], rows))
-    if args.no_append:
-        print(body)
-        return body
-    text = append_section(f"Query latency over HTTP, {indexed:,} documents", body)
-    print(text)
-    return text
+    return publish(f"Query latency over HTTP, {indexed:,} documents", body, append=not args.no_append)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import psutil
 
-from bench.common import append_section, table
+from bench.common import publish, table
 from webcrawler.testing.genweb import GenWeb
 from webcrawler.testing.genweb_server import GenWebProcess
 
@@ -164,12 +164,7 @@ def main(argv: list[str] | None = None) -> str:
             f"other servers), text around 6 KB; {args.agents} agents, --delay 0.\n\n"
             + table(["measure", "value", "goal"], rows)
             + "\n\nThe crawl's summary:\n\n```\n" + out.strip() + "\n```")
-    if args.no_append:
-        print(body)
-        return body
-    text = append_section("Scale: a million URLs on ten thousand servers", body)
-    print(text)
-    return text
+    return publish("Scale: a million URLs on ten thousand servers", body, append=not args.no_append)
 
 
 if __name__ == "__main__":

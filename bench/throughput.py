@@ -34,7 +34,7 @@ from pathlib import Path
 import psutil
 
 from bench import scrapy_env
-from bench.common import ROOT, append_section, median, table
+from bench.common import ROOT, median, publish, table
 
 TESTWEB = ROOT.parent / "shared" / "testweb"
 SEED = "http://127.0.1.100:8080/"
@@ -226,12 +226,7 @@ def main(argv: list[str] | None = None) -> str:
             "request in flight per server (politeness), so the crawl's tail is one server fetched "
             "serially; Scrapy's default allows 8 concurrent requests per domain. The "
             "\"1 per domain\" line is the like-for-like comparison." + profiles)
-    if args.no_append:
-        print(body)
-        return body
-    text = append_section("Crawl throughput on the test web (dev group, --delay 0)", body)
-    print(text)
-    return text
+    return publish("Crawl throughput on the test web (dev group, --delay 0)", body, append=not args.no_append)
 
 
 if __name__ == "__main__":
