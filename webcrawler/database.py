@@ -55,13 +55,10 @@ class State:
     """A document's place in its life. Stored as short strings."""
 
     QUEUED = "queued"  # known and waiting in the frontier
-    DISCOVERED = "discovered"  # known, not eligible now (e.g. its server's cap reached)
     FETCHED = "fetched"  # retrieved and stored (and indexed unless noindex)
     FAILED = "failed"  # could not be retrieved: see reason
     EXCLUDED = "excluded"  # deliberately not fetched: see reason
     REDIRECTED = "redirected"  # answered 3xx; the target is a document of its own
-
-    DONE = (FETCHED, FAILED, EXCLUDED, REDIRECTED)
 
 
 servers = Table(

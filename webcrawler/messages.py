@@ -21,7 +21,6 @@ class Reason:
     """Why a URL was not retrieved or not indexed: short stable codes, stored in the database."""
 
     ROBOTS = "robots"  # excluded by the server's robots.txt
-    ROBOTS_UNAVAILABLE = "robots-unavailable"  # robots.txt answered 5xx / unreachable for too long
     UNINDEXABLE = "unindexable-type"  # picture, sound, archive, binary, ...
     HTTP_ERROR = "http-error"  # 4xx / 5xx status
     TIMEOUT = "timeout"  # connect or read timeout, or the page did not finish in time

@@ -83,6 +83,23 @@ def join(server: str, document: str) -> str:
     return server + document
 
 
+def origin(scheme: str, host: str, port: int) -> str:
+    """``scheme://host[:port]``, the port left out when it is the scheme's default."""
+    return f"{scheme}://{host}" if port == DEFAULT_PORTS.get(scheme) else f"{scheme}://{host}:{port}"
+
+
+def origin_parts(server: str) -> tuple[str, str, int]:
+    """Inverse of `origin`: ("http", "host", 8080) from "http://host:8080" (IPv6 keeps its brackets)."""
+    scheme, rest = server.split("://", 1)
+    host, port = rest, ""
+    if rest.startswith("["):
+        end = rest.index("]")
+        host, port = rest[: end + 1], rest[end + 2 :]
+    elif ":" in rest:
+        host, port = rest.rsplit(":", 1)
+    return scheme, host, int(port) if port else DEFAULT_PORTS[scheme]
+
+
 def host_of(url: str) -> str:
     """The host name of a URL (no port), for site: filters and display."""
     return urlsplit(url).hostname or ""

@@ -49,7 +49,6 @@ class CrawlStats:
     retrieved: int = 0  # documents retrieved (HTTP 200 with usable content)
     answered: int = 0  # every document answer, including failures and redirects
     robots: int = 0
-    new_servers: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     excluded: Counter[str] = field(default_factory=Counter)
     stop_reason: str = ""
@@ -117,6 +116,10 @@ class Crawler:
             self._queue(split(normal), depth=0, redirects=0)
         self.store.commit()
         return rejected
+
+    def in_flight(self) -> int:
+        """Retrievals handed to agents and not yet answered."""
+        return len(self._jobs)
 
     def request_stop(self, why: str = "interrupted") -> None:
         """Stop gracefully (from a signal handler): finish or put back in-flight work."""
@@ -366,7 +369,6 @@ class Crawler:
         if server is None:
             server = self.store.add_server(origin, time.time())
             self.scheduler.add(server, time.monotonic())
-            self.stats.new_servers += 1
         ids, fresh = self.store.add_urls(server, [NewURL(p, depth, redirects) for p in paths],
                                          time.time())
         if fresh:

@@ -43,7 +43,7 @@ def snapshot(crawler: Crawler) -> Snapshot:
         servers_known=len(crawler.scheduler.servers),
         servers_visited=sum(1 for s in servers if s.visited),
         queued=sum(s.queued for s in servers),
-        in_flight=len(crawler._jobs),
+        in_flight=crawler.in_flight(),
         failures=dict(stats.failures.most_common()),
         excluded=dict(stats.excluded.most_common()),
         stop_reason=stats.stop_reason,

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, event, func, select
 from sqlalchemy.engine import Engine
 
-from webcrawler import index
+from webcrawler import index, urls
 from webcrawler.database import State, connect, documents, index_outbox, links, servers
 from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
@@ -268,7 +268,7 @@ class RealtimeJob:
         for r in rows:
             server = store.servers_by_id.get(r.server_id)
             if server is None:  # added by another writer since the job started
-                server = store.add_server(_origin(r.scheme, r.host, r.port), time.time())
+                server = store.add_server(urls.origin(r.scheme, r.host, r.port), time.time())
                 self.crawler.scheduler.add(server, time.monotonic())
             entry = FrontierEntry(r.target_id, server.id, r.path, r.depth, r.redirects)
             result.append(Candidate(entry, server, r.anchor))
@@ -301,7 +301,3 @@ def _writer_engine(url: str) -> Engine:
         engine.dispose()
     return engine
 
-
-def _origin(scheme: str, host: str, port: int) -> str:
-    default = {"http": 80, "https": 443}.get(scheme)
-    return f"{scheme}://{host}" if port == default else f"{scheme}://{host}:{port}"

@@ -126,9 +126,6 @@ class AnchorFrontier:
             priorities = [-float(next(self._seq)) for _ in cands]
         return sum(self._add(c, p) for c, p in zip(cands, priorities, strict=True))
 
-    def is_taken(self, doc_id: int) -> bool:
-        return doc_id in self._taken
-
     def best(self, server: ServerState) -> float | None:
         """The priority of `server`'s best candidate, or None when it has none."""
         heap = self._heaps.get(server.id)

@@ -28,7 +28,6 @@ costs O(log servers) whatever the size of the frontier.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -201,9 +200,6 @@ class Scheduler:
     def cooling(self) -> list[ServerState]:
         """Servers waiting out their delay (or a robots.txt retry)."""
         return [self.servers[i] for i in self._cooling_ids]
-
-    def unvisited(self) -> Iterable[ServerState]:
-        return (s for s in self.servers.values() if not s.visited)
 
     # --- internals ----------------------------------------------------
     def _cool(self, server: ServerState, hold_back: bool = True) -> None:

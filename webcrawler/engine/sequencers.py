@@ -21,11 +21,10 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
-K = TypeVar("K", bound=Hashable)
 
 
 class Sequencer(Protocol[T]):
@@ -90,10 +89,6 @@ class PriorityQueue(Generic[T]):
         del self._live[id(item)]
         return item
 
-    def peek_key(self) -> object | None:
-        self._drop_stale()
-        return self._heap[0][0] if self._heap else None
-
     def backlog(self) -> int:
         return len(self._live)
 
@@ -155,14 +150,3 @@ class PriorityAggregator(Generic[T]):
 
     def backlog(self) -> int:
         return sum(child.backlog() for child in self.children)
-
-
-class KeyedPriorityQueue(PriorityQueue[T]):
-    """A priority queue whose key comes from the item: `key(item)` at push time."""
-
-    def __init__(self, key: Callable[[T], object]) -> None:
-        super().__init__()
-        self._key = key
-
-    def add(self, item: T) -> None:
-        self.push(item, self._key(item))

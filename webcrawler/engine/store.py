@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
+from webcrawler import urls
 from webcrawler.database import State, crawls, documents, index_outbox, links, servers
 from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.urls import split
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,6 @@ class CrawlStore:
         self.conn: Connection = engine.connect()
         self.servers_by_origin: dict[str, ServerState] = {}
         self.servers_by_id: dict[int, ServerState] = {}
-        self._dialect = engine.dialect.name
         self._sql = _HotStatements(self.conn)
         self._finish_sql: dict[tuple[str, ...], Prepared] = {}
 
@@ -87,7 +86,7 @@ class CrawlStore:
         for row in self.conn.execute(select(servers)).mappings():
             state = ServerState(
                 id=row["id"],
-                origin=_origin(row["scheme"], row["host"], row["port"]),
+                origin=urls.origin(row["scheme"], row["host"], row["port"]),
                 visited=bool(row["visited"]),
                 queued=queued.get(row["id"], 0),
                 docs_fetched=row["docs_fetched"],
@@ -111,7 +110,7 @@ class CrawlStore:
         return self.servers_by_origin.get(origin)
 
     def add_server(self, origin: str, now: float) -> ServerState:
-        scheme, host, port_number = origin_parts(origin)
+        scheme, host, port_number = urls.origin_parts(origin)
         row = self.conn.execute(  # another writer (a real-time search) may have added it
             select(servers).where(and_(servers.c.scheme == scheme, servers.c.host == host,
                                        servers.c.port == port_number))).mappings().first()
@@ -216,14 +215,6 @@ class CrawlStore:
         self._sql.outbox_delete.run(p_id=doc_id)
         self._sql.outbox_insert.run(p_id=doc_id, p_batch=batch, p_payload=payload)
 
-    def document_url(self, doc_id: int) -> str | None:
-        row = self.conn.execute(
-            select(documents.c.server_id, documents.c.path).where(documents.c.id == doc_id)
-        ).first()
-        if row is None:
-            return None
-        return self.servers_by_id[row.server_id].origin + row.path
-
     # --- crawl runs -----------------------------------------------------
     def start_run(self, mode: str = "index") -> int:
         run_id = self.conn.execute(
@@ -280,23 +271,6 @@ def _insert_ignore(dialect: str, table):  # type: ignore[no-untyped-def]
     return dialect_insert(table).on_conflict_do_nothing()
 
 
-def _origin(scheme: str, host: str, port: int) -> str:
-    default = {"http": 80, "https": 443}.get(scheme)
-    return f"{scheme}://{host}" if port == default else f"{scheme}://{host}:{port}"
-
-
-def origin_parts(origin: str) -> tuple[str, str, int]:
-    """("http", "host", 8080) from "http://host:8080"; IPv6 hosts keep their brackets."""
-    scheme, rest = origin.split("://", 1)
-    host, port = rest, ""
-    if rest.startswith("["):
-        end = rest.index("]")
-        host, port = rest[: end + 1], rest[end + 2 :]
-    elif ":" in rest:
-        host, port = rest.rsplit(":", 1)
-    return scheme, host, int(port) if port else (443 if scheme == "https" else 80)
-
-
 def _server_counters(server: ServerState) -> dict[str, object]:
     return {
         "sid": server.id,
@@ -308,5 +282,3 @@ def _server_counters(server: ServerState) -> dict[str, object]:
         "last_access": server.last_access,
     }
 
-
-__all__ = ["CrawlStore", "FrontierEntry", "NewURL", "origin_parts", "split"]

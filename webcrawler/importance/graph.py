@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, or_, select
 from sqlalchemy.engine import Engine
 
+from webcrawler import urls
 from webcrawler.database import State, connect, documents, links, servers
 
 MAX_REDIRECT_HOPS = 6
@@ -61,7 +62,7 @@ def load_graph(db: str | Engine) -> CrawlGraph:
     engine = connect(db, readonly=True) if isinstance(db, str) else db
     try:
         with engine.connect() as conn:
-            origins = {row.id: _origin(row.scheme, row.host, row.port)
+            origins = {row.id: urls.origin(row.scheme, row.host, row.port)
                        for row in conn.execute(select(servers.c.id, servers.c.scheme,
                                                       servers.c.host, servers.c.port))}
             pages = conn.execute(
@@ -100,7 +101,3 @@ def _follow(doc_id: int, redirect_to: dict[int, int]) -> int:
         doc_id = redirect_to[doc_id]
     return doc_id
 
-
-def _origin(scheme: str, host: str, port: int) -> str:
-    default = {"http": 80, "https": 443}.get(scheme)
-    return f"{scheme}://{host}" if port == default else f"{scheme}://{host}:{port}"
