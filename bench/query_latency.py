@@ -9,14 +9,16 @@ page), in batches of 2,500 with a commit after each; it is kept in
 answers /api/search; one client sends the queries one after another and
 times each answer. Alternating rounds: no writer, then a writer process that
 adds 200 new documents and commits, over and over (a crawl writing at the
-same time). Queries: single words of frequent, middling and rare rank, and
-two-word queries.
+same time), for at least `--writer-seconds`. Queries: single words of
+frequent, middling and rare rank, and two-word queries, from one stream, so a
+query reaches the server's result cache only when the stream repeats it.
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import random
 import re
@@ -26,10 +28,12 @@ import subprocess
 import sys
 import time
 import urllib.parse
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from bench.common import publish, table
 from webcrawler.index import IndexedDocument, open_writer
+from webcrawler.index.analysis import STOP_WORDS
 from webcrawler.testing.genweb import GenWeb, vocabulary
 
 CACHE = Path("/tmp/bench-cache")
@@ -82,21 +86,27 @@ def write_forever(data: Path, first: int) -> None:
             print(number - first, flush=True)
 
 
-def queries(count: int) -> list[str]:
+def query_stream() -> Iterator[str]:
+    """One fixed stream of queries, kinds in turn: frequent, middling and rare single
+    words, and two words. A query repeats an earlier one only by chance, as users' do."""
     words = vocabulary()
     rng = random.Random(1994)
-    out = []
-    for i in range(count):
+
+    def pick(low: int, high: int) -> str:  # a stop word alone would be a 400
+        while (word := words[rng.randrange(low, high)]) in STOP_WORDS:
+            pass
+        return word
+
+    for i in itertools.count():
         kind = i % 4
         if kind == 0:
-            out.append(words[rng.randrange(0, 50)])  # frequent
+            yield pick(0, 50)  # frequent
         elif kind == 1:
-            out.append(words[rng.randrange(200, 2000)])  # middling
+            yield pick(200, 2000)  # middling
         elif kind == 2:
-            out.append(words[rng.randrange(5000, 20000)])  # rare
+            yield pick(5000, 20000)  # rare
         else:
-            out.append(f"{words[rng.randrange(20, 500)]} {words[rng.randrange(100, 3000)]}")
-    return out
+            yield f"{pick(20, 500)} {pick(100, 3000)}"
 
 
 def free_port() -> int:
@@ -108,7 +118,7 @@ def free_port() -> int:
 ERRORS: dict[str, int] = {}
 
 
-def measure(port: int, qs: list[str], label: str = "warm-up") -> list[float]:
+def measure(port: int, qs: Iterable[str], label: str = "warm-up") -> list[float]:
     """Milliseconds per answer; answers that are not 200 with results JSON are counted in ERRORS."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
     times = []
@@ -149,6 +159,8 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--docs", type=int, default=50_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=150)
+    parser.add_argument("--writer-seconds", type=float, default=20.0,
+                        help="measure at least this long in each round with the writer")
     parser.add_argument("--build-minutes", type=float, default=60.0,
                         help="stop building after this long and measure the index as it is")
     parser.add_argument("--no-append", action="store_true")
@@ -161,32 +173,43 @@ def main(argv: list[str] | None = None) -> str:
         args.docs, args.rounds = 5_000, 1
     data, indexed, build_seconds = build(args.docs, args.build_minutes)
     port = free_port()
+    server_log = (data / "serve.log").open("w")  # a file, not a pipe nobody reads (it would fill)
     server = subprocess.Popen([str(WEBCRAWLER), "serve", "--data-dir", str(data), "--port", str(port),
-                               "--threads", "8"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    qs = queries(args.queries)
+                               "--threads", "8"], stdout=subprocess.DEVNULL, stderr=server_log)
+    stream = query_stream()
     results: dict[str, list[float]] = {"no writer": [], "writer committing": []}
     written: list[float] = []
+    commits = 0
     try:
         wait_for(port)
-        measure(port, qs[:4])  # warm up: open the searcher, fill the OS cache
+        measure(port, ["warm", "up the", "searcher"])  # open the searcher, fill the OS cache
         for number in range(args.rounds):
-            results["no writer"] += measure(port, qs, "no writer")
+            results["no writer"] += measure(port, itertools.islice(stream, args.queries), "no writer")
             first = 10_000_000 + number * 1_000_000
             writer = subprocess.Popen([sys.executable, "-m", "bench.query_latency", "--writer", str(data),
                                        str(first)], stdout=subprocess.PIPE, text=True)
             assert writer.stdout is not None
-            writer.stdout.readline()  # its first commit: from here on it is writing
+            before = int(writer.stdout.readline())  # its first commit: from here on it is writing
             started = time.monotonic()
-            results["writer committing"] += measure(port, qs, "writer committing")
+            until = started + args.writer_seconds
+            # At least `--queries`, and for at least `--writer-seconds`: several commits.
+            busy = itertools.takewhile(lambda _q, until=until: time.monotonic() < until, stream)
+            results["writer committing"] += measure(
+                port, itertools.chain(itertools.islice(stream, args.queries), busy), "writer committing"
+            )
             elapsed = time.monotonic() - started
             writer.terminate()
             out, _ = writer.communicate(timeout=60)
             counts = [int(x) for x in out.split()]
-            written.append((counts[-1] if counts else 0) / elapsed)
+            commits += len(counts)
+            written.append(((counts[-1] if counts else before) - before) / elapsed)
             print(f"round {number + 1} done", file=sys.stderr, flush=True)
     finally:
         server.terminate()
         server.wait(30)
+        server_log.close()
+        if ERRORS:
+            print(f"answers not 200: see {data / 'serve.log'}", file=sys.stderr)
     rows = [[name, len(t), statistics.median(t), percentile(t, 99), max(t), ERRORS.get(name, 0)]
             for name, t in results.items()]
     short = f" (of the {args.docs:,} asked: the build was stopped)" if indexed < args.docs else ""
@@ -194,9 +217,11 @@ def main(argv: list[str] | None = None) -> str:
             f"{build_seconds:,.0f} s "
             f"(text around 2.5 KB a page, batches of {BATCH:,}, a commit after each), "
             "served by `webcrawler serve` (waitress, 8 threads); "
-            f"{args.rounds} alternating rounds of {args.queries} queries from one client, one at a time. "
-            f"The writer added about {statistics.median(written) if written else 0:.0f} documents/s "
-            "(200 per commit) while measured.\n\n"
+            f"{args.rounds} alternating rounds from one client, one query at a time, each query "
+            f"new to the server unless the stream repeats it: {args.queries} queries with no "
+            f"writer, then at least {args.queries} and {args.writer_seconds:.0f} s while a writer "
+            f"added about {statistics.median(written) if written else 0:.0f} documents/s "
+            f"({commits} commits of 200 measured in all).\n\n"
             + table(["condition", "queries", "p50 ms", "p99 ms", "max ms", "answers not 200"], rows))
     return publish(f"Query latency over HTTP, {indexed:,} documents", body, append=not args.no_append)
 

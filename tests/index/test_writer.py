@@ -41,6 +41,30 @@ def test_searcher_refresh_sees_new_commits(tmp_path: Path) -> None:
             assert searcher.search("common").total == 2
 
 
+def test_search_opens_new_commits_in_the_background(tmp_path: Path) -> None:
+    """No refresh() call: search() notices the commit and a thread opens it; the queries
+    meanwhile answer from the previous commit, and totals never go backwards."""
+    with open_writer(tmp_path / "ix") as writer:
+        writer.add([doc(1)])
+        writer.commit()
+        with open_searcher(tmp_path / "ix") as searcher:
+            assert searcher.search("common").total == 1
+            writer.add([doc(2), doc(3)])
+            writer.commit()
+            seen = []
+            deadline = time.monotonic() + 10
+            while (not seen or seen[-1] < 3) and time.monotonic() < deadline:
+                seen.append(searcher.search("common").total)
+                time.sleep(0.02)
+            assert seen[-1] == 3 == searcher.doc_count()
+            assert set(seen) <= {1, 3} and seen == sorted(seen)
+            writer.add([doc(4)])
+            writer.commit()
+            time.sleep(0.6)
+            searcher.search("common")  # starts an open; close() must wait for it, not leak it
+        assert searcher._opening is None
+
+
 def _write(index_dir: Path, start: int, batches: int) -> None:
     with open_writer(index_dir) as writer:
         for b in range(batches):

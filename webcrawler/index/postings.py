@@ -12,7 +12,9 @@ on the documentation pages that was most of the indexing time, so here:
 - `WordPositions` stores a posting's positions as deltas in a byte string (one
   byte per position when the gaps are small) instead of a pickle.
 - `ContentCodec` writes uncompressed posting blocks (no zlib on the query path)
-  and looks a segment's document lengths up once per field, not once per posting.
+  and looks a segment's document lengths up once per field, not once per posting;
+  a long posting list of the content field is also written as flat arrays after
+  its blocks (`vectors.py`), for the query path.
 
 Both classes are pickled into the index's table of contents: renaming or moving
 them makes existing indexes unreadable. Indexes written with Whoosh's stock
@@ -35,6 +37,7 @@ from whoosh.formats import Positions
 from whoosh.system import pack_ushort
 from whoosh.util.numeric import length_to_byte
 
+from webcrawler.index import vectors
 from webcrawler.index.analysis import TITLE_GAP, TITLE_WEIGHT, analyzer, words
 
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
@@ -189,6 +192,7 @@ class _FieldWriter(whoosh3.W3FieldWriter):
             self._values = _values_variable if fixed is None or fixed < 0 else (
                 _values_none if fixed == 0 else _values_joined
             )
+            self._with_arrays = isinstance(self._format, WordPositions)
         blocks.append(last)
         out = [whoosh3.WHOOSH3_HEADER_MAGIC]
         total, df, maxweight, minlength, maxlength = 0.0, 0, 0.0, None, 0
@@ -236,9 +240,13 @@ class _FieldWriter(whoosh3.W3FieldWriter):
             size = len(head) + len(data)
             out += (_INT.pack(-size if n == len(blocks) else size), head, data)
         body = b"".join(out)
+        arrays = b""
+        if self._with_arrays and (len(blocks) - 1) * BLOCK + len(last) >= vectors.MIN_POSTINGS:
+            everything = [posting for block in blocks for posting in block]
+            arrays = vectors.encode([p[0] for p in everything], [p[1] for p in everything])
         start = self._offset
-        self._write(body)
-        self._offset += len(body)
+        self._write(body + arrays)
+        self._offset += len(body) + len(arrays)
         info = _TERMINFO.pack(
             0,
             total,
@@ -249,7 +257,8 @@ class _FieldWriter(whoosh3.W3FieldWriter):
             blocks[0][0][0],
             last[-1][0],
         )
-        self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
+        mark = vectors.MARK if arrays else b""
+        self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
 
 
 def _values_variable(values: tuple) -> tuple:

@@ -4,11 +4,16 @@ Most queries are a few words, OR-ed and summed (`weighting.py`). Whoosh runs the
 document at a time through a tree of matchers, several Python calls per matching
 document, and its block-max skipping rarely skips here: a common word's best
 block (a short page that repeats it) outscores the tenth best document of the
-query. This module reads each word's posting list a block at a time and adds
-the word's scores into one dict per query (a few steps per posting), so the
-count of matching documents is the dict's size. Scores are the same formula as
-`PeculiarityScorer._score`, in the same floating-point steps, and ties break as
-Whoosh's collector breaks them (lower document number first).
+query. This module takes each word's whole posting list in a segment as numpy
+arrays (`vectors.py`: read, not unpickled), scores it in one vector step, and
+adds the scores into one array per segment, so a word in every one of 50,000
+documents costs about a millisecond instead of tens. The count of matching
+documents is the number of documents any word touched, less the deleted ones.
+
+Scores follow `PeculiarityScorer._score` step by step in float64; numpy's log1p
+may differ from the C library's in the last bit, so a score can differ from the
+matcher path's by one part in 10^16 (ranks and the 1000-normalised scores do not).
+Ties break as Whoosh's collector breaks them: lower document number first.
 
 Queries with phrases, site: or exclusions, other weighting models and segments
 not written by the W3 codec go Whoosh's way (`rank_words` returns None).
@@ -16,21 +21,17 @@ not written by the W3 codec go Whoosh's way (`rank_words` returns None).
 
 from __future__ import annotations
 
-import heapq
-import math
-import weakref
-
-from whoosh.reading import SegmentReader, TermNotFound
+import numpy as np
+from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index.merging import extent, is_w3, posting_blocks
+from webcrawler.index import vectors
+from webcrawler.index.merging import is_w3
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
-from webcrawler.index.weighting import _BYTE_LENGTH, Peculiarity, segment_lengths
+from webcrawler.index.weighting import Peculiarity
 
 Ranked = tuple[list[tuple[float, int]], int]
-
-_DECODED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def rank_words(
@@ -43,51 +44,60 @@ def rank_words(
     if model.mode != "log":
         return None
     words = list(dict.fromkeys([*parsed.words, *parsed.expansions]))
-    parameters = {w: model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words}
-    scores: dict[int, float] = {}
+    parameters = [model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words]
+    candidates: list[tuple[float, int]] = []
+    total = 0
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
         if not isinstance(reader, SegmentReader) or not is_w3(reader):
             return None
-        lengths = _lengths(reader)
+        lengths = vectors.lengths(reader, CONTENT)
         if lengths is None:
             return None
-        deleted = set(reader._perdoc.deleted_docs()) if reader.has_deletions() else None
-        for word in words:
-            try:
-                info = reader._terms.term_info(CONTENT, word.encode("utf-8"))
-            except TermNotFound:
-                continue
-            _add_term(scores, reader, info, parameters[word], lengths, offset, deleted)
-    best = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
-    return [(score, docnum) for docnum, score in best], len(scores)
+        docnums, scores = _score_segment(reader, words, parameters, lengths)
+        total += len(docnums)
+        candidates += _top(docnums, scores, limit, offset)
+    candidates.sort(key=lambda item: (-item[0], item[1]))
+    return candidates[:limit], total
 
 
-def _add_term(scores, reader, info, parameters, lengths, offset, deleted) -> None:  # type: ignore[no-untyped-def]
-    factor, p_ref, _cf, mu = parameters
-    log1p = math.log1p
-    get = scores.get
-    if info.is_inlined():
-        ids, weights, _values = info.inlined_postings()
-        blocks = [(list(ids), weights, None)]
-    else:
-        start, length = extent(info)
-        blocks = posting_blocks(reader._terms._postfile.get(start, length))
-    for ids, weights, _values in blocks:
-        for docnum, weight in zip(ids, weights, strict=False):
-            if deleted is not None and docnum in deleted:
-                continue
-            score = factor * log1p(weight / (lengths[docnum] + mu) / p_ref)
-            key = docnum + offset
-            scores[key] = get(key, 0.0) + score
+def _score_segment(reader, words, parameters, lengths):  # type: ignore[no-untyped-def]
+    """(docnums, scores) of the segment's live documents that hold any of `words`."""
+    summed: np.ndarray | None = None
+    touched: np.ndarray | None = None
+    single: tuple[np.ndarray, np.ndarray] | None = None
+    for word, (factor, p_ref, _cf, mu) in zip(words, parameters, strict=True):
+        ids, weights = vectors.postings(reader, CONTENT, word)
+        if not len(ids):
+            continue
+        scores = factor * np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
+        if summed is None and single is None:
+            single = (ids, scores)
+            continue
+        if summed is None:
+            summed, touched = np.zeros(len(lengths)), np.zeros(len(lengths), dtype=bool)
+            summed[single[0]] = single[1]  # type: ignore[index]
+            touched[single[0]] = True  # type: ignore[index]
+        summed[ids] += scores
+        touched[ids] = True  # type: ignore[index]
+    if summed is not None:
+        docnums = np.flatnonzero(touched)
+        single = (docnums, summed[docnums])
+    if single is None:
+        return np.zeros(0, np.int64), np.zeros(0)
+    docnums, scores = single
+    if reader.has_deletions():
+        live = ~np.isin(docnums, np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64))
+        docnums, scores = docnums[live], scores[live]
+    return docnums, scores
 
 
-def _lengths(reader: SegmentReader) -> list[int] | None:
-    found = _DECODED.get(reader)
-    if found is None:
-        raw = segment_lengths(reader, CONTENT)
-        if raw is None:
-            return None
-        found = _DECODED[reader] = [_BYTE_LENGTH[b] for b in raw]
-    return found
-
+def _top(docnums: np.ndarray, scores: np.ndarray, limit: int, offset: int) -> list[tuple[float, int]]:
+    """The segment's best `limit` as (score, docnum + offset), best first, ties by docnum."""
+    if len(scores) > limit:
+        cut = len(scores) - limit
+        kth = np.partition(scores, cut)[cut]  # the limit-th best score: keep it and its ties
+        keep = scores >= kth
+        docnums, scores = docnums[keep], scores[keep]
+    order = np.lexsort((docnums, -scores))[:limit]
+    return [(float(scores[i]), int(docnums[i]) + offset) for i in order]

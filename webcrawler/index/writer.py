@@ -25,6 +25,7 @@ from webcrawler.index.merging import merge_all, merge_segment
 from webcrawler.index.models import IndexedDocument
 from webcrawler.index.postings import ContentCodec, fast_pool
 from webcrawler.index.schema import build_schema, fields_of
+from webcrawler.index.storage import IndexStorage
 
 log = logging.getLogger(__name__)
 
@@ -122,14 +123,16 @@ class IndexWriter:
 
 
 def open_index(index_dir: Path, create: bool) -> index.Index:
-    """Open the Whoosh index in `index_dir`, creating it (and the directory) when asked."""
+    """Open the Whoosh index in `index_dir`, creating it (and the directory) when asked.
+    Segments are read through `IndexStorage` (memory-mapped, never copied)."""
     index_dir = Path(index_dir)
+    storage = IndexStorage(str(index_dir))
     if index.exists_in(str(index_dir)):
-        return index.open_dir(str(index_dir))
+        return storage.open_index()
     if not create:
         raise FileNotFoundError(f"no index in {index_dir}")
     index_dir.mkdir(parents=True, exist_ok=True)
-    return index.create_in(str(index_dir), build_schema())
+    return storage.create_index(build_schema())
 
 
 def open_writer(index_dir: Path, **kwargs: object) -> IndexWriter:

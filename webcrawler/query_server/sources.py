@@ -2,8 +2,9 @@
 
 Both are opened lazily and may not exist yet (before the first `webcrawler
 index`): then `search` returns None and `engine` returns None, and the pages
-say so. The searcher is refreshed before every search, so documents committed
-by the indexer in another process show up on the next query. The database
+say so. The searcher looks for new commits by the indexer in another process
+and opens them in the background (`index/searcher.py`): new documents show up
+within a fraction of a second, and no query waits for the index to reopen. The database
 is opened with `connect(readonly=True)` (SQLite: `PRAGMA query_only`, WAL), and
 is never created here: a missing SQLite file stays missing.
 
@@ -51,7 +52,6 @@ class Sources:
         searcher = self._open_searcher()
         if searcher is None:
             return None
-        searcher.refresh()
         return searcher.search(query, page=page, per_page=per_page, expand=expand)
 
     def index_size(self) -> tuple[int, int] | None:
@@ -59,7 +59,6 @@ class Sources:
         searcher = self._open_searcher()
         if searcher is None:
             return None
-        searcher.refresh()
         for _ in range(3):
             try:
                 return searcher.doc_count(), searcher.size_bytes()

@@ -1,0 +1,59 @@
+"""Segments are read from a memory map: the same bytes as the file, released on close."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+from pathlib import Path
+
+import psutil
+import pytest
+
+from webcrawler.index import IndexedDocument, open_searcher, open_writer
+from webcrawler.index.storage import IndexStorage, MappedFile
+
+
+@pytest.fixture
+def data_file(tmp_path: Path) -> tuple[IndexStorage, bytes]:
+    body = b"header\nsecond line\n" + pickle.dumps({"a": [1, 2, 3]}) + bytes(range(256)) * 4
+    (tmp_path / "x.seg").write_bytes(body)
+    return IndexStorage(str(tmp_path)), body
+
+
+def test_reads_match_the_file(data_file: tuple[IndexStorage, bytes]) -> None:
+    storage, body = data_file
+    mapped = storage.open_file("x.seg")
+    assert isinstance(mapped, MappedFile)
+    reference = io.BytesIO(body)
+    assert mapped.readline() == reference.readline() == b"header\n"
+    assert mapped.read(3) == reference.read(3)
+    assert mapped.tell() == reference.tell()
+    mapped.seek(-5, os.SEEK_END)
+    assert mapped.read() == body[-5:]
+    start = body.index(b"\x80")
+    mapped.seek(start)
+    assert mapped.read_pickle() == {"a": [1, 2, 3]}
+    assert mapped.get(7, 6) == body[7:13]
+    part = mapped.subset(7, 12)
+    assert part.read() == body[7:19] and part.get(0, 100) == body[7:19]
+    assert part.readline() == b""
+    part.seek(0)
+    assert part.readline() == b"second line\n"
+    assert mapped.get_int(0) == int.from_bytes(body[:4], "big", signed=True)
+    mapped.close()
+
+
+def test_closing_the_searcher_unmaps_its_segments(tmp_path: Path) -> None:
+    with open_writer(tmp_path / "ix") as writer:
+        for start in range(0, 60, 20):
+            writer.add([IndexedDocument(i, f"http://h/{i}", "t", f"word{i} common", "h")
+                        for i in range(start + 1, start + 21)])
+            writer.commit()
+    def segments_held() -> list[str]:  # a map holds its file's descriptor
+        return [f.path for f in psutil.Process().open_files() if f.path.endswith(".seg")]
+
+    with open_searcher(tmp_path / "ix") as searcher:
+        assert searcher.search("common").total == 60
+        assert segments_held()
+    assert not segments_held()

@@ -1,0 +1,55 @@
+"""Posting lists written as arrays beside Whoosh's blocks read back as the blocks say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from whoosh.codec import whoosh3
+
+from webcrawler.index import IndexedDocument, open_writer, vectors
+from webcrawler.index.merging import extent, posting_blocks
+from webcrawler.index.schema import CONTENT
+from webcrawler.index.writer import open_index
+
+
+def test_arrays_agree_with_the_blocks_in_every_segment(tmp_path: Path) -> None:
+    with open_writer(tmp_path / "ix") as writer:
+        for start in range(0, 600, 200):  # three segments (the merge policy may join them)
+            writer.add([
+                IndexedDocument(i, f"http://h/{i}", f"title{i % 5}",
+                                " ".join(f"w{k}" for k in range(i % 40)) + " common" * (i % 4 + 1), "h")
+                for i in range(start + 1, start + 201)
+            ])
+            writer.commit()
+        writer.delete(range(1, 600, 13))
+    ix = open_index(tmp_path / "ix", create=False)
+    with ix.reader() as top:
+        long_lists = 0
+        for reader, _offset in top.leaf_readers():
+            terms = reader._terms
+            for word in {t.decode() for f, t in reader.all_terms() if f == CONTENT}:
+                ids, weights = vectors.postings(reader, CONTENT, word)
+                raw = terms._tindex[terms._keycoder(CONTENT, word.encode())]
+                info = whoosh3.W3TermInfo.from_bytes(raw)
+                blocks = list(posting_blocks(terms._postfile.get(*extent(info))))
+                want_ids = [d for b in blocks for d in b[0]]
+                want_weights = [w for b in blocks for w in b[1]]  # type: ignore[attr-defined]
+                assert ids.tolist() == want_ids, word
+                assert weights.astype(np.float64).tolist() == want_weights, word
+                marked = raw.endswith(vectors.MARK)
+                assert marked == (len(want_ids) >= vectors.MIN_POSTINGS), word
+                long_lists += marked
+        assert long_lists > 10
+    ix.close()
+
+
+def test_a_missing_word_has_no_postings(tmp_path: Path) -> None:
+    with open_writer(tmp_path / "ix") as writer:
+        writer.add([IndexedDocument(1, "http://h/1", "t", "some words", "h")])
+    ix = open_index(tmp_path / "ix", create=False)
+    with ix.reader() as top:
+        for reader, _offset in top.leaf_readers():
+            ids, weights = vectors.postings(reader, CONTENT, "absent")
+            assert len(ids) == len(weights) == 0
+    ix.close()
