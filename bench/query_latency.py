@@ -5,7 +5,7 @@
 The index is built directly with `webcrawler.index.open_writer` from
 generated-web pages (webcrawler/testing/genweb.py: Zipf text around 2.5 KB a
 page), in batches of 2,500 with a commit after each; it is kept in
-/tmp/bench-cache between runs. `webcrawler serve` (waitress, 8 threads)
+/tmp/bench-cache between runs, and each run measures a copy. `webcrawler serve` (waitress, 8 threads)
 answers /api/search; one client sends the queries one after another and
 times each answer. Alternating rounds: no writer, then a writer process that
 adds 200 new documents and commits, over and over (a crawl writing at the
@@ -22,6 +22,7 @@ import itertools
 import json
 import random
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -171,7 +172,11 @@ def main(argv: list[str] | None = None) -> str:
         return ""
     if args.quick:
         args.docs, args.rounds = 5_000, 1
-    data, indexed, build_seconds = build(args.docs, args.build_minutes)
+    cached, indexed, build_seconds = build(args.docs, args.build_minutes)
+    data = CACHE / "query-run"  # a copy: the writer rounds add to it
+    shutil.rmtree(data, ignore_errors=True)
+    shutil.copytree(cached, data)
+    segments = len(list((data / "index").glob("*.seg")))
     port = free_port()
     server_log = (data / "serve.log").open("w")  # a file, not a pipe nobody reads (it would fill)
     server = subprocess.Popen([str(WEBCRAWLER), "serve", "--data-dir", str(data), "--port", str(port),
@@ -210,11 +215,13 @@ def main(argv: list[str] | None = None) -> str:
         server_log.close()
         if ERRORS:
             print(f"answers not 200: see {data / 'serve.log'}", file=sys.stderr)
+        else:
+            shutil.rmtree(data, ignore_errors=True)
     rows = [[name, len(t), statistics.median(t), percentile(t, 99), max(t), ERRORS.get(name, 0)]
             for name, t in results.items()]
     short = f" (of the {args.docs:,} asked: the build was stopped)" if indexed < args.docs else ""
     body = (f"Index: {indexed:,} generated-web documents{short} built with open_writer in "
-            f"{build_seconds:,.0f} s "
+            f"{build_seconds:,.0f} s into {segments} segments "
             f"(text around 2.5 KB a page, batches of {BATCH:,}, a commit after each), "
             "served by `webcrawler serve` (waitress, 8 threads); "
             f"{args.rounds} alternating rounds from one client, one query at a time, each query "

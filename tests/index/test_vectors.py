@@ -1,14 +1,16 @@
-"""Posting lists written as arrays beside Whoosh's blocks read back as the blocks say."""
+"""Posting lists written as arrays beside Whoosh's blocks read back as the blocks say; a
+block copied by a merge is the block Whoosh would write."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import numpy as np
 from whoosh.codec import whoosh3
 
 from webcrawler.index import IndexedDocument, open_writer, vectors
-from webcrawler.index.merging import extent, posting_blocks
+from webcrawler.index.blocks import extent, posting_blocks, shift_docnums
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.writer import open_index
 
@@ -53,3 +55,16 @@ def test_a_missing_word_has_no_postings(tmp_path: Path) -> None:
             ids, weights = vectors.postings(reader, CONTENT, "absent")
             assert len(ids) == len(weights) == 0
     ix.close()
+
+
+def test_shifted_block_is_the_block_whoosh_would_pickle() -> None:
+    """Every width of pickled integer, before and after the shift, and every tuple size."""
+    for first in (0, 5, 255, 256, 65535, 65536, 2**31 - 1):
+        for base in (0, 1, 250, 70_000, 2**31):
+            for length in (1, 2, 3, 4, 128):
+                gaps = (first, *range(1, length))
+                for weights, values in ((None, None), (2.0, b"ab" * length),
+                                        (tuple([1.5] * length), (b"x",) * length)):
+                    body = pickle.dumps((gaps, weights, values), 2)
+                    want = pickle.dumps(((first + base, *gaps[1:]), weights, values), 2)
+                    assert shift_docnums(body, base) == want, (first, base, length)

@@ -6,6 +6,8 @@ import multiprocessing
 import time
 from pathlib import Path
 
+import pytest
+
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
 
 
@@ -91,11 +93,18 @@ def test_reading_while_another_process_commits(tmp_path: Path) -> None:
     assert seen == sorted(seen) and seen[0] >= 50
 
 
-def test_fast_merge_writes_what_whoosh_merge_writes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("deleted", [(), range(0, 300, 11)], ids=["copied", "renumbered"])
+def test_fast_merge_writes_what_whoosh_merge_writes(tmp_path: Path, deleted: range) -> None:
+    """Lists copied block by block (no deletions) or renumbered (deletions), after documents
+    added in the merging commit: the same postings and term statistics as Whoosh's merge,
+    and the posting arrays agree with the blocks."""
     import shutil
 
+    from whoosh.codec import whoosh3
     from whoosh.reading import SegmentReader
 
+    from webcrawler.index import vectors
+    from webcrawler.index.blocks import extent, posting_blocks
     from webcrawler.index.merging import merge_all
     from webcrawler.index.writer import IndexWriter, open_index
 
@@ -106,18 +115,29 @@ def test_fast_merge_writes_what_whoosh_merge_writes(tmp_path: Path) -> None:
             reader.close()
         return []
 
+    def term_stats(reader):  # type: ignore[no-untyped-def]
+        out = {}
+        for key, raw in reader._terms._tindex.items():
+            info = whoosh3.W3TermInfo.from_bytes(raw)
+            out[key] = (round(info.weight(), 3), info.doc_frequency(), info.min_length(),
+                        info.max_length(), info.max_weight(), info.min_id(), info.max_id())
+        return out
+
     source = tmp_path / "source"
     with IndexWriter(open_index(source, create=True), merge=lambda w, segments: segments) as w:
         for start in range(0, 300, 100):
             w.add([doc(i, f"word{i % 7} shared text {i % 3}") for i in range(start, start + 100)])
             w.commit()
-        w.delete(range(0, 300, 11))
+        w.delete(deleted)
     seen = []
     for name, policy in (("whoosh", whoosh_merge), ("ours", merge_all)):
         shutil.copytree(source, tmp_path / name)
         ix = open_index(tmp_path / name, create=False)
-        writer = IndexWriter(ix)._current()
-        writer.commit(mergetype=policy)
+        writer = IndexWriter(ix)
+        writer.add([doc(i, f"word{i % 5} fresh text") for i in range(1000, 1030)])
+        current = writer._current()
+        writer._writer = None
+        current.commit(mergetype=policy)
         with ix.reader() as reader:
             assert len(ix._segments()) == 1
             seen.append(
@@ -125,7 +145,18 @@ def test_fast_merge_writes_what_whoosh_merge_writes(tmp_path: Path) -> None:
                     list(reader.iter_postings()),
                     [reader.stored_fields(n) for n in reader.all_doc_ids()],
                     reader.field_length("content"),
+                    term_stats(reader),
                 )
             )
+            if name == "ours":
+                terms = reader._terms
+                for key, raw in terms._tindex.items():
+                    info = whoosh3.W3TermInfo.from_bytes(raw)
+                    ids = [d for b in posting_blocks(terms._postfile.get(*extent(info))) for d in b[0]]
+                    assert vectors.has_arrays(raw) == (key[:2] == b"\x00\x00" and len(ids) >= 16)
+                    if vectors.has_arrays(raw):
+                        assert vectors.postings_from(reader, raw)[0].tolist() == ids
         ix.close()
-    assert seen[0] == seen[1] and len(seen[0][0]) > 1000
+    assert seen[0][0] == seen[1][0] and len(seen[0][0]) > 1000
+    assert seen[0][1:3] == seen[1][1:3]
+    assert seen[0][3] == seen[1][3]

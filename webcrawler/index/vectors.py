@@ -23,7 +23,7 @@ import numpy as np
 from whoosh.codec import whoosh3
 from whoosh.reading import SegmentReader, TermNotFound
 
-from webcrawler.index.merging import extent, posting_blocks
+from webcrawler.index.blocks import extent, posting_blocks
 from webcrawler.index.weighting import _BYTE_LENGTH, segment_lengths
 
 MIN_POSTINGS = 16  # shorter lists decode from one or two blocks in microseconds
@@ -55,17 +55,29 @@ def postings(reader: SegmentReader, field: str, word: str) -> Postings:
     if info.is_inlined():
         ids, weights, _values = info.inlined_postings()
         return np.array(ids, dtype=np.int32), np.array(weights, dtype=np.float32)
+    if has_arrays(raw):
+        return postings_from(reader, raw)
     start, length = extent(info)
-    count = info.doc_frequency()
-    if len(raw) == _INFO_SIZE + len(MARK) and raw.endswith(MARK):
-        data = terms._postfile.get(start + length, 8 * count)
-        return np.frombuffer(data, "<i4", count), np.frombuffer(data, "<f4", count, 4 * count)
     all_ids: list[int] = []
     all_weights: list[float] = []
     for ids, weights, _values in posting_blocks(terms._postfile.get(start, length)):
         all_ids += ids
         all_weights += weights  # type: ignore[arg-type]
     return np.array(all_ids, dtype=np.int32), np.array(all_weights, dtype=np.float32)
+
+
+def has_arrays(raw: bytes) -> bool:
+    """Whether the term info `raw` (as the terms file holds it) marks a list with arrays."""
+    return len(raw) == _INFO_SIZE + len(MARK) and raw.endswith(MARK)
+
+
+def postings_from(reader: SegmentReader, raw: bytes) -> Postings:
+    """The arrays of the list whose term info `raw` has them (`has_arrays`)."""
+    info = whoosh3.W3TermInfo.from_bytes(raw)
+    start, length = extent(info)
+    count = info.doc_frequency()
+    data = reader._terms._postfile.get(start + length, 8 * count)
+    return np.frombuffer(data, "<i4", count), np.frombuffer(data, "<f4", count, 4 * count)
 
 
 def lengths(reader: SegmentReader, field: str) -> np.ndarray | None:

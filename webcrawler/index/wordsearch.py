@@ -26,7 +26,7 @@ from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
 from webcrawler.index import vectors
-from webcrawler.index.merging import is_w3
+from webcrawler.index.blocks import is_w3
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.weighting import Peculiarity

@@ -1,0 +1,100 @@
+"""Reading Whoosh's W3 posting lists a block at a time, without its matchers.
+
+A posting list in a W3 postings file is a 4-byte magic number, then blocks:
+a signed length (negative for the last block), a pickled header (count, last
+docnum, top weight, compression, min and max length bytes) and a pickled body
+(docnum gaps - the first one absolute - weights, values), zlib-compressed when
+the header says so. Merging (`merging.py`), the posting arrays (`vectors.py`)
+and term-at-a-time search read lists this way; Whoosh reads the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import struct
+import zlib
+from collections.abc import Iterator
+from itertools import accumulate, repeat
+
+from whoosh.codec import whoosh3
+from whoosh.reading import SegmentReader
+
+Header = tuple[int, int, float, int, int, int]  # count, last docnum, top weight, comp, lo, hi
+
+_INT = struct.Struct("!i")
+MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
+_PROTO = b"\x80\x02"
+_INT_WIDTH = {0x4B: 2, 0x4D: 3, 0x4A: 5}  # pickle opcode K, M, J -> bytes with the opcode
+
+
+def is_w3(reader: SegmentReader) -> bool:
+    terms = getattr(reader, "_terms", None)
+    return type(terms) is whoosh3.W3TermsReader and isinstance(reader.codec(), whoosh3.W3Codec)
+
+
+def extent(info: whoosh3.W3TermInfo) -> tuple[int, int]:
+    """(offset, length) of a term's posting list in the postings file."""
+    offset, length = info.extent()
+    if isinstance(length, tuple):  # Whoosh 2.7 decodes the length as a 1-tuple
+        length = length[0]
+    return offset, length
+
+
+def raw_blocks(data: bytes) -> Iterator[tuple[Header, bytes]]:
+    """(header, pickled body, decompressed) of each block of one posting list."""
+    if data[:4] != MAGIC:
+        raise ValueError("not a W3 posting list")
+    pos = 4
+    while pos < len(data):
+        size = _INT.unpack_from(data, pos)[0]
+        pos += 4
+        end = pos + abs(size)
+        stream = io.BytesIO(data[pos:end])
+        header = pickle.load(stream)
+        body = stream.read()
+        if header[3]:
+            body = zlib.decompress(body)
+        yield header, body
+        pos = end
+        if size < 0:
+            break
+
+
+def posting_blocks(data: bytes) -> Iterator[tuple[list[int], object, object]]:
+    """(docnums, weights, values) of each block of one uncompressed or zlib posting list."""
+    for (count, *_rest), body in raw_blocks(data):
+        gaps, weights, values = pickle.loads(body)
+        yield list(accumulate(gaps)), weights_of(weights, count), _values(values, count)
+
+
+def shift_docnums(body: bytes, base: int) -> bytes:
+    """A block's pickled body with every docnum `base` higher: only the first gap changes
+    (it is absolute), so its pickled integer is rewritten in place; the rest is copied.
+    Pickle protocol 2 writes the body as [MARK] first-int ..., and an integer as K (1
+    byte), M (2), J (4) or LONG1; memo references count objects, not bytes."""
+    pos = 3 if body[2:3] == b"(" else 2
+    width = _INT_WIDTH.get(body[pos]) if body[:2] == _PROTO else None
+    if width is None:  # not as Whoosh 2.7 writes it: decode and encode
+        gaps, weights, values = pickle.loads(body)
+        return pickle.dumps(((gaps[0] + base, *gaps[1:]), weights, values), 2)
+    first = int.from_bytes(body[pos + 1 : pos + width], "little", signed=body[pos] == 0x4A)
+    return body[:pos] + pickle.dumps(first + base, 2)[2:-1] + body[pos + width :]
+
+
+def weights_of(weights: object, count: int) -> object:
+    """A block's weights as stored (None: all 1.0; one float: all that) -> one per posting."""
+    if weights is None:
+        return repeat(1.0, count)
+    if isinstance(weights, float):
+        return repeat(weights, count)
+    return weights
+
+
+def _values(values: object, count: int) -> object:
+    if values is None:
+        return repeat(b"", count)
+    if isinstance(values, bytes):
+        width = len(values) // count
+        return [values[i : i + width] for i in range(0, len(values), width)]
+    return values
