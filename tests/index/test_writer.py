@@ -67,6 +67,18 @@ def test_search_opens_new_commits_in_the_background(tmp_path: Path) -> None:
         assert searcher._opening is None
 
 
+def test_a_searcher_on_an_empty_index_sees_the_first_commit(tmp_path: Path) -> None:
+    with open_writer(tmp_path / "ix") as writer:
+        with open_searcher(tmp_path / "ix") as searcher:
+            assert searcher.search("common").total == 0
+            writer.add([doc(1)])
+            writer.commit()
+            deadline = time.monotonic() + 10
+            while searcher.search("common").total == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert searcher.search("common").total == 1
+
+
 def _write(index_dir: Path, start: int, batches: int) -> None:
     with open_writer(index_dir) as writer:
         for b in range(batches):

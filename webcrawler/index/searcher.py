@@ -195,7 +195,7 @@ class Searcher:
             self._opening = None
             if fresh is None:
                 return
-            if self._closed or fresh.reader().generation() <= self._searcher.reader().generation():
+            if self._closed or _generation(fresh) <= _generation(self._searcher):
                 fresh.close()  # closing, or refresh() got a newer commit meanwhile
                 return
             self._swap(fresh)
@@ -245,6 +245,12 @@ class Searcher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _generation(searcher: WhooshSearcher) -> int:
+    """The commit a searcher reads (-1: an index with no segments, whose reader says None)."""
+    generation = searcher.reader().generation()
+    return -1 if generation is None else generation
 
 
 def open_searcher(index_dir: Path, **kwargs: object) -> Searcher:
