@@ -92,7 +92,8 @@ class Copied:
     maxlength: int
     first: int
     last: int
-    arrays: Callable[[], tuple[np.ndarray, np.ndarray]]  # (docnums, weights), for vectors.py
+    ids: np.ndarray | None  # the new docnums and the weights, for vectors.py (None: a field
+    weights: np.ndarray | None  # that keeps no arrays)
 
 
 class SegmentSource:
@@ -112,7 +113,9 @@ class SegmentSource:
             if fieldname in schema:
                 yield (fieldname, key[2:]), value
 
-    def part(self, raw: bytes, field_lengths: list[int] | None) -> Copied | list[Posting]:
+    def part(self, raw: bytes, field_lengths: list[int] | None, with_arrays: bool) -> Copied | list[Posting]:
+        """`raw`'s list as a part of the new list: copied blocks, or renumbered postings when
+        the segment has deletions. `with_arrays`: the field keeps posting arrays."""
         info = whoosh3.W3TermInfo.from_bytes(raw)
         if self.docmap is not None or info.is_inlined():
             return self._renumbered(info, field_lengths)
@@ -120,7 +123,7 @@ class SegmentSource:
         data = self.reader._terms._postfile.get(start, length)
         base = self.basedoc
         blocks = []
-        keep = not vectors.has_arrays(raw)  # then the arrays come from these blocks
+        keep = with_arrays and not vectors.has_arrays(raw)  # the arrays come from these blocks
         all_ids: list[int] = []
         all_weights: list[float] = []
         for (count, last, top, _comp, low, high), body in raw_blocks(data):
@@ -130,10 +133,12 @@ class SegmentSource:
                 gaps, weights, _values = loads(shifted)
                 all_ids += accumulate(gaps)
                 all_weights += weights_of(weights, count)  # type: ignore[arg-type]
+        ids = weights = None
         if keep:
-            arrays = lambda: (np.array(all_ids, np.int64), np.array(all_weights, np.float64))  # noqa: E731
-        else:
-            arrays = lambda: self._arrays(raw)  # noqa: E731
+            ids, weights = np.array(all_ids, np.int64), np.array(all_weights, np.float64)
+        elif with_arrays:
+            ids, weights = vectors.postings_from(self.reader, raw)
+            ids = ids.astype(np.int64) + base
         return Copied(
             blocks=blocks,
             total=info.weight(),
@@ -143,12 +148,9 @@ class SegmentSource:
             maxlength=info.max_length(),
             first=info.min_id() + base,
             last=info.max_id() + base,
-            arrays=arrays,
+            ids=ids,
+            weights=weights,
         )
-
-    def _arrays(self, raw: bytes) -> tuple[np.ndarray, np.ndarray]:
-        ids, weights = vectors.postings_from(self.reader, raw)
-        return ids.astype(np.int64) + self.basedoc, weights
 
     def _renumbered(self, info: whoosh3.W3TermInfo, field_lengths: list[int] | None) -> list[Posting]:
         """The list's live postings with their new docnums (a segment with deletions)."""
@@ -187,7 +189,9 @@ def merged_terms(
             if number == 0:
                 parts.append(item)
             else:
-                part = sources[number - 1].part(item, field_lengths(term[0]))  # type: ignore[arg-type]
+                part = sources[number - 1].part(  # type: ignore[arg-type]
+                    item, field_lengths(term[0]), bool(schema[term[0]].scorable)
+                )
                 if part:
                     parts.append(part)
         yield term, parts

@@ -201,7 +201,7 @@ def _arrays(parts: list[list[Posting] | Copied]) -> tuple[np.ndarray, np.ndarray
     ids, weights = [], []
     for part in parts:
         if isinstance(part, Copied):
-            part_ids, part_weights = part.arrays()
+            part_ids, part_weights = part.ids, part.weights
         else:
             part_ids = np.fromiter((p[0] for p in part), np.int64, len(part))
             part_weights = np.fromiter((p[1] for p in part), np.float64, len(part))
