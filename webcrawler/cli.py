@@ -6,11 +6,13 @@ stderr, results (summaries, answers) to stdout.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +87,9 @@ def index(seeds_file: Any, progress: bool, **flags: Any) -> None:
         seeds += [line.strip() for line in seeds_file if line.strip() and not line.startswith("#")]
     settings = _settings(seeds=tuple(seeds), **flags)
     try:
-        summary, rejected = run_index(settings, progress=progress, install_signals=_install_signals)
+        with _storage_errors(settings):
+            summary, rejected = run_index(settings, progress=progress,
+                                          install_signals=_install_signals)
     except NothingToCrawl as exc:
         raise click.ClickException(str(exc)) from None
     for url in rejected:
@@ -127,6 +131,22 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
     click.echo(text)
     click.echo(f"\n{evaluation.seconds:.1f} s; wrote {', '.join(str(p) for p in plots)} and "
                f"{out_dir / 'ordering-curves.csv'}")
+
+
+@contextlib.contextmanager
+def _storage_errors(settings: Settings) -> Iterator[None]:
+    """A full disk or a failed index writer: one line and exit 1, not a traceback."""
+    from webcrawler.engine.indexer import IndexFailed
+    from webcrawler.storage_errors import StorageFull, is_disk_full
+
+    try:
+        yield
+    except (StorageFull, IndexFailed) as exc:
+        raise click.ClickException(str(exc)) from None
+    except Exception as exc:
+        if is_disk_full(exc):
+            raise click.ClickException(str(StorageFull(settings.data_dir))) from None
+        raise
 
 
 def _install_signals(stop: Any) -> None:
@@ -172,8 +192,9 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     stop: list[str] = []
     _install_signals(stop.append)
     try:
-        summary = run_realtime(settings, options, lambda e: _echo(show_event(e, as_json)),
-                               cancelled=lambda: bool(stop))
+        with _storage_errors(settings):
+            summary = run_realtime(settings, options, lambda e: _echo(show_event(e, as_json)),
+                                   cancelled=lambda: bool(stop))
     except QueryError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(show_summary(summary, as_json))

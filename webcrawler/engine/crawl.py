@@ -27,6 +27,7 @@ from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
 from webcrawler.messages import Document, Failure, Link, Reason, Redirect, Retrieve, RobotsFile
 from webcrawler.robots import RobotsRules
 from webcrawler.settings import Settings
+from webcrawler.storage_errors import StorageFull, is_disk_full
 from webcrawler.urls import split, try_normalize
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,20 @@ class Crawler:
         if self._progress:
             self._progress(self)  # something on screen while the agents start
         pool = self._pool_factory()
+        try:
+            self._loop(pool, run_id)
+        except BaseException as exc:
+            if not is_disk_full(exc):
+                raise
+            self.stats.stop_reason = "disk full"
+            pool.shutdown()
+            self._abandon()
+            if self._progress:
+                self._progress(self)
+            raise StorageFull(self.settings.data_dir) from None
+        return self.stats
+
+    def _loop(self, pool: AgentPool, run_id: int) -> None:
         deadline = time.monotonic() + self.settings.hours * 3600.0
         next_report = 0.0
         try:
@@ -149,13 +164,28 @@ class Crawler:
                     self._progress(self)
                     next_report = now + self.settings.progress_interval
             self._drain(pool)
-        finally:
+        except BaseException as exc:
             pool.shutdown()
-            self._commit(run_id, ended=True)
-            self.sink.close()
-            if self._progress:
-                self._progress(self)
-        return self.stats
+            if not is_disk_full(exc):  # a full disk takes nothing more: run() abandons instead
+                self._finish(run_id)
+            raise
+        pool.shutdown()
+        self._finish(run_id)
+
+    def _finish(self, run_id: int) -> None:
+        """The last commit, the index flushed, the final progress line."""
+        self._commit(run_id, ended=True)
+        self.sink.close()
+        if self._progress:
+            self._progress(self)
+
+    def _abandon(self) -> None:
+        """The disk is full: drop the transaction (the database keeps its last commit) and stop
+        the index without writing; the next run resumes from the last commit."""
+        try:
+            self.store.conn.rollback()
+        finally:
+            self.sink.abort()
 
     def _stop_reason(self, now: float, deadline: float, pool: AgentPool) -> str:
         if self._stop_requested:

@@ -28,11 +28,13 @@ import zlib
 from pathlib import Path
 
 from sqlalchemy import delete, func, select
+from sqlalchemy.engine import Engine
 
 from webcrawler.database import connect, index_outbox
 from webcrawler.engine.store import CrawlStore
-from webcrawler.index import IndexedDocument, open_writer
+from webcrawler.index import IndexedDocument, IndexWriter, open_writer
 from webcrawler.messages import Document
+from webcrawler.storage_errors import StorageFull, is_disk_full
 from webcrawler.urls import split
 
 log = logging.getLogger(__name__)
@@ -61,24 +63,46 @@ def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the engine decides when to stop
     engine = connect(db_url, readonly=True)
-    writer = open_writer(index_dir)
     try:
-        stop = False
-        while not stop:
-            messages, stop = _take_waiting(inbox)
-            if not messages:
-                continue
-            batches = [n for numbers, _ in messages for n in numbers]
-            with engine.connect() as conn:
-                rows = conn.execute(select(index_outbox.c.payload)
-                                    .where(index_outbox.c.batch.in_(batches))).all()
-            writer.add([_unpack(payload) for (payload,) in rows])
-            writer.delete([doc_id for _, deletes in messages for doc_id in deletes])
-            writer.commit()
-            acks.put(batches)
+        writer = open_writer(index_dir)
+    except Exception as exc:  # noqa: BLE001 - reported to the engine, which stops the crawl
+        acks.put(_failure(exc))
+        engine.dispose()
+        return
+    try:
+        _index_batches(writer, engine, inbox, acks)
+    except Exception as exc:  # noqa: BLE001 - as above; the batches stay in the outbox
+        acks.put(_failure(exc))
     finally:
         writer.close()
         engine.dispose()
+
+
+def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Queue,
+                   acks: multiprocessing.Queue) -> None:
+    stop = False
+    while not stop:
+        messages, stop = _take_waiting(inbox)
+        if not messages:
+            continue
+        batches = [n for numbers, _ in messages for n in numbers]
+        with engine.connect() as conn:
+            rows = conn.execute(select(index_outbox.c.payload)
+                                .where(index_outbox.c.batch.in_(batches))).all()
+        writer.add([_unpack(payload) for (payload,) in rows])
+        writer.delete([doc_id for _, deletes in messages for doc_id in deletes])
+        writer.commit()
+        acks.put(batches)
+
+
+class IndexFailed(Exception):
+    """The index writer's process stopped on an error; the crawl cannot index any more."""
+
+
+def _failure(exc: BaseException) -> tuple[str, bool, str]:
+    """What the index process tells the engine before it ends: ("failed", disk full?, why)."""
+    log.debug("index writer failed", exc_info=exc)
+    return ("failed", is_disk_full(exc), f"{type(exc).__name__}: {exc}"[:500])
 
 
 Message = tuple[tuple[int, ...], tuple[int, ...]]  # (batch numbers, doc ids to delete)
@@ -108,6 +132,8 @@ class IndexSink:
 
     def __init__(self, store: CrawlStore, index_dir: Path) -> None:
         self.store = store
+        self.index_dir = index_dir
+        self.failed = False
         ctx = multiprocessing.get_context("forkserver")
         self._inbox: multiprocessing.Queue = ctx.Queue()
         self._acks: multiprocessing.Queue = ctx.Queue()
@@ -177,8 +203,30 @@ class IndexSink:
                     continue
                 return
             block = False
+            if numbers and numbers[0] == "failed":
+                self._fail(numbers)
             self._in_flight.difference_update(numbers)
             self._acked.extend(numbers)
+
+    def _fail(self, failure: tuple[str, bool, str]) -> None:
+        _, disk_full, why = failure
+        self.failed = True
+        if disk_full:
+            raise StorageFull(self.index_dir, "index")
+        raise IndexFailed(f"the index writer stopped ({why}); what it had not committed stays "
+                          "in the outbox and is indexed on the next start")
+
+    def abort(self) -> None:
+        """After a storage failure: stop the index process, write nothing more to the database."""
+        try:
+            self._inbox.put(None)
+            self._process.join(timeout=CLOSE_TIMEOUT)
+        finally:
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
+            self._inbox.close()
+            self._acks.close()
 
     def _resend_outbox(self) -> int:
         """After a crash: announce again what the index may not have committed."""

@@ -199,3 +199,6 @@ class PageReadingSink:
 
     def close(self) -> None:
         self.sink.close()
+
+    def abort(self) -> None:
+        self.sink.abort()

@@ -7,7 +7,7 @@ an index sink, an incremental recrawl.
 - `Scope.should_visit(url, depth)`: follow this link? (include / exclude
   patterns, depth, URL length, file types the index cannot use.)
 - `DocumentSink`: receives every retrieved document; `commit` is called right
-  after each database commit, `close` at the end.
+  after each database commit, `close` at the end (`abort` instead when the disk is full).
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ class DocumentSink(Protocol):
     def close(self) -> None:
         """The crawl is over: flush and release."""
 
+    def abort(self) -> None:
+        """The disk is full: release without writing anything more (the crawl resumes later)."""
+
 
 class NullSink:
     """Keeps nothing: for crawls that only build the link graph."""
@@ -75,4 +78,7 @@ class NullSink:
         pass
 
     def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
         pass
