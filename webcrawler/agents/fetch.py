@@ -4,7 +4,9 @@
 answer message, because an exception would cost the engine an agent. Redirects
 are answered, not followed (the engine schedules the target like any link),
 except for robots.txt, where RFC 9309 asks for up to five hops. Bodies are
-read through body.read_body, under the byte cap and the total deadline.
+read through body.read_body, under the byte cap and the total deadline;
+every other phase (connect, status line, headers, redirect hops) is cut at
+the same deadline by the agent's watchdog (deadline.py).
 Nothing here writes to disk or to a database.
 """
 
@@ -21,6 +23,7 @@ import requests
 from webcrawler.agents import filetypes
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
+from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
 from webcrawler.agents.parse import Parsed, parse_html, parse_plain, robots_directives
 from webcrawler.messages import (
@@ -59,10 +62,12 @@ class Fetcher:
     def __init__(self, config: AgentConfig, robots_token: str = "WebCrawler") -> None:
         self.config = config
         self.robots_token = robots_token
-        self.session = _session(config)
+        self.watchdog = Watchdog()
+        self.session = _session(config, self.watchdog)
 
     def close(self) -> None:
         self.session.close()
+        self.watchdog.close()
 
     def __enter__(self) -> Fetcher:
         return self
@@ -71,8 +76,24 @@ class Fetcher:
         self.close()
 
     def retrieve(self, request: Retrieve) -> Answer:
-        """The answer to a `Retrieve`; never raises."""
+        """The answer to a `Retrieve`; never raises, never outlives the total timeout by much.
+
+        The watchdog cuts the sockets at the deadline; whatever the cut
+        made of the answer (an error, or a response ended early), it is
+        a timeout.
+        """
         started = time.monotonic()
+        self.watchdog.arm(started + self.config.total_timeout)
+        try:
+            answer = self._answer(request, started)
+        finally:
+            cut = self.watchdog.disarm()
+        if cut:
+            detail = f"no complete answer within {self.config.total_timeout:g} s"
+            return self._failed(request, Reason.TIMEOUT, detail, started)
+        return answer
+
+    def _answer(self, request: Retrieve, started: float) -> Answer:
         try:
             if request.kind == "robots":
                 return self._robots(request, started)
@@ -80,11 +101,15 @@ class Fetcher:
         except Exception as exc:  # noqa: BLE001 - errors travel as data
             reason, detail = classify(exc)
             log.debug("%s: %s (%s)", request.url, reason, detail)
-            elapsed = time.monotonic() - started
-            if request.kind == "robots":
-                return RobotsFile(request.job_id, request.url, None, reason=reason,
-                                  detail=detail, elapsed=elapsed)
-            return Failure(request.job_id, request.url, reason, detail, elapsed=elapsed)
+            return self._failed(request, reason, detail, started)
+
+    def _failed(self, request: Retrieve, reason: str, detail: str, started: float) -> Answer:
+        """Why `request` failed, as the answer its kind expects."""
+        elapsed = time.monotonic() - started
+        if request.kind == "robots":
+            return RobotsFile(request.job_id, request.url, None, reason=reason,
+                              detail=detail, elapsed=elapsed)
+        return Failure(request.job_id, request.url, reason, detail, elapsed=elapsed)
 
     # documents
 
@@ -208,13 +233,17 @@ class Fetcher:
         return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout)
 
 
-def _session(config: AgentConfig) -> requests.Session:
+def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     """One session per agent: keep-alive across a server's pages, no cookies, no .netrc.
 
     trust_env is off so that credentials from ~/.netrc are never sent to
-    crawled sites and no environment proxy redirects the crawl.
+    crawled sites and no environment proxy redirects the crawl. Every
+    connection registers its socket with `watchdog` (deadline.py).
     """
     session = requests.Session()
+    adapter = WatchedAdapter(watchdog)
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, adapter)
     session.trust_env = False
     session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
     session.headers.update({
