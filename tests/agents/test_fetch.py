@@ -65,6 +65,13 @@ ROUTES = {
                   headers=(("Content-Encoding", "gzip"),)),
     "/bomb": Page(gzip.compress(b"\0" * 20_000_000, compresslevel=1),
                   headers=(("Content-Encoding", "gzip"),)),
+    # 50,000 empty gzip members, then the page: decoded in a loop, not one recursion each.
+    "/gzip-members": Page(gzip.compress(b"", mtime=0) * 50_000
+                          + gzip.compress(b"<title>many members</title>", mtime=0),
+                          headers=(("Content-Encoding", "gzip"),)),
+    # Many members that each inflate to 100 KB: the cap holds across members.
+    "/gzip-member-bomb": Page(gzip.compress(b"\0" * 100_000, mtime=0) * 50,
+                              headers=(("Content-Encoding", "gzip"),)),
     "/brotli": Page(b"\x1b\x00\x00", headers=(("Content-Encoding", "br"),)),
     "/moved": Page("", status=301, headers=(("Location", "/new/place.html#frag"),)),
     "/moved-away": Page("", status=302, headers=(("Location", "HTTP://Elsewhere.TEST:80/x"),)),
@@ -157,6 +164,14 @@ def test_gzip_bomb_is_too_large_and_fast(fetcher: Fetcher, web: LoopbackWeb) -> 
     answer = get(fetcher, web, "/bomb")
     assert isinstance(answer, Failure) and answer.reason == Reason.TOO_LARGE
     assert answer.elapsed < 0.5
+
+
+def test_many_gzip_members_are_decoded_in_a_loop(fetcher: Fetcher, web: LoopbackWeb) -> None:
+    doc = get(fetcher, web, "/gzip-members")
+    assert isinstance(doc, Document), doc
+    assert doc.title == "many members"
+    bomb = get(fetcher, web, "/gzip-member-bomb")
+    assert isinstance(bomb, Failure) and bomb.reason == Reason.TOO_LARGE
 
 
 def test_unknown_content_encoding(fetcher: Fetcher, web: LoopbackWeb) -> None:
