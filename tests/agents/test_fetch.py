@@ -45,6 +45,7 @@ def robots_chain(path: str) -> Page | None:
     return {
         "/loop": Page("", status=301, headers=(("Location", "/loop"),)),
         "/big-robots": Page("\ufeff" + "#" * 600 * KIB, content_type="text/plain"),
+        "/robots-cut-bom": Page(b"\xef\xbbUser-agent: *\nDisallow: /x\n", content_type="text/plain"),
         "/robots-404": Page("gone", status=404),
         "/robots-500": Page("oops", status=500),
         "/robots-gz": Page(gzip.compress(b"User-agent: *\nAllow: /\n"), content_type="text/plain",
@@ -285,6 +286,11 @@ def test_robots_cap_and_bom(fetcher: Fetcher, web: LoopbackWeb) -> None:
     answer = get(fetcher, web, "/big-robots", "robots")
     assert answer.status == 200
     assert len(answer.body) == 500 * KIB - 3 and set(answer.body) == {"#"}
+
+
+def test_robots_bom_cut_short_is_dropped(fetcher: Fetcher, web: LoopbackWeb) -> None:
+    answer = get(fetcher, web, "/robots-cut-bom", "robots")
+    assert (answer.status, answer.body) == (200, "User-agent: *\nDisallow: /x\n")
 
 
 @pytest.mark.parametrize("path, status", [("/robots-404", 404), ("/robots-500", 500)])

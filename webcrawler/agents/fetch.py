@@ -36,6 +36,7 @@ from webcrawler.messages import (
     Retrieve,
     RobotsFile,
 )
+from webcrawler.robots import decode_body
 from webcrawler.urls import try_normalize
 
 log = logging.getLogger(__name__)
@@ -198,7 +199,7 @@ class Fetcher:
 
     def _robots(self, request: Retrieve, started: float) -> RobotsFile:
         hop = self._follow_robots(request.url, started + self.config.total_timeout)
-        body = hop.body.decode("utf-8-sig", errors="replace")
+        body = decode_body(hop.body)
         return RobotsFile(request.job_id, request.url, hop.status, body, hop.reason, hop.detail,
                           elapsed=time.monotonic() - started)
 
