@@ -45,6 +45,8 @@ def robots_chain(path: str) -> Page | None:
     return {
         "/loop": Page("", status=301, headers=(("Location", "/loop"),)),
         "/big-robots": Page("\ufeff" + "#" * 600 * KIB, content_type="text/plain"),
+        "/robots-moved-utf8": Page("", status=301, headers=(("Location", "/\xc3\xa9t\xc3\xa9.txt"),)),
+        "/%C3%A9t%C3%A9.txt": Page("User-agent: *\nDisallow: /summer\n", content_type="text/plain"),
         "/robots-cut-bom": Page(b"\xef\xbbUser-agent: *\nDisallow: /x\n", content_type="text/plain"),
         "/robots-404": Page("gone", status=404),
         "/robots-500": Page("oops", status=500),
@@ -77,6 +79,9 @@ ROUTES = {
     "/moved": Page("", status=301, headers=(("Location", "/new/place.html#frag"),)),
     "/moved-away": Page("", status=302, headers=(("Location", "HTTP://Elsewhere.TEST:80/x"),)),
     "/moved-nowhere": Page("", status=302),
+    # Header values go out as Latin-1: "\xc3\xa9" is the UTF-8 of "é", "\xe9" raw Latin-1.
+    "/moved-utf8": Page("", status=302, headers=(("Location", "/caf\xc3\xa9?q=\xe3\x83\x84"),)),
+    "/moved-latin1": Page("", status=301, headers=(("Location", "/caf\xe9 x"),)),
     "/moved-mailto": Page("", status=303, headers=(("Location", "mailto:a@b.test"),)),
     "/missing": Page("nope", status=404),
     "/broken": Page("oops", status=500),
@@ -187,6 +192,15 @@ def test_redirects_are_answered_not_followed(fetcher: Fetcher, web: LoopbackWeb)
     assert get(fetcher, web, "/moved-away").location == "http://elsewhere.test/x"
 
 
+@pytest.mark.parametrize(("path", "target"), [("/moved-utf8", "/caf%C3%A9?q=%E3%83%84"),
+                                              ("/moved-latin1", "/caf%E9%20x")])
+def test_redirect_to_non_ascii_bytes(fetcher: Fetcher, web: LoopbackWeb, path: str,
+                                     target: str) -> None:
+    answer = get(fetcher, web, path)
+    assert isinstance(answer, Redirect), answer
+    assert answer.location == web.url(A, target)
+
+
 @pytest.mark.parametrize("path", ["/moved-nowhere", "/moved-mailto"])
 def test_bad_redirects(fetcher: Fetcher, web: LoopbackWeb, path: str) -> None:
     answer = get(fetcher, web, path)
@@ -286,6 +300,11 @@ def test_robots_cap_and_bom(fetcher: Fetcher, web: LoopbackWeb) -> None:
     answer = get(fetcher, web, "/big-robots", "robots")
     assert answer.status == 200
     assert len(answer.body) == 500 * KIB - 3 and set(answer.body) == {"#"}
+
+
+def test_robots_redirect_to_utf8_location(fetcher: Fetcher, web: LoopbackWeb) -> None:
+    answer = get(fetcher, web, "/robots-moved-utf8", "robots")
+    assert (answer.status, answer.body) == (200, "User-agent: *\nDisallow: /summer\n")
 
 
 def test_robots_bom_cut_short_is_dropped(fetcher: Fetcher, web: LoopbackWeb) -> None:

@@ -17,6 +17,7 @@ import http.cookiejar
 import logging
 import time
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import requests
 
@@ -150,7 +151,7 @@ class Fetcher:
         return None
 
     def _redirect(self, request: Retrieve, response: requests.Response, started: float) -> Answer:
-        location = response.headers.get("Location", "")
+        location = _location(response)
         target = try_normalize(location, response.url or request.url, self.config.max_url_length)
         if not location or target is None:
             return self._failure(request, response, Reason.BAD_REDIRECT,
@@ -210,7 +211,7 @@ class Fetcher:
                 status = response.status_code
                 if status not in REDIRECT_STATUSES:
                     return _Hop(url, status, self._robots_body(response, deadline))
-                target = try_normalize(response.headers.get("Location", ""), url)
+                target = try_normalize(_location(response), url)
                 if target is None:
                     return _Hop(url, None, reason=Reason.BAD_REDIRECT,
                                 detail=f"HTTP {status} without a usable Location")
@@ -241,7 +242,7 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     crawled sites and no environment proxy redirects the crawl. Every
     connection registers its socket with `watchdog` (deadline.py).
     """
-    session = requests.Session()
+    session = _Session()
     adapter = WatchedAdapter(watchdog)
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter)
@@ -254,6 +255,39 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     })
     session.headers.update(dict(config.extra_headers))
     return session
+
+
+class _Session(requests.Session):
+    """A session that never looks for a redirect target: we follow redirects ourselves.
+
+    Even with allow_redirects=False, requests decodes a 3xx Location as
+    UTF-8 to offer `Response.next`, and raises on anything else (a raw
+    Latin-1 "é"), which would turn a redirect into a decoding failure.
+    """
+
+    def get_redirect_target(self, resp: requests.Response) -> str | None:
+        return None
+
+
+_URL_SAFE = "".join(chr(i) for i in range(0x21, 0x7F))  # printable ASCII, "%" included
+
+
+def _location(response: requests.Response) -> str:
+    """The Location header as the server meant it.
+
+    http.client reads header bytes as Latin-1, but servers put UTF-8 in
+    Location (or raw Latin-1): UTF-8 is decoded as such, and any other
+    non-ASCII octet is percent-encoded as it is.
+    """
+    value = response.headers.get("Location", "")
+    try:
+        raw = value.encode("latin-1")
+    except UnicodeEncodeError:
+        return value
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return quote(raw, safe=_URL_SAFE)
 
 
 def _content_length(response: requests.Response) -> int | None:
