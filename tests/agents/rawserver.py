@@ -3,7 +3,8 @@
 Each request head is read (up to 64 KiB; several per kept-alive
 connection), then `script` answers it as a sequence of (pause, bytes) pieces: the pause is waited out
 first, so `drip` can send a status line one byte at a time. Every loop is
-bounded by the script's length and by `stop()`, which wakes every pause.
+bounded by the script's length and by `stop()`, which wakes every pause;
+a piece of None closes the connection.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator
 
-Script = Callable[[bytes], Iterable[tuple[float, bytes]]]
+Script = Callable[[bytes], Iterable[tuple[float, bytes | None]]]  # None: close
 
 
 class RawServer:
@@ -63,8 +64,8 @@ class RawServer:
                 self.requests.append(head)
                 try:
                     for pause, data in self.script(head):
-                        if self.stopping.wait(pause):
-                            return
+                        if self.stopping.wait(pause) or data is None:
+                            return  # None: close the connection
                         conn.sendall(data)
                 except OSError:
                     return  # the client went away
@@ -88,5 +89,10 @@ def drip(data: bytes, pause: float) -> Iterator[tuple[float, bytes]]:
     return ((pause, data[i : i + 1]) for i in range(len(data)))
 
 
-def at_once(data: bytes) -> list[tuple[float, bytes]]:
+def at_once(data: bytes) -> list[tuple[float, bytes | None]]:
     return [(0.0, data)]
+
+
+def then_close(data: bytes) -> list[tuple[float, bytes | None]]:
+    """`data`, then the server closes the connection."""
+    return [(0.0, data), (0.0, None)]

@@ -42,6 +42,12 @@ def drip_headers(head: bytes):
     yield from at_once(REST)
 
 
+def endless_continue(head: bytes):
+    for _ in range(20):  # one interim "100 Continue" every 0.3 s: 6 s in all
+        yield PAUSE, b"HTTP/1.1 100 Continue\r\n\r\n"
+    yield from at_once(STATUS + REST)
+
+
 def robots_redirect_then_drip(head: bytes):
     if head.startswith(b"GET /robots.txt "):
         yield from at_once(b"HTTP/1.1 301 Moved\r\nLocation: /elsewhere.txt\r\n"
@@ -52,7 +58,8 @@ def robots_redirect_then_drip(head: bytes):
     yield from at_once(b"Content-Length: 0\r\n\r\n")
 
 
-@pytest.mark.parametrize("script", [drip_status, drip_headers], ids=["status", "headers"])
+@pytest.mark.parametrize("script", [drip_status, drip_headers, endless_continue],
+                         ids=["status", "headers", "100-continue"])
 def test_dripping_status_line_or_headers_is_cut_at_the_total_timeout(script) -> None:
     with RawServer(ADDRESS, script) as server, Fetcher(FAST) as fetcher:
         started = time.monotonic()

@@ -1,0 +1,47 @@
+"""Servers that break HTTP on purpose: every outcome is a Failure with a reason and a detail
+of ours (never a library's message), never an exception out of the agent, never a hang."""
+
+from __future__ import annotations
+
+import pytest
+
+from webcrawler.agents.fetch import Fetcher
+from webcrawler.messages import Failure, Reason, Retrieve, RobotsFile
+
+from .conftest import FAST
+from .rawserver import RawServer, then_close
+
+ADDRESS = "127.0.2.30"
+OK = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+
+# (what the server sends before closing, the detail we expect)
+HOSTILE = {
+    "thousands of headers": (
+        OK + b"".join(b"X-%d: a\r\n" % i for i in range(5000)) + b"Content-Length: 2\r\n\r\nok",
+        "too many header lines"),
+    "one huge header line": (
+        OK + b"X-Big: " + b"a" * 200_000 + b"\r\nContent-Length: 2\r\n\r\nok",
+        "a status or header line longer than 64 KiB"),
+    "not HTTP": (b"SSH-2.0-OpenSSH_9.6\r\n", "not an HTTP response (bad status line)"),
+    "status 099": (b"HTTP/1.1 099 Odd\r\n\r\n", "not an HTTP response (bad status line)"),
+    "closed without an answer": (b"", "connection closed without an answer"),
+    "contradictory Content-Length": (
+        OK + b"Content-Length: 5\r\nContent-Length: 50\r\n\r\nhello", "invalid or contradictory headers"),
+    "Content-Length longer than the body": (
+        OK + b"Content-Length: 1000\r\n\r\n<title>short</title>",
+        "body cut short or malformed (Content-Length or chunk sizes)"),
+    "bad chunk size": (
+        OK + b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+        "body cut short or malformed (Content-Length or chunk sizes)"),
+}
+
+
+@pytest.mark.parametrize(("data", "detail"), HOSTILE.values(), ids=list(HOSTILE))
+def test_broken_http_is_a_failure_in_our_words(data: bytes, detail: str) -> None:
+    with RawServer(ADDRESS, lambda head: then_close(data)) as server, Fetcher(FAST) as fetcher:
+        document = fetcher.retrieve(Retrieve(1, server.url("/")))
+        robots = fetcher.retrieve(Retrieve(2, server.url("/robots.txt"), "robots"))
+    assert isinstance(document, Failure)
+    assert (document.reason, document.detail) == (Reason.CONNECTION, detail)
+    assert isinstance(robots, RobotsFile)
+    assert (robots.status, robots.reason, robots.detail) == (None, Reason.CONNECTION, detail)
