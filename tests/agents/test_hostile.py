@@ -1,12 +1,18 @@
 """Servers that break HTTP on purpose: every outcome is a Failure with a reason and a detail
-of ours (never a library's message), never an exception out of the agent, never a hang."""
+of ours (never a library's message), never an exception out of the agent, never a hang;
+and pages built to make the parser spin."""
 
 from __future__ import annotations
+
+import multiprocessing
+from dataclasses import replace
 
 import pytest
 
 from webcrawler.agents.fetch import Fetcher
-from webcrawler.messages import Failure, Reason, Retrieve, RobotsFile
+from webcrawler.agents.worker import READY, agent_main
+from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
+from webcrawler.testing.server import LoopbackWeb, Page, Site
 
 from .conftest import FAST
 from .rawserver import RawServer, then_close
@@ -45,3 +51,32 @@ def test_broken_http_is_a_failure_in_our_words(data: bytes, detail: str) -> None
     assert (document.reason, document.detail) == (Reason.CONNECTION, detail)
     assert isinstance(robots, RobotsFile)
     assert (robots.status, robots.reason, robots.detail) == (None, Reason.CONNECTION, detail)
+
+
+def test_a_tag_with_100000_attributes_does_not_hang_the_agent() -> None:
+    # libxml2 compares each attribute with every earlier one of its tag: ~100 s of CPU for
+    # this 700 KB page, which no socket timeout can cut. The agent must answer in time.
+    tag = "<p " + " ".join(f"a{i}" for i in range(100_000)) + ">"
+    page = Page(f"<title>wide</title>{tag}before</p><p>after</p><a href=/next>next</a>")
+    config = replace(FAST, max_bytes=1_000_000)
+    context = multiprocessing.get_context("forkserver")
+    parent, child = context.Pipe()
+    with LoopbackWeb([Site(ADDRESS, {"/": page})]) as web:
+        process = context.Process(target=agent_main, args=(child, config, "WebCrawler"))
+        process.start()
+        child.close()
+        try:
+            assert parent.poll(10) and parent.recv() == READY
+            parent.send(Retrieve(1, web.url(ADDRESS, "/")))
+            answered = parent.poll(FAST.total_timeout + 3)
+            answer = parent.recv() if answered else None
+            parent.send(None)
+            process.join(5)
+        finally:
+            parent.close()
+            if process.is_alive():
+                process.kill()
+                process.join()
+    assert isinstance(answer, Document), answer
+    assert (answer.title, answer.text) == ("wide", "before after next")
+    assert [link.url for link in answer.links] == [web.url(ADDRESS, "/next")]
