@@ -20,9 +20,10 @@ Script = Callable[[bytes], Iterable[tuple[float, bytes | None]]]  # None: close
 class RawServer:
     """Serve `script` on `address` (127.0.0.0/8 only) until `stop`; use as a context manager."""
 
-    def __init__(self, address: str, script: Script) -> None:
+    def __init__(self, address: str, script: Script, http: bool = True) -> None:
         assert ipaddress.ip_address(address).is_loopback, address
         self.script = script
+        self.read = _read_head if http else _read_once  # not HTTP: answer whatever arrives
         self.listener = socket.create_server((address, 0))
         self.listener.settimeout(0.1)
         self.address, self.port = self.listener.getsockname()[:2]
@@ -60,7 +61,7 @@ class RawServer:
         """Answer the requests of one kept-alive connection until the client closes it."""
         with conn:
             conn.settimeout(2)
-            while head := _read_head(conn):
+            while head := self.read(conn):
                 self.requests.append(head)
                 try:
                     for pause, data in self.script(head):
@@ -82,6 +83,13 @@ def _read_head(conn: socket.socket) -> bytes:
             break
         head += piece
     return head
+
+
+def _read_once(conn: socket.socket) -> bytes:
+    try:
+        return conn.recv(65536)
+    except OSError:
+        return b""
 
 
 def drip(data: bytes, pause: float) -> Iterator[tuple[float, bytes]]:

@@ -36,6 +36,8 @@ HOSTILE = {
     "Content-Length longer than the body": (
         OK + b"Content-Length: 1000\r\n\r\n<title>short</title>",
         "body cut short or malformed (Content-Length or chunk sizes)"),
+    "a TLS alert to plain HTTP": (b"\x15\x03\x01\x00\x02\x02\x46",
+                                  "not an HTTP response (bad status line)"),
     "bad chunk size": (
         OK + b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
         "body cut short or malformed (Content-Length or chunk sizes)"),
@@ -51,6 +53,16 @@ def test_broken_http_is_a_failure_in_our_words(data: bytes, detail: str) -> None
     assert (document.reason, document.detail) == (Reason.CONNECTION, detail)
     assert isinstance(robots, RobotsFile)
     assert (robots.status, robots.reason, robots.detail) == (None, Reason.CONNECTION, detail)
+
+
+def test_https_to_a_plain_http_server() -> None:
+    answer_400 = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+    with RawServer(ADDRESS, lambda hello: then_close(answer_400), http=False) as server, \
+            Fetcher(FAST) as fetcher:
+        answer = fetcher.retrieve(Retrieve(1, server.url("/").replace("http:", "https:")))
+        assert server.requests and server.requests[0].startswith(b"\x16\x03")  # a ClientHello
+    assert isinstance(answer, Failure)
+    assert (answer.reason, answer.detail) == (Reason.CONNECTION, "TLS handshake or record failed")
 
 
 def test_a_tag_with_100000_attributes_does_not_hang_the_agent() -> None:
