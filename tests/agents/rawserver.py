@@ -30,6 +30,7 @@ class RawServer:
         self.stopping = threading.Event()
         self.threads: list[threading.Thread] = []
         self.requests: list[bytes] = []
+        self.connections = 0
 
     def url(self, path: str = "/") -> str:
         return f"http://{self.address}:{self.port}{path}"
@@ -55,6 +56,7 @@ class RawServer:
                 conn, _ = self.listener.accept()
             except TimeoutError:
                 continue
+            self.connections += 1
             self._start(self._serve, conn)
 
     def _serve(self, conn: socket.socket) -> None:

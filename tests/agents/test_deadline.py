@@ -92,6 +92,22 @@ def test_a_cut_fetch_leaves_the_next_one_alone() -> None:
     assert isinstance(cut, Failure) and cut.reason == Reason.TIMEOUT
 
 
+def test_a_kept_alive_connection_is_cut_too() -> None:
+    def script(head: bytes):
+        if head.startswith(b"GET /fast "):
+            return at_once(STATUS + REST)
+        return drip_headers(head)
+
+    with RawServer(ADDRESS, script) as server, Fetcher(FAST) as fetcher:
+        fast = fetcher.retrieve(Retrieve(1, server.url("/fast")))
+        started = time.monotonic()
+        slow = fetcher.retrieve(Retrieve(2, server.url("/slow")))
+        elapsed = time.monotonic() - started
+        assert server.connections == 1  # the second request reused the first one's socket
+    assert isinstance(fast, Document) and fast.title == "late"
+    assert isinstance(slow, Failure) and slow.reason == Reason.TIMEOUT and elapsed < BOUND
+
+
 def test_agent_process_cuts_dripping_headers_itself() -> None:
     context = multiprocessing.get_context("forkserver")
     parent, child = context.Pipe()
