@@ -415,6 +415,19 @@ def test_pathological_wildcards_stay_fast() -> None:
     assert time.perf_counter() - started < 1.0
 
 
+def test_twenty_five_thousand_plain_rules_stay_fast() -> None:
+    # The engine checks every queued URL of a server; a big robots.txt must not make each
+    # check walk all its rules (5 ms each here before the rules were indexed).
+    body = star("Allow: /p7/open", *(f"Disallow: /p{i}/" for i in range(25_000)))  # 420 KB
+    rules = RobotsRules.from_response(200, body, "WebCrawler")
+    started = time.perf_counter()
+    answers = [rules.allowed(f"/p{i}/x") for i in range(0, 25_000, 10)]
+    assert time.perf_counter() - started < 1.0  # 2,500 checks; ~10 s when each tried every rule
+    assert answers == [False] * 2500
+    assert (rules.allowed("/p7/open"), rules.allowed("/p7/x"), rules.allowed("/q")) == (
+        True, False, True)
+
+
 # Status codes (RFC 9309 2.3.1).
 
 
