@@ -18,11 +18,14 @@ it fixes that (tests/test_robots.py runs every case below against it):
 - it accepts ``Disallow /x`` (no colon) and ``Dissallow``, ``User agent``,
   which the RFC grammar does not;
 - it ends lines at U+0085, U+2028, form feed... (``str.splitlines``), not
-  only at CR, LF, CRLF; and a leading byte-order mark spoils the first line;
+  only at CR, LF, CRLF; and a leading byte-order mark spoils the first line
+  (ours drops a BOM, or any prefix of one, as Google's parser does);
 - ``Allow: /d/index.html`` also allows ``/d/``; ``Disallow: /a$`` also
   disallows ``/a$b``;
 - it decodes every escape to text: ``%FF`` and ``%FE`` both become U+FFFD
-  and compare equal, and ``%3F`` (an escaped "?") equals a real "?".
+  and compare equal; yet ``/`` and ``%2F`` never match each other, not
+  even in RFC 9309's own example (``?baz=https://foo.bar``), and a BOM cut
+  short (U+FFFD) spoils the first line.
 
 Choices where the RFC leaves room:
 
@@ -31,10 +34,18 @@ Choices where the RFC leaves room:
 - only Allow/Disallow lines end a run of user-agent lines, so
   ``User-agent: *`` + ``Crawl-delay: 5`` + ``User-agent: WebCrawler`` +
   ``Disallow: /`` is one group naming both (Google's reference parser agrees);
-- paths compare after RFC 3986 normalisation of percent-encoding: escapes of
-  unreserved characters decoded, other escapes upper-cased, non-ASCII and
-  must-escape characters encoded, reserved characters kept as written; "*"
-  and "$" in a URL are escaped so that ``%2A``/``%24`` in a rule match them;
+- paths and queries compare after percent-encoding is made canonical, so
+  that a character and its escape are equal (RFC 9309 2.2.2: reserved
+  octets are compared percent-encoded, escapes of other ASCII octets
+  decoded): escapes of unreserved and reserved characters are decoded,
+  ``%2F`` and ``%3F`` included (the RFC's own example matches
+  ``?baz=https://foo.bar`` with ``?baz=https%3A%2F%2Ffoo.bar``; a site that
+  disallows ``/a/b`` means ``/a%2Fb`` too, which many servers route alike);
+  other escapes are upper-cased; non-ASCII and must-escape characters
+  (space, ``"<>\\^`{|}``, controls) are encoded as UTF-8 escapes; "*", "$",
+  "#" and "%" stay escaped, since a literal one means something else, and
+  "*" and "$" in a URL are escaped so that ``%2A``/``%24`` in a rule match
+  them. Google's reference parser decodes nothing, so it departs here;
 - precedence counts the octets of the normalised pattern, "*" and "$"
   included; on a tie Allow wins;
 - ``Crawl-delay`` (not in the RFC) belongs to its group; when several groups
@@ -64,9 +75,15 @@ _TOKEN = re.compile(r"[A-Za-z_-]+")
 _GLOBAL_AGENT = re.compile(r"\*(?:[ \t]|\Z)")
 _DELAY = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\Z")
 _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
+# What a byte-order mark, whole or cut short (EF BB), leaves at the start of
+# the text: itself, U+FFFD once decoded with errors="replace", or its Latin-1
+# reading "ï»¿". No record starts with these, so they are dropped.
+_BOM_DEBRIS = re.compile("\\A[\ufeff\ufffd\u00ef\u00bb\u00bf]+")
+_UTF8_BOM = b"\xef\xbb\xbf"
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-# Reserved characters (RFC 3986 2.2) compared as written; "*" and "$" are not
-# here because robots.txt gives them a meaning, and "#" never reaches us.
+# The characters compared as themselves, whether written plainly or escaped:
+# unreserved and reserved (RFC 3986 2.2), less "*" and "$", which robots.txt
+# gives a meaning, and "#", which starts a comment or a fragment.
 _KEPT = _UNRESERVED | frozenset(":/?[]@!&'()+,;=")
 _PLAIN = re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]*")
 
@@ -143,6 +160,13 @@ class RobotsRules:
     unavailable: bool = False
     crawl_delay: float | None = None
     rules: tuple[_Rule, ...] = field(default=(), repr=False)
+    # The rules by the literal text before their first "*" (only those that prefix a path
+    # can match it), longest last: a 30,000-rule file costs a few lookups, not 30,000 tests.
+    _index: tuple[tuple[int, dict[str, list[_Rule]]], ...] = field(
+        init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", _index_rules(self.rules))
 
     @classmethod
     def from_response(cls, status: int | None, body: str, token: str) -> RobotsRules:
@@ -157,7 +181,7 @@ class RobotsRules:
         """
         token = product_token(token)
         if status is not None and 200 <= status < 300:
-            body = _truncate(body.removeprefix("\ufeff"))
+            body = _truncate(_BOM_DEBRIS.sub("", body, count=1))
             rules, delay = _select(_parse(body), token.lower())
             logger.debug("robots.txt: %d rules, crawl-delay %s for %s", len(rules), delay, token)
             return cls(status, body, token, crawl_delay=delay, rules=rules)
@@ -171,13 +195,16 @@ class RobotsRules:
         if path == ROBOTS_PATH:
             return True
         best: _Rule | None = None
-        for rule in self.rules:
-            if rule.matches(path) and (
-                best is None
-                or rule.length > best.length
-                or (rule.length == best.length and rule.allow)
-            ):
-                best = rule
+        for length, by_first in self._index:
+            if length > len(path):
+                break
+            for rule in by_first.get(path[:length], ()):
+                if rule.matches(path) and (
+                    best is None
+                    or rule.length > best.length
+                    or (rule.length == best.length and rule.allow)
+                ):
+                    best = rule
         return best is None or best.allow
 
 
@@ -187,9 +214,23 @@ def check_file(path: str | Path, user_agent: str, urls: Iterable[str]) -> list[t
     Raises OSError if the file cannot be read, InvalidUserAgent for a user
     agent without a product token.
     """
-    body = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
+    body = decode_body(Path(path).read_bytes())
     rules = RobotsRules.from_response(200, body, product_token(user_agent))
     return [(rules.allowed(url), url) for url in urls]
+
+
+def decode_body(data: bytes) -> str:
+    """A robots.txt body as text: UTF-8, bad octets replaced, a byte-order mark dropped.
+
+    A BOM cut short (EF, or EF BB) is dropped too, as Google's reference
+    parser skips any prefix of it: otherwise its debris would join the
+    first line, usually "User-agent: *", and make it unreadable.
+    """
+    for end in (3, 2, 1):
+        if data.startswith(_UTF8_BOM[:end]):
+            data = data[end:]
+            break
+    return data.decode("utf-8", errors="replace")
 
 
 def format_check(results: Iterable[tuple[bool, str]]) -> str:
@@ -211,6 +252,15 @@ def _truncate(body: str) -> str:
     head = data[:MAX_BYTES]
     cut = max(head.rfind(b"\n"), head.rfind(b"\r"))
     return head[: cut + 1].decode("utf-8", "surrogatepass")
+
+
+def _index_rules(rules: tuple[_Rule, ...]) -> tuple[tuple[int, dict[str, list[_Rule]]], ...]:
+    """The rules grouped by the length, then the text, of their first literal piece."""
+    index: dict[int, dict[str, list[_Rule]]] = {}
+    for rule in rules:
+        first = rule.parts[0]
+        index.setdefault(len(first), {}).setdefault(first, []).append(rule)
+    return tuple(sorted(index.items()))
 
 
 def _parse(body: str) -> list[_Group]:
@@ -283,7 +333,7 @@ def _normalize(text: str, wildcards: bool) -> str:
         char = text[i]
         if char == "%" and _HEX2.match(text, i + 1):
             octet = int(text[i + 1 : i + 3], 16)
-            out.append(chr(octet) if chr(octet) in _UNRESERVED else f"%{octet:02X}")
+            out.append(chr(octet) if chr(octet) in _KEPT else f"%{octet:02X}")
             i += 3
             continue
         if char in _KEPT or (wildcards and char == "*"):

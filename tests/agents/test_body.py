@@ -68,6 +68,15 @@ def test_multi_member_gzip() -> None:
     assert read_body(Raw(data), "gzip", 1000, FAR) == b"first second"
 
 
+def test_fifty_thousand_gzip_members() -> None:
+    data = gzip.compress(b"", mtime=0) * 50_000 + gzip.compress(b"end", mtime=0)
+    assert read_body(Raw(data, piece=65536), "gzip", 1000, FAR) == b"end"
+    members = gzip.compress(b"ab", mtime=0) * 50_000  # 100 KB decoded, over a 1,000-byte cap
+    with pytest.raises(BodyTooLarge):
+        read_body(Raw(members, piece=65536), "gzip", 1000, FAR)
+    assert read_body(Raw(members, piece=65536), "gzip", 1001, FAR, truncate=True) == b"ab" * 500 + b"a"
+
+
 def test_gzip_bomb_costs_at_most_the_cap() -> None:
     bomb = gzip.compress(b"\0" * 20_000_000, compresslevel=1)  # 20 MB in ~90 KB
     started = time.monotonic()

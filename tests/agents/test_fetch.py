@@ -45,6 +45,9 @@ def robots_chain(path: str) -> Page | None:
     return {
         "/loop": Page("", status=301, headers=(("Location", "/loop"),)),
         "/big-robots": Page("\ufeff" + "#" * 600 * KIB, content_type="text/plain"),
+        "/robots-moved-utf8": Page("", status=301, headers=(("Location", "/\xc3\xa9t\xc3\xa9.txt"),)),
+        "/%C3%A9t%C3%A9.txt": Page("User-agent: *\nDisallow: /summer\n", content_type="text/plain"),
+        "/robots-cut-bom": Page(b"\xef\xbbUser-agent: *\nDisallow: /x\n", content_type="text/plain"),
         "/robots-404": Page("gone", status=404),
         "/robots-500": Page("oops", status=500),
         "/robots-gz": Page(gzip.compress(b"User-agent: *\nAllow: /\n"), content_type="text/plain",
@@ -65,10 +68,20 @@ ROUTES = {
                   headers=(("Content-Encoding", "gzip"),)),
     "/bomb": Page(gzip.compress(b"\0" * 20_000_000, compresslevel=1),
                   headers=(("Content-Encoding", "gzip"),)),
+    # 50,000 empty gzip members, then the page: decoded in a loop, not one recursion each.
+    "/gzip-members": Page(gzip.compress(b"", mtime=0) * 50_000
+                          + gzip.compress(b"<title>many members</title>", mtime=0),
+                          headers=(("Content-Encoding", "gzip"),)),
+    # Many members that each inflate to 100 KB: the cap holds across members.
+    "/gzip-member-bomb": Page(gzip.compress(b"\0" * 100_000, mtime=0) * 50,
+                              headers=(("Content-Encoding", "gzip"),)),
     "/brotli": Page(b"\x1b\x00\x00", headers=(("Content-Encoding", "br"),)),
     "/moved": Page("", status=301, headers=(("Location", "/new/place.html#frag"),)),
     "/moved-away": Page("", status=302, headers=(("Location", "HTTP://Elsewhere.TEST:80/x"),)),
     "/moved-nowhere": Page("", status=302),
+    # Header values go out as Latin-1: "\xc3\xa9" is the UTF-8 of "é", "\xe9" raw Latin-1.
+    "/moved-utf8": Page("", status=302, headers=(("Location", "/caf\xc3\xa9?q=\xe3\x83\x84"),)),
+    "/moved-latin1": Page("", status=301, headers=(("Location", "/caf\xe9 x"),)),
     "/moved-mailto": Page("", status=303, headers=(("Location", "mailto:a@b.test"),)),
     "/missing": Page("nope", status=404),
     "/broken": Page("oops", status=500),
@@ -159,6 +172,14 @@ def test_gzip_bomb_is_too_large_and_fast(fetcher: Fetcher, web: LoopbackWeb) -> 
     assert answer.elapsed < 0.5
 
 
+def test_many_gzip_members_are_decoded_in_a_loop(fetcher: Fetcher, web: LoopbackWeb) -> None:
+    doc = get(fetcher, web, "/gzip-members")
+    assert isinstance(doc, Document), doc
+    assert doc.title == "many members"
+    bomb = get(fetcher, web, "/gzip-member-bomb")
+    assert isinstance(bomb, Failure) and bomb.reason == Reason.TOO_LARGE
+
+
 def test_unknown_content_encoding(fetcher: Fetcher, web: LoopbackWeb) -> None:
     assert get(fetcher, web, "/brotli").reason == Reason.DECODE
 
@@ -169,6 +190,15 @@ def test_redirects_are_answered_not_followed(fetcher: Fetcher, web: LoopbackWeb)
                               elapsed=answer.elapsed)
     assert "/new/place.html" not in web.log.paths()
     assert get(fetcher, web, "/moved-away").location == "http://elsewhere.test/x"
+
+
+@pytest.mark.parametrize(("path", "target"), [("/moved-utf8", "/caf%C3%A9?q=%E3%83%84"),
+                                              ("/moved-latin1", "/caf%E9%20x")])
+def test_redirect_to_non_ascii_bytes(fetcher: Fetcher, web: LoopbackWeb, path: str,
+                                     target: str) -> None:
+    answer = get(fetcher, web, path)
+    assert isinstance(answer, Redirect), answer
+    assert answer.location == web.url(A, target)
 
 
 @pytest.mark.parametrize("path", ["/moved-nowhere", "/moved-mailto"])
@@ -270,6 +300,16 @@ def test_robots_cap_and_bom(fetcher: Fetcher, web: LoopbackWeb) -> None:
     answer = get(fetcher, web, "/big-robots", "robots")
     assert answer.status == 200
     assert len(answer.body) == 500 * KIB - 3 and set(answer.body) == {"#"}
+
+
+def test_robots_redirect_to_utf8_location(fetcher: Fetcher, web: LoopbackWeb) -> None:
+    answer = get(fetcher, web, "/robots-moved-utf8", "robots")
+    assert (answer.status, answer.body) == (200, "User-agent: *\nDisallow: /summer\n")
+
+
+def test_robots_bom_cut_short_is_dropped(fetcher: Fetcher, web: LoopbackWeb) -> None:
+    answer = get(fetcher, web, "/robots-cut-bom", "robots")
+    assert (answer.status, answer.body) == (200, "User-agent: *\nDisallow: /x\n")
 
 
 @pytest.mark.parametrize("path, status", [("/robots-404", 404), ("/robots-500", 500)])

@@ -63,7 +63,25 @@ class _Inflater:
         return zlib.decompressobj(16 + zlib.MAX_WBITS if self.gzip else zlib.MAX_WBITS)
 
     def feed(self, data: bytes, room: int) -> bytes:
-        """Inflate `data`, returning at most `room` + 1 bytes (one more says: over the cap)."""
+        """Inflate `data`, returning at most `room` + 1 bytes (one more says: over the cap).
+
+        A loop, not recursion: a body may hold any number of gzip members
+        (50,000 empty ones fit in a megabyte), each decoded by a fresh
+        decompressor; input held back by `max_length` is taken up again.
+        """
+        out = bytearray()
+        while len(out) <= room:
+            out += self._decompress(data, room - len(out))
+            if self.gzip and self._z.eof and self._z.unused_data:
+                data = self._z.unused_data  # the next gzip member
+                self._z = self._new()
+            elif self._z.unconsumed_tail:
+                data = self._z.unconsumed_tail
+            else:
+                break
+        return bytes(out)
+
+    def _decompress(self, data: bytes, room: int) -> bytes:
         try:
             out = self._z.decompress(data, room + 1)
         except zlib.error:
@@ -73,17 +91,7 @@ class _Inflater:
             self._z = zlib.decompressobj(-zlib.MAX_WBITS)
             out = self._z.decompress(data, room + 1)
         self._fresh = False
-        if self.gzip and self._z.eof and self._z.unused_data and len(out) <= room:
-            rest = self._z.unused_data  # a second gzip member follows
-            self._z = self._new()
-            out += self.feed(rest, room - len(out))
         return out
-
-    def tail(self, room: int) -> bytes:
-        """Input zlib kept back because of `max_length`: inflate more of it."""
-        if not self._z.unconsumed_tail:
-            return b""
-        return self._z.decompress(self._z.unconsumed_tail, room + 1)
 
 
 def read_body(
@@ -134,12 +142,6 @@ def _inflater(content_encoding: str) -> _Inflater | None:
 def _inflate(inflater: _Inflater, data: bytes, room: int) -> bytes:
     """Everything `data` inflates to, but never more than `room` + 1 bytes."""
     try:
-        out = inflater.feed(data, room) if data else b""
-        while len(out) <= room:
-            more = inflater.tail(room - len(out))
-            if not more:
-                break
-            out += more
+        return inflater.feed(data, room) if data else b""
     except zlib.error as exc:
         raise UnsupportedEncoding(f"corrupt compressed body: {exc}") from None
-    return out

@@ -6,10 +6,16 @@ socket error, so the whole chain (__cause__, __context__, MaxRetryError.reason)
 is searched, most specific kind first: urllib3's NewConnectionError, raised
 for refusals and DNS failures alike, is a subclass of its TimeoutError, so
 "timeout" may only win when nothing more specific is in the chain.
+
+The detail is ours too, for the errors a hostile or broken server causes
+("not an HTTP response", "a header line longer than 64 KiB", ...): a
+library's message ("('Connection aborted.', LineTooLong(...))") says
+little to an operator and must never reach a visitor.
 """
 
 from __future__ import annotations
 
+import http.client
 import socket
 import ssl
 import zlib
@@ -26,10 +32,10 @@ _MAX_CHAIN = 12
 
 def classify(exc: BaseException) -> tuple[str, str]:
     """(Reason code, short human detail) for an exception raised while retrieving."""
-    detail = _detail(exc)
     if isinstance(exc, BodyError):
-        return exc.reason, detail
+        return exc.reason, _detail(exc)
     chain = list(_chain(exc))
+    detail = _our_detail(chain) or _detail(exc)
     for kinds, reason in _RULES:
         if any(isinstance(e, kinds) and not _excluded(e, reason) for e in chain):
             return reason, detail
@@ -45,6 +51,37 @@ _RULES: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
     ((zlib.error, UnicodeError, u3.DecodeError, requests.exceptions.ContentDecodingError),
      Reason.DECODE),
 )
+
+
+# Most specific first: RemoteDisconnected is also a BadStatusLine and a
+# ConnectionResetError; InvalidChunkLength is also an IncompleteRead.
+_DETAILS: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
+    ((http.client.RemoteDisconnected,), "connection closed without an answer"),
+    ((http.client.LineTooLong,), "a status or header line longer than 64 KiB"),
+    ((http.client.BadStatusLine,), "not an HTTP response (bad status line)"),
+    ((u3.InvalidChunkLength,), "bad chunk size in a chunked body"),
+    ((u3.IncompleteRead, http.client.IncompleteRead),
+     "body cut short or malformed (Content-Length or chunk sizes)"),
+    ((u3.InvalidHeader, requests.exceptions.InvalidHeader), "invalid or contradictory headers"),
+    ((u3.ConnectTimeoutError, requests.exceptions.ConnectTimeout),
+     "no connection within the connect timeout"),
+    ((u3.ReadTimeoutError, requests.exceptions.ReadTimeout), "no data within the read timeout"),
+    ((ssl.SSLError,), "TLS handshake or record failed"),
+    ((socket.gaierror, u3.NameResolutionError), "host name did not resolve"),
+    ((ConnectionRefusedError,), "connection refused"),
+    ((ConnectionResetError,), "connection reset by the server"),
+)
+
+
+def _our_detail(chain: list[BaseException]) -> str | None:
+    """Our words for the first known error in the chain, or None."""
+    for kinds, detail in _DETAILS:
+        if any(isinstance(e, kinds) for e in chain):
+            return detail
+    for e in chain:
+        if type(e) is http.client.HTTPException and "headers" in str(e):
+            return "too many header lines"
+    return None
 
 
 def _excluded(exc: BaseException, reason: str) -> bool:

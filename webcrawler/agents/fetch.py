@@ -4,7 +4,9 @@
 answer message, because an exception would cost the engine an agent. Redirects
 are answered, not followed (the engine schedules the target like any link),
 except for robots.txt, where RFC 9309 asks for up to five hops. Bodies are
-read through body.read_body, under the byte cap and the total deadline.
+read through body.read_body, under the byte cap and the total deadline;
+every other phase (connect, status line, headers, redirect hops) is cut at
+the same deadline by the agent's watchdog (deadline.py).
 Nothing here writes to disk or to a database.
 """
 
@@ -15,12 +17,14 @@ import http.cookiejar
 import logging
 import time
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import requests
 
 from webcrawler.agents import filetypes
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
+from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
 from webcrawler.agents.parse import Parsed, parse_html, parse_plain, robots_directives
 from webcrawler.messages import (
@@ -33,6 +37,7 @@ from webcrawler.messages import (
     Retrieve,
     RobotsFile,
 )
+from webcrawler.robots import decode_body
 from webcrawler.urls import try_normalize
 
 log = logging.getLogger(__name__)
@@ -59,10 +64,12 @@ class Fetcher:
     def __init__(self, config: AgentConfig, robots_token: str = "WebCrawler") -> None:
         self.config = config
         self.robots_token = robots_token
-        self.session = _session(config)
+        self.watchdog = Watchdog()
+        self.session = _session(config, self.watchdog)
 
     def close(self) -> None:
         self.session.close()
+        self.watchdog.close()
 
     def __enter__(self) -> Fetcher:
         return self
@@ -71,8 +78,24 @@ class Fetcher:
         self.close()
 
     def retrieve(self, request: Retrieve) -> Answer:
-        """The answer to a `Retrieve`; never raises."""
+        """The answer to a `Retrieve`; never raises, never outlives the total timeout by much.
+
+        The watchdog cuts the sockets at the deadline; whatever the cut
+        made of the answer (an error, or a response ended early), it is
+        a timeout.
+        """
         started = time.monotonic()
+        self.watchdog.arm(started + self.config.total_timeout)
+        try:
+            answer = self._answer(request, started)
+        finally:
+            cut = self.watchdog.disarm()
+        if cut:
+            detail = f"no complete answer within {self.config.total_timeout:g} s"
+            return self._failed(request, Reason.TIMEOUT, detail, started)
+        return answer
+
+    def _answer(self, request: Retrieve, started: float) -> Answer:
         try:
             if request.kind == "robots":
                 return self._robots(request, started)
@@ -80,11 +103,15 @@ class Fetcher:
         except Exception as exc:  # noqa: BLE001 - errors travel as data
             reason, detail = classify(exc)
             log.debug("%s: %s (%s)", request.url, reason, detail)
-            elapsed = time.monotonic() - started
-            if request.kind == "robots":
-                return RobotsFile(request.job_id, request.url, None, reason=reason,
-                                  detail=detail, elapsed=elapsed)
-            return Failure(request.job_id, request.url, reason, detail, elapsed=elapsed)
+            return self._failed(request, reason, detail, started)
+
+    def _failed(self, request: Retrieve, reason: str, detail: str, started: float) -> Answer:
+        """Why `request` failed, as the answer its kind expects."""
+        elapsed = time.monotonic() - started
+        if request.kind == "robots":
+            return RobotsFile(request.job_id, request.url, None, reason=reason,
+                              detail=detail, elapsed=elapsed)
+        return Failure(request.job_id, request.url, reason, detail, elapsed=elapsed)
 
     # documents
 
@@ -124,7 +151,7 @@ class Fetcher:
         return None
 
     def _redirect(self, request: Retrieve, response: requests.Response, started: float) -> Answer:
-        location = response.headers.get("Location", "")
+        location = _location(response)
         target = try_normalize(location, response.url or request.url, self.config.max_url_length)
         if not location or target is None:
             return self._failure(request, response, Reason.BAD_REDIRECT,
@@ -173,7 +200,7 @@ class Fetcher:
 
     def _robots(self, request: Retrieve, started: float) -> RobotsFile:
         hop = self._follow_robots(request.url, started + self.config.total_timeout)
-        body = hop.body.decode("utf-8-sig", errors="replace")
+        body = decode_body(hop.body)
         return RobotsFile(request.job_id, request.url, hop.status, body, hop.reason, hop.detail,
                           elapsed=time.monotonic() - started)
 
@@ -184,7 +211,7 @@ class Fetcher:
                 status = response.status_code
                 if status not in REDIRECT_STATUSES:
                     return _Hop(url, status, self._robots_body(response, deadline))
-                target = try_normalize(response.headers.get("Location", ""), url)
+                target = try_normalize(_location(response), url)
                 if target is None:
                     return _Hop(url, None, reason=Reason.BAD_REDIRECT,
                                 detail=f"HTTP {status} without a usable Location")
@@ -208,13 +235,17 @@ class Fetcher:
         return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout)
 
 
-def _session(config: AgentConfig) -> requests.Session:
+def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     """One session per agent: keep-alive across a server's pages, no cookies, no .netrc.
 
     trust_env is off so that credentials from ~/.netrc are never sent to
-    crawled sites and no environment proxy redirects the crawl.
+    crawled sites and no environment proxy redirects the crawl. Every
+    connection registers its socket with `watchdog` (deadline.py).
     """
-    session = requests.Session()
+    session = _Session()
+    adapter = WatchedAdapter(watchdog)
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, adapter)
     session.trust_env = False
     session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
     session.headers.update({
@@ -224,6 +255,39 @@ def _session(config: AgentConfig) -> requests.Session:
     })
     session.headers.update(dict(config.extra_headers))
     return session
+
+
+class _Session(requests.Session):
+    """A session that never looks for a redirect target: we follow redirects ourselves.
+
+    Even with allow_redirects=False, requests decodes a 3xx Location as
+    UTF-8 to offer `Response.next`, and raises on anything else (a raw
+    Latin-1 "é"), which would turn a redirect into a decoding failure.
+    """
+
+    def get_redirect_target(self, resp: requests.Response) -> str | None:
+        return None
+
+
+_URL_SAFE = "".join(chr(i) for i in range(0x21, 0x7F))  # printable ASCII, "%" included
+
+
+def _location(response: requests.Response) -> str:
+    """The Location header as the server meant it.
+
+    http.client reads header bytes as Latin-1, but servers put UTF-8 in
+    Location (or raw Latin-1): UTF-8 is decoded as such, and any other
+    non-ASCII octet is percent-encoded as it is.
+    """
+    value = response.headers.get("Location", "")
+    try:
+        raw = value.encode("latin-1")
+    except UnicodeEncodeError:
+        return value
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return quote(raw, safe=_URL_SAFE)
 
 
 def _content_length(response: requests.Response) -> int | None:

@@ -1,0 +1,153 @@
+"""The total timeout cuts every phase of a fetch, by the agent itself (deadline.py's watchdog).
+
+The servers here drip their answer one byte per 0.3 s: never slow enough
+for a 0.5 s read timeout, and finished after about 5-7 s, so that a fetch
+not cut at FAST's 2 s total timeout comes back as a document (and the test
+fails) rather than hanging. Elapsed bounds are correctness bounds: the
+engine's own hang watchdog fires only at total_timeout + 15 s.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import socket
+import time
+
+import pytest
+
+from webcrawler.agents.deadline import Watchdog
+from webcrawler.agents.fetch import Fetcher
+from webcrawler.agents.worker import READY, agent_main
+from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
+from webcrawler.testing.server import LoopbackWeb, Site, html
+
+from .conftest import FAST
+from .rawserver import RawServer, at_once, drip
+
+ADDRESS = "127.0.2.20"
+PAUSE = 0.3  # below FAST.read_timeout: no single read ever times out
+BOUND = FAST.total_timeout + 3  # "well before total_timeout + 15"
+STATUS = b"HTTP/1.1 200 OK\r\n"
+REST = b"Content-Type: text/html\r\nContent-Length: 21\r\n\r\n<title>late</title>\r\n"
+
+
+def drip_status(head: bytes):
+    yield from drip(STATUS, PAUSE)  # 17 bytes: 5.1 s
+    yield from at_once(REST)
+
+
+def drip_headers(head: bytes):
+    yield from at_once(STATUS)
+    yield from drip(b"X-Slow: " + b"a" * 12 + b"\r\n", PAUSE)  # 22 bytes: 6.6 s
+    yield from at_once(REST)
+
+
+def endless_continue(head: bytes):
+    for _ in range(20):  # one interim "100 Continue" every 0.3 s: 6 s in all
+        yield PAUSE, b"HTTP/1.1 100 Continue\r\n\r\n"
+    yield from at_once(STATUS + REST)
+
+
+def robots_redirect_then_drip(head: bytes):
+    if head.startswith(b"GET /robots.txt "):
+        yield from at_once(b"HTTP/1.1 301 Moved\r\nLocation: /elsewhere.txt\r\n"
+                           b"Content-Length: 0\r\n\r\n")
+        return
+    yield from at_once(STATUS + b"Content-Type: text/plain\r\n")
+    yield from drip(b"X-Slow: " + b"a" * 12 + b"\r\n", PAUSE)
+    yield from at_once(b"Content-Length: 0\r\n\r\n")
+
+
+@pytest.mark.parametrize("script", [drip_status, drip_headers, endless_continue],
+                         ids=["status", "headers", "100-continue"])
+def test_dripping_status_line_or_headers_is_cut_at_the_total_timeout(script) -> None:
+    with RawServer(ADDRESS, script) as server, Fetcher(FAST) as fetcher:
+        started = time.monotonic()
+        answer = fetcher.retrieve(Retrieve(1, server.url("/")))
+        elapsed = time.monotonic() - started
+    assert isinstance(answer, Failure), answer
+    assert answer.reason == Reason.TIMEOUT and "2 s" in answer.detail
+    assert elapsed < BOUND
+
+
+def test_robots_redirect_chain_is_cut_at_the_total_timeout() -> None:
+    with RawServer(ADDRESS, robots_redirect_then_drip) as server, Fetcher(FAST) as fetcher:
+        started = time.monotonic()
+        answer = fetcher.retrieve(Retrieve(2, server.url("/robots.txt"), "robots"))
+        elapsed = time.monotonic() - started
+        assert len(server.requests) == 2  # the redirect was followed, then cut
+    assert isinstance(answer, RobotsFile)
+    assert (answer.status, answer.reason) == (None, Reason.TIMEOUT)
+    assert elapsed < BOUND
+
+
+def test_a_cut_fetch_leaves_the_next_one_alone() -> None:
+    routes = {"/": html("Fine", "after a cut")}
+    with RawServer(ADDRESS, drip_headers) as server, \
+            LoopbackWeb([Site("127.0.2.21", routes)]) as web, Fetcher(FAST) as fetcher:
+        first = fetcher.retrieve(Retrieve(1, web.url("127.0.2.21", "/")))
+        cut = fetcher.retrieve(Retrieve(2, server.url("/")))
+        again = fetcher.retrieve(Retrieve(3, web.url("127.0.2.21", "/")))  # kept-alive socket
+    assert isinstance(first, Document) and isinstance(again, Document)
+    assert isinstance(cut, Failure) and cut.reason == Reason.TIMEOUT
+
+
+def test_a_kept_alive_connection_is_cut_too() -> None:
+    def script(head: bytes):
+        if head.startswith(b"GET /fast "):
+            return at_once(STATUS + REST)
+        return drip_headers(head)
+
+    with RawServer(ADDRESS, script) as server, Fetcher(FAST) as fetcher:
+        fast = fetcher.retrieve(Retrieve(1, server.url("/fast")))
+        started = time.monotonic()
+        slow = fetcher.retrieve(Retrieve(2, server.url("/slow")))
+        elapsed = time.monotonic() - started
+        assert server.connections == 1  # the second request reused the first one's socket
+    assert isinstance(fast, Document) and fast.title == "late"
+    assert isinstance(slow, Failure) and slow.reason == Reason.TIMEOUT and elapsed < BOUND
+
+
+def test_agent_process_cuts_dripping_headers_itself() -> None:
+    context = multiprocessing.get_context("forkserver")
+    parent, child = context.Pipe()
+    with RawServer(ADDRESS, drip_headers) as server:
+        process = context.Process(target=agent_main, args=(child, FAST, "WebCrawler"))
+        process.start()
+        child.close()
+        try:
+            assert parent.poll(10) and parent.recv() == READY
+            started = time.monotonic()
+            parent.send(Retrieve(5, server.url("/slow")))
+            assert parent.poll(BOUND)
+            answer = parent.recv()
+            elapsed = time.monotonic() - started
+            parent.send(None)
+            process.join(5)
+        finally:
+            parent.close()
+            if process.is_alive():
+                process.kill()
+                process.join()
+    assert isinstance(answer, Failure) and answer.reason == Reason.TIMEOUT
+    assert elapsed < BOUND and process.exitcode == 0
+
+
+def test_watchdog_wakes_a_blocked_recv_only_after_its_deadline() -> None:
+    watchdog = Watchdog()
+    left, right = socket.socketpair()
+    try:
+        watchdog.arm(time.monotonic() + 60)
+        watchdog.watch(left)
+        right.sendall(b"x")
+        assert left.recv(1) == b"x"  # not cut before the deadline
+        assert watchdog.disarm() is False
+        watchdog.arm(time.monotonic() + 0.2)
+        watchdog.watch(left)
+        left.settimeout(10)
+        assert left.recv(1) == b""  # woken by the shutdown, not by the 10 s timeout
+        assert watchdog.disarm() is True
+    finally:
+        left.close()
+        right.close()
+        watchdog.close()

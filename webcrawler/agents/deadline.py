@@ -1,0 +1,143 @@
+"""Cut a fetch at its total deadline in every phase, even inside a blocking socket read.
+
+requests' timeouts apply to each socket operation: a server that sends its
+status line or headers one byte per second never trips a 20-second read
+timeout, and http.client reads those lines before we see any of them. So an
+agent keeps one `Watchdog` thread, armed with the deadline of the fetch in
+progress; every socket the fetch connects or reuses is registered with it
+(through `WatchedAdapter`'s connection classes), and when the deadline passes
+the watchdog shuts those sockets down. shutdown(2) wakes a blocked recv (it
+returns end-of-file) in any phase: connect, TLS handshake, status line,
+headers, body, each hop of a redirect chain. The fetch then fails with
+whatever error the cut caused, and the caller, seeing `disarm()` return
+True, answers "timeout" instead.
+
+Registered sockets are duplicates of the connection's descriptor, so the
+watchdog never shuts down a descriptor number that was closed and reused
+meanwhile (an agent's pipe to the engine is a socket too); they are closed
+at `disarm`. Chosen over SIGALRM because it works in any thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from typing import Any
+
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+log = logging.getLogger(__name__)
+
+
+class Watchdog:
+    """Shuts down the sockets of the armed fetch when its deadline passes (one thread)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._deadline: float | None = None  # None: nothing to watch
+        self._sockets: list[socket.socket] = []
+        self._fired = False
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="fetch-watchdog", daemon=True)
+        self._thread.start()
+
+    def arm(self, deadline: float) -> None:
+        """Start watching a fetch that must be over by `deadline` (time.monotonic())."""
+        with self._cond:
+            self._release()
+            self._deadline, self._fired = deadline, False
+            self._cond.notify()
+
+    def watch(self, sock: socket.socket | None) -> None:
+        """Register a socket of the armed fetch; one registered after the deadline is cut at once."""
+        if sock is None or self._deadline is None:
+            return
+        try:
+            copy = socket.fromfd(sock.fileno(), sock.family, sock.type)
+        except OSError:
+            return  # already closed: nothing left to cut
+        with self._cond:
+            self._sockets.append(copy)
+            if self._fired:
+                _shut(copy)
+
+    def disarm(self) -> bool:
+        """Stop watching; True if the deadline passed and the fetch's sockets were cut."""
+        with self._cond:
+            fired = self._fired
+            self._deadline, self._fired = None, False
+            self._release()
+            return fired
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._deadline = None
+            self._release()
+            self._cond.notify()
+        self._thread.join()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._closed:
+                if self._deadline is None or self._fired:
+                    self._cond.wait()
+                    continue
+                left = self._deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._fired = True
+                log.debug("deadline passed: cutting %d socket(s)", len(self._sockets))
+                for sock in self._sockets:
+                    _shut(sock)
+
+    def _release(self) -> None:
+        for sock in self._sockets:
+            sock.close()
+        self._sockets.clear()
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # not connected (yet, or any more): nothing to wake
+
+
+class _Watched:
+    """Mixin for urllib3 connections: register every new or reused socket with `watchdog`."""
+
+    watchdog: Watchdog
+    sock: socket.socket | None
+
+    def _new_conn(self) -> socket.socket:
+        sock: socket.socket = super()._new_conn()  # type: ignore[misc]
+        self.watchdog.watch(sock)
+        return sock
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        self.watchdog.watch(self.sock)  # a kept-alive connection; None for a new one
+        super().request(*args, **kwargs)  # type: ignore[misc]
+
+
+class WatchedAdapter(HTTPAdapter):
+    """A requests adapter whose connections register their sockets with `watchdog`."""
+
+    def __init__(self, watchdog: Watchdog) -> None:
+        self.watchdog = watchdog  # before super().__init__, which builds the pool manager
+        super().__init__()
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        attrs = {"watchdog": self.watchdog}
+        http = type("WatchedHTTPConnection", (_Watched, HTTPConnection), attrs)
+        https = type("WatchedHTTPSConnection", (_Watched, HTTPSConnection), attrs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": type("WatchedHTTPPool", (HTTPConnectionPool,), {"ConnectionCls": http}),
+            "https": type("WatchedHTTPSPool", (HTTPSConnectionPool,), {"ConnectionCls": https}),
+        }
