@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import requests
 
-from webcrawler.agents import filetypes
+from webcrawler.agents import addresses, filetypes
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
 from webcrawler.agents.errors import classify
@@ -223,6 +223,7 @@ def _session(config: AgentConfig) -> requests.Session:
         "Accept-Encoding": "gzip, deflate",  # br would need a new dependency
     })
     session.headers.update(dict(config.extra_headers))
+    addresses.guard(session, config)  # --deny-private: check every connection's peer address
     return session
 
 

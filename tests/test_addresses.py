@@ -1,0 +1,77 @@
+"""The --deny-private safety: address classes, and the agent's check of its real peer."""
+
+from __future__ import annotations
+
+import pytest
+
+from webcrawler.agents.addresses import is_public, refused_literal
+from webcrawler.agents.fetch import Fetcher
+from webcrawler.messages import AgentConfig, Document, Failure, Reason, Retrieve, RobotsFile
+from webcrawler.testing.server import LoopbackWeb, Site, html
+
+HOST = "127.0.12.1"
+
+
+@pytest.mark.parametrize(("address", "public"), [
+    ("8.8.8.8", True), ("2001:4860:4860::8888", True),
+    ("127.0.0.1", False), ("127.9.9.9", False), ("10.1.2.3", False), ("172.16.0.1", False),
+    ("192.168.1.1", False), ("169.254.169.254", False), ("0.0.0.0", False), ("100.64.0.1", False),
+    ("224.0.0.1", False), ("240.0.0.1", False), ("255.255.255.255", False),
+    ("::1", False), ("::", False), ("fe80::1", False), ("fc00::1", False), ("ff02::1", False),
+    ("::ffff:127.0.0.1", False), ("::ffff:8.8.8.8", True),
+    ("2002:7f00:1::", False),  # 6to4 wrapping 127.0.0.1
+    ("64:ff9b::7f00:1", False),  # NAT64 wrapping 127.0.0.1
+    ("::7f00:1", False),  # IPv4-compatible (deprecated, reserved)
+])
+def test_public_addresses(address, public):
+    assert is_public(address) is public
+
+
+def test_literals_refused_unless_the_scope_names_them():
+    assert refused_literal("127.0.0.1", ())
+    assert refused_literal("[::1]", ())
+    assert not refused_literal("127.0.0.1", ("127.0.0.1",))
+    assert not refused_literal("8.8.8.8", ())
+    assert not refused_literal("localhost", ())  # a name: checked on the connection
+
+
+@pytest.fixture(scope="module")
+def web():
+    with LoopbackWeb([Site(HOST, {"/": html("Inside", "secret")}, robots_txt="")]) as served:
+        yield served
+
+
+def fetch(config: AgentConfig, url: str, kind: str = "document"):
+    with Fetcher(config) as fetcher:
+        return fetcher.retrieve(Retrieve(1, url, kind))
+
+
+def test_the_agent_refuses_a_private_peer_before_sending(web):
+    before = len(web.log.snapshot())
+    config = AgentConfig(deny_private=True, connect_timeout=2, read_timeout=2, total_timeout=5)
+    answer = fetch(config, web.url(HOST))
+    assert isinstance(answer, Failure) and answer.reason == Reason.PRIVATE
+    robots = fetch(config, web.url(HOST, "/robots.txt"), "robots")
+    assert isinstance(robots, RobotsFile) and robots.status is None
+    assert robots.reason == Reason.PRIVATE
+    web.log.settle()
+    assert len(web.log.snapshot()) == before
+
+
+def test_a_name_is_checked_after_dns():
+    """`localhost` is a name (no literal the engine could refuse): the address it resolved to counts."""
+    with LoopbackWeb([Site("127.0.0.1", {"/": html("Local")})]) as local:
+        port = local.name("127.0.0.1").rsplit(":", 1)[1]
+        config = AgentConfig(deny_private=True, connect_timeout=2, read_timeout=2, total_timeout=5)
+        answer = fetch(config, f"http://localhost:{port}/")
+        local.log.settle()
+        assert isinstance(answer, Failure) and answer.reason == Reason.PRIVATE
+        assert local.log.snapshot() == []
+
+
+def test_hosts_named_by_the_scope_stay_reachable(web):
+    config = AgentConfig(deny_private=True, allowed_hosts=(HOST,), connect_timeout=2,
+                         read_timeout=2, total_timeout=5)
+    answer = fetch(config, web.url(HOST))
+    assert isinstance(answer, Document) and answer.title == "Inside"
+    assert isinstance(fetch(AgentConfig(), web.url(HOST)), Document)  # off by default
