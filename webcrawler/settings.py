@@ -47,6 +47,8 @@ class Settings:
     seeds: tuple[str, ...] = field(default_factory=tuple)
     order: str = "server-first"  # crawl order: server-first, breadth-first, backlink, pagerank
     hot_query: str = ""  # words: URLs whose anchor or URL mention them (or near such pages) go first
+    deny_private: bool = False  # refuse loopback, private, link-local, ... addresses (SSRF safety)
+    scope_hosts: tuple[str, ...] = ()  # hosts the scope names (the seeds'): exempt from deny_private
 
     @property
     def database_url(self) -> str:
@@ -65,6 +67,8 @@ class Settings:
             total_timeout=self.total_timeout,
             max_bytes=self.max_bytes,
             max_url_length=self.max_url_length,
+            deny_private=self.deny_private,
+            allowed_hosts=self.scope_hosts,
         )
 
     def deadline(self) -> float:

@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 MAX_REDIRECTS = 5
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
+_REFUSED = RobotsRules.from_response(404, "", "WebCrawler")  # allows all: the scope gives the reason
 
 
 @dataclass
@@ -72,7 +73,7 @@ class Crawler:
         self.store = store
         self.sink = sink or NullSink()
         self.scope = Scope(settings.include, settings.exclude, settings.max_depth,
-                           settings.max_url_length)
+                           settings.max_url_length, settings.deny_private, settings.scope_hosts)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
@@ -106,11 +107,12 @@ class Crawler:
             self.scheduler.add(server, now)
 
     def add_seeds(self, urls: list[str]) -> list[str]:
-        """Queue the seed URLs (depth 0); return the ones that are not valid http(s) URLs."""
+        """Queue the seed URLs (depth 0); return the ones that are not valid http(s) URLs
+        or that the scope excludes (no request is made for them, not even robots.txt)."""
         rejected = []
         for url in urls:
             normal = try_normalize(url, max_length=self.settings.max_url_length)
-            if normal is None:
+            if normal is None or self.scope.why_not(normal, 0) not in (None, Reason.UNINDEXABLE):
                 rejected.append(url)
                 continue
             self._queue(split(normal), depth=0, redirects=0)
@@ -222,12 +224,15 @@ class Crawler:
     def _job_for(self, server: ServerState, now: float) -> _Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
 
+        A server deny_private refuses gets no request at all, not even for robots.txt.
         Returns None after telling the scheduler where the server goes instead.
         """
         rules = server.robots
-        if rules is None or server.robots_expires <= time.time():
+        if self.scope.refuses_server(server.origin):
+            rules = _REFUSED
+        elif rules is None or server.robots_expires <= time.time():
             return _Job(server, None)
-        if rules.unavailable:
+        elif rules.unavailable:
             if now >= server.robots_retry_at:
                 return _Job(server, None)
             self.scheduler.defer(server, server.robots_retry_at)
