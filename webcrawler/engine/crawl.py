@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from webcrawler.database import State
 from webcrawler.engine.frontier import FoundLink, Ordering
+from webcrawler.engine.leases import ServerLeases
 from webcrawler.engine.orderings import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
@@ -77,6 +78,7 @@ class Crawler:
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
+        self.leases = ServerLeases(settings.data_dir / "leases")  # politeness across processes
         self.stats = CrawlStats()
         self._pool_factory = pool_factory or self._default_pool
         self._progress = progress
@@ -153,6 +155,7 @@ class Crawler:
             self._drain(pool)
         finally:
             pool.shutdown()
+            self.leases.close()
             self._commit(run_id, ended=True)
             self.sink.close()
             if self._progress:
@@ -209,8 +212,13 @@ class Crawler:
             server = self.scheduler.next_server(now)
             if server is None:
                 return
+            wait = self.leases.acquire(server.origin, max(self.settings.delay, server.crawl_delay))
+            if wait is not None:  # another process is asking this server, or just did
+                self.scheduler.defer(server, now + wait)
+                continue
             job = self._job_for(server, now)
             if job is None:
+                self.leases.release(server.origin, requested=False)
                 continue
             self._job_ids += 1
             url = server.origin + ("/robots.txt" if job.entry is None else job.entry.path)
@@ -257,6 +265,7 @@ class Crawler:
     # --- answers --------------------------------------------------------
     def _handle(self, retrieve: Retrieve, answer: object) -> None:
         job = self._jobs.pop(retrieve.job_id)
+        self.leases.release(job.server.origin)
         now = time.monotonic()
         if job.entry is None:
             self._robots_answered(job.server, answer)
