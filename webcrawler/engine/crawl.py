@@ -336,9 +336,12 @@ class Crawler:
             return
         self.store.finish(entry, State.REDIRECTED, status=answer.status, last_fetch=time.time(),
                           detail=answer.location[:2000])
-        if self.scope.should_visit(answer.location, entry.depth):
+        reason = self.scope.why_not(answer.location, entry.depth)
+        if reason is None:
             targets = self._queue(split(answer.location), entry.depth, hops)
             self.store.add_links(entry.doc_id, [(targets, "")])
+        elif reason == Reason.PRIVATE:
+            self.stats.excluded[reason] += 1
 
     def _failure(self, job: _Job, failure: Failure) -> None:
         entry, server = job.entry, job.server
@@ -355,7 +358,10 @@ class Crawler:
         depth = entry.depth + 1
         groups: dict[str, dict[str, str]] = {}
         for link in found:
-            if self.scope.why_not(link.url, depth) is not None:
+            reason = self.scope.why_not(link.url, depth)
+            if reason is not None:
+                if reason == Reason.PRIVATE:  # counted: the summary says the safety worked
+                    self.stats.excluded[reason] += 1
                 continue
             origin, path = split(link.url)
             anchors = groups.setdefault(origin, {})
