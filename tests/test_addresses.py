@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webcrawler.agents.addresses import is_public, refused_literal
+from webcrawler.agents.addresses import Exempt, is_public, refused_literal
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.messages import AgentConfig, Document, Failure, Reason, Retrieve, RobotsFile
 from webcrawler.testing.server import LoopbackWeb, Site, html
@@ -28,11 +28,16 @@ def test_public_addresses(address, public):
 
 
 def test_literals_refused_unless_the_scope_names_them():
-    assert refused_literal("127.0.0.1", ())
-    assert refused_literal("[::1]", ())
-    assert not refused_literal("127.0.0.1", ("127.0.0.1",))
-    assert not refused_literal("8.8.8.8", ())
-    assert not refused_literal("localhost", ())  # a name: checked on the connection
+    nobody = Exempt()
+    assert refused_literal("http://127.0.0.1", nobody)
+    assert refused_literal("http://[::1]:8080", nobody)
+    assert not refused_literal("http://127.0.0.1:81", Exempt(hosts=("127.0.0.1",)))  # any port
+    assert not refused_literal("http://8.8.8.8", nobody)
+    assert not refused_literal("http://localhost", nobody)  # a name: checked on the connection
+    demo = Exempt(patterns=(r"^http://127\.0\.5\.[0-9]+:8080/",))
+    assert not refused_literal("http://127.0.5.3:8080", demo)
+    assert refused_literal("http://127.0.5.3:8081", demo)
+    assert refused_literal("http://127.0.6.1:8080", demo)
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +80,15 @@ def test_hosts_named_by_the_scope_stay_reachable(web):
     answer = fetch(config, web.url(HOST))
     assert isinstance(answer, Document) and answer.title == "Inside"
     assert isinstance(fetch(AgentConfig(), web.url(HOST)), Document)  # off by default
+
+
+def test_servers_an_include_pattern_names_stay_reachable(web):
+    port = web.name(HOST).rsplit(":", 1)[1]
+    named = rf"^http://127\.0\.12\.1:{port}/"
+    config = AgentConfig(deny_private=True, allowed_patterns=(named,), connect_timeout=2,
+                         read_timeout=2, total_timeout=5)
+    assert isinstance(fetch(config, web.url(HOST)), Document)
+    other = AgentConfig(deny_private=True, allowed_patterns=(r"^http://127\.0\.12\.1:1/",),
+                        connect_timeout=2, read_timeout=2, total_timeout=5)
+    answer = fetch(other, web.url(HOST))
+    assert isinstance(answer, Failure) and answer.reason == Reason.PRIVATE

@@ -143,4 +143,5 @@ class AgentConfig:
     max_url_length: int = 2048
     extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     deny_private: bool = False  # refuse to connect to non-public addresses (agents/addresses.py)
-    allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope
+    allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
+    allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match

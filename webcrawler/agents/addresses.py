@@ -1,4 +1,4 @@
-"""The --deny-private safety: which addresses a crawl may connect to.
+r"""The --deny-private safety: which addresses a crawl may connect to.
 
 A page on the Web can link to ``http://127.0.0.1:6379/`` or to a name whose
 DNS answer is ``10.0.0.5``; a crawler that follows it reaches services that
@@ -8,12 +8,15 @@ DNS resolution and before a byte is sent, so a DNS answer that changes
 between a check and the connect (rebinding) gains nothing. The engine makes
 the same check on IP literals before it schedules a URL (`refused_literal`).
 
-Hosts the crawl's scope names explicitly (its seeds' hosts, `allowed`) are
-exempt, so a crawl of a loopback or intranet web still works.
+Servers the crawl's scope names explicitly are exempt, so a crawl of a
+loopback or intranet web still works: its seeds' hosts (any port), and the
+origins an include pattern matches (``^http://127\.0\.5\.[0-9]+:8080/``
+names four demo servers; a pattern is tried on ``scheme://host[:port]/``).
 
-    is_public(address) -> bool            global unicast, and no private IPv4 inside
-    refused_literal(host, allowed) -> bool  an IP literal host the safety refuses
-    guard(session, config)                  make a requests session check its peers
+    is_public(address) -> bool                  global unicast, no private IPv4 inside
+    Exempt(hosts, patterns).names(origin) -> bool  does the scope name this server?
+    refused_literal(origin, exempt) -> bool       an IP literal server the safety refuses
+    guard(session, config)                        make a requests session check its peers
 
 This module never resolves names itself and never sends a request.
 """
@@ -21,7 +24,9 @@ This module never resolves names itself and never sends a request.
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
+from collections.abc import Iterable
 from typing import Any
 
 import requests
@@ -30,6 +35,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from webcrawler.messages import AgentConfig
+from webcrawler.urls import DEFAULT_PORTS, origin, origin_parts
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -56,30 +62,43 @@ def is_public(address: str | Address) -> bool:
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
-def refused_literal(host: str, allowed: frozenset[str] | tuple[str, ...]) -> bool:
-    """Is `host` (as `urls.normalize` writes it) an IP literal that is not public nor allowed?"""
-    if host in allowed:
-        return False
+class Exempt:
+    """The servers the crawl's scope names explicitly: seeds' hosts, include patterns."""
+
+    def __init__(self, hosts: Iterable[str] = (), patterns: Iterable[str] = ()) -> None:
+        self.hosts = frozenset(hosts)
+        self.patterns = [re.compile(p) for p in patterns]
+
+    def names(self, server: str) -> bool:
+        """Is `server` (``scheme://host[:port]``, as `urls.normalize` writes it) named?"""
+        if origin_parts(server)[1] in self.hosts:
+            return True
+        return any(p.search(server + "/") for p in self.patterns)
+
+
+def refused_literal(server: str, exempt: Exempt) -> bool:
+    """Is `server`'s host an IP literal that is not public, on a server the scope does not name?"""
+    host = origin_parts(server)[1]
     try:
         ip = ipaddress.ip_address(host[1:-1] if host.startswith("[") else host)
     except ValueError:
         return False  # a name: its addresses are checked when the agent connects
-    return not is_public(ip)
+    return not is_public(ip) and not exempt.names(server)
 
 
 def guard(session: requests.Session, config: AgentConfig) -> None:
-    """Make `session` refuse connections to non-public peers (unless the host is allowed)."""
+    """Make `session` refuse connections to non-public peers (unless the scope names the server)."""
     if not config.deny_private:
         return
-    adapter = _GuardedAdapter(frozenset(config.allowed_hosts))
+    adapter = _GuardedAdapter(Exempt(config.allowed_hosts, config.allowed_patterns))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
 
 
-def _check_peer(conn: HTTPConnection, sock: socket.socket, allowed: frozenset[str]) -> None:
+def _check_peer(conn: HTTPConnection, sock: socket.socket, scheme: str, exempt: Exempt) -> None:
     host = conn.host.lower().rstrip(".")
-    host = f"[{host}]" if ":" in host else host
-    if host in allowed:
+    server = origin(scheme, f"[{host}]" if ":" in host else host, conn.port or DEFAULT_PORTS[scheme])
+    if exempt.names(server):
         return
     peer = sock.getpeername()[0]
     if not is_public(peer.split("%", 1)[0]):
@@ -88,34 +107,34 @@ def _check_peer(conn: HTTPConnection, sock: socket.socket, allowed: frozenset[st
 
 
 class _GuardedHTTPConnection(HTTPConnection):
-    allowed: frozenset[str] = frozenset()
+    exempt = Exempt()
 
     def _new_conn(self) -> socket.socket:
         sock = super()._new_conn()
-        _check_peer(self, sock, self.allowed)
+        _check_peer(self, sock, "http", self.exempt)
         return sock
 
 
 class _GuardedHTTPSConnection(HTTPSConnection):
-    allowed: frozenset[str] = frozenset()
+    exempt = Exempt()
 
     def _new_conn(self) -> socket.socket:
         sock = super()._new_conn()  # before the TLS handshake: nothing sent yet
-        _check_peer(self, sock, self.allowed)
+        _check_peer(self, sock, "https", self.exempt)
         return sock
 
 
 class _GuardedAdapter(HTTPAdapter):
-    """An adapter whose pools open `_Guarded*Connection`s carrying the allowed hosts."""
+    """An adapter whose pools open `_Guarded*Connection`s that know the exempt servers."""
 
-    def __init__(self, allowed: frozenset[str]) -> None:
-        self._allowed = allowed
+    def __init__(self, exempt: Exempt) -> None:
+        self._exempt = exempt
         super().__init__()
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        http = type("GuardedHTTP", (_GuardedHTTPConnection,), {"allowed": self._allowed})
-        https = type("GuardedHTTPS", (_GuardedHTTPSConnection,), {"allowed": self._allowed})
+        http = type("GuardedHTTP", (_GuardedHTTPConnection,), {"exempt": self._exempt})
+        https = type("GuardedHTTPS", (_GuardedHTTPSConnection,), {"exempt": self._exempt})
         self.poolmanager.pool_classes_by_scheme = {
             "http": type("GuardedHTTPPool", (HTTPConnectionPool,), {"ConnectionCls": http}),
             "https": type("GuardedHTTPSPool", (HTTPSConnectionPool,), {"ConnectionCls": https}),

@@ -6,7 +6,8 @@ an index sink, an incremental recrawl.
 
 - `Scope.should_visit(url, depth)`: follow this link? (include / exclude
   patterns, depth, URL length, file types the index cannot use, and with
-  deny_private IP literals that are not public unless the scope names them.)
+  deny_private IP literals that are not public, on servers that neither the
+  seeds' hosts nor an include pattern name.)
 - `DocumentSink`: receives every retrieved document; `commit` is called right
   after each database commit, `close` at the end.
 """
@@ -17,10 +18,10 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from webcrawler.agents.addresses import refused_literal
+from webcrawler.agents.addresses import Exempt, refused_literal
 from webcrawler.agents.filetypes import unindexable_url
 from webcrawler.messages import Document, Reason
-from webcrawler.urls import origin_parts, split
+from webcrawler.urls import split
 
 
 class Scope:
@@ -34,7 +35,7 @@ class Scope:
         self.max_depth = max_depth
         self.max_url_length = max_url_length
         self.deny_private = deny_private
-        self.allowed_hosts = frozenset(allowed_hosts)
+        self.exempt = Exempt(allowed_hosts, include)
 
     def should_visit(self, url: str, depth: int) -> bool:
         return self.why_not(url, depth) is None
@@ -55,7 +56,7 @@ class Scope:
 
     def refuses_server(self, origin: str) -> bool:
         """Is `origin` (``scheme://host[:port]``) an IP literal that deny_private refuses?"""
-        return self.deny_private and refused_literal(origin_parts(origin)[1], self.allowed_hosts)
+        return self.deny_private and refused_literal(origin, self.exempt)
 
 
 class DocumentSink(Protocol):

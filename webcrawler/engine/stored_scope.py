@@ -46,6 +46,9 @@ def resolve(engine: Engine, settings: Settings, explicit: Collection[str] | None
     if explicit is None:
         explicit = {f for f in FIELDS if getattr(settings, f) != getattr(Settings(), f)}
     stored = load(engine)
+    if not stored and not save:
+        log.warning("no scope is stored with this crawl (it predates stored scopes): run "
+                    "`webcrawler index` once on this data directory to store it")
     changes: dict[str, Any] = {f: stored[f] for f in FIELDS if f in stored and f not in explicit}
     for name in ("include", "exclude"):
         if name in changes:
