@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from webcrawler.agents.addresses import Exempt, is_public, refused_literal
+from webcrawler.agents.addresses import Exempt, is_public, refused_literal, robots_hop
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.messages import AgentConfig, Document, Failure, Reason, Retrieve, RobotsFile
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 HOST = "127.0.12.1"
 
@@ -92,3 +92,27 @@ def test_servers_an_include_pattern_names_stay_reachable(web):
                         connect_timeout=2, read_timeout=2, total_timeout=5)
     answer = fetch(other, web.url(HOST))
     assert isinstance(answer, Failure) and answer.reason == Reason.PRIVATE
+
+
+@pytest.mark.parametrize(("url", "target", "allowed"), [
+    ("http://a.example/robots.txt", "https://a.example/robots.txt", True),
+    ("http://a.example/robots.txt", "http://a.example/hop/1", True),  # same host: anything
+    ("http://a.example/robots.txt", "http://www.a.example/robots.txt", True),
+    ("http://a.example/robots.txt", "http://127.0.0.1:6379/robots.txt", True),  # deny-private's job
+    ("http://a.example/robots.txt", "http://127.0.0.1:8080/admin/delete?all", False),
+    ("http://a.example/robots.txt", "http://b.example/x?robots.txt", False),
+])
+def test_a_robots_redirect_leaves_the_host_only_for_another_robots_txt(url, target, allowed):
+    assert robots_hop(url, target) is allowed
+
+
+def test_the_agent_does_not_follow_a_robots_redirect_to_another_servers_page(web):
+    port = web.name(HOST).rsplit(":", 1)[1]
+    with LoopbackWeb([Site("127.0.12.2", {"/robots.txt": Page(b"", status=302, headers=(
+            ("Location", f"http://127.0.12.1:{port}/secret"),))})]) as public:
+        before = len(web.log.snapshot())
+        answer = fetch(AgentConfig(connect_timeout=2, read_timeout=2, total_timeout=5),
+                       public.url("127.0.12.2", "/robots.txt"), "robots")
+        web.log.settle()
+    assert isinstance(answer, RobotsFile) and answer.reason == Reason.BAD_REDIRECT
+    assert len(web.log.snapshot()) == before

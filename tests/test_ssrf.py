@@ -9,6 +9,7 @@ there must be none, and nothing of it may become searchable.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ import pytest
 import requests
 
 from webcrawler.index import open_searcher
-from webcrawler.query_server import ServerThread, create_app
+from webcrawler.query_server import ServerThread, create_app, realtime
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 PUBLIC, INTERNAL, OTHER = "127.0.14.1", "127.0.14.2", "127.0.14.3"
@@ -134,3 +135,19 @@ def test_deny_private_guards_a_crawl_without_include_rules(web: LoopbackWeb,
     out = webcrawler("search", QUERY, "--deny-private", "--json", "--delay", "0",
                      "--seconds", "5", "--data-dir", data)
     assert internal_hits(web) == []
+
+
+def test_a_web_job_refuses_private_addresses_and_never_reads_its_query_as_options(
+        web: LoopbackWeb, crawled: Path) -> None:
+    config = {key.removeprefix("realtime_"): value for key, value in realtime.OPTIONS.items()}
+    jobs = realtime.Jobs(crawled, None, {**config, "delay": 0.0, "seconds": 5.0})
+    query = f"-foo zebra --from={spellings(int(web.name(INTERNAL).rsplit(':', 1)[1]))[0]}"
+    command = jobs._command(realtime.Job("x", query, 5.0, 50), None)
+    assert "--deny-private" in command and command[-2:] == ["--", query]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["type"] == "summary" and summary["query"] == query
+    assert internal_hits(web) == []
+    allowed = realtime.Jobs(crawled, None, {**config, "allow_private_fetch": True})
+    assert "--allow-private" in allowed._command(realtime.Job("y", "zebra", 5.0, 5), None)

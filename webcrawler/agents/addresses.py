@@ -17,6 +17,7 @@ names four demo servers; a pattern is tried on ``scheme://host[:port]/``).
     Exempt(hosts, patterns).names(origin) -> bool  does the scope name this server?
     refused_literal(origin, exempt) -> bool       an IP literal server the safety refuses
     guard(session, config)                        make a requests session check its peers
+    robots_hop(url, target) -> bool               may a robots.txt redirect lead there?
 
 This module never resolves names itself and never sends a request.
 """
@@ -35,7 +36,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from webcrawler.messages import AgentConfig
-from webcrawler.urls import DEFAULT_PORTS, origin, origin_parts
+from webcrawler.urls import DEFAULT_PORTS, origin, origin_parts, split
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -84,6 +85,14 @@ def refused_literal(server: str, exempt: Exempt) -> bool:
     except ValueError:
         return False  # a name: its addresses are checked when the agent connects
     return not is_public(ip) and not exempt.names(server)
+
+
+def robots_hop(url: str, target: str) -> bool:
+    """May a robots.txt redirect from `url` lead to `target`? The agent follows those itself,
+    unchecked by the engine's scope, so one that leaves the host must ask for another
+    ``/robots.txt``: a crawled site cannot make the agent GET any URL of another server."""
+    same_host = origin_parts(split(url)[0])[1] == origin_parts(split(target)[0])[1]
+    return same_host or split(target)[1] == "/robots.txt"
 
 
 def guard(session: requests.Session, config: AgentConfig) -> None:

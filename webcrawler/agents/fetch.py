@@ -185,9 +185,9 @@ class Fetcher:
                 if status not in REDIRECT_STATUSES:
                     return _Hop(url, status, self._robots_body(response, deadline))
                 target = try_normalize(response.headers.get("Location", ""), url)
-                if target is None:
+                if target is None or not addresses.robots_hop(url, target):
                     return _Hop(url, None, reason=Reason.BAD_REDIRECT,
-                                detail=f"HTTP {status} without a usable Location")
+                                detail=f"HTTP {status} without a usable robots.txt Location")
                 url = target
         return _Hop(url, None, reason=Reason.TOO_MANY_REDIRECTS,
                     detail=f"more than {MAX_ROBOTS_REDIRECTS} redirects")
