@@ -116,3 +116,11 @@ def test_the_agent_does_not_follow_a_robots_redirect_to_another_servers_page(web
         web.log.settle()
     assert isinstance(answer, RobotsFile) and answer.reason == Reason.BAD_REDIRECT
     assert len(web.log.snapshot()) == before
+
+
+def test_include_patterns_name_ip_literals_only():
+    """A loose include pattern must not exempt a name whose DNS answer an attacker chooses."""
+    loose = Exempt(hosts=("docs.example.org",), patterns=(r"docs\.example\.org",))
+    assert loose.names("https://docs.example.org")
+    assert not loose.names("https://docs.example.org.attacker.test")
+    assert Exempt(patterns=(r"127\.0\.5\.",)).names("http://127.0.5.1:8080")

@@ -56,10 +56,11 @@ def web() -> Iterator[LoopbackWeb]:
 
 
 def webcrawler(*args: str, timeout: float = 90.0) -> str:
+    """Run the command; its stdout, then its log (stderr)."""
     done = subprocess.run([sys.executable, "-m", "webcrawler.cli", *args], capture_output=True,
                           text=True, timeout=timeout, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
+    return done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -86,9 +87,9 @@ def assert_nothing_internal_searchable(data: Path) -> None:
 
 def test_webcrawler_search_keeps_the_stored_scope(web: LoopbackWeb, crawled: Path) -> None:
     starts = [f"--from={url}" for url in spellings(int(web.name(INTERNAL).rsplit(":", 1)[1]))]
-    out = webcrawler("search", QUERY, *starts, "--from", web.url(OTHER), "--json", "--delay", "0",
+    out = webcrawler("-v", "search", QUERY, *starts, "--from", web.url(OTHER), "--json", "--delay", "0",
                      "--agents", "2", "--seconds", "10", "--want", "50", "--data-dir", str(crawled))
-    assert '"scope": "scope (stored with the crawl)' in out
+    assert "scope (stored with the crawl)" in out  # the log says which scope is in force
     assert internal_hits(web) == []
     assert_nothing_internal_searchable(crawled)
 

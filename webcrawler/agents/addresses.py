@@ -10,7 +10,7 @@ the same check on IP literals before it schedules a URL (`refused_literal`).
 
 Servers the crawl's scope names explicitly are exempt, so a crawl of a
 loopback or intranet web still works: its seeds' hosts (any port), and the
-origins an include pattern matches (``^http://127\.0\.5\.[0-9]+:8080/``
+IP-literal servers an include pattern matches (``^http://127\.0\.5\.[0-9]+:8080/``
 names four demo servers; a pattern is tried on ``scheme://host[:port]/``).
 
     is_public(address) -> bool                  global unicast, no private IPv4 inside
@@ -71,20 +71,29 @@ class Exempt:
         self.patterns = [re.compile(p) for p in patterns]
 
     def names(self, server: str) -> bool:
-        """Is `server` (``scheme://host[:port]``, as `urls.normalize` writes it) named?"""
-        if origin_parts(server)[1] in self.hosts:
+        r"""Is `server` (``scheme://host[:port]``, as `urls.normalize` writes it) named?
+
+        Patterns name IP literals only: a loose pattern (``docs\.example\.org``) must not
+        exempt ``docs.example.org.attacker.test``, whose DNS answer the attacker chooses."""
+        host = origin_parts(server)[1]
+        if host in self.hosts:
             return True
-        return any(p.search(server + "/") for p in self.patterns)
+        return _literal(host) is not None and any(p.search(server + "/") for p in self.patterns)
 
 
 def refused_literal(server: str, exempt: Exempt) -> bool:
     """Is `server`'s host an IP literal that is not public, on a server the scope does not name?"""
-    host = origin_parts(server)[1]
-    try:
-        ip = ipaddress.ip_address(host[1:-1] if host.startswith("[") else host)
-    except ValueError:
+    ip = _literal(origin_parts(server)[1])
+    if ip is None:
         return False  # a name: its addresses are checked when the agent connects
     return not is_public(ip) and not exempt.names(server)
+
+
+def _literal(host: str) -> Address | None:
+    try:
+        return ipaddress.ip_address(host[1:-1] if host.startswith("[") else host)
+    except ValueError:
+        return None
 
 
 def robots_hop(url: str, target: str) -> bool:

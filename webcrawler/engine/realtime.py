@@ -159,7 +159,7 @@ class RealtimeJob:
         s = self.settings
         s.data_dir.mkdir(parents=True, exist_ok=True)
         engine = _writer_engine(s.database_url)
-        s, self._scope = resolve(engine, s, self._explicit)  # the crawl's scope, never widened
+        s, self._scope = resolve(engine, s, self._explicit)  # the stored scope, unless flags replace it
         self.settings = s
         log.info("%s", self._scope)
         self._reader = connect(s.database_url, readonly=True)

@@ -28,6 +28,6 @@ def show_summary(summary: RealtimeSummary, as_json: bool) -> str:
     if as_json:
         return json.dumps({"type": "summary", "query": summary.query, "fetched": summary.fetched,
                            "found": summary.found, "seconds": round(summary.seconds, 2),
-                           "stop_reason": summary.stop_reason, "scope": summary.scope})
+                           "stop_reason": summary.stop_reason})
     return (f"fetched {summary.fetched} documents, found {summary.found} new "
             f"in {summary.seconds:.1f} s ({summary.stop_reason})")
