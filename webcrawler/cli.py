@@ -54,6 +54,45 @@ db_option = click.option("--db", "db_url", default=None,
                          help="SQLAlchemy database URL (default: SQLite in the data dir; $WEBCRAWLER_DB).")
 
 
+def scope_options(command: Any) -> Any:
+    """The crawl's scope: stored by `index`, kept by every later command unless given again."""
+    options = [
+        click.option("--include", multiple=True, callback=_regexes,
+                     help="Regex a URL must match to be fetched (repeatable; replaces the stored "
+                          "list; --include '' lifts it)."),
+        click.option("--exclude", multiple=True, callback=_regexes,
+                     help="Regex of URLs never to fetch (repeatable; replaces the stored list)."),
+        click.option("--max-depth", type=int, default=None, help="Links from a seed (default 50)."),
+        click.option("--max-docs-per-server", type=int, default=None,
+                     help="Documents per server (0 = no cap)."),
+        click.option("--user-agent-token", "robots_token", default=None,
+                     help="Product token for robots.txt and the User-Agent (default WebCrawler)."),
+        click.option("--deny-private/--allow-private", "deny_private", default=None,
+                     help="Refuse loopback, private, link-local, ... addresses, after DNS too, "
+                          "except the seeds' hosts (default: allow)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _regexes(_ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[str, ...]:
+    import re
+
+    for value in values:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise click.BadParameter(f"{value!r} is not a regular expression ({exc})",
+                                     param=param) from None
+    return values
+
+
+def _explicit(flags: dict[str, Any]) -> set[str]:
+    """The settings given on the command line: they win over the crawl's stored scope."""
+    return {k for k, v in flags.items() if v is not None and v != ()}
+
+
 @main.command()
 @click.option("--hours", type=float, default=None, help="Stop after this many hours (default 1).")
 @click.option("--max-docs", type=int, default=None, help="Stop after retrieving this many documents.")
@@ -62,12 +101,7 @@ db_option = click.option("--db", "db_url", default=None,
 @click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 15).")
 @click.option("--delay", type=click.FloatRange(0), default=None,
               help="Seconds between two requests to one server (default 1).")
-@click.option("--include", multiple=True, help="Regex a URL must match to be fetched (repeatable).")
-@click.option("--exclude", multiple=True, help="Regex of URLs never to fetch (repeatable).")
-@click.option("--max-depth", type=int, default=None, help="Links from a seed (default 50).")
-@click.option("--max-docs-per-server", type=int, default=None, help="Documents per server (0 = no cap).")
-@click.option("--user-agent-token", "robots_token", default=None,
-              help="Product token for robots.txt and the User-Agent (default WebCrawler).")
+@scope_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,
               help="Documents per transaction (default 200).")
 @click.option("--order", type=click.Choice(["server-first", "breadth-first", "backlink", "pagerank"]),
@@ -89,11 +123,13 @@ def index(seeds_file: Any, progress: bool, **flags: Any) -> None:
     try:
         with _storage_errors(settings):
             summary, rejected = run_index(settings, progress=progress,
-                                          install_signals=_install_signals)
+                                          install_signals=_install_signals,
+                                          explicit=_explicit(flags))
     except NothingToCrawl as exc:
         raise click.ClickException(str(exc)) from None
     for url in rejected:
-        click.echo(f"warning: not a crawlable http(s) URL, skipped: {url}", err=True)
+        click.echo(f"warning: not a crawlable http(s) URL, or outside the scope, skipped: {url}",
+                   err=True)
     click.echo(summary)
 
 
@@ -176,6 +212,7 @@ def _install_signals(stop: Any) -> None:
               help="Seconds between two requests to one server (default 1).")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object a line: results, progress, then the summary.")
+@scope_options
 @data_dir_option
 @db_option
 def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], max_fetches: int,
@@ -194,7 +231,7 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     try:
         with _storage_errors(settings):
             summary = run_realtime(settings, options, lambda e: _echo(show_event(e, as_json)),
-                                   cancelled=lambda: bool(stop))
+                                   cancelled=lambda: bool(stop), explicit=_explicit(flags))
     except QueryError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(show_summary(summary, as_json))
@@ -278,8 +315,11 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True)
 @click.option("--allow-from-url", is_flag=True,
               help="Let the real-time search form start from any URL, not only indexed documents.")
+@click.option("--allow-private-fetch", is_flag=True,
+              help="Let real-time searches reach loopback and private addresses that the crawl's "
+                   "seeds do not name (refused by default).")
 def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int,
-          allow_from_url: bool) -> None:
+          allow_from_url: bool, allow_private_fetch: bool) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
     from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
@@ -287,7 +327,8 @@ def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threa
     settings = _settings(data_dir=data_dir, db_url=db_url)
     try:
         run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
-                   threads=threads, allow_from_url=allow_from_url)
+                   threads=threads, allow_from_url=allow_from_url,
+                   allow_private_fetch=allow_private_fetch)
     except ServeError as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -37,6 +37,7 @@ class Reason:
     NOINDEX = "noindex"  # <meta name=robots content=noindex>
     EXCLUDED = "excluded"  # include/exclude pattern, depth, URL length, per-server cap
     DUPLICATE = "duplicate"  # same content as another document already fetched
+    PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,3 +142,6 @@ class AgentConfig:
     max_links: int = 5000
     max_url_length: int = 2048
     extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    deny_private: bool = False  # refuse to connect to non-public addresses (agents/addresses.py)
+    allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
+    allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match

@@ -47,6 +47,9 @@ class Settings:
     seeds: tuple[str, ...] = field(default_factory=tuple)
     order: str = "server-first"  # crawl order: server-first, breadth-first, backlink, pagerank
     hot_query: str = ""  # words: URLs whose anchor or URL mention them (or near such pages) go first
+    deny_private: bool = False  # refuse loopback, private, link-local, ... addresses (SSRF safety)
+    scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
+    #                                    an include pattern matches)
 
     @property
     def database_url(self) -> str:
@@ -65,6 +68,9 @@ class Settings:
             total_timeout=self.total_timeout,
             max_bytes=self.max_bytes,
             max_url_length=self.max_url_length,
+            deny_private=self.deny_private,
+            allowed_hosts=self.scope_hosts,
+            allowed_patterns=self.include,
         )
 
     def deadline(self) -> float:

@@ -6,6 +6,14 @@ removed, dot segments resolved, percent-escapes made canonical (unreserved
 characters decoded, the rest upper-case hex) and characters that must be
 escaped are escaped. Only http and https are crawlable.
 
+IP literals get one spelling too, before any scope check or fetch sees them:
+a host that ends in a number is parsed as the WHATWG URL standard's IPv4 host
+parser does (decimal ``2130706433``, octal ``0177.0.0.1``, hex ``0x7f.1``,
+short dotted ``127.1``) and written as a dotted quad, or refused when it is
+not a valid address (``1.2.3.4.5``); ``0x7f.example`` stays a name. IPv6
+literals are compressed, and an IPv4-mapped one (``[::ffff:7f00:1]``) becomes
+its dotted quad.
+
 The database never stores whole URLs (as in the 1994 WebCrawler): a URL is a
 server ``scheme://host[:port]`` plus a document ``/path?query`` on it.
 This module is pure functions: no I/O, no state.
@@ -13,6 +21,7 @@ This module is pure functions: no I/O, no state.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from urllib.parse import urljoin, urlsplit
 
@@ -106,19 +115,68 @@ def host_of(url: str) -> str:
 
 
 def _normalize_host(host: str) -> str:
-    host = host.rstrip(".").lower()
-    if not host:
-        raise InvalidURL("URL has no host")
+    host = host.lower()
     if not host.isascii():
         try:
-            host = host.encode("idna").decode("ascii")
+            host = host.encode("idna").decode("ascii")  # also maps full-width digits and dots
         except UnicodeError as exc:
             raise InvalidURL(f"bad host name: {exc}") from None
+    host = host.rstrip(".")
+    if not host:
+        raise InvalidURL("URL has no host")
     if any(c in host for c in " /\\@%<>\"'") or ".." in host:
         raise InvalidURL(f"bad host name: {host!r}")
-    if ":" in host:  # IPv6 literal
-        return f"[{host}]"
+    if ":" in host:
+        return _ipv6_literal(host)
+    if _ends_in_number(host):
+        return _ipv4_literal(host)
     return host
+
+
+def _ipv6_literal(host: str) -> str:
+    """``[compressed]``, or the dotted quad of an IPv4-mapped address."""
+    try:
+        address = ipaddress.IPv6Address(host)
+    except ValueError:
+        raise InvalidURL(f"bad IPv6 address: {host[:100]!r}") from None
+    mapped = address.ipv4_mapped
+    return str(mapped) if mapped is not None else f"[{address.compressed}]"
+
+
+def _ends_in_number(host: str) -> bool:
+    """WHATWG's "ends in a number": is the last label digits, or a valid IPv4 number?"""
+    last = host.rsplit(".", 1)[-1]
+    return last.isdigit() or _ipv4_number(last) is not None
+
+
+def _ipv4_literal(host: str) -> str:
+    """WHATWG's IPv4 parser: 1 to 4 parts, each decimal, 0-octal or 0x-hex; the last fills the rest."""
+    parts = host.split(".")
+    numbers = [_ipv4_number(part) for part in parts]
+    if len(parts) > 4 or any(n is None for n in numbers):
+        raise InvalidURL(f"bad IPv4 address: {host[:100]!r}")
+    values = [n for n in numbers if n is not None]
+    if any(n > 255 for n in values[:-1]) or values[-1] >= 256 ** (5 - len(values)):
+        raise InvalidURL(f"IPv4 address out of range: {host[:100]!r}")
+    address = values[-1] + sum(n << (8 * (3 - i)) for i, n in enumerate(values[:-1]))
+    return str(ipaddress.IPv4Address(address))
+
+
+def _ipv4_number(part: str) -> int | None:
+    """One part of an IPv4 host (decimal, 0x hex, 0 octal), or None when it is not a number."""
+    if not part:
+        return None
+    radix = 10
+    if part[:2] in ("0x", "0X"):
+        part, radix = part[2:], 16
+    elif len(part) > 1 and part.startswith("0"):
+        part, radix = part[1:], 8
+    if not part:
+        return 0
+    digits = "0123456789abcdef"[:radix]
+    if any(c not in digits for c in part.lower()):
+        return None
+    return int(part, radix)
 
 
 def remove_dot_segments(path: str) -> str:

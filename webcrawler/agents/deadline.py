@@ -24,6 +24,7 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from requests.adapters import HTTPAdapter
@@ -110,13 +111,17 @@ def _shut(sock: socket.socket) -> None:
 
 
 class _Watched:
-    """Mixin for urllib3 connections: register every new or reused socket with `watchdog`."""
+    """Mixin for urllib3 connections: register every new or reused socket with `watchdog`,
+    after `check_peer` (the --deny-private check, addresses.py) has accepted a new one."""
 
     watchdog: Watchdog
+    check_peer: Callable[[Any, socket.socket], None] | None
     sock: socket.socket | None
 
     def _new_conn(self) -> socket.socket:
         sock: socket.socket = super()._new_conn()  # type: ignore[misc]
+        if self.check_peer is not None:
+            self.check_peer(self, sock)
         self.watchdog.watch(sock)
         return sock
 
@@ -128,13 +133,16 @@ class _Watched:
 class WatchedAdapter(HTTPAdapter):
     """A requests adapter whose connections register their sockets with `watchdog`."""
 
-    def __init__(self, watchdog: Watchdog) -> None:
+    def __init__(self, watchdog: Watchdog,
+                 check_peer: Callable[[Any, socket.socket], None] | None = None) -> None:
         self.watchdog = watchdog  # before super().__init__, which builds the pool manager
+        self.check_peer = check_peer
         super().__init__()
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        attrs = {"watchdog": self.watchdog}
+        attrs = {"watchdog": self.watchdog, "check_peer": staticmethod(self.check_peer)
+                 if self.check_peer else None}
         http = type("WatchedHTTPConnection", (_Watched, HTTPConnection), attrs)
         https = type("WatchedHTTPSConnection", (_Watched, HTTPSConnection), attrs)
         self.poolmanager.pool_classes_by_scheme = {

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 import requests
 import urllib3.exceptions as u3
 
+from webcrawler.agents.addresses import PrivateAddress
 from webcrawler.agents.body import BodyError
 from webcrawler.messages import Reason
 
@@ -43,6 +44,7 @@ def classify(exc: BaseException) -> tuple[str, str]:
 
 
 _RULES: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
+    ((PrivateAddress,), Reason.PRIVATE),
     ((socket.gaierror, u3.NameResolutionError), Reason.DNS),
     ((ConnectionRefusedError,), Reason.REFUSED),
     ((ssl.SSLError, u3.SSLError, requests.exceptions.SSLError), Reason.CONNECTION),

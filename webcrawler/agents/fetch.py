@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import requests
 
-from webcrawler.agents import filetypes
+from webcrawler.agents import addresses, filetypes
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
@@ -212,9 +212,9 @@ class Fetcher:
                 if status not in REDIRECT_STATUSES:
                     return _Hop(url, status, self._robots_body(response, deadline))
                 target = try_normalize(_location(response), url)
-                if target is None:
+                if target is None or not addresses.robots_hop(url, target):
                     return _Hop(url, None, reason=Reason.BAD_REDIRECT,
-                                detail=f"HTTP {status} without a usable Location")
+                                detail=f"HTTP {status} without a usable robots.txt Location")
                 url = target
         return _Hop(url, None, reason=Reason.TOO_MANY_REDIRECTS,
                     detail=f"more than {MAX_ROBOTS_REDIRECTS} redirects")
@@ -243,7 +243,7 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     connection registers its socket with `watchdog` (deadline.py).
     """
     session = _Session()
-    adapter = WatchedAdapter(watchdog)
+    adapter = WatchedAdapter(watchdog, addresses.peer_check(config))  # and --deny-private
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter)
     session.trust_env = False

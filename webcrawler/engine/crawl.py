@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from webcrawler.database import State
 from webcrawler.engine.frontier import FoundLink, Ordering
+from webcrawler.engine.leases import ServerLeases
 from webcrawler.engine.orderings import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 
 MAX_REDIRECTS = 5
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
+_REFUSED = RobotsRules.from_response(404, "", "WebCrawler")  # allows all: the scope gives the reason
 
 
 @dataclass
@@ -73,10 +75,11 @@ class Crawler:
         self.store = store
         self.sink = sink or NullSink()
         self.scope = Scope(settings.include, settings.exclude, settings.max_depth,
-                           settings.max_url_length)
+                           settings.max_url_length, settings.deny_private, settings.scope_hosts)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
+        self.leases = ServerLeases(settings.data_dir / "leases")  # politeness across processes
         self.stats = CrawlStats()
         self._pool_factory = pool_factory or self._default_pool
         self._progress = progress
@@ -107,11 +110,12 @@ class Crawler:
             self.scheduler.add(server, now)
 
     def add_seeds(self, urls: list[str]) -> list[str]:
-        """Queue the seed URLs (depth 0); return the ones that are not valid http(s) URLs."""
+        """Queue the seed URLs (depth 0); return the ones that are not valid http(s) URLs
+        or that the scope excludes (no request is made for them, not even robots.txt)."""
         rejected = []
         for url in urls:
             normal = try_normalize(url, max_length=self.settings.max_url_length)
-            if normal is None:
+            if normal is None or self.scope.why_not(normal, 0) not in (None, Reason.UNINDEXABLE):
                 rejected.append(url)
                 continue
             self._queue(split(normal), depth=0, redirects=0)
@@ -138,7 +142,6 @@ class Crawler:
             if not is_disk_full(exc):
                 raise
             self.stats.stop_reason = "disk full"
-            pool.shutdown()
             self._abandon()
             if self._progress:
                 self._progress(self)
@@ -146,31 +149,36 @@ class Crawler:
         return self.stats
 
     def _loop(self, pool: AgentPool, run_id: int) -> None:
-        deadline = time.monotonic() + self.settings.hours * 3600.0
-        next_report = 0.0
         try:
-            while True:
-                now = time.monotonic()
-                reason = self._stop_reason(now, deadline, pool)
-                if reason:
-                    self.stats.stop_reason = reason
-                    break
-                self._dispatch(pool, now)
-                for job, answer in pool.poll(self._poll_timeout(now, deadline)):
-                    self._handle(job, answer)
-                if self._commit_due(now):
-                    self._commit(run_id)
-                if self._progress and now >= next_report:
-                    self._progress(self)
-                    next_report = now + self.settings.progress_interval
-            self._drain(pool)
+            try:
+                self._crawl(pool, run_id)
+                self._drain(pool)
+            finally:
+                pool.shutdown()
+                self.leases.close()
         except BaseException as exc:
-            pool.shutdown()
             if not is_disk_full(exc):  # a full disk takes nothing more: run() abandons instead
                 self._finish(run_id)
             raise
-        pool.shutdown()
         self._finish(run_id)
+
+    def _crawl(self, pool: AgentPool, run_id: int) -> None:
+        deadline = time.monotonic() + self.settings.hours * 3600.0
+        next_report = 0.0
+        while True:
+            now = time.monotonic()
+            reason = self._stop_reason(now, deadline, pool)
+            if reason:
+                self.stats.stop_reason = reason
+                return
+            self._dispatch(pool, now)
+            for job, answer in pool.poll(self._poll_timeout(now, deadline)):
+                self._handle(job, answer)
+            if self._commit_due(now):
+                self._commit(run_id)
+            if self._progress and now >= next_report:
+                self._progress(self)
+                next_report = now + self.settings.progress_interval
 
     def _finish(self, run_id: int) -> None:
         """The last commit, the index flushed, the final progress line."""
@@ -237,8 +245,13 @@ class Crawler:
             server = self.scheduler.next_server(now)
             if server is None:
                 return
+            wait = self.leases.acquire(server.origin, max(self.settings.delay, server.crawl_delay))
+            if wait is not None:  # another process is asking this server, or just did
+                self.scheduler.defer(server, now + wait)
+                continue
             job = self._job_for(server, now)
             if job is None:
+                self.leases.release(server.origin, requested=False)
                 continue
             self._job_ids += 1
             url = server.origin + ("/robots.txt" if job.entry is None else job.entry.path)
@@ -252,12 +265,15 @@ class Crawler:
     def _job_for(self, server: ServerState, now: float) -> _Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
 
+        A server deny_private refuses gets no request at all, not even for robots.txt.
         Returns None after telling the scheduler where the server goes instead.
         """
         rules = server.robots
-        if rules is None or server.robots_expires <= time.time():
+        if self.scope.refuses_server(server.origin):
+            rules = _REFUSED
+        elif rules is None or server.robots_expires <= time.time():
             return _Job(server, None)
-        if rules.unavailable:
+        elif rules.unavailable:
             if now >= server.robots_retry_at:
                 return _Job(server, None)
             self.scheduler.defer(server, server.robots_retry_at)
@@ -282,6 +298,7 @@ class Crawler:
     # --- answers --------------------------------------------------------
     def _handle(self, retrieve: Retrieve, answer: object) -> None:
         job = self._jobs.pop(retrieve.job_id)
+        self.leases.release(job.server.origin)
         now = time.monotonic()
         if job.entry is None:
             self._robots_answered(job.server, answer)
@@ -352,9 +369,12 @@ class Crawler:
             return
         self.store.finish(entry, State.REDIRECTED, status=answer.status, last_fetch=time.time(),
                           detail=answer.location[:2000])
-        if self.scope.should_visit(answer.location, entry.depth):
+        reason = self.scope.why_not(answer.location, entry.depth)
+        if reason is None:
             targets = self._queue(split(answer.location), entry.depth, hops)
             self.store.add_links(entry.doc_id, [(targets, "")])
+        elif reason == Reason.PRIVATE:
+            self.stats.excluded[reason] += 1
 
     def _failure(self, job: _Job, failure: Failure) -> None:
         entry, server = job.entry, job.server
@@ -371,7 +391,10 @@ class Crawler:
         depth = entry.depth + 1
         groups: dict[str, dict[str, str]] = {}
         for link in found:
-            if self.scope.why_not(link.url, depth) is not None:
+            reason = self.scope.why_not(link.url, depth)
+            if reason is not None:
+                if reason == Reason.PRIVATE:  # counted: the summary says the safety worked
+                    self.stats.excluded[reason] += 1
                 continue
             origin, path = split(link.url)
             anchors = groups.setdefault(origin, {})

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from sqlalchemy import and_, event, func, select
@@ -37,6 +37,7 @@ from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
 from webcrawler.engine.realtime_order import AnchorFrontier, Candidate, anchor_ordering
 from webcrawler.engine.store import CrawlStore, FrontierEntry
+from webcrawler.engine.stored_scope import resolve
 from webcrawler.index.query import parse as parse_query
 from webcrawler.messages import Document
 from webcrawler.settings import Settings
@@ -89,6 +90,7 @@ class RealtimeSummary:
     seconds: float
     stop_reason: str
     results: tuple[Found, ...] = field(default_factory=tuple)
+    scope: str = ""  # the scope in force, and where it came from
 
 
 class RealtimeStore(CrawlStore):
@@ -131,9 +133,11 @@ class RealtimeJob:
 
     def __init__(self, settings: Settings, options: RealtimeOptions,
                  on_event: Callable[[Found | Progress], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> None:
+                 cancelled: Callable[[], bool] | None = None,
+                 explicit: Collection[str] | None = None) -> None:
         parse_query(options.query)  # raises index.QueryError for a query that cannot run
         self.options = options
+        self._explicit = explicit
         self.settings = dataclasses.replace(
             settings, hours=options.seconds / 3600.0, commit_every=1, progress_interval=TICK,
             max_docs=0, seeds=())
@@ -155,6 +159,9 @@ class RealtimeJob:
         s = self.settings
         s.data_dir.mkdir(parents=True, exist_ok=True)
         engine = _writer_engine(s.database_url)
+        s, self._scope = resolve(engine, s, self._explicit)  # the stored scope, unless flags replace it
+        self.settings = s
+        log.info("%s", self._scope)
         self._reader = connect(s.database_url, readonly=True)
         store = RealtimeStore(engine)
         sink: RealtimeSink | None = None
@@ -169,7 +176,8 @@ class RealtimeJob:
             self.frontier.scheduler = self.crawler.scheduler
             rejected = self.crawler.add_seeds(list(self.options.start_urls))
             if rejected:
-                log.warning("not crawlable http(s) URLs, skipped: %s", ", ".join(rejected))
+                log.warning("not crawlable http(s) URLs, or outside the crawl's scope, skipped: %s",
+                            ", ".join(rejected))
             self._rerun(explore=True)
             store.commit()
             stats = self.crawler.run()
@@ -180,7 +188,7 @@ class RealtimeJob:
             engine.dispose()
             self._reader.dispose()
         return RealtimeSummary(self.options.query, stats.answered, self._found, self._elapsed(),
-                               stats.stop_reason, tuple(self._reported.values()))
+                               stats.stop_reason, tuple(self._reported.values()), self._scope)
 
     def _tick(self, crawler: Crawler) -> None:
         """The crawler's clock (every TICK, and once at the end): re-run the query, explore."""
@@ -266,6 +274,8 @@ class RealtimeJob:
             ).all()
         store, result = self.crawler.store, []
         for r in rows:
+            if self.crawler.scope.why_not(urls.origin(r.scheme, r.host, r.port) + r.path, r.depth):
+                continue  # queued under a wider scope: not even its robots.txt is asked
             server = store.servers_by_id.get(r.server_id)
             if server is None:  # added by another writer since the job started
                 server = store.add_server(urls.origin(r.scheme, r.host, r.port), time.time())
@@ -285,9 +295,11 @@ class RealtimeJob:
 
 def run_realtime(settings: Settings, options: RealtimeOptions,
                  on_event: Callable[[Found | Progress], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> RealtimeSummary:
-    """Run one real-time search (blocking); raises index.QueryError for a bad query."""
-    return RealtimeJob(settings, options, on_event, cancelled).run()
+                 cancelled: Callable[[], bool] | None = None,
+                 explicit: Collection[str] | None = None) -> RealtimeSummary:
+    """Run one real-time search (blocking); raises index.QueryError for a bad query.
+    It keeps the crawl's stored scope unless `explicit` settings override it."""
+    return RealtimeJob(settings, options, on_event, cancelled, explicit).run()
 
 
 def _writer_engine(url: str) -> Engine:

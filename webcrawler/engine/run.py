@@ -7,7 +7,7 @@ progress display, and the signals that stop it gracefully.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from webcrawler.database import connect
 from webcrawler.engine.crawl import Crawler
@@ -15,6 +15,7 @@ from webcrawler.engine.indexer import IndexSink
 from webcrawler.engine.orderings import make_ordering, watch_pages
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.stored_scope import resolve
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -26,10 +27,16 @@ class NothingToCrawl(Exception):
 
 def run_index(settings: Settings, progress: bool = True,
               install_signals: Callable[[Callable[[str], None]], None] | None = None,
-              ) -> tuple[str, list[str]]:
-    """Run one indexing crawl; return (summary text, seeds that were not valid URLs)."""
+              explicit: Collection[str] | None = None) -> tuple[str, list[str]]:
+    """Run one indexing crawl; return (summary text, seeds that were not valid URLs).
+
+    The crawl's scope is the stored one under the `explicit` settings (see
+    `stored_scope.resolve`), and is stored again for the commands that follow.
+    """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = connect(settings.database_url)
+    settings, scope_line = resolve(engine, settings, explicit, save=True)
+    log.info("%s", scope_line)
     store = CrawlStore(engine)
     sink = IndexSink(store, settings.index_dir)
     try:
@@ -44,7 +51,7 @@ def run_index(settings: Settings, progress: bool = True,
         if install_signals is not None:
             install_signals(crawler.request_stop)
         crawler.run()
-        return summary(snapshot(crawler)), rejected
+        return summary(snapshot(crawler)) + "\n  " + scope_line, rejected
     finally:
         store.close()
         engine.dispose()

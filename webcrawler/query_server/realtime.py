@@ -48,6 +48,7 @@ OPTIONS: dict[str, Any] = {
     "realtime_agents": 3,  # agent processes per job
     "realtime_delay": None,  # seconds between two requests to one server (None: the crawl's)
     "allow_from_url": False,  # may a job start from a URL not in the index?
+    "allow_private_fetch": False,  # may a job reach private addresses the crawl's seeds do not name?
 }
 KEEP_FINISHED = 50  # finished jobs remembered
 GRACE = 30.0  # seconds past its limit before a job's process is killed
@@ -124,18 +125,22 @@ class Jobs:
                     job.process.kill()
 
     def _command(self, job: Job, start_url: str | None) -> list[str]:
+        """`webcrawler search` for the job: the crawl's stored scope applies (no scope flag is
+        given), private addresses are refused unless the operator allowed them, and the
+        query comes after ``--`` so that it can never be read as an option."""
         c = self.config
-        command = [sys.executable, "-m", "webcrawler.cli", "search", job.query, "--json",
+        command = [sys.executable, "-m", "webcrawler.cli", "search", "--json",
                    "--seconds", str(job.seconds), "--want", str(job.want),
                    "--max-fetches", str(c["max_fetches"]), "--agents", str(c["agents"]),
-                   "--data-dir", str(self.data_dir)]
+                   "--data-dir", str(self.data_dir),
+                   "--allow-private" if c["allow_private_fetch"] else "--deny-private"]
         if self.db_url:
             command += ["--db", self.db_url]
         if c["delay"] is not None:
             command += ["--delay", str(c["delay"])]
         if start_url:
             command += ["--from", start_url]
-        return command
+        return [*command, "--", job.query]
 
     def _collect(self, job: Job) -> None:
         """Read the job's JSON lines until it ends; kill it if it overstays its limit."""
