@@ -11,7 +11,7 @@ process, and every page still answers.
 Modules: `sources` (the read-only index and database), `queries` (checking
 what users type), `views` (HTML pages), `api` (JSON), `stats`, `opensearch`
 (OpenSearch description and robots.txt), `errors` (error pages and security
-headers), `server` (waitress, the production WSGI server).
+headers), `guard` (allowed Host names, same-origin JSON for changes), `server` (waitress, the production WSGI server).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 from flask import Flask
 
 from webcrawler.database import sqlite_url
-from webcrawler.query_server import api, errors, opensearch, realtime, stats, views
+from webcrawler.query_server import api, errors, guard, opensearch, realtime, stats, views
 from webcrawler.query_server.server import (
     PortInUseError,
     ServeError,
@@ -52,6 +52,7 @@ OPTIONS: dict[str, Any] = {
     "max_query_length": 1000,  # characters; longer queries are refused with a message
     "stats_ttl": 5.0,  # seconds the statistics are cached
     "testing": False,  # Flask's TESTING flag
+    "allowed_hosts": (),  # Host names answered besides localhost and the bound address (guard.py)
     **realtime.OPTIONS,  # real-time search jobs: limits, and allow_from_url (off)
 }
 
@@ -71,6 +72,7 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
         db_url=db_url or sqlite_url(data_dir),
         stats_ttl=app.config["STATS_TTL"],
     )
+    guard.init_app(app)
     errors.init_app(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)

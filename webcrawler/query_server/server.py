@@ -21,6 +21,8 @@ from flask import Flask
 from waitress import wasyncore
 from waitress.server import create_server
 
+from webcrawler.query_server import guard
+
 log = logging.getLogger(__name__)
 
 
@@ -35,6 +37,7 @@ class PortInUseError(ServeError):
 def make_server(app: Flask, host: str = "127.0.0.1", port: int = 5000, threads: int = 8) -> Any:
     """A waitress server listening on host:port (0 = any free port; see `.effective_port`),
     not yet running: call `.run()` (blocks) and `.close()`."""
+    guard.allow_host(app, host)  # the server answers to the address it listens on
     sock = _bind(host, port)  # bound here, so a failure leaks neither socket nor threads
     try:
         return create_server(app, sockets=[sock], threads=threads, ident="webcrawler")
