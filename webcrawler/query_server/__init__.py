@@ -44,6 +44,8 @@ __all__ = [
     "templates_dir",
 ]
 
+MAX_BODY = 64 * 1024  # bytes: the largest request body (a real-time search's JSON is tiny); 413 past it
+
 # Options create_app accepts (lower case), with their defaults; they land in app.config upper-cased.
 OPTIONS: dict[str, Any] = {
     "per_page": 10,  # results on a page of /search (and the API's default n)
@@ -66,6 +68,7 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     app = Flask(__name__, template_folder=str(templates_dir()), static_folder=None)
     app.config.update({key.upper(): value for key, value in {**OPTIONS, **options}.items()})
     app.config["JSON_SORT_KEYS"] = False
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     data_dir = Path(data_dir)
     app.extensions["webcrawler.sources"] = Sources(
         index_dir=data_dir / "index",

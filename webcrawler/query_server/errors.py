@@ -22,6 +22,7 @@ MESSAGES = {
     400: "The request could not be understood.",
     404: "There is no page at this address.",
     405: "This address does not answer that kind of request.",
+    413: "The request is too large.",
     500: "Something went wrong on the server; the error has been logged.",
 }
 

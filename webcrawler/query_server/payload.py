@@ -13,6 +13,7 @@ a message fit to show, never turned into a 500 by a later int() or float().
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -25,8 +26,12 @@ _DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit() accepts "²", w
 
 
 def json_object() -> dict[str, Any]:
-    """The body as a JSON object (a dict); BadQuery for anything else."""
-    data = request.get_json(silent=True)
+    """The body as a JSON object (a dict); BadQuery for anything else (deeply nested
+    arrays included: the json module recurses, and a RecursionError is no ValueError)."""
+    try:
+        data = json.loads(request.get_data(cache=True))
+    except (ValueError, RecursionError):
+        data = None
     if not isinstance(data, dict):
         raise BadQuery("Send a JSON object, e.g. {\"q\": \"sailing boats\"}.")
     return data
