@@ -257,8 +257,11 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 @click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True)
 @click.option("--allow-from-url", is_flag=True,
               help="Let the real-time search form start from any URL, not only indexed documents.")
+@click.option("--allowed-host", "allowed_hosts", multiple=True,
+              help="A host name the server answers to besides localhost and --host (repeatable); "
+                   "requests naming any other host get 421.")
 def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int,
-          allow_from_url: bool) -> None:
+          allow_from_url: bool, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
     from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
@@ -266,7 +269,7 @@ def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threa
     settings = _settings(data_dir=data_dir, db_url=db_url)
     try:
         run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
-                   threads=threads, allow_from_url=allow_from_url)
+                   threads=threads, allow_from_url=allow_from_url, allowed_hosts=allowed_hosts)
     except ServeError as exc:
         raise click.ClickException(str(exc)) from None
 

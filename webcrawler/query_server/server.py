@@ -11,8 +11,10 @@ ServeError, each with a one-line message for the CLI to print.
 from __future__ import annotations
 
 import errno
+import ipaddress
 import logging
 import socket
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -85,6 +87,12 @@ def serve(
     """Serve searches of `data_dir` until interrupted (Ctrl-C); `options` go to `create_app`."""
     from webcrawler.query_server import create_app
 
+    if not Path(data_dir).is_dir():
+        raise ServeError(f"there is no data directory at {data_dir}: run webcrawler index first, "
+                         "or give the right --data-dir")
+    warning = exposure_warning(host)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     app = create_app(Path(data_dir), db_url=db_url, **options)
     server = make_server(app, host=host, port=port, threads=threads)
     print(f"Search at http://{_url_host(host)}:{server.effective_port}/", flush=True)
@@ -95,6 +103,23 @@ def serve(
     finally:
         server.close()
         app.extensions["webcrawler.sources"].close()
+
+
+def exposure_warning(host: str) -> str | None:
+    """What binding to `host` exposes, when it is not a loopback address; None when it is.
+    Names other than localhost are not resolved (no DNS traffic at start): they get the warning."""
+    name = host.strip("[]")
+    if name.lower() == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(name).is_loopback:
+            return None
+    except ValueError:
+        pass
+    where = "every network interface" if name in ("", "0.0.0.0", "::") else name
+    return (f"warning: listening on {where}, not only on this machine: anyone who can reach it can "
+            "use the search page, the JSON API and the real-time search, which makes this machine "
+            "fetch URLs. Name the host names to answer to with --allowed-host.")
 
 
 def _url_host(host: str) -> str:
