@@ -23,7 +23,7 @@ from typing import Any
 from flask import Flask
 
 from webcrawler.database import sqlite_url
-from webcrawler.query_server import api, errors, guard, opensearch, realtime, stats, views
+from webcrawler.query_server import api, errors, guard, openapi, opensearch, realtime, stats, views
 from webcrawler.query_server.server import (
     PortInUseError,
     ServeError,
@@ -79,6 +79,7 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     errors.init_app(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(openapi.bp)
     app.register_blueprint(opensearch.bp)
     app.register_blueprint(stats.bp)
     realtime.init_app(app, data_dir, db_url)
