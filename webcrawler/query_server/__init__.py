@@ -1,7 +1,7 @@
 """The Query Server: a Flask app that answers searches from the index and the database.
 
 It only reads. The index is opened through `webcrawler.index` (never whoosh
-directly), the database through `webcrawler.database.connect(readonly=True)`;
+directly), the database through `readonly.open_readonly` (no -wal/-shm files);
 both may be absent or still being written by `webcrawler index` in another
 process, and every page still answers.
 
@@ -11,7 +11,9 @@ process, and every page still answers.
 Modules: `sources` (the read-only index and database), `queries` (checking
 what users type), `views` (HTML pages), `api` (JSON), `stats`, `opensearch`
 (OpenSearch description and robots.txt), `errors` (error pages and security
-headers), `guard` (allowed Host names, same-origin JSON for changes), `server` (waitress, the production WSGI server).
+headers), `guard` (allowed Host names, same-origin JSON for changes), `payload`
+(strict JSON bodies), `readonly` (a database opening that writes no file),
+`openapi` (/api/openapi.json), `server` (waitress, the production WSGI server).
 """
 
 from __future__ import annotations

@@ -8,7 +8,12 @@
     DELETE /api/realtime/<id>         cancel the job
 
 The query server only reads: a job is the engine's real-time search run as a
-child process (`webcrawler search --json`), whose JSON lines a thread collects.
+child process (`webcrawler search --json ... -- QUERY`: after "--" a query such as
+"-foo" is never an option), whose JSON lines a thread collects. The child leads
+its own process group, ended as a whole (`processes.py`) on cancel, timeout and
+close. Bodies are strict JSON objects (`payload.py`); only same-origin requests
+reach start and cancel (`guard.py`); a failed job shows a reason of ours
+(`failures.py`), its stderr goes to the log.
 Every job is bounded in time and fetches, at most `realtime_max_jobs` run at
 once, and job ids are unguessable; the page polls, so a client that goes away
 cancels nothing (the job ends at its own limits).
