@@ -10,7 +10,6 @@ No answer may be a 5xx, and every answer must match the description.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import schemathesis
