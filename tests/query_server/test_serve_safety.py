@@ -81,3 +81,31 @@ def test_serve_warns_before_listening_elsewhere(data_dir: Path) -> None:
     assert result.returncode != 0
     assert "warning: listening on 192.0.2.1" in result.stderr and "real-time search" in result.stderr
     assert "cannot listen on 192.0.2.1" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_serve_answers_the_allowed_host_names_only(data_dir: Path) -> None:
+    import http.client
+    import signal
+
+    process = subprocess.Popen([sys.executable, "-m", "webcrawler.cli", "serve", "--data-dir",
+                                str(data_dir), "--port", "0", "--allowed-host", "search.example",
+                                "--allowed-host", "Other.Example"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline().strip()  # "Search at http://127.0.0.1:PORT/"
+        port = int(line.rsplit(":", 1)[1].rstrip("/"))
+        statuses = {}
+        for host in ("search.example", "other.example:8080", "localhost", "evil.example"):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                connection.request("GET", "/api/stats", headers={"Host": host})
+                response = connection.getresponse()
+                response.read()
+                statuses[host] = response.status
+            finally:
+                connection.close()
+        assert statuses == {"search.example": 200, "other.example:8080": 200, "localhost": 200,
+                            "evil.example": 421}
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=20)
