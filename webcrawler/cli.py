@@ -318,8 +318,11 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 @click.option("--allow-private-fetch", is_flag=True,
               help="Let real-time searches reach loopback and private addresses that the crawl's "
                    "seeds do not name (refused by default).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True,
+              help="A host name the server answers to besides localhost and --host (repeatable); "
+                   "requests naming any other host get 421.")
 def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int,
-          allow_from_url: bool, allow_private_fetch: bool) -> None:
+          allow_from_url: bool, allow_private_fetch: bool, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
     from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
@@ -328,7 +331,7 @@ def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threa
     try:
         run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
                    threads=threads, allow_from_url=allow_from_url,
-                   allow_private_fetch=allow_private_fetch)
+                   allow_private_fetch=allow_private_fetch, allowed_hosts=allowed_hosts)
     except ServeError as exc:
         raise click.ClickException(str(exc)) from None
 

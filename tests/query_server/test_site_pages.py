@@ -19,8 +19,11 @@ def test_robots_txt_keeps_robots_out_of_results(client: FlaskClient) -> None:
     assert lines == ["User-agent: *", "Disallow: /search", "Disallow: /api/"]
 
 
-def test_opensearch_description_is_valid_xml(client: FlaskClient) -> None:
-    response = client.get("/opensearch.xml", base_url="http://search.example:8080")
+def test_opensearch_description_is_valid_xml(data_dir) -> None:  # noqa: ANN001
+    from tests.query_server.conftest import build_app
+
+    app = next(build_app(data_dir, allowed_hosts=("search.example",)))
+    response = app.test_client().get("/opensearch.xml", base_url="http://search.example:8080")
     assert response.mimetype == "application/opensearchdescription+xml"
     root = ET.fromstring(response.get_data())
     assert root.tag == f"{OPENSEARCH}OpenSearchDescription"

@@ -53,3 +53,21 @@ def test_results_appear_live_in_the_browser(server_url: str) -> None:
             assert problems == []  # e.g. nothing blocked by the Content-Security-Policy
         finally:
             browser.close()
+
+
+def test_the_cancel_button_passes_the_same_origin_check(server_url: str) -> None:
+    """The page's DELETE carries the browser's own Origin: the guard lets it through."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                             headless=True)
+        try:
+            page = browser.new_page()
+            page.goto(server_url + "/realtime")
+            page.fill("#realtime-form input[name=q]", "chess opening")
+            page.fill("#realtime-form input[name=want]", "100")
+            page.click("#realtime-form button[type=submit]")
+            page.locator("#cancel").wait_for(state="visible", timeout=30_000)
+            page.click("#cancel")
+            expect(page.locator("#status")).to_contain_text("cancelled", timeout=40_000)
+        finally:
+            browser.close()

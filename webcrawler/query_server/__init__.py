@@ -1,7 +1,7 @@
 """The Query Server: a Flask app that answers searches from the index and the database.
 
 It only reads. The index is opened through `webcrawler.index` (never whoosh
-directly), the database through `webcrawler.database.connect(readonly=True)`;
+directly), the database through `readonly.open_readonly` (no -wal/-shm files);
 both may be absent or still being written by `webcrawler index` in another
 process, and every page still answers.
 
@@ -11,7 +11,9 @@ process, and every page still answers.
 Modules: `sources` (the read-only index and database), `queries` (checking
 what users type), `views` (HTML pages), `api` (JSON), `stats`, `opensearch`
 (OpenSearch description and robots.txt), `errors` (error pages and security
-headers), `server` (waitress, the production WSGI server).
+headers), `guard` (allowed Host names, same-origin JSON for changes), `payload`
+(strict JSON bodies), `readonly` (a database opening that writes no file),
+`openapi` (/api/openapi.json), `server` (waitress, the production WSGI server).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 from flask import Flask
 
 from webcrawler.database import sqlite_url
-from webcrawler.query_server import api, errors, opensearch, realtime, stats, views
+from webcrawler.query_server import api, errors, guard, openapi, opensearch, realtime, stats, views
 from webcrawler.query_server.server import (
     PortInUseError,
     ServeError,
@@ -44,6 +46,8 @@ __all__ = [
     "templates_dir",
 ]
 
+MAX_BODY = 64 * 1024  # bytes: the largest request body (a real-time search's JSON is tiny); 413 past it
+
 # Options create_app accepts (lower case), with their defaults; they land in app.config upper-cased.
 OPTIONS: dict[str, Any] = {
     "per_page": 10,  # results on a page of /search (and the API's default n)
@@ -52,6 +56,7 @@ OPTIONS: dict[str, Any] = {
     "max_query_length": 1000,  # characters; longer queries are refused with a message
     "stats_ttl": 5.0,  # seconds the statistics are cached
     "testing": False,  # Flask's TESTING flag
+    "allowed_hosts": (),  # Host names answered besides localhost and the bound address (guard.py)
     **realtime.OPTIONS,  # real-time search jobs: limits, and allow_from_url (off)
 }
 
@@ -65,15 +70,18 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     app = Flask(__name__, template_folder=str(templates_dir()), static_folder=None)
     app.config.update({key.upper(): value for key, value in {**OPTIONS, **options}.items()})
     app.config["JSON_SORT_KEYS"] = False
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     data_dir = Path(data_dir)
     app.extensions["webcrawler.sources"] = Sources(
         index_dir=data_dir / "index",
         db_url=db_url or sqlite_url(data_dir),
         stats_ttl=app.config["STATS_TTL"],
     )
+    guard.init_app(app)
     errors.init_app(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(openapi.bp)
     app.register_blueprint(opensearch.bp)
     app.register_blueprint(stats.bp)
     realtime.init_app(app, data_dir, db_url)

@@ -4,7 +4,8 @@ HTTP errors (400, 404, 405, 500, ...) get a clean page, or a JSON body
 `{"error": message}` under /api/; an unexpected exception is logged with its
 traceback and shown as a plain 500, never as a stack trace. Every answer gets
 X-Content-Type-Options, a Content-Security-Policy that allows only the page's
-own inline style (by nonce), a Referrer-Policy and frame denial.
+own inline style (by nonce), a Referrer-Policy and frame denial; answers about
+a query or a job (the API, results pages, job pages) also get Cache-Control: no-store.
 """
 
 from __future__ import annotations
@@ -22,8 +23,12 @@ MESSAGES = {
     400: "The request could not be understood.",
     404: "There is no page at this address.",
     405: "This address does not answer that kind of request.",
+    413: "The request is too large.",
     500: "Something went wrong on the server; the error has been logged.",
 }
+
+
+PRIVATE_PATHS = ("/api/", "/realtime/", "/search")
 
 
 def init_app(app: Flask) -> None:
@@ -69,6 +74,8 @@ def add_security_headers(response: Response) -> Response:
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("Referrer-Policy", "no-referrer")
     headers.setdefault("X-Frame-Options", "DENY")
+    if request.path.startswith(PRIVATE_PATHS):  # answers about one query or job: never cached
+        headers.setdefault("Cache-Control", "no-store")
     headers.setdefault(
         "Content-Security-Policy",
         f"default-src 'none'; style-src 'nonce-{csp_nonce()}'; img-src 'self' data:; "

@@ -8,7 +8,12 @@
     DELETE /api/realtime/<id>         cancel the job
 
 The query server only reads: a job is the engine's real-time search run as a
-child process (`webcrawler search --json`), whose JSON lines a thread collects.
+child process (`webcrawler search --json ... -- QUERY`: after "--" a query such as
+"-foo" is never an option), whose JSON lines a thread collects. The child leads
+its own process group, ended as a whole (`processes.py`) on cancel, timeout and
+close. Bodies are strict JSON objects (`payload.py`); only same-origin requests
+reach start and cancel (`guard.py`); a failed job shows a reason of ours
+(`failures.py`), its stderr goes to the log.
 Every job is bounded in time and fetches, at most `realtime_max_jobs` run at
 once, and job ids are unguessable; the page polls, so a client that goes away
 cancels nothing (the job ends at its own limits).
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 import subprocess
 import sys
@@ -34,7 +40,11 @@ from flask.typing import ResponseReturnValue
 
 from webcrawler.index import QueryError
 from webcrawler.index.query import parse as parse_query
+from webcrawler.query_server import processes
 from webcrawler.query_server.errors import csp_nonce
+from webcrawler.query_server.failures import visitor_reason
+from webcrawler.query_server.payload import count_param, json_object, number_field, text_field
+from webcrawler.query_server.queries import BadQuery, check_query
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +59,12 @@ OPTIONS: dict[str, Any] = {
     "realtime_delay": None,  # seconds between two requests to one server (None: the crawl's)
     "allow_from_url": False,  # may a job start from a URL not in the index?
     "allow_private_fetch": False,  # may a job reach private addresses the crawl's seeds do not name?
+    "realtime_grace": 30.0,  # seconds past its limit before a job's processes are killed
 }
 KEEP_FINISHED = 50  # finished jobs remembered
-GRACE = 30.0  # seconds past its limit before a job's process is killed
+STOP_GRACE = 5.0  # seconds a job's processes get between SIGTERM and SIGKILL
+JOB_ID = re.compile(r"[A-Za-z0-9_-]{16}")  # what secrets.token_urlsafe(12) makes
+MAX_RESULTS = 10_000  # no job finds more (max_fetches is far smaller): the largest `after`
 
 
 @dataclass
@@ -68,6 +81,8 @@ class Job:
     error: str = ""
     process: subprocess.Popen | None = None
     log: IO[str] | None = None  # the job's stderr
+    timed_out: bool = False  # the watchdog ended it
+    collector: threading.Thread | None = None
 
     def view(self, after: int = 0) -> dict[str, Any]:
         return {"id": self.id, "query": self.query, "state": self.state,
@@ -92,37 +107,43 @@ class Jobs:
                 return None
             job = Job(secrets.token_urlsafe(12), query, seconds, want)
             job.log = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed by _collect
-            job.process = subprocess.Popen(self._command(job, start_url), stdout=subprocess.PIPE,
-                                           stderr=job.log, text=True)
+            job.process = processes.start(self._command(job, start_url), job.log)
             self._jobs[job.id] = job
             finished = [k for k, j in self._jobs.items() if j.state != "running"]
             for key in finished[: max(0, len(finished) - KEEP_FINISHED)]:
                 del self._jobs[key]
-        threading.Thread(target=self._collect, args=(job,), daemon=True,
-                         name=f"realtime-{job.id[:6]}").start()
+        job.collector = threading.Thread(target=self._collect, args=(job,), daemon=True,
+                                         name=f"realtime-{job.id[:6]}")
+        job.collector.start()
         return job
 
     def get(self, job_id: str) -> Job | None:
+        if not JOB_ID.fullmatch(job_id):
+            return None
         with self._lock:
             return self._jobs.get(job_id)
 
     def cancel(self, job: Job) -> None:
-        """Ask the job to stop (it keeps what it found); its process ends on its own."""
+        """Ask the job's processes to stop (SIGTERM to its group: it keeps what it found);
+        what is left after STOP_GRACE seconds is killed."""
         if job.process is not None and job.process.poll() is None:
-            job.process.terminate()
             job.state = "cancelled"
+            processes.signal_group(job.process.pid, processes.signal.SIGTERM)
+            killer = threading.Timer(STOP_GRACE, processes.end_group, (job.process, STOP_GRACE))
+            killer.daemon = True
+            killer.start()
 
     def close(self) -> None:
+        """End every job and its processes, and wait for them (the app is going away)."""
         with self._lock:
             jobs = list(self._jobs.values())
         for job in jobs:
             self.cancel(job)
         for job in jobs:
             if job.process is not None:
-                try:
-                    job.process.wait(timeout=GRACE)
-                except subprocess.TimeoutExpired:
-                    job.process.kill()
+                processes.end_group(job.process, STOP_GRACE)
+            if job.collector is not None:
+                job.collector.join(STOP_GRACE)
 
     def _command(self, job: Job, start_url: str | None) -> list[str]:
         """`webcrawler search` for the job: the crawl's stored scope applies (no scope flag is
@@ -140,13 +161,13 @@ class Jobs:
             command += ["--delay", str(c["delay"])]
         if start_url:
             command += ["--from", start_url]
-        return [*command, "--", job.query]
+        return [*command, "--", job.query]  # after "--", a query such as "-foo" is never an option
 
     def _collect(self, job: Job) -> None:
         """Read the job's JSON lines until it ends; kill it if it overstays its limit."""
         process = job.process
         assert process is not None and process.stdout is not None
-        watchdog = threading.Timer(job.seconds + GRACE, process.kill)
+        watchdog = threading.Timer(job.seconds + self.config["grace"], self._overstayed, (job,))
         watchdog.daemon = True
         watchdog.start()
         with process:  # closes the pipes
@@ -156,6 +177,7 @@ class Jobs:
                 code = process.wait()
             finally:
                 watchdog.cancel()
+                processes.end_group(process, STOP_GRACE)  # agents, forkserver, indexer: none stay
         assert job.log is not None
         job.log.seek(0)
         error = job.log.read()[-20000:]
@@ -164,8 +186,15 @@ class Jobs:
             job.state = "cancelled" if job.summary.get("stop_reason") == "cancelled" else "done"
         elif job.state != "cancelled":
             job.state = "failed"
-            job.error = (error.strip().splitlines() or [f"stopped with code {code}"])[-1][:300]
-            log.warning("real-time search %s failed: %s", job.id, error.strip()[-2000:])
+            job.error = visitor_reason(code, error, job.timed_out)
+            log.warning("real-time search %s failed (code %s): %s", job.id, code,
+                        error.strip()[-2000:])
+
+    @staticmethod
+    def _overstayed(job: Job) -> None:
+        job.timed_out = True
+        if job.process is not None:
+            processes.end_group(job.process, STOP_GRACE)
 
     @staticmethod
     def _take(job: Job, line: str) -> None:
@@ -220,16 +249,15 @@ def job_page(job_id: str) -> ResponseReturnValue:
 @bp.post("/api/realtime")
 def start() -> ResponseReturnValue:
     jobs = _jobs()
-    data = request.get_json(silent=True) if request.is_json else request.form
-    data = data or {}
     try:
-        query = str(data.get("q", "")).strip()
+        data = json_object()
+        query = check_query(text_field(data, "q"), current_app.config["MAX_QUERY_LENGTH"])
         parse_query(query)
-        seconds = _number(data.get("seconds"), jobs.config["seconds"], 1, jobs.config["seconds"])
-        want = int(_number(data.get("want"), jobs.config["want"], 1, 100))
-    except (QueryError, ValueError) as error:
-        return jsonify(error=str(error)), 400
-    start_url = str(data.get("from") or "").strip() or None
+        seconds = number_field(data, "seconds", jobs.config["seconds"], 1, jobs.config["seconds"])
+        want = int(number_field(data, "want", jobs.config["want"], 1, 100))
+        start_url = text_field(data, "from") or None
+    except (QueryError, BadQuery) as error:
+        return jsonify(error=str(error) or "The query could not be understood."), 400
     if start_url and not jobs.config["allow_from_url"]:
         return jsonify(error="This server starts real-time searches from its index only."), 403
     job = jobs.start(query, seconds, want, start_url)
@@ -245,8 +273,11 @@ def status(job_id: str) -> ResponseReturnValue:
     job = _jobs().get(job_id)
     if job is None:
         return jsonify(error="No such real-time search."), 404
-    after = request.args.get("after", "0")
-    return jsonify(job.view(int(after) if after.isdigit() else 0))
+    try:
+        after = count_param(request.args.get("after"), "after", 0, MAX_RESULTS)
+    except BadQuery as error:
+        return jsonify(error=str(error)), 400
+    return jsonify(job.view(after))
 
 
 @bp.delete("/api/realtime/<job_id>")
@@ -258,11 +289,3 @@ def cancel(job_id: str) -> ResponseReturnValue:
     jobs.cancel(job)
     return jsonify(job.view())
 
-
-def _number(value: Any, default: float, low: float, high: float) -> float:
-    if value in (None, ""):
-        return default
-    number = float(value)
-    if not low <= number <= high:
-        raise ValueError(f"Give a number from {low:g} to {high:g}.")
-    return number

@@ -11,8 +11,10 @@ ServeError, each with a one-line message for the CLI to print.
 from __future__ import annotations
 
 import errno
+import ipaddress
 import logging
 import socket
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,8 @@ from typing import Any
 from flask import Flask
 from waitress import wasyncore
 from waitress.server import create_server
+
+from webcrawler.query_server import guard
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +39,7 @@ class PortInUseError(ServeError):
 def make_server(app: Flask, host: str = "127.0.0.1", port: int = 5000, threads: int = 8) -> Any:
     """A waitress server listening on host:port (0 = any free port; see `.effective_port`),
     not yet running: call `.run()` (blocks) and `.close()`."""
+    guard.allow_host(app, host)  # the server answers to the address it listens on
     sock = _bind(host, port)  # bound here, so a failure leaks neither socket nor threads
     try:
         return create_server(app, sockets=[sock], threads=threads, ident="webcrawler")
@@ -82,6 +87,12 @@ def serve(
     """Serve searches of `data_dir` until interrupted (Ctrl-C); `options` go to `create_app`."""
     from webcrawler.query_server import create_app
 
+    if not Path(data_dir).is_dir():
+        raise ServeError(f"there is no data directory at {data_dir}: run webcrawler index first, "
+                         "or give the right --data-dir")
+    warning = exposure_warning(host)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     app = create_app(Path(data_dir), db_url=db_url, **options)
     server = make_server(app, host=host, port=port, threads=threads)
     print(f"Search at http://{_url_host(host)}:{server.effective_port}/", flush=True)
@@ -92,6 +103,23 @@ def serve(
     finally:
         server.close()
         app.extensions["webcrawler.sources"].close()
+
+
+def exposure_warning(host: str) -> str | None:
+    """What binding to `host` exposes, when it is not a loopback address; None when it is.
+    Names other than localhost are not resolved (no DNS traffic at start): they get the warning."""
+    name = host.strip("[]")
+    if name.lower() == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(name).is_loopback:
+            return None
+    except ValueError:
+        pass
+    where = "every network interface" if name in ("", "0.0.0.0", "::") else name
+    return (f"warning: listening on {where}, not only on this machine: anyone who can reach it can "
+            "use the search page, the JSON API and the real-time search, which makes this machine "
+            "fetch URLs. Name the host names to answer to with --allowed-host.")
 
 
 def _url_host(host: str) -> str:

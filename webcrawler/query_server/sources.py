@@ -5,8 +5,8 @@ index`): then `search` returns None and `engine` returns None, and the pages
 say so. The searcher looks for new commits by the indexer in another process
 and opens them in the background (`index/searcher.py`): new documents show up
 within a fraction of a second, and no query waits for the index to reopen. The database
-is opened with `connect(readonly=True)` (SQLite: `PRAGMA query_only`, WAL), and
-is never created here: a missing SQLite file stays missing.
+is opened by `readonly.open_readonly`, which creates no file (not even SQLite's
+-wal and -shm), and is never created here: a missing SQLite file stays missing.
 
 This module must never write to the index or the database.
 """
@@ -23,7 +23,7 @@ from typing import TypeVar
 from sqlalchemy.engine import Engine, make_url
 
 from webcrawler import index
-from webcrawler.database import connect
+from webcrawler.query_server.readonly import open_readonly
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class Sources:
                 ):
                     if not Path(url.database).is_file():
                         return None  # not created here: look again on the next request
-                self._engine = connect(self.db_url, readonly=True)
+                self._engine = open_readonly(self.db_url)
             return self._engine
 
     def cached(self, key: str, compute: Callable[[], T]) -> T:
