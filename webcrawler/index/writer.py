@@ -23,15 +23,17 @@ from pathlib import Path
 from whoosh import index
 from whoosh.writing import SegmentWriter
 
+from webcrawler.index.format import check_format, check_whoosh, write_format
 from webcrawler.index.merging import merge_all, merge_segment
-from webcrawler.index.models import IndexedDocument
+from webcrawler.index.models import IndexDamaged, IndexedDocument
 from webcrawler.index.postings import ContentCodec, fast_pool
 from webcrawler.index.schema import build_schema, fields_of
-from webcrawler.index.storage import IndexStorage
+from webcrawler.index.storage import SEGMENT_SUFFIX, IndexStorage
 
 log = logging.getLogger(__name__)
 
 LOCK_WAIT = 300.0  # seconds to wait for another process's write lock
+TOC_PREFIX = "MAIN"  # Whoosh's default index name: _MAIN_<generation>.toc
 
 
 def choose_merge(sizes: Sequence[int], fan_in: int, max_merge_docs: int) -> list[int]:
@@ -144,15 +146,33 @@ class IndexWriter:
 
 def open_index(index_dir: Path, create: bool) -> index.Index:
     """Open the Whoosh index in `index_dir`, creating it (and the directory) when asked.
-    Segments are read through `IndexStorage` (memory-mapped, never copied)."""
+    Segments are read through `IndexStorage` (memory-mapped, never copied). Raises
+    IndexDamaged for an index in another format (`format.py`) or whose table of contents
+    cannot be read."""
     index_dir = Path(index_dir)
     storage = IndexStorage(str(index_dir))
-    if index.exists_in(str(index_dir)):
-        return storage.open_index()
+    if has_index(index_dir):
+        try:
+            ix = storage.open_index()
+        except Exception as error:  # garbage in the TOC: pickle, struct, index errors alike
+            log.debug("opening the index in %s: %r", index_dir, error)
+            raise IndexDamaged(index_dir, "has a table of contents (_MAIN_*.toc) that cannot be "
+                                          "read") from None
+        check_format(index_dir, ix, adopt=create)
+        return ix
     if not create:
         raise FileNotFoundError(f"no index in {index_dir}")
+    if index_dir.is_dir() and any(index_dir.glob("*" + SEGMENT_SUFFIX)):
+        raise IndexDamaged(index_dir, "has segment files but no table of contents (_MAIN_*.toc)")
     index_dir.mkdir(parents=True, exist_ok=True)
+    check_whoosh(index_dir)
+    write_format(index_dir)
     return storage.create_index(build_schema())
+
+
+def has_index(index_dir: Path) -> bool:
+    """Whether `index_dir` holds a Whoosh table of contents (an index, maybe empty)."""
+    return Path(index_dir).is_dir() and any(Path(index_dir).glob(f"_{TOC_PREFIX}_*.toc"))
 
 
 def open_writer(index_dir: Path, **kwargs: object) -> IndexWriter:
