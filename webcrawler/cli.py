@@ -74,19 +74,29 @@ db_option = click.option("--db", "db_url", default=None,
               help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
                    "that does, are fetched first (the hot queue of Cho et al. 1998).")
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
+@click.option("--reindex", is_flag=True,
+              help="Rebuild the index from the database's documents (the old index is moved "
+                   "aside), then stop; no crawl.")
 @data_dir_option
 @db_option
-def index(seeds_file: Any, progress: bool, **flags: Any) -> None:
+def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.engine.run import NothingToCrawl, run_index
+    from webcrawler.database import DatabaseDamaged
+    from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
+    from webcrawler.index import IndexDamaged
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
         seeds += [line.strip() for line in seeds_file if line.strip() and not line.startswith("#")]
+    if reindex and seeds:
+        raise click.UsageError("--reindex rebuilds the index and crawls nothing: give no --seed")
     settings = _settings(seeds=tuple(seeds), **flags)
     try:
+        if reindex:
+            click.echo(run_reindex(settings, progress=progress))
+            return
         summary, rejected = run_index(settings, progress=progress, install_signals=_install_signals)
-    except NothingToCrawl as exc:
+    except (NothingToCrawl, IndexDamaged, DatabaseDamaged) as exc:
         raise click.ClickException(str(exc)) from None
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, skipped: {url}", err=True)
@@ -264,10 +274,23 @@ def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threa
     from webcrawler.query_server import serve as run_server
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    _check_data(settings)
     try:
         run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
                    threads=threads, allow_from_url=allow_from_url)
     except ServeError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _check_data(settings: Settings) -> None:
+    """A damaged database or index: one line naming the file and the way out, exit 1."""
+    from webcrawler.database import DatabaseDamaged
+    from webcrawler.engine.run import check_data
+    from webcrawler.index import IndexDamaged
+
+    try:
+        check_data(settings)
+    except (IndexDamaged, DatabaseDamaged) as exc:
         raise click.ClickException(str(exc)) from None
 
 

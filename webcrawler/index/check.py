@@ -68,6 +68,8 @@ def _read_parts(reader: SegmentReader, path: Path) -> None:
     """Touch what queries touch first: the compound directory, lengths, terms, stored fields."""
     size = path.stat().st_size
     compound = reader._storage
+    if not hasattr(compound, "range"):  # an OverlayStorage: the compound file, then the folder
+        compound = compound.a
     for name in compound.list():
         offset, length = compound.range(name)
         if offset + length > size:

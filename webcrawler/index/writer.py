@@ -156,6 +156,7 @@ def open_index(index_dir: Path, create: bool) -> index.Index:
             ix = storage.open_index()
         except Exception as error:  # garbage in the TOC: pickle, struct, index errors alike
             log.debug("opening the index in %s: %r", index_dir, error)
+            _close_streams(error)
             raise IndexDamaged(index_dir, "has a table of contents (_MAIN_*.toc) that cannot be "
                                           "read") from None
         check_format(index_dir, ix, adopt=create)
@@ -168,6 +169,17 @@ def open_index(index_dir: Path, create: bool) -> index.Index:
     check_whoosh(index_dir)
     write_format(index_dir)
     return storage.create_index(build_schema())
+
+
+def _close_streams(error: BaseException) -> None:
+    """Close the files Whoosh's TOC.read left open when it raised (its `stream` local):
+    otherwise they are closed by the garbage collector, with a ResourceWarning."""
+    trace = error.__traceback__
+    while trace is not None:
+        stream = trace.tb_frame.f_locals.get("stream")
+        if hasattr(stream, "close"):
+            stream.close()
+        trace = trace.tb_next
 
 
 def has_index(index_dir: Path) -> bool:
