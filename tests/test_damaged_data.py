@@ -48,7 +48,8 @@ def data(crawled: Path, tmp_path: Path) -> Path:
 
 def refused(data: Path, command: str) -> str:
     """Run `command` on `data`: it must exit 1 with one line on stderr; return the line."""
-    args = ["serve", "--port", "0"] if command == "serve" else ["index", "--no-progress", "--hours", "0.001"]
+    args = {"serve": ["serve", "--port", "0"], "index": ["index", "--no-progress", "--hours", "0.001"],
+            "stats": ["stats"], "optimize": ["optimize"]}[command]
     result = webcrawler(*args, "--data-dir", str(data), timeout=60)
     assert result.returncode == 1, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
@@ -69,7 +70,7 @@ def test_a_truncated_segment_is_named_with_the_way_out(data: Path, command: str)
     assert str(segment) in line and "webcrawler index --reindex" in line
 
 
-@pytest.mark.parametrize("command", ["serve", "index"])
+@pytest.mark.parametrize("command", ["serve", "index", "stats", "optimize"])
 def test_garbage_in_the_table_of_contents_is_named(data: Path, command: str) -> None:
     (toc,) = (data / "index").glob("_MAIN_*.toc")
     toc.write_bytes(b"\x04\x08\x04" + b"\x00garbage" * 40)

@@ -37,7 +37,20 @@ def _settings(**flags: Any) -> Settings:
     return dataclasses.replace(base, **given)
 
 
-@click.group()
+class _Commands(click.Group):
+    """The command group: a damaged data directory, wherever a command finds it, is one
+    line naming the file and what to do, and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from webcrawler.errors import DataDamaged
+
+        try:
+            return super().invoke(ctx)
+        except DataDamaged as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Commands)
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
 @click.version_option(package_name="webcrawler")
 def main(verbose: int) -> None:
@@ -81,9 +94,7 @@ db_option = click.option("--db", "db_url", default=None,
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.database import DatabaseDamaged
     from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
-    from webcrawler.index import IndexDamaged
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
@@ -96,7 +107,7 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
             click.echo(run_reindex(settings, progress=progress))
             return
         summary, rejected = run_index(settings, progress=progress, install_signals=_install_signals)
-    except (NothingToCrawl, IndexDamaged, DatabaseDamaged) as exc:
+    except NothingToCrawl as exc:
         raise click.ClickException(str(exc)) from None
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, skipped: {url}", err=True)
@@ -270,27 +281,16 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int,
           allow_from_url: bool) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
+    from webcrawler.engine.run import check_data
     from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
-    _check_data(settings)
+    check_data(settings)  # a damaged database or index: one line (_Commands), before serving
     try:
         run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
                    threads=threads, allow_from_url=allow_from_url)
     except ServeError as exc:
-        raise click.ClickException(str(exc)) from None
-
-
-def _check_data(settings: Settings) -> None:
-    """A damaged database or index: one line naming the file and the way out, exit 1."""
-    from webcrawler.database import DatabaseDamaged
-    from webcrawler.engine.run import check_data
-    from webcrawler.index import IndexDamaged
-
-    try:
-        check_data(settings)
-    except (IndexDamaged, DatabaseDamaged) as exc:
         raise click.ClickException(str(exc)) from None
 
 

@@ -49,6 +49,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
+from webcrawler.errors import DataDamaged
+
 SCHEMA_VERSION = 1
 
 metadata = MetaData()
@@ -252,7 +254,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 REQUIRED_TABLES = ("servers", "documents", "links", "crawls", "index_outbox", "meta")
 
 
-class DatabaseDamaged(Exception):
+class DatabaseDamaged(DataDamaged):
     """The database cannot be used: not SQLite, truncated, or missing a table. The message
     names the file and what to do; nothing is changed."""
 

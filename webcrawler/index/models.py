@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webcrawler.errors import DataDamaged
+
 
 class QueryError(ValueError):
     """The query cannot be run. The message is for the user: short, clear, no internals."""
@@ -59,7 +61,7 @@ class SearchResults:
 REINDEX = "rebuild it from the database with `webcrawler index --reindex`"
 
 
-class IndexDamaged(Exception):
+class IndexDamaged(DataDamaged):
     """The index in `path` cannot be used as it is: damaged, or written in another format.
     The message names the file and says what to do (rebuild with `webcrawler index --reindex`)."""
 
