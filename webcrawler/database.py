@@ -298,22 +298,27 @@ def _sqlite_path(url: str) -> Path | None:
     return Path(parsed.database)
 
 
-def _check_sqlite_file(path: Path) -> None:
+def _check_sqlite_file(path: Path, attempts: int = 3) -> None:
     """The header says SQLite, and the file is as long as the header says (it never shrinks
-    below that: write-ahead-log pages only add to it)."""
-    with open(path, "rb") as file:
-        header = file.read(100)
-    if not header.startswith(SQLITE_MAGIC):
-        raise DatabaseDamaged(path, "is not an SQLite database")
-    if len(header) < 100:
-        raise DatabaseDamaged(path, f"is truncated ({len(header)} bytes)")
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    valid = header[24:28] == header[92:96]  # the page count is valid for this change counter
-    size = path.stat().st_size
-    if valid and size < page_size * pages:
-        raise DatabaseDamaged(path, f"is truncated ({size} bytes of {page_size * pages})")
+    below that: write-ahead-log pages only add to it). A checkpoint by a running crawl
+    writes the header before the pages that lengthen the file: a short file is looked at
+    again, `attempts` times in all, before it is called truncated."""
+    for attempt in range(1, attempts + 1):
+        with open(path, "rb") as file:
+            header = file.read(100)
+        if not header.startswith(SQLITE_MAGIC):
+            raise DatabaseDamaged(path, "is not an SQLite database")
+        if len(header) < 100:
+            raise DatabaseDamaged(path, f"is truncated ({len(header)} bytes)")
+        page_size = int.from_bytes(header[16:18], "big")
+        expected = (65536 if page_size == 1 else page_size) * int.from_bytes(header[28:32], "big")
+        valid = header[24:28] == header[92:96]  # the page count is valid for this change counter
+        size = path.stat().st_size
+        if not valid or size >= expected:
+            return
+        if attempt < attempts:
+            time.sleep(0.2)
+    raise DatabaseDamaged(path, f"is truncated ({size} bytes of {expected})")
 
 
 def _short(error: DBAPIError) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from webcrawler.index import IndexDamaged, IndexedDocument, check, open_writer
+from webcrawler.index.writer import bounded_merge
 
 
 @pytest.fixture
@@ -38,3 +41,30 @@ def test_a_missing_segment_is_named(index_dir: Path) -> None:
     segment.unlink()
     with pytest.raises(IndexDamaged, match=f"{segment.name} is missing"):
         check(index_dir)
+
+
+def test_checking_beside_a_committing_writer_finds_no_damage(tmp_path: Path) -> None:
+    """A commit that merges deletes the segments of the TOC being checked: not damage."""
+    index_dir = tmp_path / "busy"
+    open_writer(index_dir).close()
+    stop = threading.Event()
+
+    def write() -> None:
+        with open_writer(index_dir, merge=bounded_merge(fan_in=2)) as writer:
+            for start in range(1, 1 + 40 * 5, 5):
+                writer.add([IndexedDocument(i, f"http://h/{i}", "t", f"text {i}", "h")
+                            for i in range(start, start + 5)])
+                writer.commit()  # every other commit merges segments away
+                time.sleep(0.01)
+        stop.set()
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    try:
+        checks = 0
+        while not stop.is_set() and checks < 2000:
+            check(index_dir)
+            checks += 1
+    finally:
+        thread.join(timeout=120)
+    check(index_dir)

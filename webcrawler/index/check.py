@@ -29,20 +29,44 @@ from webcrawler.index.writer import has_index, open_index
 log = logging.getLogger(__name__)
 
 WRITE_LOCK = "MAIN_WRITELOCK"  # Whoosh's lock file for the index's one writer
+ATTEMPTS = 5  # a writer's commit can delete the segments of the TOC being checked: look again
 
 
 def check(index_dir: Path) -> None:
     """Raise IndexDamaged (naming the damaged file) unless the index in `index_dir` opens
-    and reads; an absent or empty directory is fine (a new index)."""
+    and reads; an absent or empty directory is fine (a new index). Safe beside a running
+    writer: a failure on a table of contents that a newer commit replaced is checked again."""
     index_dir = Path(index_dir)
-    if not index_dir.is_dir() or not has_index(index_dir):
-        return
+    for attempt in range(1, ATTEMPTS + 1):
+        if not has_index(index_dir):
+            return
+        generation = _latest_generation(index_dir)
+        try:
+            _check_commit(index_dir)
+            return
+        except (IndexDamaged, OSError) as error:
+            if attempt < ATTEMPTS and _latest_generation(index_dir) != generation:
+                log.debug("the index changed while it was checked: checking the new commit")
+                continue
+            if isinstance(error, IndexDamaged):
+                raise
+            raise IndexDamaged(getattr(error, "filename", None) or index_dir,
+                               f"cannot be read ({error.strerror or 'input/output error'})") from None
+
+
+def _check_commit(index_dir: Path) -> None:
     ix = open_index(index_dir, create=False)
     try:
         for segment in ix._segments():
             _check_segment(ix, segment, index_dir / segment.make_filename(SEGMENT_SUFFIX))
     finally:
         ix.close()
+
+
+def _latest_generation(index_dir: Path) -> int:
+    """The newest table of contents' generation (_MAIN_<generation>.toc; -1: none)."""
+    numbers = [p.stem.rsplit("_", 1)[-1] for p in index_dir.glob("_MAIN_*.toc")]
+    return max((int(n) for n in numbers if n.isdigit()), default=-1)
 
 
 def _check_segment(ix, segment, path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -154,6 +154,8 @@ def open_index(index_dir: Path, create: bool) -> index.Index:
     if has_index(index_dir):
         try:
             ix = storage.open_index()
+        except OSError:  # a commit replaced the TOC as it was read: the caller looks again
+            raise
         except Exception as error:  # garbage in the TOC: pickle, struct, index errors alike
             log.debug("opening the index in %s: %r", index_dir, error)
             _close_streams(error)
