@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.index import IndexDamaged, IndexedDocument, check, open_writer
+from webcrawler.index import IndexDamaged, IndexedDocument, check, open_searcher, open_writer
 from webcrawler.index.writer import bounded_merge
 
 
@@ -68,3 +68,12 @@ def test_checking_beside_a_committing_writer_finds_no_damage(tmp_path: Path) -> 
     finally:
         thread.join(timeout=120)
     check(index_dir)
+
+
+def test_segments_without_a_table_of_contents_are_damage(index_dir: Path) -> None:
+    for toc in index_dir.glob("_MAIN_*.toc"):
+        toc.unlink()
+    with pytest.raises(IndexDamaged, match="no table of contents"):
+        check(index_dir)
+    with pytest.raises(IndexDamaged, match="no table of contents"):
+        open_searcher(index_dir)

@@ -118,7 +118,7 @@ def _summary(done: int, seconds: float, moved: Path | None, missing: int) -> str
         lines.append(f"the previous index was moved to {moved} (delete it when satisfied)")
     if missing:
         lines.append(f"{missing:,} documents fetched before this version kept indexed text are not "
-                     "in the index (the database has no text for them; a new crawl in a fresh "
-                     "--data-dir fetches them again)")
+                     "in the index: the database has no text for them (noindex pages and duplicates "
+                     "among them never were indexed); a new crawl in a fresh --data-dir fetches them")
     lines.append("run `webcrawler index` to resume the crawl")
     return "\n".join(lines)

@@ -24,7 +24,7 @@ from whoosh.reading import SegmentReader
 from webcrawler.index.models import IndexDamaged
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.storage import SEGMENT_SUFFIX
-from webcrawler.index.writer import has_index, open_index
+from webcrawler.index.writer import has_index, open_index, refuse_orphan_segments
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,7 @@ def check(index_dir: Path) -> None:
     index_dir = Path(index_dir)
     for attempt in range(1, ATTEMPTS + 1):
         if not has_index(index_dir):
+            refuse_orphan_segments(index_dir)
             return
         generation = _latest_generation(index_dir)
         try:

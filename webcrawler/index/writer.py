@@ -163,10 +163,9 @@ def open_index(index_dir: Path, create: bool) -> index.Index:
                                           "read") from None
         check_format(index_dir, ix, adopt=create)
         return ix
+    refuse_orphan_segments(index_dir)
     if not create:
         raise FileNotFoundError(f"no index in {index_dir}")
-    if index_dir.is_dir() and any(index_dir.glob("*" + SEGMENT_SUFFIX)):
-        raise IndexDamaged(index_dir, "has segment files but no table of contents (_MAIN_*.toc)")
     index_dir.mkdir(parents=True, exist_ok=True)
     check_whoosh(index_dir)
     write_format(index_dir)
@@ -182,6 +181,12 @@ def _close_streams(error: BaseException) -> None:
         if hasattr(stream, "close"):
             stream.close()
         trace = trace.tb_next
+
+
+def refuse_orphan_segments(index_dir: Path) -> None:
+    """Segments without a table of contents are an index that lost it, not a new index."""
+    if Path(index_dir).is_dir() and any(Path(index_dir).glob("*" + SEGMENT_SUFFIX)):
+        raise IndexDamaged(index_dir, "has segment files but no table of contents (_MAIN_*.toc)")
 
 
 def has_index(index_dir: Path) -> bool:
