@@ -39,7 +39,20 @@ def _settings(**flags: Any) -> Settings:
     return dataclasses.replace(base, **given)
 
 
-@click.group()
+class _Commands(click.Group):
+    """The command group: a damaged data directory, wherever a command finds it, is one
+    line naming the file and what to do, and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from webcrawler.errors import DataDamaged
+
+        try:
+            return super().invoke(ctx)
+        except DataDamaged as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Commands)
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
 @click.version_option(package_name="webcrawler")
 def main(verbose: int) -> None:
@@ -110,18 +123,26 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
               help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
                    "that does, are fetched first (the hot queue of Cho et al. 1998).")
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
+@click.option("--reindex", is_flag=True,
+              help="Rebuild the index from the database's documents (the old index is moved "
+                   "aside), then stop; no crawl.")
 @data_dir_option
 @db_option
-def index(seeds_file: Any, progress: bool, **flags: Any) -> None:
+def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.engine.run import NothingToCrawl, run_index
+    from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
         seeds += [line.strip() for line in seeds_file if line.strip() and not line.startswith("#")]
+    if reindex and seeds:
+        raise click.UsageError("--reindex rebuilds the index and crawls nothing: give no --seed")
     settings = _settings(seeds=tuple(seeds), **flags)
     try:
         with _storage_errors(settings):
+            if reindex:
+                click.echo(run_reindex(settings, progress=progress))
+                return
             summary, rejected = run_index(settings, progress=progress,
                                           install_signals=_install_signals,
                                           explicit=_explicit(flags))
@@ -324,10 +345,12 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int,
           allow_from_url: bool, allow_private_fetch: bool, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
+    from webcrawler.engine.run import check_data
     from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    check_data(settings)  # a damaged database or index: one line (_Commands), before serving
     try:
         run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
                    threads=threads, allow_from_url=allow_from_url,

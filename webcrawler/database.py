@@ -18,6 +18,7 @@ query server opens the same database read-only.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,9 +43,13 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    inspect,
     text,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
+
+from webcrawler.errors import DataDamaged
 
 SCHEMA_VERSION = 1
 
@@ -137,9 +142,11 @@ crawls = Table(
     Column("stop_reason", String(64)),
 )
 
-# Documents stored in the database but not yet committed to the full-text index:
-# written in the same transaction as the document, deleted once the index has
-# committed them, re-sent to the index after a crash (the outbox pattern).
+# What the full-text index is built from: each indexed document's text, written in the
+# same transaction as the document. A row whose batch is not INDEXED is waiting for the
+# index (re-sent after a crash: the outbox pattern); once the index has committed it, its
+# batch becomes INDEXED and the row stays, so that `webcrawler index --reindex` can rebuild
+# the index from the database. Rows are deleted only with their document's place in the index.
 index_outbox = Table(
     "index_outbox",
     metadata,
@@ -148,6 +155,9 @@ index_outbox = Table(
     Column("payload", LargeBinary, nullable=False),  # zlib-compressed JSON of the document
 )
 Index("ix_index_outbox_batch", index_outbox.c.batch)
+INDEXED = 0  # index_outbox.batch of a row the index has committed (batches are never 0)
+# meta key: when this database started keeping indexed text (documents fetched before have none)
+TEXT_KEPT_SINCE = "index_text_kept_since"
 
 meta = Table(
     "meta",
@@ -182,6 +192,11 @@ def connect(url: str, readonly: bool = False) -> Engine:
                 text("INSERT INTO meta (key, value) SELECT 'schema_version', :v "
                      "WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'schema_version')"),
                 {"v": str(SCHEMA_VERSION)},
+            )
+            conn.execute(
+                text("INSERT INTO meta (key, value) SELECT :k, :v "
+                     "WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = :k)"),
+                {"k": TEXT_KEPT_SINCE, "v": repr(time.time())},
             )
     return engine
 
@@ -229,3 +244,83 @@ def _turnstile(path: str | None) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+# --- checking a database before use ---------------------------------------------------
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# The tables every webcrawler database has had since schema version 1 (newer tables are
+# created by connect(), so an older database lacking them is not damaged).
+REQUIRED_TABLES = ("servers", "documents", "links", "crawls", "index_outbox", "meta")
+
+
+class DatabaseDamaged(DataDamaged):
+    """The database cannot be used: not SQLite, truncated, or missing a table. The message
+    names the file and what to do; nothing is changed."""
+
+    def __init__(self, where: object, reason: str) -> None:
+        self.where = where
+        super().__init__(f"the database {where} {reason}: restore it from a backup, or move it "
+                         "aside and start a new crawl with --seed (the index is rebuilt from it, "
+                         "not it from the index)")
+
+
+def check_database(url: str) -> None:
+    """Raise DatabaseDamaged unless the database at `url` reads as a webcrawler database.
+    An absent or empty SQLite file is fine (a new crawl). Cheap: the file's header, the
+    table list and one row of each table; writes nothing, creates no file."""
+    path = _sqlite_path(url)
+    if path is not None:
+        if not path.exists() or path.stat().st_size == 0:
+            return
+        _check_sqlite_file(path)
+    where = path or url
+    engine = create_engine(url, future=True)
+    try:
+        with engine.connect() as conn:
+            names = set(inspect(conn).get_table_names())
+            missing = [t for t in REQUIRED_TABLES if t not in names]
+            if missing and names:
+                raise DatabaseDamaged(where, f"has no table {', '.join(missing)}")
+            for table in REQUIRED_TABLES if names else ():
+                conn.execute(text(f"SELECT * FROM {table} LIMIT 1")).all()
+    except DBAPIError as error:
+        raise DatabaseDamaged(where, f"cannot be read ({_short(error)})") from None
+    finally:
+        engine.dispose()
+
+
+def _sqlite_path(url: str) -> Path | None:
+    """The file of an SQLite URL (None: not SQLite, or in memory)."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)
+
+
+def _check_sqlite_file(path: Path, attempts: int = 3) -> None:
+    """The header says SQLite, and the file is as long as the header says (it never shrinks
+    below that: write-ahead-log pages only add to it). A checkpoint by a running crawl
+    writes the header before the pages that lengthen the file: a short file is looked at
+    again, `attempts` times in all, before it is called truncated."""
+    for attempt in range(1, attempts + 1):
+        with open(path, "rb") as file:
+            header = file.read(100)
+        if not header.startswith(SQLITE_MAGIC):
+            raise DatabaseDamaged(path, "is not an SQLite database")
+        if len(header) < 100:
+            raise DatabaseDamaged(path, f"is truncated ({len(header)} bytes)")
+        page_size = int.from_bytes(header[16:18], "big")
+        expected = (65536 if page_size == 1 else page_size) * int.from_bytes(header[28:32], "big")
+        valid = header[24:28] == header[92:96]  # the page count is valid for this change counter
+        size = path.stat().st_size
+        if not valid or size >= expected:
+            return
+        if attempt < attempts:
+            time.sleep(0.2)
+    raise DatabaseDamaged(path, f"is truncated ({size} bytes of {expected})")
+
+
+def _short(error: DBAPIError) -> str:
+    """The driver's first line, without SQLAlchemy's SQL echo and links."""
+    return str(error.orig).splitlines()[0][:120] if error.orig is not None else "error"

@@ -9,7 +9,10 @@ the database comes from an outbox:
 2. After the database commits, the batch's number is sent to the index
    process, which reads the batch from the outbox (page text never crosses a
    pipe from the crawl), adds and commits it, then acknowledges the number.
-3. Acknowledged batches are deleted from the outbox in a later transaction.
+3. Acknowledged batches are marked INDEXED in a later transaction. The rows
+   stay: they are the text `webcrawler index --reindex` rebuilds the index
+   from (`engine/reindex.py`), a document's row replaced when it is fetched
+   again and deleted when it leaves the index.
 
 After a crash the outbox still holds what the index may have missed; the next
 start sends it again (adding a document twice replaces it), so the index and
@@ -27,10 +30,10 @@ import time
 import zlib
 from pathlib import Path
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Engine
 
-from webcrawler.database import connect, index_outbox
+from webcrawler.database import INDEXED, connect, index_outbox
 from webcrawler.engine.store import CrawlStore
 from webcrawler.index import IndexedDocument, IndexWriter, open_writer
 from webcrawler.messages import Document
@@ -89,7 +92,7 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
         with engine.connect() as conn:
             rows = conn.execute(select(index_outbox.c.payload)
                                 .where(index_outbox.c.batch.in_(batches))).all()
-        writer.add([_unpack(payload) for (payload,) in rows])
+        writer.add([unpack(payload) for (payload,) in rows])
         writer.delete([doc_id for _, deletes in messages for doc_id in deletes])
         writer.commit()
         acks.put(batches)
@@ -156,7 +159,9 @@ class IndexSink:
         self._pending += 1
 
     def remove(self, doc_id: int) -> None:
-        """Sent with the next batch (not kept in the outbox: a crash forgets it)."""
+        """Sent with the next batch (not kept in the outbox: a crash forgets it); its stored
+        text goes now, so a rebuilt index does not bring it back."""
+        self.store.conn.execute(delete(index_outbox).where(index_outbox.c.doc_id == doc_id))
         self._removed.append(doc_id)
 
     def commit(self) -> None:
@@ -166,9 +171,7 @@ class IndexSink:
             self._number += 1
             self._send((self._number,) if self._pending else (), tuple(self._removed))
             self._pending, self._removed = 0, []
-        if self._acked:
-            self.store.conn.execute(delete(index_outbox).where(index_outbox.c.batch.in_(self._acked)))
-            self._acked = []
+        self._mark_indexed()
 
     def close(self) -> None:
         """Send the rest, wait for the index to commit it, clean the outbox."""
@@ -182,12 +185,17 @@ class IndexSink:
         if self._in_flight:
             log.warning("the index did not acknowledge %d batches: they stay in the outbox "
                         "and are indexed on the next start", len(self._in_flight))
-        if self._acked:
-            self.store.conn.execute(delete(index_outbox).where(index_outbox.c.batch.in_(self._acked)))
-            self._acked = []
+        self._mark_indexed()
         self.store.conn.commit()
         self._inbox.close()
         self._acks.close()
+
+    def _mark_indexed(self) -> None:
+        """Acknowledged batches are in the index: keep their rows, as INDEXED."""
+        if self._acked:
+            self.store.conn.execute(update(index_outbox).where(index_outbox.c.batch.in_(self._acked))
+                                    .values(batch=INDEXED))
+            self._acked = []
 
     def _send(self, numbers: tuple[int, ...], deletes: tuple[int, ...]) -> None:
         self._in_flight.update(numbers)
@@ -232,7 +240,8 @@ class IndexSink:
         """After a crash: announce again what the index may not have committed."""
         conn = self.store.conn
         top = conn.execute(select(func.max(index_outbox.c.batch))).scalar() or 0
-        waiting = [n for (n,) in conn.execute(select(index_outbox.c.batch).distinct())]
+        waiting = [n for (n,) in conn.execute(select(index_outbox.c.batch).distinct()
+                                              .where(index_outbox.c.batch != INDEXED))]
         if waiting:
             log.info("re-sending %d batches from the index outbox", len(waiting))
             waiting.sort()
@@ -246,7 +255,7 @@ def _pack(doc: IndexedDocument) -> bytes:
     return zlib.compress(json.dumps([doc.doc_id, doc.url, doc.title, doc.text, doc.host]).encode(), 1)
 
 
-def _unpack(payload: bytes) -> IndexedDocument:
+def unpack(payload: bytes) -> IndexedDocument:
     doc_id, url, title, text, host = json.loads(zlib.decompress(payload))
     return IndexedDocument(doc_id=doc_id, url=url, title=title, text=text, host=host)
 

@@ -1,7 +1,9 @@
 """`webcrawler index`: open the data directory, crawl, index, summarise.
 
-Wiring only: the database, the store, the index sink, the crawler and its
-progress display, and the signals that stop it gracefully.
+Wiring only: the checks of the database and the index (a damaged one stops the
+command before anything is written), the database, the store, the index sink,
+the crawler and its progress display, and the signals that stop it gracefully.
+`--reindex` is `engine/reindex.py`.
 """
 
 from __future__ import annotations
@@ -9,13 +11,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection
 
-from webcrawler.database import connect
+from webcrawler.database import check_database, connect
 from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
 from webcrawler.engine.orderings import make_ordering, watch_pages
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
+from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.store import CrawlStore
 from webcrawler.engine.stored_scope import resolve
+from webcrawler.index import check
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -32,7 +36,9 @@ def run_index(settings: Settings, progress: bool = True,
 
     The crawl's scope is the stored one under the `explicit` settings (see
     `stored_scope.resolve`), and is stored again for the commands that follow.
+    Raises DatabaseDamaged or IndexDamaged, before writing anything, for damaged data.
     """
+    check_data(settings)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = connect(settings.database_url)
     settings, scope_line = resolve(engine, settings, explicit, save=True)
@@ -55,3 +61,13 @@ def run_index(settings: Settings, progress: bool = True,
     finally:
         store.close()
         engine.dispose()
+
+
+def check_data(settings: Settings) -> None:
+    """Raise DatabaseDamaged or IndexDamaged (naming the file) for a damaged data directory;
+    absent parts are fine. Used by `index` and `serve` at start."""
+    check_database(settings.database_url)
+    check(settings.index_dir)
+
+
+__all__ = ["NothingToCrawl", "check_data", "run_index", "run_reindex"]

@@ -8,19 +8,23 @@ paper's peculiarity weighting and ranked by its relevance formula
 """
 
 from webcrawler.index.anchors import AnchorIndex, build_anchor_index
-from webcrawler.index.models import Hit, IndexedDocument, QueryError, SearchResults
+from webcrawler.index.check import check, set_aside
+from webcrawler.index.models import Hit, IndexDamaged, IndexedDocument, QueryError, SearchResults
 from webcrawler.index.searcher import Searcher, open_searcher
 from webcrawler.index.writer import IndexWriter, open_writer
 
 __all__ = [
     "AnchorIndex",
     "Hit",
+    "IndexDamaged",
     "IndexWriter",
     "IndexedDocument",
     "QueryError",
     "SearchResults",
     "Searcher",
     "build_anchor_index",
+    "check",
     "open_searcher",
     "open_writer",
+    "set_aside",
 ]

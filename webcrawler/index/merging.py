@@ -33,6 +33,7 @@ from whoosh.writing import SegmentWriter
 
 from webcrawler.index import vectors
 from webcrawler.index.blocks import extent, is_w3, posting_blocks, raw_blocks, shift_docnums, weights_of
+from webcrawler.index.fastpaths import note
 
 Posting = tuple[int, float, bytes | None, int]  # docnum, weight, value, document length
 Term = tuple[str, bytes]
@@ -54,7 +55,9 @@ def merge_segment(writer: SegmentWriter, segment: object) -> None:
     writer._added = True
     if is_w3(reader) and getattr(writer.fieldwriter, "copies_merged_segments", False):
         _SOURCES.setdefault(writer.newsegment, []).append(SegmentSource(reader, basedoc, docmap))
+        note("merging.copied")
         return  # the term writer copies its lists and closes the reader
+    note("merging.decoded")
     try:
         add = writer.pool.add
         for fieldname, btext, docnum, weight, value in reader.iter_postings():

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webcrawler.errors import DataDamaged
+
 
 class QueryError(ValueError):
     """The query cannot be run. The message is for the user: short, clear, no internals."""
@@ -54,3 +56,16 @@ class SearchResults:
     page: int
     per_page: int
     hits: list[Hit] = field(default_factory=list)
+
+
+REINDEX = "rebuild it from the database with `webcrawler index --reindex`"
+
+
+class IndexDamaged(DataDamaged):
+    """The index in `path` cannot be used as it is: damaged, or written in another format.
+    The message names the file and says what to do (rebuild with `webcrawler index --reindex`)."""
+
+    def __init__(self, path: object, reason: str, remedy: str = REINDEX) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"the index at {path} {reason}: {remedy}")

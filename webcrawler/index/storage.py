@@ -19,6 +19,8 @@ from array import array
 from whoosh.filedb.filestore import FileStorage
 from whoosh.filedb.structfile import BufferFile, StructFile
 
+from webcrawler.index.fastpaths import note
+
 SEGMENT_SUFFIX = ".seg"  # Whoosh's compound segment files
 
 
@@ -57,6 +59,7 @@ class MappedFile(BufferFile):
         self.is_closed = False
 
     def subset(self, position: int, length: int, name: str | None = None) -> MappedFile:
+        note("storage.subset")
         return MappedFile(self._mapped, self._base + position, length, name or self._name)
 
     def get(self, position: int, length: int) -> bytes:

@@ -24,6 +24,7 @@ from whoosh.codec import whoosh3
 from whoosh.reading import SegmentReader, TermNotFound
 
 from webcrawler.index.blocks import extent, posting_blocks
+from webcrawler.index.fastpaths import note
 from webcrawler.index.weighting import _BYTE_LENGTH, segment_lengths
 
 MIN_POSTINGS = 16  # shorter lists decode from one or two blocks in microseconds
@@ -56,7 +57,9 @@ def postings(reader: SegmentReader, field: str, word: str) -> Postings:
         ids, weights, _values = info.inlined_postings()
         return np.array(ids, dtype=np.int32), np.array(weights, dtype=np.float32)
     if has_arrays(raw):
+        note("vectors.arrays")
         return postings_from(reader, raw)
+    note("vectors.blocks")
     start, length = extent(info)
     all_ids: list[int] = []
     all_weights: list[float] = []

@@ -27,6 +27,7 @@ from whoosh.searching import Searcher as WhooshSearcher
 
 from webcrawler.index import vectors
 from webcrawler.index.blocks import is_w3
+from webcrawler.index.fastpaths import note
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.weighting import Peculiarity
@@ -50,10 +51,13 @@ def rank_words(
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
         if not isinstance(reader, SegmentReader) or not is_w3(reader):
+            note("wordsearch.whoosh")
             return None
         lengths = vectors.lengths(reader, CONTENT)
         if lengths is None:
+            note("wordsearch.whoosh")
             return None
+        note("wordsearch.arrays")
         docnums, scores = _score_segment(reader, words, parameters, lengths)
         total += len(docnums)
         candidates += _top(docnums, scores, limit, offset)

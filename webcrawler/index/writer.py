@@ -23,15 +23,17 @@ from pathlib import Path
 from whoosh import index
 from whoosh.writing import SegmentWriter
 
+from webcrawler.index.format import check_format, check_whoosh, write_format
 from webcrawler.index.merging import merge_all, merge_segment
-from webcrawler.index.models import IndexedDocument
+from webcrawler.index.models import IndexDamaged, IndexedDocument
 from webcrawler.index.postings import ContentCodec, fast_pool
 from webcrawler.index.schema import build_schema, fields_of
-from webcrawler.index.storage import IndexStorage
+from webcrawler.index.storage import SEGMENT_SUFFIX, IndexStorage
 
 log = logging.getLogger(__name__)
 
 LOCK_WAIT = 300.0  # seconds to wait for another process's write lock
+TOC_PREFIX = "MAIN"  # Whoosh's default index name: _MAIN_<generation>.toc
 
 
 def choose_merge(sizes: Sequence[int], fan_in: int, max_merge_docs: int) -> list[int]:
@@ -144,15 +146,52 @@ class IndexWriter:
 
 def open_index(index_dir: Path, create: bool) -> index.Index:
     """Open the Whoosh index in `index_dir`, creating it (and the directory) when asked.
-    Segments are read through `IndexStorage` (memory-mapped, never copied)."""
+    Segments are read through `IndexStorage` (memory-mapped, never copied). Raises
+    IndexDamaged for an index in another format (`format.py`) or whose table of contents
+    cannot be read."""
     index_dir = Path(index_dir)
     storage = IndexStorage(str(index_dir))
-    if index.exists_in(str(index_dir)):
-        return storage.open_index()
+    if has_index(index_dir):
+        try:
+            ix = storage.open_index()
+        except OSError:  # a commit replaced the TOC as it was read: the caller looks again
+            raise
+        except Exception as error:  # garbage in the TOC: pickle, struct, index errors alike
+            log.debug("opening the index in %s: %r", index_dir, error)
+            _close_streams(error)
+            raise IndexDamaged(index_dir, "has a table of contents (_MAIN_*.toc) that cannot be "
+                                          "read") from None
+        check_format(index_dir, ix, adopt=create)
+        return ix
+    refuse_orphan_segments(index_dir)
     if not create:
         raise FileNotFoundError(f"no index in {index_dir}")
     index_dir.mkdir(parents=True, exist_ok=True)
+    check_whoosh(index_dir)
+    write_format(index_dir)
     return storage.create_index(build_schema())
+
+
+def _close_streams(error: BaseException) -> None:
+    """Close the files Whoosh's TOC.read left open when it raised (its `stream` local):
+    otherwise they are closed by the garbage collector, with a ResourceWarning."""
+    trace = error.__traceback__
+    while trace is not None:
+        stream = trace.tb_frame.f_locals.get("stream")
+        if hasattr(stream, "close"):
+            stream.close()
+        trace = trace.tb_next
+
+
+def refuse_orphan_segments(index_dir: Path) -> None:
+    """Segments without a table of contents are an index that lost it, not a new index."""
+    if Path(index_dir).is_dir() and any(Path(index_dir).glob("*" + SEGMENT_SUFFIX)):
+        raise IndexDamaged(index_dir, "has segment files but no table of contents (_MAIN_*.toc)")
+
+
+def has_index(index_dir: Path) -> bool:
+    """Whether `index_dir` holds a Whoosh table of contents (an index, maybe empty)."""
+    return Path(index_dir).is_dir() and any(Path(index_dir).glob(f"_{TOC_PREFIX}_*.toc"))
 
 
 def open_writer(index_dir: Path, **kwargs: object) -> IndexWriter:

@@ -1,0 +1,96 @@
+"""The index's own format version, kept in a small JSON file beside Whoosh's files.
+
+The index package reads and writes private details of whoosh-reloaded 2.7.5 (the
+W3 posting-block pickles, term-info layout, reader and writer attributes): an
+index written by another Whoosh, or by another version of this package, may
+read wrong rather than fail. So every index carries `FORMAT_FILE`:
+
+    {"format": 1, "whoosh": "2.7.5", "schema": [field names]}
+
+written when the index is created, checked whenever it is opened (readers and
+the writer); a mismatch raises `IndexDamaged` with the way out
+(`webcrawler index --reindex`). An index created before the file existed (a
+table of contents, no file) is accepted as format 1 when its table of contents
+says Whoosh 2.7.5 wrote it with our schema: format 1 is exactly what this
+package wrote before the file existed (the file was added without changing a
+byte of the segments). The writer then adds the file; readers never write.
+See docs/index.md.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import whoosh
+from whoosh.index import Index
+
+from webcrawler.index.models import IndexDamaged
+from webcrawler.index.schema import build_schema
+
+log = logging.getLogger(__name__)
+
+FORMAT_FILE = "webcrawler-index.json"
+FORMAT_VERSION = 1
+WHOOSH_VERSION = "2.7.5"  # the whoosh-reloaded release pinned in pyproject.toml
+
+
+def installed_whoosh() -> str:
+    return whoosh.versionstring()
+
+
+def expected() -> dict:
+    """What an index written by this package, on the pinned Whoosh, says of itself."""
+    return {"format": FORMAT_VERSION, "whoosh": WHOOSH_VERSION, "schema": sorted(build_schema().names())}
+
+
+def write_format(index_dir: Path) -> None:
+    """Write the format file (atomically: a reader never sees half of it)."""
+    path = Path(index_dir) / FORMAT_FILE
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps(expected()) + "\n")
+    os.replace(partial, path)
+
+
+def check_whoosh(index_dir: Path) -> None:
+    """Refuse to touch any index with a Whoosh other than the pinned one."""
+    if installed_whoosh() != WHOOSH_VERSION:
+        raise IndexDamaged(
+            index_dir, f"needs whoosh-reloaded {WHOOSH_VERSION} but {installed_whoosh()} is installed",
+            remedy=f"pip install whoosh-reloaded=={WHOOSH_VERSION} (docs/index.md: checking a release)")
+
+
+def check_format(index_dir: Path, ix: Index, adopt: bool) -> None:
+    """Raise IndexDamaged unless the index in `index_dir` is in our format; `adopt`
+    (the writer): give an index from before the format file its file."""
+    check_whoosh(index_dir)
+    path = Path(index_dir) / FORMAT_FILE
+    if not path.exists():
+        _check_legacy(index_dir, ix)
+        if adopt:
+            write_format(index_dir)
+        return
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        raise IndexDamaged(path, "has a format file that cannot be read") from None
+    if not isinstance(found, dict) or found != expected():
+        raise IndexDamaged(path, f"is in another format ({_describe(found)}; this webcrawler "
+                                 f"reads format {FORMAT_VERSION} on whoosh {WHOOSH_VERSION})")
+
+
+def _check_legacy(index_dir: Path, ix: Index) -> None:
+    """An index without a format file: format 1 if Whoosh 2.7.5 wrote it with our schema."""
+    release = ".".join(map(str, ix.release))
+    if release != WHOOSH_VERSION or sorted(ix.schema.names()) != expected()["schema"]:
+        raise IndexDamaged(index_dir, f"has no {FORMAT_FILE} and was written by whoosh {release} "
+                                      "with another schema or Whoosh than this webcrawler's")
+    log.info("index %s predates its format file: format 1 (whoosh %s)", index_dir, release)
+
+
+def _describe(found: object) -> str:
+    if not isinstance(found, dict):
+        return "not a format record"
+    return f"format {found.get('format')!r} written with whoosh {found.get('whoosh')!r}"
