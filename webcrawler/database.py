@@ -300,7 +300,7 @@ def _sqlite_path(url: str) -> Path | None:
 
 def _check_sqlite_file(path: Path, attempts: int = 3) -> None:
     """The header says SQLite, and the file is as long as the header says (it never shrinks
-    below that: write-ahead-log pages only add to it). A checkpoint by a running crawl
+    below that: write-ahead-log pages only add to it), unless a log waits beside it. A checkpoint by a running crawl
     writes the header before the pages that lengthen the file: a short file is looked at
     again, `attempts` times in all, before it is called truncated."""
     for attempt in range(1, attempts + 1):
@@ -314,11 +314,19 @@ def _check_sqlite_file(path: Path, attempts: int = 3) -> None:
         expected = (65536 if page_size == 1 else page_size) * int.from_bytes(header[28:32], "big")
         valid = header[24:28] == header[92:96]  # the page count is valid for this change counter
         size = path.stat().st_size
-        if not valid or size >= expected:
+        if not valid or size >= expected or _wal_waiting(path):
             return
         if attempt < attempts:
             time.sleep(0.2)
     raise DatabaseDamaged(path, f"is truncated ({size} bytes of {expected})")
+
+
+def _wal_waiting(path: Path) -> bool:
+    """Is there a write-ahead log beside `path`? Then a short file can be a checkpoint that
+    stopped part-way (a full disk): the log still holds every page, and SQLite finishes the
+    checkpoint from it at the next open, so the length proves nothing."""
+    wal = path.with_name(path.name + "-wal")
+    return wal.exists() and wal.stat().st_size > 0
 
 
 def _short(error: DBAPIError) -> str:
