@@ -300,9 +300,10 @@ def _sqlite_path(url: str) -> Path | None:
 
 def _check_sqlite_file(path: Path, attempts: int = 3) -> None:
     """The header says SQLite, and the file is as long as the header says (it never shrinks
-    below that: write-ahead-log pages only add to it), unless a log waits beside it. A checkpoint by a running crawl
-    writes the header before the pages that lengthen the file: a short file is looked at
-    again, `attempts` times in all, before it is called truncated."""
+    below that: write-ahead-log pages only add to it), unless a log waits beside it. A
+    checkpoint by a running crawl writes the header before the pages that lengthen the
+    file: a short file is looked at again, `attempts` times in all, before it is called
+    truncated."""
     for attempt in range(1, attempts + 1):
         with open(path, "rb") as file:
             header = file.read(100)
