@@ -94,6 +94,7 @@ db_option = click.option("--db", "db_url", default=None,
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
+    from webcrawler.engine.reindex import NothingToReindex
     from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
 
     seeds = list(flags.pop("seeds") or ())
@@ -107,7 +108,7 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
             click.echo(run_reindex(settings, progress=progress))
             return
         summary, rejected = run_index(settings, progress=progress, install_signals=_install_signals)
-    except NothingToCrawl as exc:
+    except (NothingToCrawl, NothingToReindex) as exc:
         raise click.ClickException(str(exc)) from None
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, skipped: {url}", err=True)
