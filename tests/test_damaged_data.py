@@ -134,3 +134,10 @@ def test_reindex_counts_documents_crawled_before_text_was_kept(data: Path) -> No
     assert "index rebuilt: 6 documents" in result.stdout
     assert "3 documents fetched before this version kept indexed text" in result.stdout
     assert len(list(data.glob("index.previous-*"))) == 1  # the sound index, set aside all the same
+
+
+def test_reindex_without_a_database_writes_nothing(tmp_path: Path) -> None:
+    result = webcrawler("index", "--reindex", "--data-dir", str(tmp_path / "nowhere"))
+    assert result.returncode == 1 and "no database in" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "nowhere").exists()

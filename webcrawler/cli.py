@@ -130,6 +130,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
+    from webcrawler.engine.reindex import NothingToReindex
     from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
 
     seeds = list(flags.pop("seeds") or ())
@@ -146,7 +147,7 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
             summary, rejected = run_index(settings, progress=progress,
                                           install_signals=_install_signals,
                                           explicit=_explicit(flags))
-    except NothingToCrawl as exc:
+    except (NothingToCrawl, NothingToReindex) as exc:
         raise click.ClickException(str(exc)) from None
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, or outside the scope, skipped: {url}",

@@ -63,3 +63,14 @@ def test_garbage_in_the_table_of_contents_is_damage(tiny_index: Path) -> None:
     toc.write_bytes(b"\x04\x08\x04" + b"garbage" * 20)
     with pytest.raises(IndexDamaged, match="table of contents"):
         open_searcher(tiny_index)
+
+
+def test_another_installed_whoosh_is_refused_before_any_index_is_touched(
+        tiny_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webcrawler.index import format as index_format
+
+    monkeypatch.setattr(index_format, "installed_whoosh", lambda: "2.8.0")
+    for index_dir in (tiny_index, tmp_path / "new"):
+        with pytest.raises(IndexDamaged, match="pip install whoosh-reloaded==2.7.5"):
+            open_writer(index_dir)
+    assert not (tmp_path / "new").exists()

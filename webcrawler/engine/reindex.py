@@ -42,8 +42,16 @@ from webcrawler.settings import Settings
 BATCH = 1_000  # documents a commit, as the crawl's index process commits (MAX_BATCHES_PER_COMMIT)
 
 
+class NothingToReindex(Exception):
+    """The data directory has no database to rebuild the index from."""
+
+
 def run_reindex(settings: Settings, progress: bool = True) -> str:
-    """Rebuild the index of `settings.data_dir` from its database; return the summary."""
+    """Rebuild the index of `settings.data_dir` from its database; return the summary.
+    Raises NothingToReindex (writing nothing) when there is no database."""
+    if not settings.db_url and not (settings.data_dir / "webcrawler.db").exists():
+        raise NothingToReindex(f"no database in {settings.data_dir}: nothing to rebuild the index "
+                               "from (give the crawl's --data-dir)")
     check_database(settings.database_url)
     engine = connect(settings.database_url)
     try:

@@ -166,8 +166,8 @@ def open_index(index_dir: Path, create: bool) -> index.Index:
     refuse_orphan_segments(index_dir)
     if not create:
         raise FileNotFoundError(f"no index in {index_dir}")
-    index_dir.mkdir(parents=True, exist_ok=True)
     check_whoosh(index_dir)
+    index_dir.mkdir(parents=True, exist_ok=True)
     write_format(index_dir)
     return storage.create_index(build_schema())
 
