@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 import pytest
 
 from webcrawler.agents.fetch import Fetcher
+from webcrawler.agents.worker import agent_main
 from webcrawler.messages import AgentConfig
 
 FAST = AgentConfig(
@@ -32,3 +37,28 @@ def closed_port(address: str) -> int:
     with socket.socket() as sock:
         sock.bind((address, 0))
         return sock.getsockname()[1]
+
+
+@contextmanager
+def agent_process(config: AgentConfig = FAST,
+                  method: str = "forkserver") -> Iterator[tuple[Connection, BaseProcess]]:
+    """A real agent subprocess on a pipe, as the engine's pool starts it.
+
+    On a normal exit it is told to stop (None) and reaped; whatever happens,
+    the pipe is closed and a process still alive is killed, so no test leaves
+    an agent behind.
+    """
+    context = multiprocessing.get_context(method)
+    parent, child = context.Pipe()
+    process = context.Process(target=agent_main, args=(child, config, "WebCrawler"))
+    process.start()
+    child.close()
+    try:
+        yield parent, process
+        parent.send(None)
+        process.join(5)
+    finally:
+        parent.close()
+        if process.is_alive():
+            process.kill()
+            process.join()

@@ -9,7 +9,6 @@ engine's own hang watchdog fires only at total_timeout + 15 s.
 
 from __future__ import annotations
 
-import multiprocessing
 import socket
 import time
 
@@ -17,11 +16,11 @@ import pytest
 
 from webcrawler.agents.deadline import Watchdog
 from webcrawler.agents.fetch import Fetcher
-from webcrawler.agents.worker import READY, agent_main
+from webcrawler.agents.worker import READY
 from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
-from .conftest import FAST
+from .conftest import FAST, agent_process
 from .rawserver import RawServer, at_once, drip
 
 ADDRESS = "127.0.2.20"
@@ -109,26 +108,13 @@ def test_a_kept_alive_connection_is_cut_too() -> None:
 
 
 def test_agent_process_cuts_dripping_headers_itself() -> None:
-    context = multiprocessing.get_context("forkserver")
-    parent, child = context.Pipe()
-    with RawServer(ADDRESS, drip_headers) as server:
-        process = context.Process(target=agent_main, args=(child, FAST, "WebCrawler"))
-        process.start()
-        child.close()
-        try:
-            assert parent.poll(10) and parent.recv() == READY
-            started = time.monotonic()
-            parent.send(Retrieve(5, server.url("/slow")))
-            assert parent.poll(BOUND)
-            answer = parent.recv()
-            elapsed = time.monotonic() - started
-            parent.send(None)
-            process.join(5)
-        finally:
-            parent.close()
-            if process.is_alive():
-                process.kill()
-                process.join()
+    with RawServer(ADDRESS, drip_headers) as server, agent_process() as (parent, process):
+        assert parent.poll(10) and parent.recv() == READY
+        started = time.monotonic()
+        parent.send(Retrieve(5, server.url("/slow")))
+        assert parent.poll(BOUND)
+        answer = parent.recv()
+        elapsed = time.monotonic() - started
     assert isinstance(answer, Failure) and answer.reason == Reason.TIMEOUT
     assert elapsed < BOUND and process.exitcode == 0
 

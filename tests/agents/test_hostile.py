@@ -4,17 +4,16 @@ and pages built to make the parser spin."""
 
 from __future__ import annotations
 
-import multiprocessing
 from dataclasses import replace
 
 import pytest
 
 from webcrawler.agents.fetch import Fetcher
-from webcrawler.agents.worker import READY, agent_main
+from webcrawler.agents.worker import READY
 from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
 from webcrawler.testing.server import LoopbackWeb, Page, Site
 
-from .conftest import FAST
+from .conftest import FAST, agent_process
 from .rawserver import RawServer, then_close
 
 ADDRESS = "127.0.2.30"
@@ -71,24 +70,11 @@ def test_a_tag_with_100000_attributes_does_not_hang_the_agent() -> None:
     tag = "<p " + " ".join(f"a{i}" for i in range(100_000)) + ">"
     page = Page(f"<title>wide</title>{tag}before</p><p>after</p><a href=/next>next</a>")
     config = replace(FAST, max_bytes=1_000_000)
-    context = multiprocessing.get_context("forkserver")
-    parent, child = context.Pipe()
-    with LoopbackWeb([Site(ADDRESS, {"/": page})]) as web:
-        process = context.Process(target=agent_main, args=(child, config, "WebCrawler"))
-        process.start()
-        child.close()
-        try:
-            assert parent.poll(10) and parent.recv() == READY
-            parent.send(Retrieve(1, web.url(ADDRESS, "/")))
-            answered = parent.poll(FAST.total_timeout + 3)
-            answer = parent.recv() if answered else None
-            parent.send(None)
-            process.join(5)
-        finally:
-            parent.close()
-            if process.is_alive():
-                process.kill()
-                process.join()
+    with LoopbackWeb([Site(ADDRESS, {"/": page})]) as web, agent_process(config) as (parent, _):
+        assert parent.poll(10) and parent.recv() == READY
+        parent.send(Retrieve(1, web.url(ADDRESS, "/")))
+        answered = parent.poll(FAST.total_timeout + 3)
+        answer = parent.recv() if answered else None
     assert isinstance(answer, Document), answer
     assert (answer.title, answer.text) == ("wide", "before after next")
     assert [link.url for link in answer.links] == [web.url(ADDRESS, "/next")]

@@ -10,7 +10,7 @@ from webcrawler.agents.worker import READY, agent_main
 from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
-from .conftest import FAST, closed_port
+from .conftest import FAST, agent_process, closed_port
 
 ADDRESS = "127.0.2.5"
 
@@ -18,26 +18,14 @@ ADDRESS = "127.0.2.5"
 @pytest.mark.parametrize("method", ["forkserver", "spawn"])
 def test_agent_answers_until_told_to_stop(method: str) -> None:
     routes = {"/": html("Agent", "retrieved by a subprocess")}
-    context = multiprocessing.get_context(method)
-    parent, child = context.Pipe()
-    with LoopbackWeb([Site(ADDRESS, routes, robots_txt="User-agent: *\n")]) as web:
-        process = context.Process(target=agent_main, args=(child, FAST, "WebCrawler"))
-        process.start()
-        child.close()
-        try:
-            parent.send(Retrieve(1, web.url(ADDRESS, "/")))
-            parent.send(Retrieve(2, web.url(ADDRESS, "/robots.txt"), "robots"))
-            parent.send(Retrieve(3, f"http://{ADDRESS}:{closed_port(ADDRESS)}/"))
-            assert parent.poll(10)
-            ready = parent.recv()
-            document, robots, failure = parent.recv(), parent.recv(), parent.recv()
-            parent.send(None)
-            process.join(5)
-        finally:
-            parent.close()
-            if process.is_alive():
-                process.kill()
-                process.join()
+    web = LoopbackWeb([Site(ADDRESS, routes, robots_txt="User-agent: *\n")])
+    with web, agent_process(FAST, method) as (parent, process):
+        parent.send(Retrieve(1, web.url(ADDRESS, "/")))
+        parent.send(Retrieve(2, web.url(ADDRESS, "/robots.txt"), "robots"))
+        parent.send(Retrieve(3, f"http://{ADDRESS}:{closed_port(ADDRESS)}/"))
+        assert parent.poll(10)
+        ready = parent.recv()
+        document, robots, failure = parent.recv(), parent.recv(), parent.recv()
     assert ready == READY
     assert isinstance(document, Document) and document.title == "Agent"
     assert isinstance(robots, RobotsFile) and robots.body == "User-agent: *\n"
