@@ -17,14 +17,14 @@ the engine's agents, robots.txt, politeness and scope, as `webcrawler index` doe
     cli.py          `webcrawler crawl FILE.py`
 """
 
+from typing import Any
+
 from webcrawler.toolkit.classifiers import Classifier, StandardClassifier
 from webcrawler.toolkit.crawler import Crawler
 from webcrawler.toolkit.events import EVENTS, CallbackError
 from webcrawler.toolkit.model import Limits, Link, Page, Region, Summary
 from webcrawler.toolkit.patterns import Pattern, Regexp, Tagexp, Wildcard
 from webcrawler.toolkit.policy import AuditEntry, RequestPolicy
-
-from typing import Any
 
 __all__ = [
     "EVENTS", "AuditEntry", "CallbackError", "CategoryClassifier", "Classifier", "Crawler",

@@ -76,12 +76,17 @@ class ProgressLine:
 
 @click.command("crawl")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--root", "roots", multiple=True, help="A URL to start from (repeatable; replaces the class's roots).")
-@click.option("--pages", type=click.IntRange(1), default=None, help="Stop after visiting this many pages.")
-@click.option("--depth", type=click.IntRange(0), default=None, help="Pages this many links from a root are leaves.")
+@click.option("--root", "roots", multiple=True,
+              help="A URL to start from (repeatable; replaces the class's roots).")
+@click.option("--pages", type=click.IntRange(1), default=None,
+              help="Stop after visiting this many pages.")
+@click.option("--depth", type=click.IntRange(0), default=None,
+              help="Pages this many links from a root are leaves.")
 @click.option("--seconds", type=click.FloatRange(0.1), default=None, help="Stop after this long.")
-@click.option("--order", type=click.Choice(list(ORDERS)), default=None, help="bfs (FIFO), dfs (LIFO) or priority.")
-@click.option("--class", "class_name", default=None, help="The Crawler subclass to run, when the file has several.")
+@click.option("--order", type=click.Choice(list(ORDERS)), default=None,
+              help="bfs (FIFO), dfs (LIFO) or priority.")
+@click.option("--class", "class_name", default=None,
+              help="The Crawler subclass to run, when the file has several.")
 @click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 4).")
 @click.option("--delay", type=click.FloatRange(0), default=None,
               help="Seconds between two requests to one server (default 1).")
