@@ -33,7 +33,7 @@ def test_politeness_one_request_at_a_time_and_the_delay(settings):
         web.log.settle()
         hits = sorted(web.log.snapshot(), key=lambda h: h.started)
     assert len(hits) == 8
-    for before, after in zip(hits, hits[1:]):
+    for before, after in zip(hits, hits[1:], strict=False):
         assert after.started >= before.finished, "two requests in flight on one server"
         assert after.started - before.finished >= 0.19, "delay not respected"
 
@@ -96,3 +96,14 @@ def test_a_raising_callback_is_reported_and_the_crawl_goes_on(tree_web, settings
     assert any(e.callback == "page-visited listener" for e in crawler.errors)
     assert summary.callback_errors == len(crawler.errors)
     assert any(r.getMessage().startswith("visit raised on http") for r in caplog.records)
+
+
+def test_policy_rate_spaces_requests_and_refuses_none(tree_web, settings):
+    policy = RequestPolicy(max_rate=10.0)
+    Crawler(roots=[tree_web.url("127.0.6.1", "/")], policy=policy,
+            settings=dataclasses.replace(settings, agents=3)).run()
+    tree_web.log.settle()
+    starts = sorted(h.started for h in tree_web.log.snapshot())
+    assert len(starts) == 8 and not policy.refused()
+    gaps = [round(b - a, 3) for a, b in zip(starts, starts[1:], strict=False)]
+    assert min(gaps) >= 0.08, gaps  # 0.1 s apart when sent; loopback jitter aside
