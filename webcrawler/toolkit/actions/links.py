@@ -1,0 +1,129 @@
+"""Collect the links of visited pages into a broken-link report.
+
+Link maintenance is the first service the SPHINX paper lists for crawlers
+("link maintenance [Fielding94]", Miller and Bharat 1998, section 1), and the
+Workbench's "collect links" operation. Every link of every visited page is
+recorded (source, target, anchor, element); what became of each target comes
+from the crawl: a visited page is fine (its status), a page the crawler could
+not retrieve is broken (its status or reason, from the ``page-failed`` event:
+`attach` listens to it, or call `failed` yourself). Targets the crawl never
+tried are "unchecked". `close()` writes the report, CSV or JSON Lines by the
+file's suffix: the broken links, or every link with ``everything=True``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from webcrawler.toolkit.actions import sanitize
+from webcrawler.toolkit.actions.base import PagePredicate, VisitAction, _page_of
+from webcrawler.toolkit.actions.extract import _csv_cell
+
+MAX_LINKS = 1_000_000
+FIELDS = ("source", "target", "anchor", "element", "status", "reason")
+
+
+@dataclass
+class Outcome:
+    """What became of a URL: an HTTP status when there was one, and a reason when it failed."""
+
+    status: int | None
+    reason: str  # "ok", "unchecked", or why it failed (http-error, timeout, robots, ...)
+
+
+@dataclass
+class Row:
+    source: str
+    target: str
+    anchor: str
+    element: str
+    status: int | None
+    reason: str
+
+
+class LinkReport(VisitAction):
+    """``LinkReport("broken.csv")``: the links of visited pages and what became of their targets."""
+
+    def __init__(self, path: str | Path, when: PagePredicate | None = None,
+                 everything: bool = False) -> None:
+        super().__init__(when)
+        self.path = Path(path)
+        self.everything = everything
+        self.links: list[tuple[str, str, str, str]] = []  # source, target, anchor, element
+        self.outcomes: dict[str, Outcome] = {}
+
+    def handle(self, page: Any) -> None:
+        self.visited(page)
+        for link in page.links:
+            if len(self.links) < MAX_LINKS:
+                self.links.append((page.url, sanitize.defrag(link.url)[0],
+                                   (link.anchor or "")[:300], link.element))
+
+    def visited(self, page: Any) -> None:
+        """`page` was retrieved: its URL, and the link that led to it (redirects), are fine."""
+        status = getattr(page, "status", 200)
+        outcome = Outcome(status, "ok" if status < 400 else "http-error")
+        self.outcomes[sanitize.defrag(page.url)[0]] = outcome
+        origin = getattr(page, "origin", None)
+        if origin is not None:
+            self.outcomes.setdefault(sanitize.defrag(origin.url)[0], outcome)
+
+    def failed(self, url: str, reason: str = "failed", status: int | None = None) -> None:
+        """The crawler could not retrieve `url` (from the ``page-failed`` event)."""
+        self.outcomes[sanitize.defrag(url)[0]] = Outcome(status, reason or "failed")
+
+    def attach(self, crawler: Any) -> LinkReport:
+        crawler.on("page-failed", lambda *args, **kw: self._on_failed(args, kw))
+        super().attach(crawler)
+        return self
+
+    def _on_failed(self, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+        url, reason, status = failure_of(args, kw)
+        if url:
+            self.failed(url, reason, status)
+
+    def rows(self) -> list[Row]:
+        """Every link with its target's outcome (broken ones only unless `everything`)."""
+        unchecked = Outcome(None, "unchecked")
+        rows = [Row(s, t, a, e, o.status, o.reason) for s, t, a, e in self.links
+                for o in [self.outcomes.get(t, unchecked)]]
+        return rows if self.everything else [r for r in rows if is_broken(r)]
+
+    def finish(self) -> str:
+        rows = self.rows()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("w", encoding="utf-8", newline="") as out:
+            if self.path.suffix in (".jsonl", ".json"):
+                out.writelines(json.dumps(asdict(r), ensure_ascii=False) + "\n" for r in rows)
+            else:
+                writer = csv.writer(out)
+                writer.writerow(FIELDS)
+                writer.writerows([_csv_cell(v) for v in asdict(r).values()] for r in rows)
+        broken = sum(1 for r in self.rows() if is_broken(r)) if self.everything else len(rows)
+        return (f"{len(self.links)} links from {self.done} pages, {broken} broken; "
+                f"report in {self.path}")
+
+
+def is_broken(row: Row) -> bool:
+    return row.reason not in ("ok", "unchecked")
+
+
+def failure_of(args: tuple[Any, ...], kw: dict[str, Any]) -> tuple[str, str, int | None]:
+    """(url, reason, status) from a ``page-failed`` event's arguments, however it passes them."""
+    url, reason, status = "", str(kw.get("reason", "")), kw.get("status")
+    for value in (*args, *kw.values()):
+        if isinstance(value, str) and not url and "://" in value:
+            url = value
+        elif isinstance(value, str) and not reason:
+            reason = value
+        elif hasattr(value, "url") and not url:
+            url = value.url
+            reason = reason or str(getattr(value, "reason", "") or "")
+            status = status if status is not None else getattr(value, "status", None)
+    if isinstance(status, int) and not isinstance(status, bool):
+        return url, reason, status
+    return url, reason, None
