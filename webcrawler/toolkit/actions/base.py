@@ -80,8 +80,8 @@ class VisitAction:
     def attach(self, crawler: Any) -> VisitAction:
         """Run this action on every page `crawler` visits and close it when the crawl ends
         (the Workbench's way: no `visit` code to write)."""
-        crawler.on("page-visited", lambda *args, **kw: self(_page_of(args, kw)))
-        crawler.on("crawl-finished", lambda *args, **kw: self.close())
+        crawler.on("page-visited", self)
+        crawler.on("crawl-finished", lambda summary: self.close())
         return self
 
     def __enter__(self) -> VisitAction:
@@ -89,14 +89,3 @@ class VisitAction:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _page_of(args: tuple[Any, ...], kw: dict[str, Any]) -> Any:
-    """The page in an event's arguments, however the event passes it."""
-    for value in (*args, *kw.values()):
-        if hasattr(value, "html") and hasattr(value, "url"):
-            return value
-        page = getattr(value, "page", None)
-        if page is not None:
-            return page
-    raise TypeError("page-visited event without a page")

@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from webcrawler.toolkit.actions import sanitize
-from webcrawler.toolkit.actions.base import PagePredicate, VisitAction, _page_of
+from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.actions.extract import _csv_cell
 
 MAX_LINKS = 1_000_000
+NOT_BROKEN = frozenset({"ok", "unchecked", "robots", "unindexable-type", "excluded", "noindex",
+                        "duplicate", "policy", "refused-by-policy"})
 FIELDS = ("source", "target", "anchor", "element", "status", "reason")
 
 
@@ -77,14 +79,16 @@ class LinkReport(VisitAction):
         self.outcomes[sanitize.defrag(url)[0]] = Outcome(status, reason or "failed")
 
     def attach(self, crawler: Any) -> LinkReport:
-        crawler.on("page-failed", lambda *args, **kw: self._on_failed(args, kw))
+        crawler.on("page-failed", self.link_failed)
         super().attach(crawler)
         return self
 
-    def _on_failed(self, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
-        url, reason, status = failure_of(args, kw)
-        if url:
-            self.failed(url, reason, status)
+    def link_failed(self, link: Any) -> None:
+        """The ``page-failed`` event's subject: the link whose target could not be retrieved
+        (`attributes["failure"]` says why, `attributes["status"]` the HTTP status if any)."""
+        status = str(link.attributes.get("status", ""))
+        self.failed(link.url, link.attributes.get("failure", "failed"),
+                    int(status) if status.isdigit() else None)
 
     def rows(self) -> list[Row]:
         """Every link with its target's outcome (broken ones only unless `everything`)."""
@@ -109,21 +113,6 @@ class LinkReport(VisitAction):
 
 
 def is_broken(row: Row) -> bool:
-    return row.reason not in ("ok", "unchecked")
-
-
-def failure_of(args: tuple[Any, ...], kw: dict[str, Any]) -> tuple[str, str, int | None]:
-    """(url, reason, status) from a ``page-failed`` event's arguments, however it passes them."""
-    url, reason, status = "", str(kw.get("reason", "")), kw.get("status")
-    for value in (*args, *kw.values()):
-        if isinstance(value, str) and not url and "://" in value:
-            url = value
-        elif isinstance(value, str) and not reason:
-            reason = value
-        elif hasattr(value, "url") and not url:
-            url = value.url
-            reason = reason or str(getattr(value, "reason", "") or "")
-            status = status if status is not None else getattr(value, "status", None)
-    if isinstance(status, int) and not isinstance(status, bool):
-        return url, reason, status
-    return url, reason, None
+    """Broken: the target answered an error or could not be reached. A target robots.txt or
+    the crawl's own rules kept us from is not known to be broken."""
+    return row.reason not in NOT_BROKEN
