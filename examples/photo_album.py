@@ -33,9 +33,9 @@ class PhotoAlbum(Crawler):
     def visit(self, page: Page) -> None:
         self.album(page)
 
-    def run(self) -> Any:
+    def run(self, *args: Any, **kwargs: Any) -> Any:
         with self.album:
-            return super().run()
+            return super().run(*args, **kwargs)
 
 
 if __name__ == "__main__":

@@ -36,9 +36,9 @@ class PrintDocument(Crawler):
     def visit(self, page: Page) -> None:
         self.book(page)
 
-    def run(self) -> Any:
+    def run(self, *args: Any, **kwargs: Any) -> Any:
         with self.book:  # the document is written when the crawl ends, however it ends
-            return super().run()
+            return super().run(*args, **kwargs)
 
 
 if __name__ == "__main__":

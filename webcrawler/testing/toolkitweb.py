@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import base64
 import html
+import re
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
 
 from webcrawler.testing.server import LoopbackWeb, Page, Site
 
@@ -71,7 +75,8 @@ def _page(title: str, body: str) -> Page:
 def _department(remote: str) -> dict[str, Page]:
     routes = {"/": _page("Department of Computing", '<ul><li><a href="/faculty/">Faculty</a></li>'
                          '<li><a href="/manual/index.html">The manual</a></li>'
-                         '<li><a href="/topics/">Topics</a></li></ul>')}
+                         '<li><a href="/topics/">Topics</a></li>'
+                         f'<li><a href="{remote}/errata.html">Errata</a></li></ul>')}
     people = "".join(f'<li><a href="/faculty/{key}/home.html">{name}</a></li>'
                      for key, name in FACULTY.items())
     routes["/faculty/"] = _page("Faculty", f'<ul>{people}<li><a href="/faculty/ghost/home.html">'
@@ -101,7 +106,7 @@ def _department(remote: str) -> dict[str, Page]:
 
 def _remote() -> dict[str, Page]:
     routes = {f"/people/{key}.html": _page(name, "<p>Elsewhere.</p>") for key, name in FACULTY.items()}
-    routes["/standard.html"] = _page("The standard", '<p>The standard.</p><a href="/errata.html">Errata</a>')
+    routes["/standard.html"] = _page("The standard", "<p>The standard.</p>")
     return routes
 
 
@@ -148,3 +153,20 @@ def roots_or_web(argv: list[str], path: str) -> Iterator[list[str]]:
         return
     with ToolkitWeb() as web:
         yield [web.url(path)]
+
+
+@contextmanager
+def serve_search(query: str, data_dir: Path | None = None) -> Iterator[str]:
+    """Our own search engine over the web's topic pages: index them (`webcrawler index`'s
+    path), serve the query server, and yield the result page's URL for `query`."""
+    from webcrawler.engine.run import run_index
+    from webcrawler.query_server import ServerThread, create_app
+    from webcrawler.settings import Settings
+
+    with ToolkitWeb() as web, tempfile.TemporaryDirectory() as scratch:
+        folder = data_dir or Path(scratch)
+        settings = Settings(data_dir=folder, agents=2, delay=0.0, hours=0.05,
+                            seeds=(web.url("/topics/"),), include=(re.escape(web.url("/topics/")),))
+        run_index(settings, progress=False)
+        with ServerThread(create_app(folder), host="127.0.0.1") as server:
+            yield server.url + "search?" + urlencode({"q": query})
