@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,14 @@ from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site
 from webcrawler.testing.toolkitweb import ToolkitWeb
 from webcrawler.toolkit import Crawler, Limits, Regexp, Tagexp
-from webcrawler.toolkit.actions import (AddToIndex, CollectImages, Concatenate, ExtractMatches,
-                                        LinkReport, SaveMirror)
+from webcrawler.toolkit.actions import (
+    AddToIndex,
+    CollectImages,
+    Concatenate,
+    ExtractMatches,
+    LinkReport,
+    SaveMirror,
+)
 
 FAST = Settings(delay=0.0, agents=2, hours=0.02)  # loopback: no politeness delay needed
 
