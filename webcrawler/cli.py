@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from webcrawler.settings import Settings, from_environment
+from webcrawler.toolkit.cli import crawl_command
 
 log = logging.getLogger("webcrawler")
 
@@ -387,6 +388,8 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     except (DemoError, ServeError) as exc:
         raise click.ClickException(str(exc)) from None
 
+
+main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit
 
 if __name__ == "__main__":
     main()

@@ -42,7 +42,8 @@ class Reason:
 
 @dataclass(frozen=True, slots=True)
 class Retrieve:
-    """"Retrieve this URL." `kind` is "document" or "robots"."""
+    """"Retrieve this URL." `kind` is "document", "robots", or "page" (a document whose
+    answer also carries its decoded markup, for the personal-crawler toolkit)."""
 
     job_id: int
     url: str
@@ -82,6 +83,7 @@ class Document:
     noindex: bool = False
     last_modified: str = ""
     etag: str = ""
+    html: str = ""  # the decoded body, only for `Retrieve(kind="page")` (the toolkit's Page.html)
 
 
 @dataclass(frozen=True, slots=True)

@@ -188,6 +188,7 @@ class Fetcher:
             elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,
             last_modified=response.headers.get("Last-Modified", ""),
             etag=response.headers.get("ETag", ""),
+            html=text if request.kind == "page" else "",
         )
 
     def _parse(self, mime: str, text: str, final_url: str) -> Parsed:

@@ -1,0 +1,105 @@
+"""The ready queue of a personal crawl: links approved by `should_visit`, not yet retrieved.
+
+SPHINX section 2: "breadth-first and depth-first traversal are simulated by
+different policies on the ready queue: FIFO for breadth-first, LIFO for
+depth-first ... the ready queue is actually a priority queue, so shouldVisit
+can define an arbitrary traversal strategy by attaching priority values".
+
+Politeness needs the queue split by server (one request in flight per server,
+a delay between two), so each server keeps a heap of its links under the
+order's key, and `ReadyServers` (a `ServerOrder` for the engine's Scheduler)
+offers the ready server whose best link is best overall. On one server the
+order is exactly FIFO / LIFO / highest priority first; across servers it is
+as close as politeness allows.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable
+
+from webcrawler.engine.scheduler import ServerState
+from webcrawler.engine.sequencers import PriorityQueue
+from webcrawler.toolkit.model import Link
+
+Key = tuple[float, ...]
+ORDERS: dict[str, Callable[[Link, int], Key]] = {
+    "bfs": lambda link, seq: (float(seq),),
+    "dfs": lambda link, seq: (float(-seq),),
+    "priority": lambda link, seq: (-link.priority, float(seq)),
+}
+NOTHING: Key = (float("inf"),)
+
+
+class ReadyLinks:
+    """Per-server heaps of ready links, and the order of servers (`servers`) to match."""
+
+    def __init__(self, order: str) -> None:
+        if order not in ORDERS:
+            raise ValueError(f"unknown order {order!r}: choose from {', '.join(ORDERS)}")
+        self._key = ORDERS[order]
+        self._counter = itertools.count()
+        self._heaps: dict[int, list[tuple[Key, int, Link]]] = {}
+        self.servers = ReadyServers(self)
+
+    def push(self, server: ServerState, link: Link) -> None:
+        seq = next(self._counter)
+        heap = self._heaps.setdefault(server.id, [])
+        before = heap[0][0] if heap else NOTHING
+        heapq.heappush(heap, (self._key(link, seq), seq, link))
+        server.queued = len(heap)
+        if heap[0][0] < before:
+            self.servers.reprioritise(server)
+
+    def pop(self, server: ServerState) -> Link | None:
+        """The best ready link of `server`, or None when it has none."""
+        heap = self._heaps.get(server.id)
+        if not heap:
+            return None
+        link = heapq.heappop(heap)[2]
+        server.queued = len(heap)
+        return link
+
+    def drain(self, server: ServerState) -> list[Link]:
+        """Every ready link of `server`, removed (its robots.txt cannot be had, say)."""
+        heap = self._heaps.pop(server.id, [])
+        server.queued = 0
+        return [entry[2] for entry in sorted(heap)]
+
+    def best_key(self, server: ServerState) -> Key:
+        heap = self._heaps.get(server.id)
+        return heap[0][0] if heap else NOTHING
+
+    def __len__(self) -> int:
+        return sum(len(heap) for heap in self._heaps.values())
+
+
+class ReadyServers:
+    """Ready servers, the one holding the best link first (the Scheduler's `ServerOrder`)."""
+
+    def __init__(self, links: ReadyLinks) -> None:
+        self.links = links
+        self.queue: PriorityQueue[ServerState] = PriorityQueue()
+
+    def push(self, server: ServerState) -> None:
+        self.queue.push(server, self.links.best_key(server))
+
+    def reprioritise(self, server: ServerState) -> None:
+        if server in self.queue:
+            self.push(server)
+
+    def hold(self, server: ServerState) -> None:
+        pass
+
+    def release(self, server: ServerState) -> None:
+        pass
+
+    def has_next(self) -> bool:
+        return self.queue.has_next()
+
+    def next(self) -> ServerState:
+        return self.queue.next()
+
+    def backlog(self) -> int:
+        return self.queue.backlog()
