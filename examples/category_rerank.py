@@ -2,19 +2,20 @@
 
 "querying AltaVista for the term amoeba turns up far more references to the
 Amoeba distributed operating system than to the unicellular organism": the
-user names a category (here, biology, given by a folder of example texts) and
-the crawler re-ranks a search engine's answers by their similarity to it. As
-in the paper, it first scores each answer's brief description (the snippet:
-"Fast"), shows that ranking at once, then fetches the pages themselves in
-that order ("priority-driven crawling") and scores their full text ("Slow").
+user names a category (here biology, given by a folder of example texts) and
+the answers of a search are re-ranked by their similarity to it. As in the
+paper, each answer's brief description (its title and snippet) is scored first
+("fast") and that ranking shown at once; then the pages themselves are fetched
+in that order, best first (the "priority" order), and their full text scored
+("slow").
 
-The search engine is ours: `webcrawler serve`'s result page is the root, read
-by a classifier for its markup (as SPHINX's AltaVista classifier read
-AltaVista's), so only the classifier knows what a result page looks like.
+The search engine is ours: the answers come from the index `webcrawler index`
+built (read-only, as the query server reads it). Its result pages are not
+crawled: the query server's robots.txt keeps robots out of /search, and a
+toolkit crawl obeys robots.txt like any other.
 
-    python examples/category_rerank.py [SEARCH-URL [CATEGORY-FOLDER]]
-    (SEARCH-URL like http://127.0.0.1:5000/search?q=amoeba; without one, the
-     bundled loopback web is indexed and served first)
+    python examples/category_rerank.py [DATA-DIR [QUERY [CATEGORY-FOLDER]]]
+    (without a data directory, the bundled loopback web is indexed first)
 """
 
 from __future__ import annotations
@@ -24,101 +25,65 @@ import re
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
-from webcrawler.toolkit import CategoryClassifier, Classifier, Crawler, Limits, Link, Page, Regexp
+from webcrawler.index import open_searcher
+from webcrawler.toolkit import CategoryClassifier, Crawler, Limits, Link, Page
 
 BIOLOGY = Path(__file__).parent / "categories" / "biology"
 
 
-class ResultsClassifier(Classifier):
-    """Reads a webcrawler result page: labels each answer's link ``result`` (its rank and
-    snippet as attributes) and the next page of answers ``more-results``."""
-
-    hit = Regexp(r'(?s)<li>\s*<span class="score".*?</li>')
-    href = re.compile(r'<a class="title" href="([^"]*)"')
-    snippet = re.compile(r'(?s)<p class="snippet">(.*?)</p>')
-    title = re.compile(r'(?s)<a class="title"[^>]*>(.*?)</a>')
-
-    def classify(self, page: Page) -> None:
-        answers: dict[str, tuple[int, str]] = {}
-        for rank, region in enumerate(self.hit.find(page), 1):
-            item = page.html[region.start:region.end]
-            found = self.href.search(item)
-            if found:
-                text = " ".join(_text(m[1]) for m in (self.title.search(item),
-                                                      self.snippet.search(item)) if m)
-                answers[_key(found[1])] = (rank, text)
-        for link in page.links:
-            if _key(link.url) in answers:
-                rank, text = answers[_key(link.url)]
-                link.labels.add("result")
-                link.attributes.update(rank=str(rank), snippet=text)
-            elif link.anchor.startswith("Next"):
-                link.labels.add("more-results")
+def answers(data_dir: Path, query: str, count: int = 50) -> list[tuple[int, str, str]]:
+    """(rank, URL, title and snippet as text) of the index's best `count` answers."""
+    with open_searcher(data_dir / "index") as searcher:
+        found = searcher.search(query, per_page=count).hits
+    return [(hit.rank, hit.url, hit.title + " " + html.unescape(re.sub(r"<[^>]*>", "", hit.snippet)))
+            for hit in found]
 
 
 class CategoryRerank(Crawler):
-    """Fast scores from snippets, then the pages fetched best-first for the slow scores."""
+    """Fetch the answers best fast score first; score each page's full text (slow)."""
 
     order = "priority"
-    limits = Limits(pages=60, depth=2, seconds=120)
+    limits = Limits(pages=50, depth=0, seconds=120)  # the answers only: no link is followed
 
-    def __init__(self, category: Path | str = BIOLOGY, answers: int = 50, **options: Any) -> None:
+    def __init__(self, found: list[tuple[int, str, str]], category: Path | str = BIOLOGY,
+                 **options: Any) -> None:
         self.category = CategoryClassifier({"biology": str(category)})
-        super().__init__(**options)
-        self.classifiers = [*self.classifiers, ResultsClassifier(), self.category]
-        self.answers = answers
-        self.rank: dict[str, int] = {}
-        self.fast: dict[str, float] = {}
+        self.rank = {url: rank for rank, url, _ in found}
+        self.fast = {url: self.category.scores(text)["biology"] for _, url, text in found}
         self.slow: dict[str, float] = {}
-
-    def score(self, text: str) -> float:
-        """The category similarity of a piece of text (a snippet)."""
-        return self.category.scores(text)["biology"]
+        best_first = sorted(self.fast, key=lambda url: (-self.fast[url], self.rank[url]))
+        super().__init__(roots=best_first, **options)
+        self.classifiers = [*self.classifiers, self.category]
 
     def should_visit(self, link: Link) -> bool:
-        if "more-results" in link.labels:
-            link.priority = float("inf")  # more answers before any answer's page
-            return len(self.rank) < self.answers
-        if "result" not in link.labels or len(self.rank) >= self.answers:
-            return False
-        self.rank[link.url] = len(self.rank) + 1
-        self.fast[link.url] = link.priority = self.score(link.attributes["snippet"])
-        return True
+        return False  # the answers are the roots; their links are not followed
 
     def visit(self, page: Page) -> None:
         if page.url in self.rank:
             self.slow[page.url] = float(page.attributes.get("category-score", 0.0))
 
     def table(self) -> list[tuple[int, float, float | None, str]]:
-        """(original rank, fast score, slow score, URL), best slow score first."""
+        """(search engine's rank, fast score, slow score, URL), best slow score first."""
         rows = [(rank, self.fast[url], self.slow.get(url), url) for url, rank in self.rank.items()]
         return sorted(rows, key=lambda r: (-(r[2] if r[2] is not None else r[1]), r[0]))
 
 
-def _key(url: str) -> str:
-    return unquote(html.unescape(url))
-
-
-def _text(markup: str) -> str:
-    return html.unescape(re.sub(r"<[^>]*>", " ", markup))
-
-
-def main(argv: list[str]) -> None:
-    crawler = CategoryRerank(category=argv[1] if len(argv) > 1 else BIOLOGY, roots=argv[:1])
+def main(data_dir: Path, query: str = "amoeba", category: Path | str = BIOLOGY) -> None:
+    crawler = CategoryRerank(answers(data_dir, query), category)
+    print("fast ranking:", " ".join(crawler.roots), file=sys.stderr)
     summary = crawler.run()
     print("rank   fast   slow  url")
     for rank, fast, slow, url in crawler.table():
-        print(f"{rank:4d} {fast:6.3f} {'' if slow is None else format(slow, '6.3f'):>6}  {url}")
+        print(f"{rank:4d} {fast:6.3f} {'-' if slow is None else format(slow, '6.3f'):>6}  {url}")
     print(summary.line(), file=sys.stderr)
 
 
 if __name__ == "__main__":
     if sys.argv[1:]:
-        main(sys.argv[1:])
+        main(Path(sys.argv[1]), *sys.argv[2:4])
     else:
-        from webcrawler.testing.toolkitweb import serve_search
+        from webcrawler.testing.toolkitweb import indexed_web
 
-        with serve_search("amoeba") as search_url:
-            main([search_url])
+        with indexed_web() as data_dir:
+            main(data_dir)

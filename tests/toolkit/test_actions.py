@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +24,11 @@ from webcrawler.toolkit.actions import (
 )
 
 FAST = Settings(delay=0.0, agents=2, hours=0.02)  # loopback: no politeness delay needed
+
+
+def read_rows(path: Path, header: bool = True) -> list:
+    with path.open(encoding="utf-8", newline="") as lines:
+        return list(csv.DictReader(lines) if header else csv.reader(lines))
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +93,7 @@ def test_extract_tagexp_and_regexp_matches_to_csv_and_jsonl(web, tmp_path):
     photos = ExtractMatches(Regexp(r'<img [^>]*alt="[^"]*"'), tmp_path / "photos.jsonl")
     both = _Both(people, photos)
     crawl(web.url("/faculty/"), both)
-    rows = list(csv.DictReader((tmp_path / "people.csv").open(encoding="utf-8", newline="")))
+    rows = read_rows(tmp_path / "people.csv")
     names = {row["text"] for row in rows if row["url"] == web.url("/faculty/")}
     assert set(web.truth().faculty.values()) <= names
     lines = (tmp_path / "photos.jsonl").read_text(encoding="utf-8").splitlines()
@@ -121,7 +127,7 @@ def test_collect_images_makes_an_album_with_alt_text(web, tmp_path):
     assert {url: image.alt for url, image in album.images.items()} == truth.photos
     page = (tmp_path / "album" / "album.html").read_text(encoding="utf-8")
     assert all(f'src="{url}"' in page for url in truth.photos)
-    rows = list(csv.DictReader((tmp_path / "album" / "images.csv").open(encoding="utf-8")))
+    rows = read_rows(tmp_path / "album" / "images.csv")
     assert len(rows) == 3
 
 
@@ -138,7 +144,7 @@ def test_link_report_names_the_broken_links_and_why(web, tmp_path):
     report = LinkReport(tmp_path / "broken.csv").attach(checker)
     checker.run()
     assert report.closed  # closed by crawl-finished
-    rows = list(csv.DictReader((tmp_path / "broken.csv").open(encoding="utf-8", newline="")))
+    rows = read_rows(tmp_path / "broken.csv")
     assert {row["target"] for row in rows} == web.truth().broken
     ghost = next(row for row in rows if row["target"].endswith("/ghost/home.html"))
     assert ghost["source"] == web.url("/faculty/") and ghost["anchor"] == "Emeritus (page moved)"
@@ -152,7 +158,7 @@ def test_add_to_index_makes_pages_searchable_by_the_query_server(web, tmp_path):
     assert index.added == 6  # the topics page and its five articles
     client = create_app(data, testing=True).test_client()
     answer = client.get("/api/search", query_string={"q": "pseudopods"}).get_json()
-    assert {hit["url"] for hit in answer["hits"]} == {
+    assert {hit["url"] for hit in answer["results"]} == {
         web.url("/topics/amoeba-cell.html"), web.url("/topics/amoeba-pond.html")}
 
 
@@ -196,7 +202,7 @@ def test_hostile_pages_stay_inside_the_folder_in_utf8_and_within_caps(tmp_path):
     saved = (out / "mirror" / latin).read_text(encoding="utf-8")
     assert "Caf\xe9 cr\xe8me" in saved and "iso-8859-1" not in saved
     assert book.left_out == 1  # the big page did not fit under max_chars
-    rows = list(csv.reader((out / "cells.csv").open(encoding="utf-8", newline="")))
+    rows = read_rows(out / "cells.csv", header=False)
     formula = next(r for r in rows if "HYPERLINK" in r[5])
     assert formula[5].startswith("'=")  # a spreadsheet shows it, does not run it
     assert any(r[5] == "Caf\xe9 cr\xe8me" for r in rows)

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlencode
 
 from webcrawler.testing.server import LoopbackWeb, Page, Site
 
@@ -156,11 +155,10 @@ def roots_or_web(argv: list[str], path: str) -> Iterator[list[str]]:
 
 
 @contextmanager
-def serve_search(query: str, data_dir: Path | None = None) -> Iterator[str]:
-    """Our own search engine over the web's topic pages: index them (`webcrawler index`'s
-    path), serve the query server, and yield the result page's URL for `query`."""
+def indexed_web(data_dir: Path | None = None) -> Iterator[Path]:
+    """Our own search engine over the web's topic pages: served, indexed by `webcrawler
+    index`'s code into `data_dir` (a temporary folder by default), which is yielded."""
     from webcrawler.engine.run import run_index
-    from webcrawler.query_server import ServerThread, create_app
     from webcrawler.settings import Settings
 
     with ToolkitWeb() as web, tempfile.TemporaryDirectory() as scratch:
@@ -168,5 +166,4 @@ def serve_search(query: str, data_dir: Path | None = None) -> Iterator[str]:
         settings = Settings(data_dir=folder, agents=2, delay=0.0, hours=0.05,
                             seeds=(web.url("/topics/"),), include=(re.escape(web.url("/topics/")),))
         run_index(settings, progress=False)
-        with ServerThread(create_app(folder), host="127.0.0.1") as server:
-            yield server.url + "search?" + urlencode({"q": query})
+        yield folder
