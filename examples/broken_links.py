@@ -25,13 +25,13 @@ class BrokenLinks(Crawler):
 
     def __init__(self, report: str = "broken-links.csv", **options: Any) -> None:
         super().__init__(**options)
-        self.site = {urlsplit(root).netloc for root in self.roots}
         self.report = LinkReport(report).attach(self)  # sees visited and failed pages
 
     def should_visit(self, link: Link) -> bool:
         """Check hyperlinks found on our own site; pages elsewhere are checked, not explored."""
         source = link.source.url if link.source is not None else ""
-        return "hyperlink" in link.labels and urlsplit(source).netloc in self.site
+        site = {urlsplit(root).netloc for root in self.roots}  # roots may be set after __init__
+        return "hyperlink" in link.labels and urlsplit(source).netloc in site
 
     def visit(self, page: Page) -> None:
         pass  # the report listens to the crawl's events

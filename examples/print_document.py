@@ -26,12 +26,15 @@ class PrintDocument(Crawler):
 
     def __init__(self, out: str = "document.html", **options: Any) -> None:
         super().__init__(**options)
-        folder = self.roots[0].rsplit("/", 1)[0] + "/"
-        self.inside = Regexp("^" + re.escape(folder))
         self.book = Concatenate(out, title="Printable document")
 
+    def inside(self) -> Regexp:
+        """The paper's "regular expression on URLs": the first root's folder and below
+        (read when the crawl runs: `webcrawler crawl --root` sets the roots after __init__)."""
+        return Regexp("^" + re.escape(self.roots[0].rsplit("/", 1)[0] + "/"))
+
     def should_visit(self, link: Link) -> bool:
-        return "hyperlink" in link.labels and self.inside.matches(link.url)
+        return "hyperlink" in link.labels and self.inside().matches(link.url)
 
     def visit(self, page: Page) -> None:
         self.book(page)

@@ -148,7 +148,9 @@ def test_link_report_names_the_broken_links_and_why(web, tmp_path):
     assert {row["target"] for row in rows} == web.truth().broken
     ghost = next(row for row in rows if row["target"].endswith("/ghost/home.html"))
     assert ghost["source"] == web.url("/faculty/") and ghost["anchor"] == "Emeritus (page moved)"
-    assert ghost["status"] == "404" or ghost["reason"] == "http-error"
+    assert (ghost["status"], ghost["reason"]) == ("404", "http-error")
+    moved = next(row for row in rows if row["target"].endswith("/visiting.html"))
+    assert moved["status"] == "404"  # the page it redirects to is missing
 
 
 def test_add_to_index_makes_pages_searchable_by_the_query_server(web, tmp_path):

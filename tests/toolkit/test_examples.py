@@ -63,7 +63,7 @@ def test_broken_links_reports_exactly_the_broken_links(web, tmp_path):
     rows = read_rows(tmp_path / "report.csv")
     assert {row["target"] for row in rows} == web.truth().broken
     assert all(row["source"].startswith(web.url("/")) for row in rows)
-    assert "2 broken" in out
+    assert "3 broken" in out
 
 
 def test_category_rerank_puts_the_organism_first(tmp_path):

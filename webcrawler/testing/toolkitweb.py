@@ -79,7 +79,10 @@ def _department(remote: str) -> dict[str, Page]:
     people = "".join(f'<li><a href="/faculty/{key}/home.html">{name}</a></li>'
                      for key, name in FACULTY.items())
     routes["/faculty/"] = _page("Faculty", f'<ul>{people}<li><a href="/faculty/ghost/home.html">'
-                                "Emeritus (page moved)</a></li></ul>")
+                                "Emeritus (page moved)</a></li>"
+                                '<li><a href="/faculty/visiting.html">Visiting</a></li></ul>')
+    routes["/faculty/visiting.html"] = Page("", status=301,  # a redirect to a missing page
+                                            headers=(("Location", "/faculty/visitors/"),))
     for key, name in FACULTY.items():
         routes[f"/faculty/{key}/home.html"] = _page(name, (
             f'<img src="/faculty/{key}/photo.png" alt="{name}"><p>{name} teaches here.</p>'
@@ -138,7 +141,8 @@ class ToolkitWeb:
             faculty={self.url(f"/faculty/{k}/home.html"): n for k, n in FACULTY.items()},
             photos={self.url(f"/faculty/{k}/photo.png"): n for k, n in FACULTY.items()},
             chapters=[self.url(f"/manual/chapter{n}.html") for n in range(1, len(CHAPTERS) + 1)],
-            broken={self.url("/faculty/ghost/home.html"), remote + "/errata.html"},
+            broken={self.url("/faculty/ghost/home.html"), self.url("/faculty/visiting.html"),
+                    remote + "/errata.html"},
             biology={self.url(f"/topics/{k}.html") for k in BIOLOGY},
             systems={self.url(f"/topics/{k}.html") for k in SYSTEMS})
 

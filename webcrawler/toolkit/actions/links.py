@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.actions.extract import _csv_cell
 
 MAX_LINKS = 1_000_000
+_STATUS = re.compile(r"\b([1-5][0-9][0-9])\b")
 NOT_BROKEN = frozenset({"ok", "unchecked", "robots", "unindexable-type", "excluded", "noindex",
                         "duplicate", "policy", "refused-by-policy"})
 FIELDS = ("source", "target", "anchor", "element", "status", "reason")
@@ -71,8 +73,8 @@ class LinkReport(VisitAction):
         outcome = Outcome(status, "ok" if status < 400 else "http-error")
         self.outcomes[sanitize.defrag(page.url)[0]] = outcome
         origin = getattr(page, "origin", None)
-        if origin is not None:
-            self.outcomes.setdefault(sanitize.defrag(origin.url)[0], outcome)
+        for url in _urls_of(origin) if origin is not None else []:
+            self.outcomes.setdefault(sanitize.defrag(url)[0], outcome)
 
     def failed(self, url: str, reason: str = "failed", status: int | None = None) -> None:
         """The crawler could not retrieve `url` (from the ``page-failed`` event)."""
@@ -86,9 +88,10 @@ class LinkReport(VisitAction):
     def link_failed(self, link: Any) -> None:
         """The ``page-failed`` event's subject: the link whose target could not be retrieved
         (`attributes["failure"]` says why, `attributes["status"]` the HTTP status if any)."""
-        status = str(link.attributes.get("status", ""))
-        self.failed(link.url, link.attributes.get("failure", "failed"),
-                    int(status) if status.isdigit() else None)
+        status = _status(link.attributes)
+        reason = link.attributes.get("failure", "failed")
+        for url in _urls_of(link):
+            self.failed(url, reason, status)
 
     def rows(self) -> list[Row]:
         """Every link with its target's outcome (broken ones only unless `everything`)."""
@@ -116,3 +119,15 @@ def is_broken(row: Row) -> bool:
     """Broken: the target answered an error or could not be reached. A target robots.txt or
     the crawl's own rules kept us from is not known to be broken."""
     return row.reason not in NOT_BROKEN
+
+
+def _urls_of(link: Any) -> list[str]:
+    """The link's URL, and the URL it was redirected from (the one a page links to)."""
+    return [link.url, *([link.attributes["redirected-from"]]
+                        if link.attributes.get("redirected-from") else [])]
+
+
+def _status(attributes: dict[str, str]) -> int | None:
+    """The HTTP status of a failure: `attributes["status"]`, or one named in its detail."""
+    found = _STATUS.search(f'{attributes.get("status", "")} {attributes.get("detail", "")}')
+    return int(found[1]) if found else None
