@@ -1,0 +1,70 @@
+"""`webcrawler crawl FILE.py`: a crawler script run from the command line, in its own process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = '''
+from webcrawler.toolkit import Crawler, Limits, Wildcard
+
+class Leaves(Crawler):
+    leaf = Wildcard("*/?/?")
+    limits = Limits(pages=100)
+
+    def visit(self, page):
+        if self.leaf.matches(page.url):
+            print("leaf", page.url, page.title)
+'''
+
+
+def run_command(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "WEBCRAWLER_DATA": str(tmp_path / "data"), "WEBCRAWLER_AGENTS": "2"}
+    return subprocess.run([sys.executable, "-m", "webcrawler.cli", "crawl", *args],
+                          capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+
+
+def test_crawl_runs_the_class_in_the_file(tree_web, tmp_path):
+    script = tmp_path / "leaves.py"
+    script.write_text(SCRIPT)
+    done = run_command(tmp_path, str(script), "--root", tree_web.url("127.0.6.1", "/"),
+                       "--delay", "0", "--depth", "1")
+    assert done.returncode == 0, done.stderr
+    assert "leaf" not in done.stdout  # depth 1: the leaves (depth 2) are never fetched
+    assert "3 pages visited" in done.stdout and "stopped: queue-empty" in done.stdout
+    done = run_command(tmp_path, str(script), "--root", tree_web.url("127.0.6.1", "/"),
+                       "--delay", "0", "--order", "dfs", "--pages", "3")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("leaf") == 1 and "stopped: limit-pages" in done.stdout
+
+
+def test_crawl_errors_are_one_line(tmp_path):
+    script = tmp_path / "two.py"
+    script.write_text("from webcrawler.toolkit import Crawler\nclass A(Crawler): pass\n"
+                      "class B(Crawler): pass\n")
+    done = run_command(tmp_path, str(script))
+    assert done.returncode == 2 and "name one with --class" in done.stderr
+    done = run_command(tmp_path, str(script), "--class", "A")
+    assert done.returncode == 1 and "A has no roots" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_script_that_runs_at_import_does_not_start_crawls_in_its_agents(tree_web, tmp_path):
+    script = tmp_path / "ten_lines.py"
+    script.write_text(
+        "from webcrawler.toolkit import Crawler, Limits\n"
+        "from webcrawler.settings import Settings\n"
+        "class Titles(Crawler):\n"
+        "    def visit(self, page):\n"
+        "        print(page.title)\n"
+        f"summary = Titles(roots=[{tree_web.url('127.0.6.1', '/')!r}], limits=Limits(pages=2),\n"
+        f"                 settings=Settings(data_dir=__import__('pathlib').Path({str(tmp_path)!r}),"
+        " agents=2, delay=0.0)).run()\n"
+        "print(summary.stop_reason)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["home", "a", "limit-pages"]
+    assert "Traceback" not in done.stderr
