@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
+
+from webcrawler.toolkit.model import Page
+
+if TYPE_CHECKING:
+    from webcrawler.toolkit.crawler import Crawler
 
 log = logging.getLogger(__name__)
 
@@ -24,18 +29,7 @@ log = logging.getLogger(__name__)
 MAX_PAGE_CHARS = 5_000_000
 
 
-class PageLike(Protocol):
-    """The part of the toolkit's `Page` the actions read."""
-
-    url: str
-    title: str
-    text: str
-    html: str
-    depth: int
-    links: list[Any]
-
-
-PagePredicate = Callable[[Any], bool]
+PagePredicate = Callable[[Page], bool]
 
 
 class VisitAction:
@@ -52,7 +46,7 @@ class VisitAction:
         self.skipped = 0  # pages the predicate turned down
         self.closed = False
 
-    def __call__(self, page: Any) -> None:
+    def __call__(self, page: Page) -> None:
         if self.closed:
             raise RuntimeError(f"{type(self).__name__} is closed")
         if self.when is not None and not self.when(page):
@@ -61,7 +55,7 @@ class VisitAction:
         self.handle(page)
         self.done += 1
 
-    def handle(self, page: Any) -> None:
+    def handle(self, page: Page) -> None:
         """Process one page (subclasses)."""
         raise NotImplementedError
 
@@ -77,7 +71,7 @@ class VisitAction:
             log.info("%s: %s", type(self).__name__, self._summary)
         return self._summary
 
-    def attach(self, crawler: Any) -> VisitAction:
+    def attach(self, crawler: Crawler) -> VisitAction:
         """Run this action on every page `crawler` visits and close it when the crawl ends
         (the Workbench's way: no `visit` code to write)."""
         crawler.on("page-visited", self)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
 
 from webcrawler.toolkit.actions import files, sanitize
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
+from webcrawler.toolkit.model import Page
 
 MAX_CHARS = 50_000_000
 STYLE = """body { font-family: Georgia, serif; max-width: 48rem; margin: auto; }
@@ -45,7 +45,7 @@ class Concatenate(VisitAction):
         self._chars = 0
         self.left_out = 0
 
-    def handle(self, page: Any) -> None:
+    def handle(self, page: Page) -> None:
         url, _ = sanitize.defrag(page.url)
         if url in self.order:
             return
@@ -80,7 +80,7 @@ class Concatenate(VisitAction):
         return "".join(sanitize.to_html(child) for child in sanitize.body_children(root))
 
 
-def _section(page: Any, url: str, number: int) -> str:
+def _section(page: Page, url: str, number: int) -> str:
     """The page's body as one ``<section id=pN>``, its ids prefixed with ``pN-``."""
     root = sanitize.clean(sanitize.parse(page.html or ""), url)
     for element in root.iter():

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
+from webcrawler.toolkit.model import Page, Region
+from webcrawler.toolkit.patterns import Pattern
 
 FIELDS = ("url", "depth", "pattern", "start", "end", "text", "html")
 MAX_CELL = 10_000
@@ -34,7 +36,7 @@ _SPACE = re.compile(r"\s+")
 class ExtractMatches(VisitAction):
     """``ExtractMatches(pattern, "out.csv")`` (or ``.jsonl``): every match of `pattern` a row."""
 
-    def __init__(self, pattern: Any, path: str | Path, when: PagePredicate | None = None,
+    def __init__(self, pattern: Pattern, path: str | Path, when: PagePredicate | None = None,
                  format: str | None = None) -> None:  # noqa: A002 - the user's word for it
         super().__init__(when)
         self.pattern = pattern
@@ -49,7 +51,7 @@ class ExtractMatches(VisitAction):
         if self._csv is not None:
             self._csv.writerow(FIELDS)
 
-    def handle(self, page: Any) -> None:
+    def handle(self, page: Page) -> None:
         for region in self.pattern.find(page)[:MAX_ROWS_PER_PAGE]:
             self._write(row_for(page, region, repr(self.pattern)))
 
@@ -65,7 +67,7 @@ class ExtractMatches(VisitAction):
         return f"{self.rows} matches from {self.done} pages written to {self.path}"
 
 
-def row_for(page: Any, region: Any, pattern: str) -> dict[str, Any]:
+def row_for(page: Page, region: Region, pattern: str) -> dict[str, Any]:
     """One match as a row: where it is and what it says."""
     markup = (page.html or "")[region.start:region.end]
     return {"url": page.url, "depth": page.depth, "pattern": pattern, "start": region.start,

@@ -21,10 +21,10 @@ import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from webcrawler.toolkit.actions import files
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
+from webcrawler.toolkit.model import Page
 
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
 MAX_IMAGES = 100_000
@@ -55,7 +55,7 @@ class CollectImages(VisitAction):
         self.fetch = fetch
         self.images: dict[str, Image] = {}
 
-    def handle(self, page: Any) -> None:
+    def handle(self, page: Page) -> None:
         for link in page.links:
             if link.element != "img" or link.url in self.images or len(self.images) >= MAX_IMAGES:
                 continue

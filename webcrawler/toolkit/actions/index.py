@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
-from typing import Any
 
 from webcrawler import urls
 from webcrawler.database import State, check_database, connect
@@ -28,6 +27,7 @@ from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
 from webcrawler.index import check
 from webcrawler.messages import Document
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
+from webcrawler.toolkit.model import Page
 
 COMMIT_EVERY = 200  # pages, as the engine's crawl commits
 
@@ -45,7 +45,7 @@ class AddToIndex(VisitAction):
         self._sink: IndexSink | None = None
         self._run = 0
 
-    def handle(self, page: Any) -> None:
+    def handle(self, page: Page) -> None:
         store, sink = self._open()
         url = urls.try_normalize(page.url)
         if url is None:
@@ -93,7 +93,7 @@ class AddToIndex(VisitAction):
         return f"{self.added} pages added to the index in {self.data_dir}"
 
 
-def _document(page: Any, url: str) -> Document:
+def _document(page: Page, url: str) -> Document:
     """The page as the engine's `Document` message (what an agent would have answered)."""
     body = (page.html or page.text or "").encode("utf-8", errors="replace")
     return Document(job_id=0, url=url, final_url=url, status=getattr(page, "status", 200),

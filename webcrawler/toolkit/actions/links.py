@@ -18,11 +18,15 @@ import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from webcrawler.toolkit.actions import sanitize
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.actions.extract import _csv_cell
+from webcrawler.toolkit.model import Link, Page
+
+if TYPE_CHECKING:
+    from webcrawler.toolkit.crawler import Crawler
 
 MAX_LINKS = 1_000_000
 _STATUS = re.compile(r"\b([1-5][0-9][0-9])\b")
@@ -60,14 +64,14 @@ class LinkReport(VisitAction):
         self.links: list[tuple[str, str, str, str]] = []  # source, target, anchor, element
         self.outcomes: dict[str, Outcome] = {}
 
-    def handle(self, page: Any) -> None:
+    def handle(self, page: Page) -> None:
         self.visited(page)
         for link in page.links:
             if len(self.links) < MAX_LINKS:
                 self.links.append((page.url, sanitize.defrag(link.url)[0],
                                    (link.anchor or "")[:300], link.element))
 
-    def visited(self, page: Any) -> None:
+    def visited(self, page: Page) -> None:
         """`page` was retrieved: its URL, and the link that led to it (redirects), are fine."""
         status = getattr(page, "status", 200)
         outcome = Outcome(status, "ok" if status < 400 else "http-error")
@@ -80,12 +84,12 @@ class LinkReport(VisitAction):
         """The crawler could not retrieve `url` (from the ``page-failed`` event)."""
         self.outcomes[sanitize.defrag(url)[0]] = Outcome(status, reason or "failed")
 
-    def attach(self, crawler: Any) -> LinkReport:
+    def attach(self, crawler: Crawler) -> LinkReport:
         crawler.on("page-failed", self.link_failed)
         super().attach(crawler)
         return self
 
-    def link_failed(self, link: Any) -> None:
+    def link_failed(self, link: Link) -> None:
         """The ``page-failed`` event's subject: the link whose target could not be retrieved
         (`attributes["failure"]` says why, `attributes["status"]` the HTTP status if any)."""
         status = _status(link.attributes)
@@ -121,7 +125,7 @@ def is_broken(row: Row) -> bool:
     return row.reason not in NOT_BROKEN
 
 
-def _urls_of(link: Any) -> list[str]:
+def _urls_of(link: Link) -> list[str]:
     """The link's URL, and the URL it was redirected from (the one a page links to)."""
     return [link.url, *([link.attributes["redirected-from"]]
                         if link.attributes.get("redirected-from") else [])]

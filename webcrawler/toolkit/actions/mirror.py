@@ -20,6 +20,7 @@ from typing import Any
 
 from webcrawler.toolkit.actions import files, sanitize
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
+from webcrawler.toolkit.model import Page
 
 LINK_ATTRIBUTES = {"a": "href", "area": "href", "img": "src", "link": "href"}
 
@@ -34,7 +35,7 @@ class SaveMirror(VisitAction):
         self.saved: dict[str, PurePosixPath] = {}  # URL (no fragment) -> file, in crawl order
         self._taken: set[PurePosixPath] = set()
 
-    def handle(self, page: Any) -> None:
+    def handle(self, page: Page) -> None:
         url, _ = sanitize.defrag(page.url)
         if url in self.saved:
             return
