@@ -23,7 +23,11 @@ from webcrawler.toolkit.actions import (
     SaveMirror,
 )
 
-FAST = Settings(delay=0.0, agents=2, hours=0.02)  # loopback: no politeness delay needed
+
+@pytest.fixture(scope="module")
+def fast(tmp_path_factory) -> Settings:
+    """Loopback needs no politeness delay; the crawl's lease files go to a scratch folder."""
+    return Settings(delay=0.0, agents=2, hours=0.02, data_dir=tmp_path_factory.mktemp("leases"))
 
 
 def read_rows(path: Path, header: bool = True) -> list:
@@ -43,7 +47,7 @@ class Below(Crawler):
     limits = Limits(pages=50, depth=4, seconds=60)
 
     def __init__(self, prefix: str, action, **options) -> None:
-        super().__init__(settings=FAST, **options)
+        super().__init__(**options)
         self.prefix, self.action = prefix, action
 
     def should_visit(self, link) -> bool:
@@ -53,16 +57,17 @@ class Below(Crawler):
         self.action(page)
 
 
-def crawl(root: str, action, prefix: str | None = None):
+def crawl(settings: Settings, root: str, action, prefix: str | None = None):
     with action:
-        summary = Below(prefix or root.rsplit("/", 1)[0] + "/", action, roots=[root]).run()
+        summary = Below(prefix or root.rsplit("/", 1)[0] + "/", action, roots=[root],
+                        settings=settings).run()
     assert summary.callback_errors == 0
     return summary
 
 
-def test_mirror_saves_pages_with_links_to_the_local_copies(web, tmp_path):
+def test_mirror_saves_pages_with_links_to_the_local_copies(web, tmp_path, fast):
     mirror = SaveMirror(tmp_path / "m")
-    crawl(web.url("/manual/index.html"), mirror)
+    crawl(fast, web.url("/manual/index.html"), mirror)
     truth = web.truth()
     assert set(truth.chapters) <= set(mirror.saved)
     chapter1 = (tmp_path / "m" / mirror.saved[truth.chapters[0]]).read_text(encoding="utf-8")
@@ -74,9 +79,9 @@ def test_mirror_saves_pages_with_links_to_the_local_copies(web, tmp_path):
     assert all(url in contents for url in truth.chapters)
 
 
-def test_concatenate_keeps_crawl_order_with_page_breaks_and_no_scripts(web, tmp_path):
+def test_concatenate_keeps_crawl_order_with_page_breaks_and_no_scripts(web, tmp_path, fast):
     book = Concatenate(tmp_path / "book.html", title="The manual")
-    crawl(web.url("/manual/index.html"), book)
+    crawl(fast, web.url("/manual/index.html"), book)
     text = (tmp_path / "book.html").read_text(encoding="utf-8")
     chapters = web.truth().chapters
     positions = [text.index(f'<div class="url">{url}</div>') for url in chapters]
@@ -88,11 +93,11 @@ def test_concatenate_keeps_crawl_order_with_page_breaks_and_no_scripts(web, tmp_
     assert f'id="p{book.order[chapters[0]]}-top"' in text  # ids made unique per page
 
 
-def test_extract_tagexp_and_regexp_matches_to_csv_and_jsonl(web, tmp_path):
+def test_extract_tagexp_and_regexp_matches_to_csv_and_jsonl(web, tmp_path, fast):
     people = ExtractMatches(Tagexp("<li><a></a></li>"), tmp_path / "people.csv")
     photos = ExtractMatches(Regexp(r'<img [^>]*alt="[^"]*"'), tmp_path / "photos.jsonl")
     both = _Both(people, photos)
-    crawl(web.url("/faculty/"), both)
+    crawl(fast, web.url("/faculty/"), both)
     rows = read_rows(tmp_path / "people.csv")
     names = {row["text"] for row in rows if row["url"] == web.url("/faculty/")}
     assert set(web.truth().faculty.values()) <= names
@@ -120,9 +125,9 @@ class _Both:
             action.close()
 
 
-def test_collect_images_makes_an_album_with_alt_text(web, tmp_path):
+def test_collect_images_makes_an_album_with_alt_text(web, tmp_path, fast):
     album = CollectImages(tmp_path / "album")
-    crawl(web.url("/faculty/"), album)
+    crawl(fast, web.url("/faculty/"), album)
     truth = web.truth()
     assert {url: image.alt for url, image in album.images.items()} == truth.photos
     page = (tmp_path / "album" / "album.html").read_text(encoding="utf-8")
@@ -131,7 +136,7 @@ def test_collect_images_makes_an_album_with_alt_text(web, tmp_path):
     assert len(rows) == 3
 
 
-def test_link_report_names_the_broken_links_and_why(web, tmp_path):
+def test_link_report_names_the_broken_links_and_why(web, tmp_path, fast):
     site = web.web.name("127.0.13.1")
 
     class Checker(Crawler):
@@ -140,7 +145,7 @@ def test_link_report_names_the_broken_links_and_why(web, tmp_path):
         def should_visit(self, link) -> bool:
             return "hyperlink" in link.labels and site in (link.source.url if link.source else "")
 
-    checker = Checker(roots=[web.url("/")], settings=FAST)
+    checker = Checker(roots=[web.url("/")], settings=fast)
     report = LinkReport(tmp_path / "broken.csv").attach(checker)
     checker.run()
     assert report.closed  # closed by crawl-finished
@@ -153,10 +158,10 @@ def test_link_report_names_the_broken_links_and_why(web, tmp_path):
     assert moved["status"] == "404"  # the page it redirects to is missing
 
 
-def test_add_to_index_makes_pages_searchable_by_the_query_server(web, tmp_path):
+def test_add_to_index_makes_pages_searchable_by_the_query_server(web, tmp_path, fast):
     data = tmp_path / "data"
     index = AddToIndex(data)
-    crawl(web.url("/topics/"), index)
+    crawl(fast, web.url("/topics/"), index)
     assert index.added == 6  # the topics page and its five articles
     client = create_app(data, testing=True).test_client()
     answer = client.get("/api/search", query_string={"q": "pseudopods"}).get_json()
@@ -185,14 +190,14 @@ def _hostile(path: str) -> Page | None:
     return Page(f"<html><body><p>{path}</p><script>alert(1)</script></body></html>")
 
 
-def test_hostile_pages_stay_inside_the_folder_in_utf8_and_within_caps(tmp_path):
+def test_hostile_pages_stay_inside_the_folder_in_utf8_and_within_caps(tmp_path, fast):
     out = tmp_path / "out"
     with LoopbackWeb([Site(HOSTILE_ADDRESS, _hostile)]) as hostile:
         root = hostile.url(HOSTILE_ADDRESS, "/")
         mirror = SaveMirror(out / "mirror")
         book = Concatenate(out / "book.html", max_chars=100_000)
         cells = ExtractMatches(Regexp(r"<p class=cell>.*?</p>"), out / "cells.csv")
-        crawl(root, _Both(mirror, book, cells), prefix=root)
+        crawl(fast, root, _Both(mirror, book, cells), prefix=root)
     assert len(mirror.saved) == 7
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert all(out in p.parents for p in written)  # nothing escaped the folders
