@@ -21,6 +21,7 @@ from webcrawler.toolkit.actions import (
     ExtractMatches,
     LinkReport,
     SaveMirror,
+    files,
 )
 
 
@@ -213,3 +214,24 @@ def test_hostile_pages_stay_inside_the_folder_in_utf8_and_within_caps(tmp_path, 
     formula = next(r for r in rows if "HYPERLINK" in r[5])
     assert formula[5].startswith("'=")  # a spreadsheet shows it, does not run it
     assert any(r[5] == "Caf\xe9 cr\xe8me" for r in rows)
+
+
+@pytest.mark.parametrize("url", [
+    "http://h/../../etc/passwd", "http://h/%2e%2e/%2e%2e/x", "http://h/a/..", "http://h/..%2F..%2Fx",
+    "http://h/a%00b/c", "http://h/" + "x/" * 50 + "y", "http://h/" + "z" * 500, "http://h/?a=/../..",
+    "http://h:8080/.hidden", "http://../x", "http://h/%ff%fe.html"])
+def test_a_url_never_names_a_file_outside_the_folder(tmp_path, url):
+    """Without the URL normaliser in between: `local_name` alone keeps any URL inside."""
+    name = files.local_name(url)
+    assert all(part not in ("", ".", "..") and len(part) <= files.MAX_SEGMENT + 5
+               for part in name.parts)
+    written = files.write_text(tmp_path / "out", name, "x")
+    assert (tmp_path / "out") in written.parents
+
+
+def test_a_planted_symlink_is_refused(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "h").symlink_to(tmp_path)  # out/h -> outside the folder
+    with pytest.raises(files.UnsafePath):
+        files.write_text(tmp_path / "out", files.local_name("http://h/x.html"), "x")
+    assert not (tmp_path / "x.html").exists()
