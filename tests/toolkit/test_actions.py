@@ -171,6 +171,12 @@ def test_add_to_index_makes_pages_searchable_by_the_query_server(web, tmp_path, 
 
 
 HOSTILE_ADDRESS = "127.0.13.3"
+SCRIPTS = """<a href="JaVaScRiPt:alert(1)">1</a><a href="java&#x0A;script:alert(2)">2</a>
+<svg><script>alert(3)</script><a xlink:href="javascript:alert(4)">4</a></svg>
+<img src=x onerror=alert(5)><iframe srcdoc="<script>alert(6)</script>"></iframe>
+<object data="javascript:alert(7)"></object><form action="javascript:alert(8)"></form>
+<meta http-equiv=refresh content="0;url=javascript:alert(9)"><embed src="javascript:alert(10)">
+<style>body{background:url(javascript:alert(11))}</style><base href="http://example.invalid/">"""
 
 
 def _hostile(path: str) -> Page | None:
@@ -181,7 +187,10 @@ def _hostile(path: str) -> Page | None:
                     '<a href="/' + "n" * 400 + '.html">3</a>'
                     '<a href="/latin1.html">4</a><a href="/big.html">5</a>'
                     '<a href="/q?x=../../up&y=/etc">6</a>'
+                    '<a href="/scripts.html">7</a>'
                     '<p class=cell>=HYPERLINK("http://example.invalid")</p></body></html>')
+    if path == "/scripts.html":
+        return Page(f"<html><head>{SCRIPTS}</head><body>{SCRIPTS}</body></html>")
     if path == "/latin1.html":
         return Page("<html><head><meta charset=iso-8859-1><title>Caf\xe9</title></head>"
                     "<body><p class=cell>Caf\xe9 cr\xe8me</p></body></html>".encode("latin-1"),
@@ -199,13 +208,13 @@ def test_hostile_pages_stay_inside_the_folder_in_utf8_and_within_caps(tmp_path, 
         book = Concatenate(out / "book.html", max_chars=100_000)
         cells = ExtractMatches(Regexp(r"<p class=cell>.*?</p>"), out / "cells.csv")
         crawl(fast, root, _Both(mirror, book, cells), prefix=root)
-    assert len(mirror.saved) == 7
+    assert len(mirror.saved) == 8
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert all(out in p.parents for p in written)  # nothing escaped the folders
     assert all(len(p.name) <= 90 for p in written)
     for path in written:
         text = path.read_text(encoding="utf-8")  # every file is valid UTF-8
-        assert "<script" not in text
+        assert "<script" not in text and "alert(" not in text and "<base" not in text
     latin = next(p for u, p in mirror.saved.items() if u.endswith("/latin1.html"))
     saved = (out / "mirror" / latin).read_text(encoding="utf-8")
     assert "Caf\xe9 cr\xe8me" in saved and "iso-8859-1" not in saved
