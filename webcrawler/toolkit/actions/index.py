@@ -1,0 +1,103 @@
+"""Add visited pages to the search index, as `webcrawler index` does, so `webcrawler serve` finds them.
+
+SPHINX lists "full text indexing" first among the services crawlers perform
+(Miller and Bharat 1998, section 1); here a personal crawler feeds our own
+engine. Pages go the engine's way: a `documents` row through the crawl's
+store (`engine.store.CrawlStore`, server and counters kept), and the page's
+text into the index outbox in the same transaction (`engine.indexer.IndexSink`),
+which the index process commits. So the data directory stays one the query
+server, `webcrawler stats` and `webcrawler index --reindex` understand.
+
+The database and index are opened on the first page (a predicate that never
+holds opens nothing) and checked first: a damaged one stops the action with
+the engine's own error. Only one writer may use a data directory at a time: do
+not run this beside `webcrawler index` on the same directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+from webcrawler import urls
+from webcrawler.database import State, check_database, connect
+from webcrawler.engine.indexer import IndexSink
+from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
+from webcrawler.index import check
+from webcrawler.messages import Document
+from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
+from webcrawler.toolkit.model import Page
+
+COMMIT_EVERY = 200  # pages, as the engine's crawl commits
+
+
+class AddToIndex(VisitAction):
+    """``AddToIndex("webcrawler-data")``: every visited page stored and indexed there."""
+
+    def __init__(self, data_dir: str | Path = "webcrawler-data", when: PagePredicate | None = None,
+                 db_url: str = "") -> None:
+        super().__init__(when)
+        self.data_dir = Path(data_dir)
+        self.db_url = db_url or f"sqlite:///{self.data_dir / 'webcrawler.db'}"
+        self.added = 0
+        self._store: CrawlStore | None = None
+        self._sink: IndexSink | None = None
+        self._run = 0
+
+    def handle(self, page: Page) -> None:
+        store, sink = self._open()
+        url = urls.try_normalize(page.url)
+        if url is None:
+            return
+        origin, path = urls.split(url)
+        server = store.server(origin) or store.add_server(origin, time.time())
+        ids, _ = store.add_urls(server, [NewURL(path, page.depth)], time.time())
+        entry = FrontierEntry(ids[path], server.id, path, page.depth)
+        document = _document(page, url)
+        store.record_fetch(entry, State.FETCHED, document.checksum, time.time(), reason=None,
+                           status=document.status, content_type=document.content_type[:128],
+                           title=document.title[:1000], length=document.length)
+        server.docs_fetched += 1
+        sink.add(entry.doc_id, document)
+        self.added += 1
+        if self.added % COMMIT_EVERY == 0:
+            self._commit()
+
+    def _open(self) -> tuple[CrawlStore, IndexSink]:
+        if self._store is None or self._sink is None:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            check_database(self.db_url)
+            check(self.data_dir / "index")
+            self._store = CrawlStore(connect(self.db_url))
+            self._run = self._store.start_run(mode="toolkit")
+            self._sink = IndexSink(self._store, self.data_dir / "index")
+        return self._store, self._sink
+
+    def _commit(self, ended: bool = False) -> None:
+        assert self._store is not None and self._sink is not None
+        self._store.update_run(self._run, self.added, 0, ended=ended,
+                               stop_reason="finished" if ended else None)
+        self._store.commit()
+        self._sink.commit()
+
+    def finish(self) -> str:
+        if self._store is None or self._sink is None:
+            return f"no pages added to the index in {self.data_dir}"
+        try:
+            self._commit(ended=True)
+            self._sink.close()
+        finally:
+            self._store.close()
+            self._store.engine.dispose()
+        return f"{self.added} pages added to the index in {self.data_dir}"
+
+
+def _document(page: Page, url: str) -> Document:
+    """The page as the engine's `Document` message (what an agent would have answered)."""
+    body = (page.html or page.text or "").encode("utf-8", errors="replace")
+    return Document(job_id=0, url=url, final_url=url, status=getattr(page, "status", 200),
+                    content_type=getattr(page, "content_type", "text/html"), charset="utf-8",
+                    title=page.title or "", text=page.text or "",
+                    length=getattr(page, "length", 0) or len(body),
+                    checksum=hashlib.blake2b(body, digest_size=16).hexdigest())
