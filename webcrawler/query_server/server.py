@@ -140,6 +140,8 @@ class ServerThread:
         self.server = make_server(app, host=host, port=port, threads=threads)
         self.url = f"http://{_url_host(host)}:{self.server.effective_port}/"
         self._stopping = threading.Event()
+        self._closing = threading.Lock()  # the trigger is pulled before the loop closes it
+        self._closed = False
         self._thread = threading.Thread(target=self._loop, name="query-server", daemon=True)
 
     def __enter__(self) -> ServerThread:
@@ -154,8 +156,10 @@ class ServerThread:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop serving: running requests finish, then every socket is closed."""
-        self._stopping.set()
-        self.server.pull_trigger()  # wake the loop from select()
+        with self._closing:
+            self._stopping.set()
+            if not self._closed:  # a closed trigger's descriptor may already be someone else's
+                self.server.pull_trigger()  # wake the loop from select()
         self._thread.join(timeout)
 
     def _loop(self) -> None:
@@ -164,5 +168,7 @@ class ServerThread:
             while not self._stopping.is_set():
                 wasyncore.loop(timeout=0.5, map=connections, count=1)
         finally:
-            self.server.task_dispatcher.shutdown()
-            wasyncore.close_all(connections)
+            with self._closing:
+                self._closed = True
+                self.server.task_dispatcher.shutdown()
+                wasyncore.close_all(connections)
