@@ -68,3 +68,22 @@ def test_a_script_that_runs_at_import_does_not_start_crawls_in_its_agents(tree_w
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["home", "a", "limit-pages"]
     assert "Traceback" not in done.stderr
+
+
+def test_the_crawlers_own_init_sees_the_roots_given_and_its_errors_are_one_line(tree_web, tmp_path):
+    script = tmp_path / "init.py"
+    script.write_text(
+        "from webcrawler.toolkit import Crawler\n"
+        "class Own(Crawler):\n"
+        "    def __init__(self, **kw):\n"
+        "        super().__init__(**kw)\n"
+        "        self.first = self.roots[0]\n"  # IndexError when the roots come too late
+        "    def visit(self, page):\n"
+        "        print('from', self.first, 'visited', page.url)\n")
+    root = tree_web.url("127.0.6.1", "/")
+    done = run_command(tmp_path, str(script), "--root", root, "--delay", "0", "--depth", "0")
+    assert done.returncode == 0, done.stderr
+    assert f"from {root} visited {root}" in done.stdout
+    done = run_command(tmp_path, str(script))
+    assert done.returncode == 1 and "Own(): IndexError" in done.stderr
+    assert "Traceback" not in done.stderr

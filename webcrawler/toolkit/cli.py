@@ -53,6 +53,22 @@ def _pick(module: Any, path: Path, name: str | None) -> type[Crawler]:
     return next(iter(found.values()))
 
 
+def construct(cls: type[Crawler], roots: tuple[str, ...]) -> Crawler:
+    """`cls(roots=...)`, so that the crawler's own __init__ sees the roots given on the
+    command line; a constructor that raises is one line, not a traceback."""
+    try:
+        try:
+            return cls(roots=list(roots)) if roots else cls()
+        except TypeError:  # an __init__ that takes no roots: set them afterwards
+            if not roots:
+                raise
+            crawler = cls()
+            crawler.roots = list(roots)
+            return crawler
+    except Exception as exc:  # noqa: BLE001 - the user's code: one line, not a traceback
+        raise click.ClickException(f"{cls.__name__}(): {type(exc).__name__}: {exc}") from None
+
+
 class ProgressLine:
     """A progress line on stderr, redrawn in place on a terminal, every few seconds otherwise."""
 
@@ -94,10 +110,7 @@ def crawl_command(file: Path, roots: tuple[str, ...], pages: int | None, depth: 
                   seconds: float | None, order: str | None, class_name: str | None,
                   agents: int | None, delay: float | None) -> None:
     """Run the personal crawler (a Crawler subclass) defined in FILE (docs/toolkit.md)."""
-    cls = load_crawler(file, class_name)
-    crawler = cls()
-    if roots:
-        crawler.roots = list(roots)
+    crawler = construct(load_crawler(file, class_name), roots)
     changes = {k: v for k, v in {"pages": pages, "depth": depth, "seconds": seconds}.items()
                if v is not None}
     crawler.limits = dataclasses.replace(crawler.limits, **changes)
