@@ -125,6 +125,7 @@ documents = Table(
     Column("times_unmodified", Integer, nullable=False, default=0, server_default="0"),  # 304s and identical bodies
     Column("change_bucket", SmallInteger, nullable=False, default=0, server_default="0"),  # 0-255
     Column("next_due", Float),
+    Column("first_fetch", Float),  # with last_fetch, the span the change history covers
     Column("sketch", LargeBinary),
     UniqueConstraint("server_id", "path", name="uq_document_url"),
 )
