@@ -286,7 +286,8 @@ class Crawler:
                 self.recrawl.dispatched(now)
             entry = job.entry
             pool.submit(Retrieve(self._job_ids, url, kind, entry.etag if entry else "",
-                                 entry.last_modified if entry else ""))
+                                 entry.last_modified if entry else "",
+                                 sketch=self.recrawl is not None))
 
     def _job_for(self, server: ServerState, now: float) -> _Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
