@@ -316,6 +316,8 @@ class Crawler:
             if reason is None:
                 return _Job(server, entry)
             self.store.finish(entry, State.EXCLUDED, reason=reason)
+            if entry.recrawl:  # stored before, excluded now (robots.txt changed): out of the index
+                self.sink.remove(entry.doc_id)
             self.stats.excluded[reason] += 1
         else:
             server.capped = True
