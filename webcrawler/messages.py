@@ -43,11 +43,19 @@ class Reason:
 @dataclass(frozen=True, slots=True)
 class Retrieve:
     """"Retrieve this URL." `kind` is "document", "robots", or "page" (a document whose
-    answer also carries its decoded markup, for the personal-crawler toolkit)."""
+    answer also carries its decoded markup, for the personal-crawler toolkit).
+
+    A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
+    the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`
+    asks for the text's shingle sketch (about 1 ms a page: only incremental crawls pay it).
+    """
 
     job_id: int
     url: str
     kind: str = "document"
+    etag: str = ""
+    last_modified: str = ""
+    sketch: bool = False  # make the text's shingle sketch (an incremental crawl compares them)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +92,20 @@ class Document:
     last_modified: str = ""
     etag: str = ""
     html: str = ""  # the decoded body, only for `Retrieve(kind="page")` (the toolkit's Page.html)
+    sketch: bytes = b""  # the text's shingle sketch (recrawl/changes.py) when Retrieve asked
+    headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
+    body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
+
+
+@dataclass(frozen=True, slots=True)
+class NotModified:
+    """The server answered 304 to a conditional GET: the stored copy is current, no body came."""
+
+    job_id: int
+    url: str
+    etag: str = ""
+    last_modified: str = ""
+    elapsed: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +150,7 @@ class RobotsFile:
     elapsed: float = 0.0
 
 
-Answer = Document | Redirect | Failure | RobotsFile
+Answer = Document | NotModified | Redirect | Failure | RobotsFile
 
 
 @dataclass(frozen=True, slots=True)
