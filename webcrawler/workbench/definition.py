@@ -31,6 +31,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from webcrawler.urls import try_normalize
+
 ORDERS = ("bfs", "dfs", "priority")
 SCOPES = ("server", "subtree", "anywhere")
 ACTIONS = ("save", "concatenate", "extract", "images", "links", "index")
@@ -118,10 +120,10 @@ def _roots(value: Any) -> tuple[str, ...]:
         url = _text(item, f"roots[{i}]")
         try:
             parts = urlsplit(url)
-            host = parts.hostname
+            scheme, host = parts.scheme, parts.hostname
         except ValueError:
-            host = None
-        if parts.scheme not in ("http", "https") or not host:
+            scheme, host = "", None
+        if scheme not in ("http", "https") or not host or try_normalize(url) is None:
             raise DefinitionError(f"roots[{i}] is not an http(s) URL: {url[:100]!r}")
         roots.append(url)
     return tuple(roots)
