@@ -10,7 +10,9 @@ from collections.abc import Callable
 import psutil
 
 from tests.workbench.conftest import CHAPTERS, Workbench, docs_pages
+from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site
+from webcrawler.workbench.crawls import Crawls
 
 
 def manual(web: LoopbackWeb, **more: object) -> dict:
@@ -52,6 +54,11 @@ def test_a_crawl_runs_streams_its_events_and_its_result_is_the_manual_in_order(
     status, listing = workbench.call("GET", "/api/crawls")
     assert [c["id"] for c in listing["crawls"]] == [started["id"]]
     assert listing["crawls"][0]["definition"]["name"] == "The manual"
+    # what a restarted workbench lists: the finished crawl, its definition and its result
+    kept = Crawls(workbench.data_dir / "workbench", Settings(), None, 1).all()
+    assert [(c.id, c.state, c.view()["definition"], c.result_path()) for c in kept] == \
+        [(started["id"], "done", view["definition"],
+          workbench.data_dir / "workbench" / started["id"] / "document.html")]
 
 
 def test_follow_rules_and_the_page_predicate_narrow_the_crawl(
@@ -116,24 +123,3 @@ def test_stop_ends_every_process_of_the_crawl_and_keeps_what_it_found(
     assert not [p for p in crawl_processes if psutil.pid_exists(p)
                 and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
     assert bench.descendants() == []
-
-
-def test_finished_crawls_stay_listed_with_their_definitions_after_a_restart(
-        make_workbench: Callable[..., Workbench], docs_web: LoopbackWeb) -> None:
-    first = make_workbench(name="kept")
-    _, started = first.call("POST", "/api/crawls", manual(docs_web))
-    first.wait(started["id"])
-    first.process.terminate()
-    first.process.wait(20)
-    second = make_workbench(name="kept")
-    listing = second.call("GET", "/api/crawls")[1]["crawls"]
-    assert [(c["id"], c["state"], c["result"]) for c in listing] == [(started["id"], "done",
-                                                                      "document.html")]
-    assert listing[0]["definition"] == first_definition(manual(docs_web))
-    assert second.call("GET", started["result_url"])[0] == 200
-
-
-def first_definition(given: dict) -> dict:
-    from webcrawler.workbench.definition import parse
-
-    return parse(given, {"pages": 1000, "seconds": 600, "bytes": 100_000_000}).as_json()

@@ -153,7 +153,7 @@ def workbench_command(data_dir: Path | None, host: str, port: int, threads: int,
     """The Crawler Workbench: define, run and watch crawls in the browser (docs/workbench.md)."""
     from webcrawler.query_server import ServeError, make_server
     from webcrawler.query_server.server import exposure_warning
-    from webcrawler.workbench import create_app
+    from webcrawler.workbench.app import create_app
 
     data_dir = data_dir or from_environment().data_dir
     warning = exposure_warning(host)
