@@ -42,8 +42,8 @@ def test_time_limit(settings):
         crawler = Crawler(roots=[web.url("127.0.6.2", "/n/0")], limits=Limits(seconds=1.0),
                           settings=settings)
         summary = crawler.run()
-    assert summary.stop_reason == "limit-time"
-    assert summary.pages > 1
+    assert summary.stop_reason == "limit-time"  # the web never ends: only the clock stops it
+    assert summary.seconds >= 1.0
 
 
 def test_depth_limit_ends_a_trap(settings):

@@ -35,6 +35,9 @@ class Crawler:
     classifiers: list[Classifier] | None = None  # None: [StandardClassifier()]
     policy: RequestPolicy | None = None
     settings: Settings | None = None
+    aborted: bool = False
+    summary: Summary | None = None
+    _events: Events | None = None
 
     def __init__(self, roots: Iterable[str] | None = None, limits: Limits | None = None,
                  order: str | None = None, classifiers: list[Classifier] | None = None,
@@ -49,9 +52,7 @@ class Crawler:
         self.settings = settings or type(self).settings
         for name, value in attributes.items():
             setattr(self, name, value)
-        self.events = Events()
-        self.aborted = False
-        self.summary: Summary | None = None
+        self._events = Events()
 
     # --- the two callbacks ------------------------------------------------
     def should_visit(self, link: Link) -> bool:
@@ -71,6 +72,14 @@ class Crawler:
     def abort(self) -> None:
         """Stop the crawl soon (from a callback or another thread): stop reason "aborted"."""
         self.aborted = True
+
+    @property
+    def events(self) -> Events:
+        """The listeners and the callback errors (made on first use, for subclasses whose
+        __init__ does not call Crawler's)."""
+        if self._events is None:
+            self._events = Events()
+        return self._events
 
     @property
     def errors(self) -> list[CallbackError]:

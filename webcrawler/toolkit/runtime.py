@@ -34,6 +34,7 @@ from webcrawler.messages import Document, Failure, Reason, Redirect, Retrieve, R
 from webcrawler.robots import RobotsRules
 from webcrawler.settings import Settings
 from webcrawler.toolkit.agents import start_pool
+from webcrawler.toolkit.classifiers import StandardClassifier
 from webcrawler.toolkit.gate import REFUSED, PolicedPool
 from webcrawler.toolkit.model import Limits, Link, Page, Summary
 from webcrawler.toolkit.pages import make_page
@@ -58,6 +59,8 @@ class CrawlRun:
         self.events = crawler.events
         self.settings = settings
         self.limits: Limits = crawler.limits
+        given = crawler.classifiers
+        self.classifiers = list(given) if given is not None else [StandardClassifier()]
         self.ready = ReadyLinks(crawler.order)
         self.scheduler = Scheduler(settings.delay, self.ready.servers)
         self.leases = ServerLeases(settings.data_dir / "leases")
@@ -214,7 +217,7 @@ class CrawlRun:
     def visit(self, page: Page) -> None:
         """Classify, tell the listeners, visit, then offer the links (unless a leaf)."""
         guard, url = self.events.guard, page.url
-        for classifier in self.crawler.classifiers:
+        for classifier in self.classifiers:
             guard(f"{type(classifier).__name__}.classify", url, classifier.classify, page)
         self.events.emit("page-retrieved", page, url)
         guard("visit", url, self.crawler.visit, page)
