@@ -75,7 +75,7 @@
   function newGraph() {
     if (cy) cy.destroy();
     cy = cytoscape({
-      container: $("graph"), wheelSensitivity: 0.3, minZoom: 0.05, maxZoom: 4,
+      container: $("graph"), minZoom: 0.05, maxZoom: 1.5,
       style: [
         { selector: "node", style: { width: 10, height: 10, "background-color": "#b0b0b0",
                                      "border-width": 0 } },
@@ -163,7 +163,7 @@
           $("c-" + k).textContent = event[k];
         }
         break;
-      case "finished": $("message").textContent = event.action || ""; break;
+      case "finished": $("message").textContent = event.action || ""; $("message").className = "note"; break;
     }
   }
 
@@ -209,12 +209,16 @@
 
   async function run(d) {
     $("message").textContent = "";
+    $("message").className = "";
+    $("c-state").textContent = "starting";
+    for (const k of ["nodes", "visited", "queued", "skipped", "failed", "bytes", "rate"]) $("c-" + k).textContent = 0;
     $("json").value = JSON.stringify(d, null, 2);
     if (source) source.close();
     try {
       follow(await call("POST", "/api/crawls", d));
     } catch (error) {
       $("message").textContent = error.message;
+      $("c-state").textContent = "refused";
     }
   }
 
