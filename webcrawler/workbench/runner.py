@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 MAX_SKIPPED = 2000  # skipped links shown as nodes (all are counted)
 MAX_EDGES = 50_000  # edges between known pages sent (all links are still crawled)
-COUNTER_EVERY = 0.5  # seconds between counter events
+COUNTER_EVERY = 0.5  # seconds between counter events (and after every page visited or failed)
 SETTINGS = ("data_dir", "agents", "delay", "connect_timeout", "read_timeout", "total_timeout",
             "robots_token")  # the engine settings a workbench passes to its crawls
 
@@ -86,13 +86,13 @@ class EventFeed:
         self.emit({"t": "visited", "url": page.url, "link": origin, "title": page.title[:300],
                    "depth": page.depth, "matched": bool(self.crawler.predicate(page)),
                    "category": page.attributes.get("category", ""), "bytes": page.length})
-        self.tick()
+        self.tick(force=True)
 
     def failed(self, link: Link) -> None:
         self.counts["failed"] += 1
         self.emit({"t": "failed", "url": link.url,
                    "why": link.attributes.get("failure", "") + ": " + link.attributes.get("detail", "")})
-        self.tick()
+        self.tick(force=True)
 
     def tick(self, force: bool = False) -> None:
         now = time.monotonic()
