@@ -21,9 +21,14 @@ from webcrawler.toolkit.actions import (
     ExtractMatches,
     LinkReport,
     SaveMirror,
+    files,
 )
 
-FAST = Settings(delay=0.0, agents=2, hours=0.02)  # loopback: no politeness delay needed
+
+@pytest.fixture(scope="module")
+def fast(tmp_path_factory) -> Settings:
+    """Loopback needs no politeness delay; the crawl's lease files go to a scratch folder."""
+    return Settings(delay=0.0, agents=2, hours=0.02, data_dir=tmp_path_factory.mktemp("leases"))
 
 
 def read_rows(path: Path, header: bool = True) -> list:
@@ -43,7 +48,7 @@ class Below(Crawler):
     limits = Limits(pages=50, depth=4, seconds=60)
 
     def __init__(self, prefix: str, action, **options) -> None:
-        super().__init__(settings=FAST, **options)
+        super().__init__(**options)
         self.prefix, self.action = prefix, action
 
     def should_visit(self, link) -> bool:
@@ -53,16 +58,17 @@ class Below(Crawler):
         self.action(page)
 
 
-def crawl(root: str, action, prefix: str | None = None):
+def crawl(settings: Settings, root: str, action, prefix: str | None = None):
     with action:
-        summary = Below(prefix or root.rsplit("/", 1)[0] + "/", action, roots=[root]).run()
+        summary = Below(prefix or root.rsplit("/", 1)[0] + "/", action, roots=[root],
+                        settings=settings).run()
     assert summary.callback_errors == 0
     return summary
 
 
-def test_mirror_saves_pages_with_links_to_the_local_copies(web, tmp_path):
+def test_mirror_saves_pages_with_links_to_the_local_copies(web, tmp_path, fast):
     mirror = SaveMirror(tmp_path / "m")
-    crawl(web.url("/manual/index.html"), mirror)
+    crawl(fast, web.url("/manual/index.html"), mirror)
     truth = web.truth()
     assert set(truth.chapters) <= set(mirror.saved)
     chapter1 = (tmp_path / "m" / mirror.saved[truth.chapters[0]]).read_text(encoding="utf-8")
@@ -74,9 +80,9 @@ def test_mirror_saves_pages_with_links_to_the_local_copies(web, tmp_path):
     assert all(url in contents for url in truth.chapters)
 
 
-def test_concatenate_keeps_crawl_order_with_page_breaks_and_no_scripts(web, tmp_path):
+def test_concatenate_keeps_crawl_order_with_page_breaks_and_no_scripts(web, tmp_path, fast):
     book = Concatenate(tmp_path / "book.html", title="The manual")
-    crawl(web.url("/manual/index.html"), book)
+    crawl(fast, web.url("/manual/index.html"), book)
     text = (tmp_path / "book.html").read_text(encoding="utf-8")
     chapters = web.truth().chapters
     positions = [text.index(f'<div class="url">{url}</div>') for url in chapters]
@@ -88,11 +94,11 @@ def test_concatenate_keeps_crawl_order_with_page_breaks_and_no_scripts(web, tmp_
     assert f'id="p{book.order[chapters[0]]}-top"' in text  # ids made unique per page
 
 
-def test_extract_tagexp_and_regexp_matches_to_csv_and_jsonl(web, tmp_path):
+def test_extract_tagexp_and_regexp_matches_to_csv_and_jsonl(web, tmp_path, fast):
     people = ExtractMatches(Tagexp("<li><a></a></li>"), tmp_path / "people.csv")
     photos = ExtractMatches(Regexp(r'<img [^>]*alt="[^"]*"'), tmp_path / "photos.jsonl")
     both = _Both(people, photos)
-    crawl(web.url("/faculty/"), both)
+    crawl(fast, web.url("/faculty/"), both)
     rows = read_rows(tmp_path / "people.csv")
     names = {row["text"] for row in rows if row["url"] == web.url("/faculty/")}
     assert set(web.truth().faculty.values()) <= names
@@ -120,9 +126,9 @@ class _Both:
             action.close()
 
 
-def test_collect_images_makes_an_album_with_alt_text(web, tmp_path):
+def test_collect_images_makes_an_album_with_alt_text(web, tmp_path, fast):
     album = CollectImages(tmp_path / "album")
-    crawl(web.url("/faculty/"), album)
+    crawl(fast, web.url("/faculty/"), album)
     truth = web.truth()
     assert {url: image.alt for url, image in album.images.items()} == truth.photos
     page = (tmp_path / "album" / "album.html").read_text(encoding="utf-8")
@@ -131,7 +137,7 @@ def test_collect_images_makes_an_album_with_alt_text(web, tmp_path):
     assert len(rows) == 3
 
 
-def test_link_report_names_the_broken_links_and_why(web, tmp_path):
+def test_link_report_names_the_broken_links_and_why(web, tmp_path, fast):
     site = web.web.name("127.0.13.1")
 
     class Checker(Crawler):
@@ -140,7 +146,7 @@ def test_link_report_names_the_broken_links_and_why(web, tmp_path):
         def should_visit(self, link) -> bool:
             return "hyperlink" in link.labels and site in (link.source.url if link.source else "")
 
-    checker = Checker(roots=[web.url("/")], settings=FAST)
+    checker = Checker(roots=[web.url("/")], settings=fast)
     report = LinkReport(tmp_path / "broken.csv").attach(checker)
     checker.run()
     assert report.closed  # closed by crawl-finished
@@ -153,10 +159,10 @@ def test_link_report_names_the_broken_links_and_why(web, tmp_path):
     assert moved["status"] == "404"  # the page it redirects to is missing
 
 
-def test_add_to_index_makes_pages_searchable_by_the_query_server(web, tmp_path):
+def test_add_to_index_makes_pages_searchable_by_the_query_server(web, tmp_path, fast):
     data = tmp_path / "data"
     index = AddToIndex(data)
-    crawl(web.url("/topics/"), index)
+    crawl(fast, web.url("/topics/"), index)
     assert index.added == 6  # the topics page and its five articles
     client = create_app(data, testing=True).test_client()
     answer = client.get("/api/search", query_string={"q": "pseudopods"}).get_json()
@@ -165,6 +171,12 @@ def test_add_to_index_makes_pages_searchable_by_the_query_server(web, tmp_path):
 
 
 HOSTILE_ADDRESS = "127.0.13.3"
+SCRIPTS = """<a href="JaVaScRiPt:alert(1)">1</a><a href="java&#x0A;script:alert(2)">2</a>
+<svg><script>alert(3)</script><a xlink:href="javascript:alert(4)">4</a></svg>
+<img src=x onerror=alert(5)><iframe srcdoc="<script>alert(6)</script>"></iframe>
+<object data="javascript:alert(7)"></object><form action="javascript:alert(8)"></form>
+<meta http-equiv=refresh content="0;url=javascript:alert(9)"><embed src="javascript:alert(10)">
+<style>body{background:url(javascript:alert(11))}</style><base href="http://example.invalid/">"""
 
 
 def _hostile(path: str) -> Page | None:
@@ -175,7 +187,10 @@ def _hostile(path: str) -> Page | None:
                     '<a href="/' + "n" * 400 + '.html">3</a>'
                     '<a href="/latin1.html">4</a><a href="/big.html">5</a>'
                     '<a href="/q?x=../../up&y=/etc">6</a>'
+                    '<a href="/scripts.html">7</a>'
                     '<p class=cell>=HYPERLINK("http://example.invalid")</p></body></html>')
+    if path == "/scripts.html":
+        return Page(f"<html><head>{SCRIPTS}</head><body>{SCRIPTS}</body></html>")
     if path == "/latin1.html":
         return Page("<html><head><meta charset=iso-8859-1><title>Caf\xe9</title></head>"
                     "<body><p class=cell>Caf\xe9 cr\xe8me</p></body></html>".encode("latin-1"),
@@ -185,21 +200,21 @@ def _hostile(path: str) -> Page | None:
     return Page(f"<html><body><p>{path}</p><script>alert(1)</script></body></html>")
 
 
-def test_hostile_pages_stay_inside_the_folder_in_utf8_and_within_caps(tmp_path):
+def test_hostile_pages_stay_inside_the_folder_in_utf8_and_within_caps(tmp_path, fast):
     out = tmp_path / "out"
     with LoopbackWeb([Site(HOSTILE_ADDRESS, _hostile)]) as hostile:
         root = hostile.url(HOSTILE_ADDRESS, "/")
         mirror = SaveMirror(out / "mirror")
         book = Concatenate(out / "book.html", max_chars=100_000)
         cells = ExtractMatches(Regexp(r"<p class=cell>.*?</p>"), out / "cells.csv")
-        crawl(root, _Both(mirror, book, cells), prefix=root)
-    assert len(mirror.saved) == 7
+        crawl(fast, root, _Both(mirror, book, cells), prefix=root)
+    assert len(mirror.saved) == 8
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert all(out in p.parents for p in written)  # nothing escaped the folders
     assert all(len(p.name) <= 90 for p in written)
     for path in written:
         text = path.read_text(encoding="utf-8")  # every file is valid UTF-8
-        assert "<script" not in text
+        assert "<script" not in text and "alert(" not in text and "<base" not in text
     latin = next(p for u, p in mirror.saved.items() if u.endswith("/latin1.html"))
     saved = (out / "mirror" / latin).read_text(encoding="utf-8")
     assert "Caf\xe9 cr\xe8me" in saved and "iso-8859-1" not in saved
@@ -208,3 +223,24 @@ def test_hostile_pages_stay_inside_the_folder_in_utf8_and_within_caps(tmp_path):
     formula = next(r for r in rows if "HYPERLINK" in r[5])
     assert formula[5].startswith("'=")  # a spreadsheet shows it, does not run it
     assert any(r[5] == "Caf\xe9 cr\xe8me" for r in rows)
+
+
+@pytest.mark.parametrize("url", [
+    "http://h/../../etc/passwd", "http://h/%2e%2e/%2e%2e/x", "http://h/a/..", "http://h/..%2F..%2Fx",
+    "http://h/a%00b/c", "http://h/" + "x/" * 50 + "y", "http://h/" + "z" * 500, "http://h/?a=/../..",
+    "http://h:8080/.hidden", "http://../x", "http://h/%ff%fe.html"])
+def test_a_url_never_names_a_file_outside_the_folder(tmp_path, url):
+    """Without the URL normaliser in between: `local_name` alone keeps any URL inside."""
+    name = files.local_name(url)
+    assert all(part not in ("", ".", "..") and len(part) <= files.MAX_SEGMENT + 5
+               for part in name.parts)
+    written = files.write_text(tmp_path / "out", name, "x")
+    assert (tmp_path / "out") in written.parents
+
+
+def test_a_planted_symlink_is_refused(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "h").symlink_to(tmp_path)  # out/h -> outside the folder
+    with pytest.raises(files.UnsafePath):
+        files.write_text(tmp_path / "out", files.local_name("http://h/x.html"), "x")
+    assert not (tmp_path / "x.html").exists()

@@ -9,7 +9,8 @@ next one; links between concatenated pages become links inside the document,
 and ids are prefixed per page so two pages' anchors cannot collide.
 
 Content is cleaned by `sanitize` (no scripts, frames or event handlers) and
-only the body is kept. Pages are held in memory until `close()`, at most
+only the body is kept, without the pages' own style sheets (one page's CSS
+would restyle every other page of the document). Pages are held in memory until `close()`, at most
 `max_chars` characters in all; pages beyond that are left out and counted.
 """
 
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+
+from lxml import etree
 
 from webcrawler.toolkit.actions import files, sanitize
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
@@ -83,6 +86,7 @@ class Concatenate(VisitAction):
 def _section(page: Page, url: str, number: int) -> str:
     """The page's body as one ``<section id=pN>``, its ids prefixed with ``pN-``."""
     root = sanitize.clean(sanitize.parse(page.html or ""), url)
+    etree.strip_elements(root, "style", "link", with_tail=False)  # one page's CSS would restyle all
     for element in root.iter():
         for name in ("id", "name"):
             value = element.get(name) if isinstance(element.tag, str) else None

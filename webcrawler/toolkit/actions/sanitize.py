@@ -45,6 +45,9 @@ def clean(root: lxml.html.HtmlElement, base_url: str) -> lxml.html.HtmlElement:
         if meta.get("charset") is not None or meta.get("http-equiv", "").lower() in (
                 "content-type", "refresh", "set-cookie", "content-security-policy"):
             meta.drop_tree()
+    for style in list(root.iter("style")):
+        if any(word in (style.text or "").lower() for word in ("javascript:", "expression(")):
+            style.drop_tree()  # old browsers ran both from CSS
     for element in root.iter(etree.Element):
         _clean_attributes(element, base_url)
     return root
@@ -55,7 +58,7 @@ def _clean_attributes(element: etree._Element, base_url: str) -> None:
         lower = name.lower()
         if lower.startswith("on") or lower in ("srcdoc", "srcset", "ping", "formaction"):
             del element.attrib[name]
-        elif lower in URL_ATTRIBUTES:
+        elif lower.rpartition(":")[2] in URL_ATTRIBUTES:  # xlink:href too
             url = absolute(base_url, element.attrib[name])
             if url is None:
                 del element.attrib[name]
