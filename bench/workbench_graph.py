@@ -81,10 +81,11 @@ def drive(url: str, root: str, pages: int) -> dict[str, object]:
             seconds = time.monotonic() - started
             gaps = tab.evaluate("() => window.__gaps")
             counts = tab.evaluate("() => [document.getElementById('c-nodes').textContent, "
-                                  "document.querySelectorAll('#outline li').length]")
+                                  "document.querySelectorAll('#outline li').length, window.workbenchTimes]")
         finally:
             browser.close()
-    return {"seconds": seconds, "nodes": int(counts[0]), "outline": counts[1], "waits": waits,
+    return {"seconds": seconds, "nodes": int(counts[0]), "outline": counts[1], "spent": counts[2],
+            "waits": waits,
             "gaps": gaps[1:]}
 
 
@@ -94,8 +95,11 @@ def report(result: dict) -> str:
         p95 = ordered[int(0.95 * (len(ordered) - 1))]
         return [name, len(values), f"{statistics.median(ordered):.0f}", f"{p95:.0f}", f"{ordered[-1]:.0f}"]
 
+    spent = result["spent"]
     body = (f"Crawl of {result['nodes']:,} pages from the page: {result['seconds']:.1f} s; "
-            f"{result['nodes']:,} graph nodes and {result['outline']:,} outline entries at the end.\n\n")
+            f"{result['nodes']:,} graph nodes and {result['outline']:,} outline entries at the end. "
+            f"The page spent {spent['apply'] / 1000:.1f} s applying events and "
+            f"{spent['layout'] / 1000:.1f} s in {spent['layouts']} layouts.\n\n")
     return body + table(["measure (ms)", "samples", "median", "95th pct", "largest"],
                         [row("main-thread answer to the bench (a click's wait)", result["waits"]),
                          row("gap between animation frames", result["gaps"])])

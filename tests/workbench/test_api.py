@@ -38,6 +38,7 @@ def test_a_crawl_runs_streams_its_events_and_its_result_is_the_manual_in_order(
     view = workbench.wait(started["id"])
     assert view["state"] == "done" and view["summary"]["stop_reason"] == "queue-empty"
     assert view["summary"]["pages"] == CHAPTERS + 1 and view["result"] == "document.html"
+    assert workbench.descendants() == []  # the crawl's processes ended with it
     events = events_of(workbench, started["events_url"])
     visited = [e["url"] for e in events if e["t"] == "visited"]
     assert visited == [docs_web.url("127.0.8.1", p) for p in
@@ -87,6 +88,7 @@ def test_bad_requests_get_4xx_with_a_message_never_a_5xx(workbench: Workbench) -
     assert workbench.call("GET", "/api/crawls/AAAAAAAAAAAAAAAA") == (404, {"error": "No such crawl."})
     assert workbench.call("GET", "/api/crawls/x/result")[0] == 404
     assert workbench.call("DELETE", "/api/crawls/AAAAAAAAAAAAAAAA")[0] == 404
+    assert workbench.call("GET", "/api/crawls", headers={"Host": "evil.example"})[0] == 421
     other_site = {"Origin": "http://evil.example"}
     assert workbench.call("POST", "/api/crawls", {"roots": ["http://127.0.8.1/"]}, other_site)[0] == 403
     request = urllib.request.Request(workbench.url + "api/crawls", data=b"roots=x", method="POST",
