@@ -112,6 +112,7 @@
       node = cy.add({ group: "nodes", data: { id: url, title: "" },
                       position: { x: at.x + (Math.random() - 0.5) * 60, y: at.y + 40 } });
       if (!from) { node.addClass("root"); roots.push(url); }
+      if (cls === "queued") node.addClass("queued");
       addOutline(url, from, cls);
     }
     if (from) addEdge(from, url);
@@ -142,7 +143,7 @@
 
   function mark(url, cls, title) {
     const node = cy.getElementById(url), li = outline.get(url);
-    node.removeClass("queued skipped").addClass(cls);
+    node.removeClass("queued skipped").addClass(cls);  // a redirect's target may come back visited
     if (title !== undefined) node.data("title", title);
     if (li) {
       li.classList.remove("queued");
@@ -163,7 +164,7 @@
         break;
       case "failed": addNode(event.url, null, "failed"); mark(event.url, "failed"); break;
       case "counters":
-        for (const k of ["visited", "queued", "skipped", "failed", "bytes", "rate"]) {
+        for (const k of ["visited", "skipped", "failed", "bytes", "rate"]) {
           $("c-" + k).textContent = event[k];
         }
         break;
@@ -179,6 +180,7 @@
     cy.batch(() => batch.forEach(apply));
     spent.apply += performance.now() - started;
     $("c-nodes").textContent = cy.nodes().length;
+    $("c-queued").textContent = cy.nodes(".queued").length;  // fresher than the last counters
     if (all || performance.now() >= nextLayout) layout();
   }
 
