@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -38,7 +37,7 @@ def docs_pages(delay: float = 0.0) -> dict[str, Page]:
     return pages
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def docs_web() -> Iterator[LoopbackWeb]:
     with LoopbackWeb([Site("127.0.8.1", docs_pages())]) as web:
         yield web
@@ -85,15 +84,23 @@ def start_workbench(data_dir: Path, host: str = "127.0.0.1", *flags: str) -> Wor
     """`webcrawler workbench` as a real process on a free port; the URL from its first line."""
     command = [sys.executable, "-m", "webcrawler.cli", "workbench", "--data-dir", str(data_dir),
                "--host", host, "--port", "0", "--delay", "0", "--agents", "2", *flags]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     process = processes.start(command, subprocess.DEVNULL)  # type: ignore[arg-type]
-    process.env = env  # type: ignore[attr-defined]
     assert process.stdout is not None
     line = process.stdout.readline().strip()
     if not line.startswith("Workbench at "):
         processes.end_group(process, 5)
         raise AssertionError(f"the workbench did not start: {line!r}")
     return Workbench(line.removeprefix("Workbench at "), process, data_dir)
+
+
+def stop_workbench(bench: Workbench) -> None:
+    bench.process.terminate()
+    try:
+        bench.process.wait(20)
+    finally:
+        processes.end_group(bench.process, 5)
+        if bench.process.stdout is not None:
+            bench.process.stdout.close()
 
 
 @pytest.fixture
@@ -107,15 +114,12 @@ def make_workbench(tmp_path: Path) -> Iterator[Callable[..., Workbench]]:
 
     yield make
     for bench in started:
-        bench.process.terminate()
-        try:
-            bench.process.wait(20)
-        finally:
-            processes.end_group(bench.process, 5)
-            if bench.process.stdout is not None:
-                bench.process.stdout.close()
+        stop_workbench(bench)
 
 
-@pytest.fixture
-def workbench(make_workbench: Callable[..., Workbench]) -> Workbench:
-    return make_workbench()
+@pytest.fixture(scope="module")
+def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workbench]:
+    """One workbench for a module's tests (each test looks only at its own crawls)."""
+    bench = start_workbench(tmp_path_factory.mktemp("workbench"))
+    yield bench
+    stop_workbench(bench)

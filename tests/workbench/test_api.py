@@ -53,12 +53,13 @@ def test_a_crawl_runs_streams_its_events_and_its_result_is_the_manual_in_order(
     assert status == 200 and positions == sorted(positions)
     assert "Blog" not in text  # outside the subtree
     status, listing = workbench.call("GET", "/api/crawls")
-    assert [c["id"] for c in listing["crawls"]] == [started["id"]]
-    assert listing["crawls"][0]["definition"]["name"] == "The manual"
+    mine = [c for c in listing["crawls"] if c["id"] == started["id"]]
+    assert [c["definition"]["name"] for c in mine] == ["The manual"]
     # what a restarted workbench lists: the finished crawl, its definition and its result
-    kept = Crawls(workbench.data_dir / "workbench", Settings(), None, 1).all()
-    assert [(c.id, c.state, c.view()["definition"], c.result_path()) for c in kept] == \
-        [(started["id"], "done", view["definition"],
+    kept = [c for c in Crawls(workbench.data_dir / "workbench", Settings(), None, 1).all()
+            if c.id == started["id"]]
+    assert [(c.state, c.view()["definition"], c.result_path()) for c in kept] == \
+        [("done", view["definition"],
           workbench.data_dir / "workbench" / started["id"] / "document.html")]
 
 
@@ -79,6 +80,7 @@ def test_follow_rules_and_the_page_predicate_narrow_the_crawl(
 
 
 def test_bad_requests_get_4xx_with_a_message_never_a_5xx(workbench: Workbench) -> None:
+    before = workbench.call("GET", "/api/crawls")[1]
     assert workbench.call("POST", "/api/crawls", {"roots": ["javascript:alert(1)"]}) == \
         (400, {"error": "roots[0] is not an http(s) URL: 'javascript:alert(1)'"})
     assert workbench.call("POST", "/api/crawls", {"roots": ["http://127.0.8.1/"],
@@ -98,7 +100,7 @@ def test_bad_requests_get_4xx_with_a_message_never_a_5xx(workbench: Workbench) -
     except urllib.error.HTTPError as error:
         assert error.code == 415
         error.close()
-    assert workbench.call("GET", "/api/crawls")[1] == {"crawls": []}  # nothing was started
+    assert workbench.call("GET", "/api/crawls")[1] == before  # nothing was started
 
 
 def test_stop_ends_every_process_of_the_crawl_and_keeps_what_it_found(

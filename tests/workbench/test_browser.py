@@ -14,34 +14,40 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.workbench.conftest import CHAPTERS, Workbench, docs_pages
 from webcrawler.testing.server import LoopbackWeb, Site
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def slow_web() -> Iterator[LoopbackWeb]:
     with LoopbackWeb([Site("127.0.8.5", docs_pages(delay=0.25))]) as web:
         yield web
 
 
-@pytest.fixture
-def page(workbench: Workbench) -> Iterator[Page]:
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
     assert Path(CHROMIUM).exists(), "install Debian's chromium: apt-get install -y chromium"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            tab = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-            problems: list[str] = []
-            tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            tab.on("pageerror", lambda e: problems.append(str(e)))
-            tab.goto(workbench.url)
-            yield tab
-            assert problems == []  # nothing blocked by the CSP, no script error
+            yield chromium
         finally:
-            browser.close()
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser, workbench: Workbench) -> Iterator[Page]:
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    problems: list[str] = []
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: problems.append(str(e)))
+    tab.goto(workbench.url)
+    yield tab
+    tab.close()
+    assert problems == []  # nothing blocked by the CSP, no script error
 
 
 def shoot(tab: Page, name: str) -> None:

@@ -69,8 +69,8 @@ def test_relocation_runs_under_the_hosts_policy_which_refuses_and_audits(
         assert allowed in document and other not in document
         web.log.settle()
         assert web.log.paths(other) == []  # not one request reached the refused host
-        elsewhere = crawl(path, "--on", mine.url, "--out", str(tmp_path / "mine"))
-        assert "4 pages visited" in elsewhere.stdout  # no policy on that workbench: both sites
+        _, started = mine.call("POST", "/api/crawls", definition)
+        assert mine.wait(started["id"])["summary"]["pages"] == 4  # no policy there: both sites
     entries = [json.loads(line) for line in audit.read_text().splitlines()]
     refused = [e for e in entries if not e["allowed"]]
     assert refused and {e["url"].split("/")[2] for e in refused} == {other}
