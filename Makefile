@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+CYTOSCAPE_VERSION := 3.34.4
+CYTOSCAPE := webcrawler/workbench/static/vendor/cytoscape.min.js
 
 .PHONY: install test lint demo serve bench clean
 
@@ -12,9 +14,15 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install the package with its test tools
+install: $(STAMP) $(CYTOSCAPE)  ## create .venv and install the package with its test tools
 
-test: $(STAMP)  ## run every test
+$(CYTOSCAPE):  ## the workbench's graph library, from the npm registry (served by the app, never a CDN)
+	mkdir -p build/npm $(dir $(CYTOSCAPE))
+	cd build/npm && npm pack --silent cytoscape@$(CYTOSCAPE_VERSION) >/dev/null
+	tar -xzf build/npm/cytoscape-$(CYTOSCAPE_VERSION).tgz -C build/npm package/dist/cytoscape.min.js
+	cp build/npm/package/dist/cytoscape.min.js $@
+
+test: $(STAMP) $(CYTOSCAPE)  ## run every test
 	$(PY) -m pytest -q
 
 lint: $(STAMP)  ## ruff

@@ -20,7 +20,7 @@ import click
 
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.settings import Settings, from_environment
-from webcrawler.toolkit.cli import crawl_command
+from webcrawler.workbench.cli import crawl_command, workbench_command
 
 log = logging.getLogger("webcrawler")
 
@@ -391,7 +391,8 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
         raise click.ClickException(str(exc)) from None
 
 
-main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit
+main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit (.json: issue 14)
+main.add_command(workbench_command)  # issue 14: the Crawler Workbench
 
 if __name__ == "__main__":
     main()

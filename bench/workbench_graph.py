@@ -1,0 +1,130 @@
+"""Workbench responsiveness at 2,000 nodes: the live graph in headless Chromium during a crawl.
+
+    python -m bench.workbench_graph [--pages 2000] [--no-write]
+
+A loopback site of `--pages` pages (a ten-way tree, each page also linking
+back to its parent) is crawled from the workbench page, served in-process
+(4 agents, no politeness delay), while Playwright drives Debian's Chromium.
+During the crawl, every 200 ms, the bench asks the page's main thread for
+the node count and times the answer (how long a click would wait), and the
+page records the gaps between its animation frames. Reported: the crawl, the
+nodes and edges drawn, and the median / 95th percentile / largest of both.
+The section of BENCHMARKS.md is replaced in place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from bench.common import ROOT, command_line, commit, machine, table
+from webcrawler.query_server import ServerThread
+from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.workbench.app import create_app
+
+TITLE = "Workbench responsiveness (issue 14): the live graph at 2,000 nodes"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FRAMES = """() => { window.__gaps = []; let last = performance.now();
+  const f = (t) => { window.__gaps.push(t - last); last = t; requestAnimationFrame(f); };
+  requestAnimationFrame(f); }"""
+
+
+def tree_site(pages: int) -> dict:
+    routes = {}
+    for i in range(pages):
+        links = [(f"/p{c}", f"page {c}") for c in range(10 * i + 1, min(10 * i + 11, pages))]
+        if i:
+            parent = (i - 1) // 10
+            links.append(("/" if parent == 0 else f"/p{parent}", "up"))
+        routes["/" if i == 0 else f"/p{i}"] = html(f"Page {i}", f"text of page {i}", links)
+    return routes
+
+
+def measure(pages: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as data, \
+            LoopbackWeb([Site("127.0.8.9", tree_site(pages))]) as web:
+        app = create_app(Path(data), max_pages=pages, agents=4, delay=0.0)
+        try:
+            with ServerThread(app, host="127.0.0.1", port=0, threads=8) as server:
+                return drive(server.url, web.url("127.0.8.9", "/"), pages)
+        finally:
+            app.extensions["webcrawler.workbench"].close()
+
+
+def drive(url: str, root: str, pages: int) -> dict[str, object]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+            tab.goto(url)
+            tab.fill("textarea[name=roots]", root)
+            tab.fill("input[name=pages]", str(pages))
+            tab.evaluate(FRAMES)
+            started = time.monotonic()
+            tab.click("#run")
+            waits = []
+            while time.monotonic() - started < 600:
+                asked = time.monotonic()
+                tab.evaluate("() => document.getElementById('c-nodes').textContent")
+                waits.append((time.monotonic() - asked) * 1000)
+                if tab.inner_text("#c-state") not in ("starting", "running"):
+                    break
+                time.sleep(0.2)
+            seconds = time.monotonic() - started
+            gaps = tab.evaluate("() => window.__gaps")
+            counts = tab.evaluate("() => [document.getElementById('c-nodes').textContent, "
+                                  "document.querySelectorAll('#outline li').length, window.workbenchTimes]")
+        finally:
+            browser.close()
+    return {"seconds": seconds, "nodes": int(counts[0]), "outline": counts[1], "spent": counts[2],
+            "waits": waits,
+            "gaps": gaps[1:]}
+
+
+def report(result: dict) -> str:
+    def row(name: str, values: list[float]) -> list[object]:
+        ordered = sorted(values)
+        p95 = ordered[int(0.95 * (len(ordered) - 1))]
+        return [name, len(values), f"{statistics.median(ordered):.0f}", f"{p95:.0f}", f"{ordered[-1]:.0f}"]
+
+    spent = result["spent"]
+    body = (f"Crawl of {result['nodes']:,} pages from the page: {result['seconds']:.1f} s; "
+            f"{result['nodes']:,} graph nodes and {result['outline']:,} outline entries at the end. "
+            f"The page spent {spent['apply'] / 1000:.1f} s applying events and "
+            f"{spent['layout'] / 1000:.1f} s in {spent['layouts']} layouts.\n\n")
+    return body + table(["measure (ms)", "samples", "median", "95th pct", "largest"],
+                        [row("main-thread answer to the bench (a click's wait)", result["waits"]),
+                         row("gap between animation frames", result["gaps"])])
+
+
+def write(body: str) -> None:
+    path = ROOT / "BENCHMARKS.md"
+    section = (f"## {TITLE}\n\n{time.strftime('%Y-%m-%d %H:%M %Z')}, commit `{commit()}`, "
+               f"{machine()}.\n\nCommand: `{command_line()}`\n\n{body.rstrip()}\n")
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(rf"## {re.escape(TITLE)}\n.*?(?=\n## |\Z)", re.S)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip() + "\n\n" + section
+    path.write_text(text, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument("--no-write", action="store_true", help="Print only; leave BENCHMARKS.md.")
+    args = parser.parse_args()
+    body = report(measure(args.pages))
+    print(body)
+    if not args.no_write:
+        write(body)
+
+
+if __name__ == "__main__":
+    main()

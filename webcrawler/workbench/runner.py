@@ -1,0 +1,173 @@
+"""One defined crawl, run to its end, its events written as JSON lines.
+
+The Workbench's visualisations listen to the toolkit's event broadcast (Miller
+and Bharat 1998, section 3.2: "the crawler sends an event to all registered
+visualizations"). Here the listeners turn each event into a small JSON object
+(a node, an edge, counters) for whoever reads them: the workbench reads a
+child process's stdout (`python -m webcrawler.workbench.runner JOB.json`, one
+crawl per process group), `webcrawler crawl definition.json` prints progress.
+
+    {"t": "queued",  "url", "from", "anchor", "depth"}       a link queued: a node and its edge
+    {"t": "edge",    "from", "url"}                          a link to a page already known
+    {"t": "skipped", "url", "from", "why"}                   a link not followed (first MAX_SKIPPED)
+    {"t": "visited", "url", "title", "depth", "matched", "category", "bytes"}
+    {"t": "failed",  "url", "why"}
+    {"t": "counters", "visited", "queued", "skipped", "failed", "bytes", "rate", "seconds"}
+    {"t": "finished", "summary", "result", "action"}         last: the result's file name
+
+SIGTERM aborts the crawl (the toolkit's `abort()`): the action still writes
+what it gathered, and the process exits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from webcrawler.settings import Settings
+from webcrawler.toolkit import Link, Page, RequestPolicy
+from webcrawler.workbench.build import DefinedCrawler, make_action, pack_result
+from webcrawler.workbench.definition import Definition, parse
+
+log = logging.getLogger(__name__)
+
+MAX_SKIPPED = 2000  # skipped links shown as nodes (all are counted)
+MAX_EDGES = 50_000  # edges between known pages sent (all links are still crawled)
+COUNTER_EVERY = 0.5  # seconds between counter events (and after every page visited or failed)
+SETTINGS = ("data_dir", "agents", "delay", "connect_timeout", "read_timeout", "total_timeout",
+            "robots_token")  # the engine settings a workbench passes to its crawls
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+class EventFeed:
+    """Listens to a crawl's events and emits them as JSON-ready dicts, bounded in number."""
+
+    def __init__(self, crawler: DefinedCrawler, emit: Emit) -> None:
+        self.crawler, self.emit = crawler, emit
+        self.counts = {"visited": 0, "queued": 0, "skipped": 0, "failed": 0, "bytes": 0}
+        self.started = time.monotonic()
+        self._next = 0.0
+        self._skipped_shown = 0
+        self._edges = 0
+        for event, listener in (("link-queued", self.queued), ("link-skipped", self.skipped),
+                                ("page-visited", self.visited), ("page-failed", self.failed)):
+            crawler.on(event, listener)
+
+    def queued(self, link: Link) -> None:
+        self.counts["queued"] += 1
+        self.emit({"t": "queued", "url": link.url, "from": _source(link),
+                   "anchor": link.anchor[:200], "depth": link.depth})
+        self.tick()
+
+    def skipped(self, link: Link) -> None:
+        self.counts["skipped"] += 1
+        why, source = link.attributes.get("skipped", ""), _source(link)
+        if why == "seen":
+            if source and self._edges < MAX_EDGES:
+                self._edges += 1
+                self.emit({"t": "edge", "from": source, "url": link.url})
+        elif self._skipped_shown < MAX_SKIPPED:
+            self._skipped_shown += 1
+            self.emit({"t": "skipped", "url": link.url, "from": source, "why": why})
+        self.tick()
+
+    def visited(self, page: Page) -> None:
+        self.counts["visited"] += 1
+        self.counts["bytes"] += page.length
+        origin = page.origin.url if page.origin is not None else page.url
+        self.emit({"t": "visited", "url": page.url, "link": origin, "title": page.title[:300],
+                   "depth": page.depth, "matched": bool(self.crawler.predicate(page)),
+                   "category": page.attributes.get("category", ""), "bytes": page.length})
+        self.tick(force=True)
+
+    def failed(self, link: Link) -> None:
+        self.counts["failed"] += 1
+        self.emit({"t": "failed", "url": link.url,
+                   "why": link.attributes.get("failure", "") + ": " + link.attributes.get("detail", "")})
+        self.tick(force=True)
+
+    def tick(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now >= self._next:
+            self._next = now + COUNTER_EVERY
+            seconds = now - self.started
+            pending = self.counts["queued"] - self.counts["visited"] - self.counts["failed"]
+            self.emit({"t": "counters", **self.counts, "queued": max(0, pending),
+                       "seconds": round(seconds, 2),
+                       "rate": round(self.counts["visited"] / max(seconds, 1e-3), 2)})
+
+
+def _source(link: Link) -> str | None:
+    return link.source.url if link.source is not None else None
+
+
+def run_definition(definition: Definition, out_dir: Path, settings: Settings,
+                   policy: RequestPolicy | None, emit: Emit,
+                   on_start: Callable[[DefinedCrawler], None] | None = None) -> dict[str, Any]:
+    """Run the crawl, emitting its events; the last event ("finished") is also returned."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    crawler = DefinedCrawler(definition, policy=policy, settings=settings)
+    feed = EventFeed(crawler, emit)
+    action = make_action(definition, out_dir, crawler.predicate)
+    crawler.on("page-visited", action)
+    if on_start is not None:
+        on_start(crawler)
+    try:
+        summary = crawler.run()
+    finally:
+        line = action.close()
+    feed.tick(force=True)
+    result = pack_result(definition, out_dir)
+    line = line.replace(f"{out_dir}/", "")  # the crawl's folder is the server's business
+    finished = {"t": "finished", "summary": summary.as_dict(), "action": line,
+                "result": result.name if result is not None else None,
+                "errors": [str(e) for e in crawler.errors[:20]]}
+    emit(finished)
+    return finished
+
+
+def policy_from(config: dict[str, Any] | None) -> RequestPolicy | None:
+    """The host operator's RequestPolicy from its JSON form (None: no policy)."""
+    if not config:
+        return None
+    return RequestPolicy(allowed_hosts=tuple(config.get("allowed_hosts") or ()),
+                         max_rate=config.get("max_rate"), max_bytes=config.get("max_bytes"),
+                         audit_path=config.get("audit_path"))
+
+
+def main(argv: list[str]) -> int:
+    """`python -m webcrawler.workbench.runner JOB.json`: the job file holds the definition,
+    the crawl's folder, the engine settings and the operator's policy."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    definition = parse(job["definition"])
+    settings = Settings(**{**job["settings"], "data_dir": Path(job["settings"]["data_dir"])})
+
+    def emit(event: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(event) + "\n")
+        sys.stdout.flush()
+
+    def on_start(crawler: DefinedCrawler) -> None:
+        signal.signal(signal.SIGTERM, lambda *_: crawler.abort())
+
+    run_definition(definition, Path(job["out_dir"]), settings, policy_from(job.get("policy")),
+                   emit, on_start)
+    return 0
+
+
+def settings_json(settings: Settings) -> dict[str, Any]:
+    """The engine settings a runner child needs, as JSON."""
+    fields = dataclasses.asdict(settings)
+    return {k: str(fields[k]) if k == "data_dir" else fields[k] for k in SETTINGS}
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,268 @@
+// The Crawler Workbench page (SPHINX section 3): the form becomes a JSON crawl definition,
+// POSTed to /api/crawls; the crawl's events arrive as server-sent events and feed the graph
+// view (cytoscape.js), the outline (pages under the page that first linked to them) and the
+// counters. No other dependency. Events are applied in batches of at most BATCH, at most every
+// DRAIN_EVERY ms (each batch redraws the canvas once); a new node is placed near the page that linked to it, and the whole layout
+// runs at most every LAYOUT_EVERY ms and never more than a tenth of the time (it is timed), so
+// the page stays responsive as it grows (bench/workbench_graph.py).
+"use strict";
+(function () {
+  const LAYOUT_EVERY = 1500, BATCH = 1000, DRAIN_EVERY = 200;
+  const spent = (window.workbenchTimes = { apply: 0, layout: 0, layouts: 0 });  // read by the bench
+  const $ = (id) => document.getElementById(id);
+  const form = $("definition");
+  let cy = null, source = null, crawlId = null, pending = [], outline = new Map(), nextLayout = 0;
+  let roots = [];
+
+  function pattern(text, regexp) {
+    return regexp ? { regexp: text } : text;
+  }
+
+  function rules(prefix, names) {
+    const out = {}, regexp = form.elements[prefix + "_regexp"].checked;
+    for (const name of names) {
+      const value = form.elements[prefix + "_" + name].value.trim();
+      if (value) out[name] = name === "label" ? value : pattern(value, regexp);
+    }
+    return out;
+  }
+
+  function definition() {
+    const e = form.elements, limits = {};
+    for (const name of ["pages", "depth", "seconds", "bytes"]) {
+      if (e[name].value !== "") limits[name] = Number(e[name].value);
+    }
+    const action = { type: e.action.value };
+    if (action.type === "extract") action.pattern = e.extract_pattern.value;
+    return {
+      name: e.name.value.trim(), roots: e.roots.value.split(/\s+/).filter(Boolean), limits,
+      scope: e.scope.value, order: e.order.value, follow: rules("follow", ["url", "anchor", "label"]),
+      process: rules("process", ["title", "url", "content", "label"]), action,
+    };
+  }
+
+  function fill(d) {
+    const e = form.elements;
+    e.name.value = d.name || "";
+    e.roots.value = (d.roots || []).join("\n");
+    for (const name of ["pages", "depth", "seconds", "bytes"]) {
+      e[name].value = d.limits && d.limits[name] != null ? d.limits[name] : "";
+    }
+    e.scope.value = d.scope || "server";
+    e.order.value = d.order || "bfs";
+    for (const [prefix, names] of [["follow", ["url", "anchor", "label"]],
+                                   ["process", ["title", "url", "content", "label"]]]) {
+      const given = d[prefix] || {};
+      let regexp = false;
+      for (const name of names) {
+        const v = given[name];
+        regexp = regexp || (v && typeof v === "object");
+        e[prefix + "_" + name].value = v == null ? "" : (typeof v === "object" ? v.regexp : v);
+      }
+      e[prefix + "_regexp"].checked = regexp;
+    }
+    e.action.value = (d.action && d.action.type) || "concatenate";
+    const p = d.action && d.action.pattern;
+    e.extract_pattern.value = p == null ? "" : (typeof p === "object" ? p.regexp : p);
+  }
+
+  async function call(method, url, body) {
+    const init = { method, headers: { "Content-Type": "application/json" } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const answer = await fetch(url, init);
+    const data = await answer.json().catch(() => ({}));
+    if (!answer.ok) throw new Error(data.error || answer.statusText);
+    return data;
+  }
+
+  function newGraph() {
+    if (cy) cy.destroy();
+    cy = cytoscape({
+      container: $("graph"), minZoom: 0.05, maxZoom: 1.5, pixelRatio: 1,
+      hideEdgesOnViewport: true, textureOnViewport: true,
+      style: [
+        { selector: "node", style: { width: 10, height: 10, "background-color": "#b0b0b0",
+                                     "border-width": 0 } },
+        { selector: "node.visited", style: { "background-color": "#2e9e4f", width: 14, height: 14 } },
+        { selector: "node.matched", style: { "border-width": 3, "border-color": "#1a4fb8", width: 18, height: 18 } },
+        { selector: "node.skipped", style: { "background-color": "#e08a00", shape: "triangle" } },
+        { selector: "node.failed", style: { "background-color": "#c62828", shape: "square" } },
+        { selector: "node.root", style: { shape: "star", width: 22, height: 22 } },
+        { selector: "edge", style: { width: 1, "line-color": "#cfcfd4", "target-arrow-color": "#cfcfd4",
+                                     "target-arrow-shape": "triangle", "arrow-scale": 0.6,
+                                     "curve-style": "haystack" } },
+      ],
+    });
+    cy.on("mouseover", "node", (ev) => {
+      const n = ev.target.data(), hover = $("hover");
+      hover.textContent = (n.title ? n.title + " \u2014 " : "") + n.id;
+      hover.style.display = "block";
+      hover.style.left = ev.originalEvent.clientX + 12 + "px";
+      hover.style.top = ev.originalEvent.clientY + 12 + "px";
+    });
+    cy.on("mouseout", "node", () => { $("hover").style.display = "none"; });
+    cy.on("dbltap", "node", (ev) => { window.open(ev.target.id(), "_blank", "noopener"); });
+  }
+
+  function addNode(url, from, cls) {
+    let node = cy.getElementById(url);
+    if (node.empty()) {
+      const parent = from ? cy.getElementById(from) : null;
+      const at = parent && parent.nonempty() ? parent.position() : { x: 0, y: 0 };
+      node = cy.add({ group: "nodes", data: { id: url, title: "" },
+                      position: { x: at.x + (Math.random() - 0.5) * 60, y: at.y + 40 } });
+      if (!from) { node.addClass("root"); roots.push(url); }
+      if (cls === "queued") node.addClass("queued");
+      addOutline(url, from, cls);
+    }
+    if (from) addEdge(from, url);
+    return node;
+  }
+
+  function addEdge(from, to) {
+    const id = from + "\u2192" + to;
+    if (cy.getElementById(from).nonempty() && cy.getElementById(to).nonempty() &&
+        cy.getElementById(id).empty()) {
+      cy.add({ group: "edges", data: { id, source: from, target: to } });
+    }
+  }
+
+  function addOutline(url, from, cls) {
+    const li = document.createElement("li"), details = document.createElement("details");
+    const summary = document.createElement("summary"), ul = document.createElement("ul");
+    details.open = true;
+    summary.textContent = url;
+    summary.title = url;
+    details.append(summary, ul);
+    li.append(details);
+    li.className = cls || "queued";
+    const parent = from && outline.get(from);
+    (parent ? parent.querySelector("ul") : $("outline").firstElementChild).append(li);
+    outline.set(url, li);
+  }
+
+  function mark(url, cls, title) {
+    const node = cy.getElementById(url), li = outline.get(url);
+    node.removeClass("queued skipped").addClass(cls);  // a redirect's target may come back visited
+    if (title !== undefined) node.data("title", title);
+    if (li) {
+      li.classList.remove("queued");
+      li.classList.add(cls);
+      if (title) li.querySelector("summary").textContent = title + " \u2014 " + url;
+    }
+  }
+
+  function apply(event) {
+    switch (event.t) {
+      case "queued": addNode(event.url, event.from, "queued"); break;
+      case "edge": addEdge(event.from, event.url); break;
+      case "skipped": addNode(event.url, event.from, "skipped"); mark(event.url, "skipped"); break;
+      case "visited":
+        addNode(event.url, event.link !== event.url ? event.link : null, "visited");
+        mark(event.url, "visited", event.title);
+        if (event.matched) mark(event.url, "matched");
+        break;
+      case "failed": addNode(event.url, null, "failed"); mark(event.url, "failed"); break;
+      case "counters":
+        for (const k of ["visited", "skipped", "failed", "bytes", "rate"]) {
+          $("c-" + k).textContent = event[k];
+        }
+        break;
+      case "finished": $("message").textContent = event.action || ""; $("message").className = "note"; break;
+    }
+  }
+
+  function drain(all) {
+    if (!cy || (!pending.length && !all)) return;
+    const batch = all ? pending : pending.slice(0, BATCH);
+    pending = all ? [] : pending.slice(BATCH);
+    const started = performance.now();
+    cy.batch(() => batch.forEach(apply));
+    spent.apply += performance.now() - started;
+    $("c-nodes").textContent = cy.nodes().length;
+    $("c-queued").textContent = cy.nodes(".queued").length;  // fresher than the last counters
+    if (all || performance.now() >= nextLayout) layout();
+  }
+
+  function layout() {
+    const started = performance.now();
+    cy.layout({ name: "breadthfirst", directed: true, roots: roots.filter((r) => cy.getElementById(r).nonempty()),
+                animate: false, spacingFactor: 0.9, fit: true }).run();
+    const took = performance.now() - started;
+    spent.layout += took;
+    spent.layouts += 1;
+    nextLayout = performance.now() + Math.max(LAYOUT_EVERY, 10 * took);
+  }
+
+  function frame() {
+    drain();
+    setTimeout(() => requestAnimationFrame(frame), DRAIN_EVERY);
+  }
+
+  function follow(started) {
+    crawlId = started.id;
+    newGraph();
+    outline = new Map();
+    roots = [];
+    $("outline").firstElementChild.replaceChildren();
+    $("c-state").textContent = "running";
+    $("stop").disabled = false;
+    source = new EventSource(started.events_url);
+    source.onmessage = (ev) => { pending.push(JSON.parse(ev.data)); };
+    source.addEventListener("end", (ev) => {
+      source.close();
+      drain(true);
+      $("c-state").textContent = JSON.parse(ev.data).state;
+      $("stop").disabled = true;
+      listCrawls();
+    });
+  }
+
+  async function run(d) {
+    $("message").textContent = "";
+    $("message").className = "";
+    $("c-state").textContent = "starting";
+    for (const k of ["nodes", "visited", "queued", "skipped", "failed", "bytes", "rate"]) $("c-" + k).textContent = 0;
+    $("json").value = JSON.stringify(d, null, 2);
+    if (source) source.close();
+    try {
+      follow(await call("POST", "/api/crawls", d));
+    } catch (error) {
+      $("message").textContent = error.message;
+      $("c-state").textContent = "refused";
+    }
+  }
+
+  async function listCrawls() {
+    const list = $("crawls");
+    const data = await call("GET", "/api/crawls").catch(() => ({ crawls: [] }));
+    list.replaceChildren(...data.crawls.map((c) => {
+      const li = document.createElement("li"), d = c.definition;
+      li.textContent = `${c.state}: ${d.name || d.roots.join(" ")} (${d.action.type}) `;
+      if (c.result) {
+        const a = document.createElement("a");
+        a.href = `/api/crawls/${c.id}/result`;
+        a.textContent = "download " + c.result;
+        a.className = "result";
+        li.append(a, " ");
+      }
+      const load = document.createElement("button");
+      load.type = "button";
+      load.textContent = "load";
+      load.addEventListener("click", () => { fill(d); $("json").value = JSON.stringify(d, null, 2); });
+      li.append(load);
+      return li;
+    }));
+  }
+
+  form.addEventListener("submit", (ev) => { ev.preventDefault(); run(definition()); });
+  $("stop").addEventListener("click", () => {
+    if (crawlId) call("DELETE", "/api/crawls/" + crawlId).catch((e) => { $("message").textContent = e.message; });
+  });
+  $("load-json").addEventListener("click", () => {
+    try { fill(JSON.parse($("json").value)); } catch (error) { $("message").textContent = error.message; }
+  });
+  newGraph();
+  listCrawls();
+  requestAnimationFrame(frame);
+})();
