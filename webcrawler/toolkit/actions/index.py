@@ -19,15 +19,17 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from webcrawler import urls
-from webcrawler.database import State, check_database, connect
-from webcrawler.engine.indexer import IndexSink
-from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
-from webcrawler.index import check
 from webcrawler.messages import Document
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page
+
+if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Whoosh (about 1.4 s):
+    # every crawl imports the actions, few add to the index, so they are imported on first use
+    from webcrawler.engine.indexer import IndexSink
+    from webcrawler.engine.store import CrawlStore
 
 COMMIT_EVERY = 200  # pages, as the engine's crawl commits
 
@@ -46,6 +48,9 @@ class AddToIndex(VisitAction):
         self._run = 0
 
     def handle(self, page: Page) -> None:
+        from webcrawler.database import State
+        from webcrawler.engine.store import FrontierEntry, NewURL
+
         store, sink = self._open()
         url = urls.try_normalize(page.url)
         if url is None:
@@ -66,6 +71,11 @@ class AddToIndex(VisitAction):
 
     def _open(self) -> tuple[CrawlStore, IndexSink]:
         if self._store is None or self._sink is None:
+            from webcrawler.database import check_database, connect
+            from webcrawler.engine.indexer import IndexSink
+            from webcrawler.engine.store import CrawlStore
+            from webcrawler.index import check
+
             self.data_dir.mkdir(parents=True, exist_ok=True)
             check_database(self.db_url)
             check(self.data_dir / "index")
