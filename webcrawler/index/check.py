@@ -21,6 +21,7 @@ from pathlib import Path
 from whoosh.filedb.filestore import FileStorage
 from whoosh.reading import SegmentReader
 
+from webcrawler.index.format import index_dirs
 from webcrawler.index.models import IndexDamaged
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.storage import SEGMENT_SUFFIX
@@ -35,7 +36,13 @@ ATTEMPTS = 5  # a writer's commit can delete the segments of the TOC being check
 def check(index_dir: Path) -> None:
     """Raise IndexDamaged (naming the damaged file) unless the index in `index_dir` opens
     and reads; an absent or empty directory is fine (a new index). Safe beside a running
-    writer: a failure on a table of contents that a newer commit replaced is checked again."""
+    writer: a failure on a table of contents that a newer commit replaced is checked again.
+    A sharded index (`shards.py`) is checked shard by shard."""
+    for directory in index_dirs(index_dir):
+        _check_index(directory)
+
+
+def _check_index(index_dir: Path) -> None:
     index_dir = Path(index_dir)
     for attempt in range(1, ATTEMPTS + 1):
         if not has_index(index_dir):

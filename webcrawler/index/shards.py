@@ -1,0 +1,70 @@
+"""A sharded index: S ordinary indexes (shards), one writer each, searched as one.
+
+The first wall a growing crawl hits is the one Whoosh writer (100-200 documents a
+second). Splitting the documents across S shards gives S writers, each a process
+that may run on another host against the shared database (`engine/shard_writer.py`).
+A document's shard is `doc_id % S`: by document rather than by server, because the
+crawl's documents are very unevenly spread over servers (one big site is most of a
+crawl) while doc ids are dense and sequential, so shards stay within one document of
+each other in size; and a document keeps its id when it is fetched again, so its
+replacement always reaches the shard that holds it. Collection statistics are
+summed over all shards at query time (`sharded.py`), so nothing in the ranking
+depends on which shard a document lives in.
+
+Layout: `index_dir/webcrawler-index.json` records `"shards": S` (`format.py`), and
+shard K is an ordinary index in `index_dir/shard-K/`. One index (S = 1) is today's
+layout, unchanged. This module never searches.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from webcrawler.index.format import index_dirs, shard_count, shard_dir, write_layout
+from webcrawler.index.models import IndexDamaged
+from webcrawler.index.writer import IndexWriter, has_index, open_writer
+
+log = logging.getLogger(__name__)
+
+
+def shard_of(doc_id: int, shards: int) -> int:
+    """The shard that holds document `doc_id` (stable: the same for every process)."""
+    return doc_id % shards
+
+
+def open_shard_writer(index_dir: Path, shard: int, shards: int, **kwargs: object) -> IndexWriter:
+    """The writer of shard `shard` of `shards`: records the layout when it is the first,
+    refuses a layout of another S (or one index where shards were asked for)."""
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard {shard} is not one of 0..{shards - 1}")
+    if shards == 1:
+        return open_writer(index_dir, **kwargs)
+    found = shard_count(index_dir)
+    if has_index(index_dir) or (found != 1 and found != shards):
+        what = "one index" if has_index(index_dir) else f"{found} shards"
+        raise IndexDamaged(index_dir, f"holds {what}, not {shards} shards",
+                           remedy="use the same --shards, or rebuild it (webcrawler index --reindex)")
+    if found == 1:
+        write_layout(index_dir, shards)
+        log.info("index %s: split into %d shards by doc_id", index_dir, shards)
+    return open_writer(shard_dir(index_dir, shard), **kwargs)
+
+
+def optimize(index_dir: Path, only: int | None = None) -> int:
+    """Merge each shard (or the one index) into one segment; `only`: just that shard, on
+    the host that writes it. Returns how many indexes were optimized."""
+    directories = index_dirs(index_dir)
+    if only is not None:
+        if not 0 <= only < len(directories) or len(directories) == 1:
+            raise IndexDamaged(index_dir, f"has no shard {only} (it has {len(directories)})",
+                               remedy="give a shard number the layout has")
+        directories = [directories[only]]
+    done = 0
+    for directory in directories:
+        if not has_index(directory):
+            continue  # a shard that has no document yet
+        with open_writer(directory) as writer:
+            writer.optimize()
+        done += 1
+    return done
