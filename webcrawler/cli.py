@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from webcrawler.settings import Settings, from_environment
+from webcrawler.shard_commands import index_shard_options, optimize_option, register_shard_commands
 
 log = logging.getLogger("webcrawler")
 
@@ -126,6 +127,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--reindex", is_flag=True,
               help="Rebuild the index from the database's documents (the old index is moved "
                    "aside), then stop; no crawl.")
+@index_shard_options
 @data_dir_option
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
@@ -296,21 +298,18 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
 
 @main.command()
 @data_dir_option
-def optimize(data_dir: Path | None) -> None:
-    """Merge the index into one segment: slower to write, fastest to search (run between crawls)."""
+@optimize_option
+def optimize(data_dir: Path | None, shard: int | None) -> None:
+    """Merge the index (each shard) into one segment: slower to write, fastest to search."""
     import time
 
-    from webcrawler.index import open_writer
+    from webcrawler.index import optimize as optimize_index
 
     settings = _settings(data_dir=data_dir)
     if not settings.index_dir.exists():
         raise click.ClickException(f"no index in {settings.data_dir}: run webcrawler index first")
     started = time.monotonic()
-    writer = open_writer(settings.index_dir)
-    try:
-        writer.optimize()
-    finally:
-        writer.close()
+    optimize_index(settings.index_dir, only=shard)
     click.echo(f"index optimized in {time.monotonic() - started:.1f} s")
 
 
@@ -387,6 +386,8 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     except (DemoError, ServeError) as exc:
         raise click.ClickException(str(exc)) from None
 
+
+register_shard_commands(main, data_dir_option, db_option)
 
 if __name__ == "__main__":
     main()

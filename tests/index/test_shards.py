@@ -143,7 +143,7 @@ def test_layout_is_recorded_and_enforced(tmp_path: Path) -> None:
     with open_shard_writer(index_dir, 1, 2) as writer:
         writer.add(mine)
     assert shard_count(index_dir) == 2
-    with pytest.raises(IndexDamaged, match="not 3 shards"):
+    with pytest.raises(IndexDamaged, match="split into 2 shards, not 3"):
         open_shard_writer(index_dir, 0, 3)
     with pytest.raises(IndexDamaged, match="split into 2 shards"):
         open_writer(index_dir)

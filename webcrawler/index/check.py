@@ -12,6 +12,7 @@ moves an index out of the way for `--reindex`. Nothing here repairs anything.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -121,14 +122,25 @@ def set_aside(index_dir: Path, damaged: bool) -> Path | None:
     index_dir = Path(index_dir)
     if not index_dir.exists():
         return None
-    lock = FileStorage(str(index_dir)).lock(WRITE_LOCK)
-    if not lock.acquire(blocking=False):
-        raise IndexDamaged(index_dir, "is being written by another webcrawler process",
-                           remedy="stop it (webcrawler index or a real-time search) and try again")
-    try:
+    with contextlib.ExitStack() as locks:
+        for directory in index_dirs(index_dir):  # each shard's writer holds its own lock
+            if directory.is_dir():
+                locks.enter_context(_write_lock(directory))
         stamp = time.strftime("%Y%m%d-%H%M%S")
         target = index_dir.with_name(f"{index_dir.name}.{'damaged' if damaged else 'previous'}-{stamp}")
         os.rename(index_dir, target)
+    return target
+
+
+@contextlib.contextmanager
+def _write_lock(index_dir: Path):  # type: ignore[no-untyped-def]
+    """Whoosh's write lock of `index_dir`, or IndexDamaged when a writer holds it."""
+    lock = FileStorage(str(index_dir)).lock(WRITE_LOCK)
+    if not lock.acquire(blocking=False):
+        raise IndexDamaged(index_dir, "is being written by another webcrawler process",
+                           remedy="stop it (webcrawler index, index-writer or a real-time search) "
+                                  "and try again")
+    try:
+        yield
     finally:
         lock.release()
-    return target

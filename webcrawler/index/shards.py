@@ -33,21 +33,30 @@ def shard_of(doc_id: int, shards: int) -> int:
     return doc_id % shards
 
 
+def prepare_layout(index_dir: Path, shards: int) -> None:
+    """Make `index_dir` ready for `shards` writers: record the layout when there is none;
+    raise IndexDamaged when it holds another layout (one index, or another S)."""
+    found = shard_count(index_dir)  # 1: one index, or none yet
+    if found == shards:
+        return
+    rebuild = "or rebuild it with the new number (webcrawler index --reindex)"
+    if found > 1:
+        raise IndexDamaged(index_dir, f"is split into {found} shards, not {shards}",
+                           remedy=f"give --index-shards {found}, {rebuild}")
+    if has_index(index_dir):
+        raise IndexDamaged(index_dir, f"holds one index, not {shards} shards",
+                           remedy=f"give no --index-shards, {rebuild}")
+    write_layout(index_dir, shards)
+    log.info("index %s: split into %d shards by doc_id", index_dir, shards)
+
+
 def open_shard_writer(index_dir: Path, shard: int, shards: int, **kwargs: object) -> IndexWriter:
-    """The writer of shard `shard` of `shards`: records the layout when it is the first,
-    refuses a layout of another S (or one index where shards were asked for)."""
+    """The writer of shard `shard` of `shards` (`prepare_layout` first)."""
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} is not one of 0..{shards - 1}")
+    prepare_layout(index_dir, shards)
     if shards == 1:
         return open_writer(index_dir, **kwargs)
-    found = shard_count(index_dir)
-    if has_index(index_dir) or (found != 1 and found != shards):
-        what = "one index" if has_index(index_dir) else f"{found} shards"
-        raise IndexDamaged(index_dir, f"holds {what}, not {shards} shards",
-                           remedy="use the same --shards, or rebuild it (webcrawler index --reindex)")
-    if found == 1:
-        write_layout(index_dir, shards)
-        log.info("index %s: split into %d shards by doc_id", index_dir, shards)
     return open_writer(shard_dir(index_dir, shard), **kwargs)
 
 
