@@ -24,6 +24,7 @@ from webcrawler.engine.shard_writer import (
 )
 from webcrawler.engine.store import CrawlStore
 from webcrawler.index import IndexedDocument, open_searcher, open_shard_writer
+from webcrawler.query_server import create_app
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
@@ -72,6 +73,14 @@ def test_a_crawl_with_two_index_shards_searches_like_one_index(settings: Setting
     expected = _answers(one.index_dir)
     assert all(hits for _total, hits in expected)
     assert _answers(two.index_dir) == expected
+    answers = []
+    for data_dir in (one.data_dir, two.data_dir):  # the query server searches every shard
+        with create_app(data_dir, testing=True).test_client() as client:
+            found = client.get("/api/search?q=rose+garden&per_page=50").get_json()
+            stats = client.get("/api/stats").get_json()
+        answers.append((found["total"], sorted((r["score"], r["url"]) for r in found["results"]),
+                        stats["index_documents"]))
+    assert answers[0] == answers[1] and answers[0][2] == 25
 
 
 def test_external_index_writers_drain_the_outbox(settings: Settings) -> None:

@@ -1,10 +1,10 @@
 """Searching a sharded index (`shards.py`) as if it were one index.
 
-Every query runs on every shard in parallel, twice: first each shard reports its
-part of the collection statistics the relevance formula reads (`weighting.py`:
-the total length N, the document count behind the average length, each query
-word's frequency cf), which are summed; then each shard ranks its documents with
-the summed statistics, so a document scores exactly what it would in one index
+Every query runs on every shard, twice: first each shard reports its part of the
+collection statistics the relevance formula reads (`weighting.py`: the total length
+N, the document count behind the average length, each query word's frequency cf;
+a few lookups, done in turn), which are summed; then each shard ranks its documents
+with the summed statistics, in parallel, so a document scores exactly what it would in one index
 holding every shard's documents. The shards' top lists are merged best first,
 ties broken by doc_id (one index breaks them by document number, which follows
 doc_id when documents are added in the order they were fetched), and scores are
@@ -75,7 +75,7 @@ class ShardedSearcher:
         self._options = options
         self._shards: list[Searcher | None] = [None] * len(self._directories)
         self._lock = threading.Lock()  # one query at a time holds the shards (see docstring)
-        self._pool = ThreadPoolExecutor(len(self._directories), thread_name_prefix="shard")
+        self._pool = ThreadPoolExecutor(max(1, len(self._directories) - 1), thread_name_prefix="shard")
         if not self._open_new():
             self._pool.shutdown()
             raise FileNotFoundError(f"no shard of the index in {self.index_dir} has an index yet")
@@ -88,7 +88,7 @@ class ShardedSearcher:
             parsed, per_page = shards[0].parse_query(query, page, per_page, expand, site)
             excluded = [word for part in parsed.excluded for word in part]
             words = list(dict.fromkeys([*parsed.words, *parsed.expansions, *excluded]))
-            collection = combine(self._each(shards, lambda s: s._statistics(words)))
+            collection = combine([s._statistics(words) for s in shards])  # lookups: cheap
             merged, total = self._merge(shards, parsed, page * per_page, collection)
             first = (page - 1) * per_page
             best = merged[0][0] if merged else 0.0
@@ -115,10 +115,11 @@ class ShardedSearcher:
         return merged[:needed], total
 
     def _each(self, shards: list[Searcher], work: Callable[[Searcher], T]) -> list[T]:
-        """work(shard) for every shard, in parallel, results in shard order."""
-        if len(shards) == 1:
-            return [work(shards[0])]
-        return list(self._pool.map(work, shards))
+        """work(shard) for every shard, in parallel (the first in this thread: one thread
+        hand-off fewer), results in shard order."""
+        others = [self._pool.submit(work, shard) for shard in shards[1:]]
+        first = work(shards[0])
+        return [first, *(future.result() for future in others)]
 
     @contextlib.contextmanager
     def _holding(self):  # type: ignore[no-untyped-def]
