@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from webcrawler.database import INDEXED, connect, index_outbox
 from webcrawler.engine.indexer import _pack
+from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_writer import (
     REMOVED,
     Databases,
@@ -24,6 +25,7 @@ from webcrawler.engine.shard_writer import (
 )
 from webcrawler.engine.store import CrawlStore
 from webcrawler.index import IndexedDocument, open_searcher, open_shard_writer
+from webcrawler.index.format import shard_count
 from webcrawler.query_server import create_app
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
@@ -145,3 +147,13 @@ def test_a_removal_reaches_its_shard_and_a_replaced_row_stays_waiting(tmp_path: 
     with open_searcher(index_dir) as searcher:
         assert [h.doc_id for h in searcher.search("basil").hits] == [3]
         assert searcher.search("tomato").total == 1  # doc 1 still; 3 replaced, 5 removed
+
+
+def test_reindex_splits_one_index_into_shards(settings: Settings) -> None:
+    with LoopbackWeb([Site("127.0.15.4", _pages(12))]) as web:
+        crawl(settings, [web.url("127.0.15.4", "/")])
+    expected = _answers(settings.index_dir)
+    summary = run_reindex(dataclasses.replace(settings, index_shards=3), progress=False)
+    assert "13 documents" in summary and "moved to" in summary
+    assert shard_count(settings.index_dir) == 3
+    assert _answers(settings.index_dir) == expected

@@ -42,7 +42,8 @@ def prepare_layout(index_dir: Path, shards: int) -> None:
     rebuild = "or rebuild it with the new number (webcrawler index --reindex)"
     if found > 1:
         raise IndexDamaged(index_dir, f"is split into {found} shards, not {shards}",
-                           remedy=f"give --index-shards {found}, {rebuild}")
+                           remedy=f"give --index-shards {found} (a real-time search writes only "
+                                  f"an index of one shard), {rebuild}")
     if has_index(index_dir):
         raise IndexDamaged(index_dir, f"holds one index, not {shards} shards",
                            remedy=f"give no --index-shards, {rebuild}")
