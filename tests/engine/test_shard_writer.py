@@ -10,8 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from click.testing import CliRunner
 from sqlalchemy import select
 
+from webcrawler.cli import main
 from webcrawler.database import INDEXED, connect, index_outbox
 from webcrawler.engine.indexer import _pack
 from webcrawler.engine.reindex import run_reindex
@@ -101,6 +103,14 @@ def test_external_index_writers_drain_the_outbox(settings: Settings) -> None:
     counts = [int(w.stdout.split("documents indexed")[0].split(":")[-1].replace(",", ""))
               for w in writers]
     assert sorted(counts) == [6, 7] and _waiting(sharded) == 0
+    with open_searcher(sharded.index_dir) as searcher:
+        assert searcher.doc_count() == 13
+    runner = CliRunner()
+    data = ["--data-dir", str(sharded.data_dir)]
+    assert runner.invoke(main, ["optimize", *data]).exit_code == 0
+    refused = runner.invoke(main, ["optimize", "--shard", "2", *data])
+    assert refused.exit_code == 1 and "has no shard 2 (it has 2)" in refused.output
+    assert runner.invoke(main, ["optimize", "--shard", "1", *data]).exit_code == 0
     with open_searcher(sharded.index_dir) as searcher:
         assert searcher.doc_count() == 13
 
