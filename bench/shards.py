@@ -11,7 +11,8 @@ is documents over the wall time from start until the last writer ends, and the
 writers' CPU seconds (S = 1 is the one-index layout, written by the same loop). Query
 latency: in-process, result cache off, one stream of single and two-word queries
 (`bench.query_latency.query_stream`), alternating between the one index and the
-sharded one. The machine is shared: compare rows of one run, not runs.
+sharded one searched in parallel threads and in turn. The machine is shared: compare
+rows of one run, not runs.
 """
 
 from __future__ import annotations
@@ -71,10 +72,11 @@ def index_with(template: Path, work: Path, shards: int) -> tuple[Path, float, fl
     return data, wall, cpu
 
 
-def latencies(indexes: dict[str, Path], queries: int) -> dict[str, list[float]]:
+def latencies(indexes: dict[str, tuple[Path, dict]], queries: int) -> dict[str, list[float]]:
     """ms per query on each index, the same queries, alternating (result cache off)."""
     times: dict[str, list[float]] = {name: [] for name in indexes}
-    searchers = {name: open_searcher(path, cache_queries=0) for name, path in indexes.items()}
+    searchers = {name: open_searcher(path, cache_queries=0, **options)
+                 for name, (path, options) in indexes.items()}
     try:
         for query in itertools.islice(query_stream(), queries):
             for name, searcher in searchers.items():
@@ -101,8 +103,12 @@ def main(argv: list[str] | None = None) -> str:
         rows, indexes = [], {}
         for shards in (1, 2):
             data, wall, cpu = index_with(template, work, shards)
-            indexes[f"{shards} shard{'s' if shards > 1 else ''}"] = data / "index"
             rows.append((shards, args.docs, wall, args.docs / wall, cpu, args.docs / cpu))
+            if shards == 1:
+                indexes["one index"] = (data / "index", {})
+            else:
+                indexes[f"{shards} shards, in parallel"] = (data / "index", {"parallel": True})
+                indexes[f"{shards} shards, in turn"] = (data / "index", {"parallel": False})
         times = latencies(indexes, args.queries)
     body = (f"{args.docs:,} generated-web documents (about 2.5 KB of text each) from a SQLite "
             "outbox, drained by `webcrawler index-writer` processes:\n\n"

@@ -101,13 +101,15 @@ def _results(searcher, query: str, options: dict) -> tuple:  # type: ignore[no-u
     return results.total, ranks, hits
 
 
+@pytest.mark.parametrize("parallel", [True, False], ids=["parallel", "in-turn"])
 @pytest.mark.parametrize("usequality", [True, False], ids=["fast-paths", "whoosh-matchers"])
-def test_sharded_search_equals_one_index(indexes: dict[int, Path], usequality: bool) -> None:
+def test_sharded_search_equals_one_index(indexes: dict[int, Path], usequality: bool,
+                                         parallel: bool) -> None:
     with open_searcher(indexes[1], usequality=usequality) as one:
         expected = [_results(one, q, o) for q, o in QUERIES]
     assert sum(bool(hits) for _total, _ranks, hits in expected) == len(QUERIES) - 1  # all but nosuchword
     for shards in (2, 3):
-        with open_searcher(indexes[shards], usequality=usequality) as sharded:
+        with open_searcher(indexes[shards], usequality=usequality, parallel=parallel) as sharded:
             assert isinstance(sharded, ShardedSearcher)
             assert sharded.doc_count() == len(DOCS)
             for (query, options), want in zip(QUERIES, expected, strict=True):

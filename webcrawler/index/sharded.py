@@ -10,6 +10,11 @@ ties broken by doc_id (one index breaks them by document number, which follows
 doc_id when documents are added in the order they were fetched), and scores are
 normalised to 1000 against the best document of all shards. Match counts add up.
 
+In parallel or in turn: the shards are in one process, and under the GIL threads
+overlap only waits (pages of a shard on slow storage, numpy). Measured on the shared
+2-core machine under load (`bench/shards.py`, BENCHMARKS.md), handing a shard to a
+thread cost more than it saved; `parallel=False` ranks the shards in turn.
+
 While a query runs it holds every shard's lock (always in shard order), so no
 shard swaps in a new commit between the two rounds or before its hits are read;
 the worker threads then touch one shard each. A shard with no index yet (its
@@ -69,8 +74,9 @@ def combine(parts: Sequence[tuple[int, int, dict[bytes, float]]]) -> CollectionS
 class ShardedSearcher:
     """`Searcher`'s interface over every shard of a sharded index; thread-safe."""
 
-    def __init__(self, index_dir: Path, **options: Any) -> None:
+    def __init__(self, index_dir: Path, parallel: bool = True, **options: Any) -> None:
         self.index_dir = Path(index_dir)
+        self.parallel = parallel  # False: shards ranked in turn in the query's thread
         self._directories = index_dirs(self.index_dir)
         self._options = options
         self._shards: list[Searcher | None] = [None] * len(self._directories)
@@ -117,6 +123,8 @@ class ShardedSearcher:
     def _each(self, shards: list[Searcher], work: Callable[[Searcher], T]) -> list[T]:
         """work(shard) for every shard, in parallel (the first in this thread: one thread
         hand-off fewer), results in shard order."""
+        if not self.parallel:
+            return [work(shard) for shard in shards]
         others = [self._pool.submit(work, shard) for shard in shards[1:]]
         first = work(shards[0])
         return [first, *(future.result() for future in others)]
