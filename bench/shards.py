@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> str:
                      "documents per CPU s"], rows)
             + f"\n\nQuery latency in-process, result cache off, {args.queries} queries (single and "
             "two words), alternating:\n\n"
-            + table(["index", "queries", "p50 ms", "p99 ms", "median of means"],
+            + table(["index", "queries", "p50 ms", "p99 ms", "mean ms"],
                     [(name, len(t), median(t), percentile(t, 99), sum(t) / max(len(t), 1))
                      for name, t in times.items()]))
     return publish("Index shards (issue 15): 1 and 2 writers, query latency", body, append=False)

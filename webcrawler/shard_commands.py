@@ -28,8 +28,8 @@ def index_shard_options(command: Any) -> Any:
              "(on other hosts).")(command)
     return click.option(
         "--index-shards", type=click.IntRange(1, 64), default=None,
-        help="Split the index into this many shards, one writer process each (default 1: "
-             "one index; docs/scale-out.md).")(command)
+        help="Split the index into this many shards, one writer process each (default: as "
+             "the index is; 1 for a new one; docs/scale-out.md).")(command)
 
 
 def register_shard_commands(group: click.Group, data_dir_option: Callable, db_option: Callable) -> None:

@@ -167,3 +167,6 @@ def test_reindex_splits_one_index_into_shards(settings: Settings) -> None:
     assert "13 documents" in summary and "moved to" in summary
     assert shard_count(settings.index_dir) == 3
     assert _answers(settings.index_dir) == expected
+    run_reindex(settings, progress=False)  # no --index-shards: as many as the index has
+    assert shard_count(settings.index_dir) == 3
+    assert _answers(settings.index_dir) == expected

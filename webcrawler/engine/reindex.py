@@ -7,7 +7,8 @@ refetch. The old index directory is moved aside (`index.damaged-<time>`, or
 `index.previous-<time>` when it was sound), never deleted; a new one is built
 from the stored documents in doc_id order, one commit per `BATCH`, with progress
 on stderr; the summary goes to stdout. Then every stored row is marked INDEXED.
-With `--index-shards S` the index is rebuilt as S shards (`index/shards.py`).
+With `--index-shards S` the index is rebuilt as S shards (`index/shards.py`); without,
+as many as it had.
 
 Documents fetched before the database kept their text (meta
 `index_text_kept_since`) cannot be rebuilt: they are counted in the summary and
@@ -46,6 +47,7 @@ from webcrawler.index import (
     open_shard_writer,
     set_aside,
     shard_of,
+    shards_wanted,
 )
 from webcrawler.settings import Settings
 
@@ -65,11 +67,12 @@ def run_reindex(settings: Settings, progress: bool = True) -> str:
     check_database(settings.database_url)
     engine = connect(settings.database_url)
     try:
+        shards = shards_wanted(settings.index_dir, settings.index_shards)  # before it moves
         moved = set_aside(settings.index_dir, damaged=_is_damaged(settings.index_dir))
         started = time.monotonic()
         total = _count(engine)
         done = 0
-        with _shard_writers(settings) as writers:
+        with _shard_writers(settings.index_dir, shards) as writers:
             for docs in _stored(engine):
                 for k, writer in enumerate(writers):
                     writer.add([d for d in docs if shard_of(d.doc_id, len(writers)) == k])
@@ -87,12 +90,10 @@ def run_reindex(settings: Settings, progress: bool = True) -> str:
 
 
 @contextlib.contextmanager
-def _shard_writers(settings: Settings) -> Iterator[list[IndexWriter]]:
-    """A writer per shard of `settings.index_shards` (one: the one index's writer)."""
+def _shard_writers(index_dir: Path, shards: int) -> Iterator[list[IndexWriter]]:
+    """A writer per shard (one: the one index's writer)."""
     with contextlib.ExitStack() as stack:
-        shards = settings.index_shards
-        yield [stack.enter_context(open_shard_writer(settings.index_dir, k, shards))
-               for k in range(shards)]
+        yield [stack.enter_context(open_shard_writer(index_dir, k, shards)) for k in range(shards)]
 
 
 def _is_damaged(index_dir: Path) -> bool:

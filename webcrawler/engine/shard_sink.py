@@ -24,7 +24,7 @@ from webcrawler.database import INDEXED, connect, index_outbox
 from webcrawler.engine.indexer import CLOSE_TIMEOUT, IndexFailed, IndexSink, payload_of
 from webcrawler.engine.shard_writer import REMOVED, run_shard_writer
 from webcrawler.engine.store import CrawlStore
-from webcrawler.index import prepare_layout
+from webcrawler.index import prepare_layout, shards_wanted
 from webcrawler.messages import Document
 from webcrawler.settings import Settings
 
@@ -35,12 +35,14 @@ WAIT_SECONDS = 0.5
 
 
 def make_index_sink(store: CrawlStore, settings: Settings) -> IndexSink | ShardedIndexSink:
-    """The crawl's index sink for `settings.index_shards` shards (one: today's IndexSink).
-    Raises IndexDamaged, before starting anything, when the index has another layout."""
-    prepare_layout(settings.index_dir, settings.index_shards)
-    if settings.index_shards == 1:
+    """The crawl's index sink for `settings.index_shards` shards (one: today's IndexSink;
+    none given: as many as the index has). Raises IndexDamaged, before starting anything,
+    when the index has another layout."""
+    shards = shards_wanted(settings.index_dir, settings.index_shards)
+    prepare_layout(settings.index_dir, shards)
+    if shards == 1:
         return IndexSink(store, settings.index_dir)
-    return ShardedIndexSink(store, settings.index_dir, settings.index_shards,
+    return ShardedIndexSink(store, settings.index_dir, shards,
                             start_writers=not settings.external_index_writers)
 
 

@@ -12,7 +12,13 @@ from webcrawler.index.anchors import AnchorIndex, build_anchor_index
 from webcrawler.index.check import check, set_aside
 from webcrawler.index.models import Hit, IndexDamaged, IndexedDocument, QueryError, SearchResults
 from webcrawler.index.searcher import Searcher, open_searcher
-from webcrawler.index.shards import open_shard_writer, optimize, prepare_layout, shard_of
+from webcrawler.index.shards import (
+    open_shard_writer,
+    optimize,
+    prepare_layout,
+    shard_of,
+    shards_wanted,
+)
 from webcrawler.index.writer import IndexWriter, open_writer
 
 __all__ = [
@@ -32,5 +38,6 @@ __all__ = [
     "optimize",
     "prepare_layout",
     "shard_of",
+    "shards_wanted",
     "set_aside",
 ]

@@ -126,9 +126,18 @@ def set_aside(index_dir: Path, damaged: bool) -> Path | None:
         for directory in index_dirs(index_dir):  # each shard's writer holds its own lock
             if directory.is_dir():
                 locks.enter_context(_write_lock(directory))
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = index_dir.with_name(f"{index_dir.name}.{'damaged' if damaged else 'previous'}-{stamp}")
+        target = _aside_name(index_dir, "damaged" if damaged else "previous")
         os.rename(index_dir, target)
+    return target
+
+
+def _aside_name(index_dir: Path, why: str) -> Path:
+    """`index.<why>-<time>`, with `-2`, `-3`, ... when one was set aside in the same second."""
+    base = f"{index_dir.name}.{why}-{time.strftime('%Y%m%d-%H%M%S')}"
+    target, n = index_dir.with_name(base), 1
+    while target.exists():
+        n += 1
+        target = index_dir.with_name(f"{base}-{n}")
     return target
 
 

@@ -33,6 +33,11 @@ def shard_of(doc_id: int, shards: int) -> int:
     return doc_id % shards
 
 
+def shards_wanted(index_dir: Path, shards: int) -> int:
+    """`shards`, or (0) as many as the index in `index_dir` has: one for a new index."""
+    return shards or shard_count(index_dir)
+
+
 def prepare_layout(index_dir: Path, shards: int) -> None:
     """Make `index_dir` ready for `shards` writers: record the layout when there is none;
     raise IndexDamaged when it holds another layout (one index, or another S)."""
