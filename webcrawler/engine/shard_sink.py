@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 MAX_ROWS_WAITING = 50_000  # as the one writer's slack: 250 batches of up to 200 documents
 WAIT_SECONDS = 0.5
+LOG_SECONDS = 30.0  # while the crawl waits for the writers, a line this often
 
 
 def make_index_sink(store: CrawlStore, settings: Settings) -> IndexSink | ShardedIndexSink:
@@ -92,8 +93,11 @@ class ShardedIndexSink:
             self._number += 1
             self._pending = 0
         self._check_writers()
-        while self._waiting() > MAX_ROWS_WAITING and self._writers_alive():
-            log.info("waiting for the index shards to catch up (%d documents)", self._waiting())
+        told = 0.0
+        while (waiting := self._waiting()) > MAX_ROWS_WAITING and self._writers_alive():
+            if time.monotonic() - told > LOG_SECONDS:
+                told = time.monotonic()
+                log.info("waiting for the index shards to catch up (%d documents)", waiting)
             time.sleep(WAIT_SECONDS)
 
     def close(self) -> None:
