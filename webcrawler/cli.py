@@ -20,6 +20,7 @@ import click
 
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.settings import Settings, from_environment
+from webcrawler.shard_commands import index_shard_options, optimize_option, register_shard_commands
 from webcrawler.workbench.cli import crawl_command, workbench_command
 
 log = logging.getLogger("webcrawler")
@@ -129,6 +130,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--reindex", is_flag=True,
               help="Rebuild the index from the database's documents (the old index is moved "
                    "aside), then stop; no crawl.")
+@index_shard_options
 @data_dir_option
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
@@ -299,21 +301,18 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
 
 @main.command()
 @data_dir_option
-def optimize(data_dir: Path | None) -> None:
-    """Merge the index into one segment: slower to write, fastest to search (run between crawls)."""
+@optimize_option
+def optimize(data_dir: Path | None, shard: int | None) -> None:
+    """Merge the index (each shard) into one segment: slower to write, fastest to search."""
     import time
 
-    from webcrawler.index import open_writer
+    from webcrawler.index import optimize as optimize_index
 
     settings = _settings(data_dir=data_dir)
     if not settings.index_dir.exists():
         raise click.ClickException(f"no index in {settings.data_dir}: run webcrawler index first")
     started = time.monotonic()
-    writer = open_writer(settings.index_dir)
-    try:
-        writer.optimize()
-    finally:
-        writer.close()
+    optimize_index(settings.index_dir, only=shard)
     click.echo(f"index optimized in {time.monotonic() - started:.1f} s")
 
 
@@ -393,6 +392,7 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
 
 main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit (.json: issue 14)
 main.add_command(workbench_command)  # issue 14: the Crawler Workbench
+register_shard_commands(main, data_dir_option, db_option)
 
 if __name__ == "__main__":
     main()

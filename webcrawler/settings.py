@@ -47,6 +47,8 @@ class Settings:
     seeds: tuple[str, ...] = field(default_factory=tuple)
     order: str = "server-first"  # crawl order: server-first, breadth-first, backlink, pagerank
     hot_query: str = ""  # words: URLs whose anchor or URL mention them (or near such pages) go first
+    index_shards: int = 0  # index writers, one shard each (docs/scale-out.md); 0: as the index is
+    external_index_writers: bool = False  # True: `webcrawler index-writer` runs them (other hosts)
     deny_private: bool = False  # refuse loopback, private, link-local, ... addresses (SSRF safety)
     incremental: bool = False  # keep crawling for --hours: recrawl stored pages as they fall due
     recrawl: str = "buckets"  # incremental recrawl policy: none, uniform, adaptive, buckets

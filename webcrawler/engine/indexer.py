@@ -90,10 +90,11 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
             continue
         batches = [n for numbers, _ in messages for n in numbers]
         with engine.connect() as conn:
-            rows = conn.execute(select(index_outbox.c.payload)
+            rows = conn.execute(select(index_outbox.c.doc_id, index_outbox.c.payload)
                                 .where(index_outbox.c.batch.in_(batches))).all()
-        writer.add([unpack(payload) for (payload,) in rows])
-        writer.delete([doc_id for _, deletes in messages for doc_id in deletes])
+        writer.add([unpack(payload) for _, payload in rows if payload])
+        removed = [doc_id for doc_id, payload in rows if not payload]  # a sharded crawl's removal
+        writer.delete([doc_id for _, deletes in messages for doc_id in deletes] + removed)
         writer.commit()
         acks.put(batches)
 
@@ -152,10 +153,7 @@ class IndexSink:
         self._number = self._resend_outbox()
 
     def add(self, doc_id: int, document: Document) -> None:
-        origin, _ = split(document.url)
-        doc = IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
-                              text=document.text, host=origin.split("://", 1)[1])
-        self.store.outbox_put(doc_id, self._number + 1, _pack(doc))
+        self.store.outbox_put(doc_id, self._number + 1, payload_of(doc_id, document))
         self._pending += 1
 
     def remove(self, doc_id: int) -> None:
@@ -249,6 +247,13 @@ class IndexSink:
                 self._send(tuple(waiting[start : start + MAX_BATCHES_PER_COMMIT]), ())
         conn.commit()
         return int(top)
+
+
+def payload_of(doc_id: int, document: Document) -> bytes:
+    """The outbox payload of a retrieved document: what the index needs of it, compressed."""
+    origin, _ = split(document.url)
+    return _pack(IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
+                                 text=document.text, host=origin.split("://", 1)[1]))
 
 
 def _pack(doc: IndexedDocument) -> bytes:

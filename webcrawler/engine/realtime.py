@@ -166,6 +166,7 @@ class RealtimeJob:
         store = RealtimeStore(engine)
         sink: RealtimeSink | None = None
         try:
+            index.prepare_layout(s.index_dir, 1)  # refuses a sharded index: it writes one index
             sink = RealtimeSink(store, s.index_dir, self._document_added)
             ordering = anchor_ordering(self.options.query, self.options.guided,
                                        self.options.max_fetches)

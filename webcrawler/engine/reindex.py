@@ -7,6 +7,8 @@ refetch. The old index directory is moved aside (`index.damaged-<time>`, or
 `index.previous-<time>` when it was sound), never deleted; a new one is built
 from the stored documents in doc_id order, one commit per `BATCH`, with progress
 on stderr; the summary goes to stdout. Then every stored row is marked INDEXED.
+With `--index-shards S` the index is rebuilt as S shards (`index/shards.py`); without,
+as many as it had.
 
 Documents fetched before the database kept their text (meta
 `index_text_kept_since`) cannot be rebuilt: they are counted in the summary and
@@ -17,6 +19,7 @@ crawl in a fresh --data-dir would). The crawl does not continue: run
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Iterator
@@ -36,7 +39,16 @@ from webcrawler.database import (
     meta,
 )
 from webcrawler.engine.indexer import unpack
-from webcrawler.index import IndexDamaged, IndexedDocument, check, open_writer, set_aside
+from webcrawler.index import (
+    IndexDamaged,
+    IndexedDocument,
+    IndexWriter,
+    check,
+    open_shard_writer,
+    set_aside,
+    shard_of,
+    shards_wanted,
+)
 from webcrawler.settings import Settings
 
 BATCH = 1_000  # documents a commit, as the crawl's index process commits (MAX_BATCHES_PER_COMMIT)
@@ -55,14 +67,16 @@ def run_reindex(settings: Settings, progress: bool = True) -> str:
     check_database(settings.database_url)
     engine = connect(settings.database_url)
     try:
+        shards = shards_wanted(settings.index_dir, settings.index_shards)  # before it moves
         moved = set_aside(settings.index_dir, damaged=_is_damaged(settings.index_dir))
         started = time.monotonic()
         total = _count(engine)
         done = 0
-        with open_writer(settings.index_dir) as writer:
+        with _shard_writers(settings.index_dir, shards) as writers:
             for docs in _stored(engine):
-                writer.add(docs)
-                writer.commit()
+                for k, writer in enumerate(writers):
+                    writer.add([d for d in docs if shard_of(d.doc_id, len(writers)) == k])
+                    writer.commit()
                 done += len(docs)
                 if progress:
                     rate = done / max(time.monotonic() - started, 1e-6)
@@ -73,6 +87,13 @@ def run_reindex(settings: Settings, progress: bool = True) -> str:
     finally:
         engine.dispose()
     return _summary(done, time.monotonic() - started, moved, missing)
+
+
+@contextlib.contextmanager
+def _shard_writers(index_dir: Path, shards: int) -> Iterator[list[IndexWriter]]:
+    """A writer per shard (one: the one index's writer)."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(open_shard_writer(index_dir, k, shards)) for k in range(shards)]
 
 
 def _is_damaged(index_dir: Path) -> bool:
@@ -86,7 +107,7 @@ def _is_damaged(index_dir: Path) -> bool:
 def _fetched_with_text():  # type: ignore[no-untyped-def]
     return (select(index_outbox.c.doc_id, index_outbox.c.payload)
             .join(documents, documents.c.id == index_outbox.c.doc_id)
-            .where(documents.c.state == State.FETCHED))
+            .where(documents.c.state == State.FETCHED, func.length(index_outbox.c.payload) > 0))
 
 
 def _count(engine: Engine) -> int:

@@ -13,10 +13,10 @@ from collections.abc import Callable, Collection
 
 from webcrawler.database import check_database, connect
 from webcrawler.engine.crawl import Crawler
-from webcrawler.engine.indexer import IndexSink
 from webcrawler.engine.orderings import make_ordering, watch_pages
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.reindex import run_reindex
+from webcrawler.engine.shard_sink import make_index_sink
 from webcrawler.engine.store import CrawlStore
 from webcrawler.engine.stored_scope import resolve
 from webcrawler.index import check
@@ -45,8 +45,8 @@ def run_index(settings: Settings, progress: bool = True,
     settings, scope_line = resolve(engine, settings, explicit, save=True)
     log.info("%s", scope_line)
     store = CrawlStore(engine)
-    sink = IndexSink(store, settings.index_dir)
     try:
+        sink = make_index_sink(store, settings)  # IndexDamaged for another layout: nothing started
         ordering, recrawl = incremental_parts(settings, store, sink)
         ordering = ordering or make_ordering(settings.order, store, settings.hot_query)
         crawler = Crawler(settings, store, sink=watch_pages(ordering, sink),

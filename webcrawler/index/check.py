@@ -12,6 +12,7 @@ moves an index out of the way for `--reindex`. Nothing here repairs anything.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 from whoosh.filedb.filestore import FileStorage
 from whoosh.reading import SegmentReader
 
+from webcrawler.index.format import index_dirs
 from webcrawler.index.models import IndexDamaged
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.storage import SEGMENT_SUFFIX
@@ -35,7 +37,13 @@ ATTEMPTS = 5  # a writer's commit can delete the segments of the TOC being check
 def check(index_dir: Path) -> None:
     """Raise IndexDamaged (naming the damaged file) unless the index in `index_dir` opens
     and reads; an absent or empty directory is fine (a new index). Safe beside a running
-    writer: a failure on a table of contents that a newer commit replaced is checked again."""
+    writer: a failure on a table of contents that a newer commit replaced is checked again.
+    A sharded index (`shards.py`) is checked shard by shard."""
+    for directory in index_dirs(index_dir):
+        _check_index(directory)
+
+
+def _check_index(index_dir: Path) -> None:
     index_dir = Path(index_dir)
     for attempt in range(1, ATTEMPTS + 1):
         if not has_index(index_dir):
@@ -114,14 +122,34 @@ def set_aside(index_dir: Path, damaged: bool) -> Path | None:
     index_dir = Path(index_dir)
     if not index_dir.exists():
         return None
+    with contextlib.ExitStack() as locks:
+        for directory in index_dirs(index_dir):  # each shard's writer holds its own lock
+            if directory.is_dir():
+                locks.enter_context(_write_lock(directory))
+        target = _aside_name(index_dir, "damaged" if damaged else "previous")
+        os.rename(index_dir, target)
+    return target
+
+
+def _aside_name(index_dir: Path, why: str) -> Path:
+    """`index.<why>-<time>`, with `-2`, `-3`, ... when one was set aside in the same second."""
+    base = f"{index_dir.name}.{why}-{time.strftime('%Y%m%d-%H%M%S')}"
+    target, n = index_dir.with_name(base), 1
+    while target.exists():
+        n += 1
+        target = index_dir.with_name(f"{base}-{n}")
+    return target
+
+
+@contextlib.contextmanager
+def _write_lock(index_dir: Path):  # type: ignore[no-untyped-def]
+    """Whoosh's write lock of `index_dir`, or IndexDamaged when a writer holds it."""
     lock = FileStorage(str(index_dir)).lock(WRITE_LOCK)
     if not lock.acquire(blocking=False):
         raise IndexDamaged(index_dir, "is being written by another webcrawler process",
-                           remedy="stop it (webcrawler index or a real-time search) and try again")
+                           remedy="stop it (webcrawler index, index-writer or a real-time search) "
+                                  "and try again")
     try:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = index_dir.with_name(f"{index_dir.name}.{'damaged' if damaged else 'previous'}-{stamp}")
-        os.rename(index_dir, target)
+        yield
     finally:
         lock.release()
-    return target

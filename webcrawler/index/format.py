@@ -14,7 +14,10 @@ table of contents, no file) is accepted as format 1 when its table of contents
 says Whoosh 2.7.5 wrote it with our schema: format 1 is exactly what this
 package wrote before the file existed (the file was added without changing a
 byte of the segments). The writer then adds the file; readers never write.
-See docs/index.md.
+
+A sharded index (`shards.py`) has no Whoosh files of its own: its directory holds
+the shard layout, the same record plus `"shards": S, "shard_by": "doc_id"`, and
+one ordinary index per shard in `shard-<K>/`. See docs/index.md.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ log = logging.getLogger(__name__)
 FORMAT_FILE = "webcrawler-index.json"
 FORMAT_VERSION = 1
 WHOOSH_VERSION = "2.7.5"  # the whoosh-reloaded release pinned in pyproject.toml
+SHARD_BY = "doc_id"  # a document's shard: doc_id modulo the number of shards (shards.py)
 
 
 def installed_whoosh() -> str:
@@ -52,6 +56,47 @@ def write_format(index_dir: Path) -> None:
     partial = path.with_suffix(".tmp")
     partial.write_text(json.dumps(expected()) + "\n")
     os.replace(partial, path)
+
+
+def write_layout(index_dir: Path, shards: int) -> None:
+    """Record that `index_dir` is split into `shards` shard indexes (atomically)."""
+    Path(index_dir).mkdir(parents=True, exist_ok=True)
+    path = Path(index_dir) / FORMAT_FILE
+    partial = path.with_suffix(".tmp")
+    partial.write_text(json.dumps({**expected(), "shards": shards, "shard_by": SHARD_BY}) + "\n")
+    os.replace(partial, path)
+
+
+def shard_dir(index_dir: Path, shard: int) -> Path:
+    """Where shard `shard` of a sharded index lives: an ordinary index of its own."""
+    return Path(index_dir) / f"shard-{shard}"
+
+
+def index_dirs(index_dir: Path) -> list[Path]:
+    """Every index directory `index_dir` is made of: itself, or its S shards."""
+    shards = shard_count(index_dir)
+    return [Path(index_dir)] if shards == 1 else [shard_dir(index_dir, k) for k in range(shards)]
+
+
+def shard_count(index_dir: Path) -> int:
+    """How many shards the index in `index_dir` is split into: 1 for one index (or none yet).
+    Raises IndexDamaged for a layout record this webcrawler cannot read."""
+    path = Path(index_dir) / FORMAT_FILE
+    try:
+        found = json.loads(path.read_text())
+    except FileNotFoundError:
+        return 1
+    except (OSError, ValueError):
+        raise IndexDamaged(path, "has a format file that cannot be read") from None
+    if not isinstance(found, dict) or "shards" not in found:
+        return 1
+    shards = found["shards"]
+    rest = {k: v for k, v in found.items() if k not in ("shards", "shard_by")}
+    if rest != expected() or found.get("shard_by") != SHARD_BY or not isinstance(shards, int) \
+            or shards < 1:
+        raise IndexDamaged(path, f"is in another format ({_describe(found)}; this webcrawler "
+                                 f"reads format {FORMAT_VERSION} on whoosh {WHOOSH_VERSION})")
+    return shards
 
 
 def check_whoosh(index_dir: Path) -> None:
@@ -93,4 +138,6 @@ def _check_legacy(index_dir: Path, ix: Index) -> None:
 def _describe(found: object) -> str:
     if not isinstance(found, dict):
         return "not a format record"
+    if "shards" in found:
+        return f"split into {found['shards']!r} shards by {found.get('shard_by')!r}"
     return f"format {found.get('format')!r} written with whoosh {found.get('whoosh')!r}"

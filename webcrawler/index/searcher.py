@@ -36,13 +36,14 @@ from whoosh.searching import Searcher as WhooshSearcher
 
 from webcrawler.index import vectors
 from webcrawler.index.counting import count_matches
+from webcrawler.index.format import shard_count
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
 from webcrawler.index.query import expand as expand_query
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.snippets import snippet
 from webcrawler.index.thesaurus import Thesaurus, default_thesaurus
-from webcrawler.index.weighting import Peculiarity
+from webcrawler.index.weighting import Collection, Peculiarity
 from webcrawler.index.wordsearch import rank_words
 from webcrawler.index.writer import open_index
 
@@ -94,12 +95,7 @@ class Searcher:
     ) -> SearchResults:
         """One page of results for `query`; raises `QueryError` for a query that cannot run."""
         started = time.perf_counter()
-        if page < 1 or per_page < 1:
-            raise QueryError("Page numbers and page sizes start at 1.")
-        per_page = min(per_page, MAX_PER_PAGE)
-        parsed = parse(query, site)
-        if expand:
-            expand_query(parsed, self._thesaurus)
+        parsed, per_page = self.parse_query(query, page, per_page, expand, site)
         with self._lock:
             self._look_for_commits()
             ranked, total = self._ranked(parsed, page * per_page)
@@ -112,13 +108,27 @@ class Searcher:
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits)
 
-    def _ranked(self, parsed: ParsedQuery, needed: int) -> Ranked:
+    def parse_query(self, query: str, page: int, per_page: int, expand: bool,
+                    site: str | None) -> tuple[ParsedQuery, int]:
+        """(the parsed query, the page size allowed); raises QueryError."""
+        if page < 1 or per_page < 1:
+            raise QueryError("Page numbers and page sizes start at 1.")
+        parsed = parse(query, site)
+        if expand:
+            expand_query(parsed, self._thesaurus)
+        return parsed, min(per_page, MAX_PER_PAGE)
+
+    def _ranked(self, parsed: ParsedQuery, needed: int, collection: Collection | None = None,
+                stamp: tuple = ()) -> Ranked:
+        """The query's ranked list (lock held). A shard of a sharded index is given the
+        whole `collection`'s statistics, and their `stamp` (they change with other shards)."""
         key = (
             tuple(parsed.words),
             tuple(map(tuple, parsed.phrases)),
             tuple(map(tuple, parsed.excluded)),
             parsed.site,
             tuple(sorted(parsed.expansions)),
+            stamp,
         )
         cached = self._cache.get(key)
         if cached is not None and (len(cached[0]) >= needed or len(cached[0]) == cached[1]):
@@ -130,7 +140,8 @@ class Searcher:
         if self._ranking == "bm25f":
             model: WeightingModel = BM25F()
         else:
-            model = Peculiarity(weights, n_words, stats=self._stats, **self._options)
+            model = Peculiarity(weights, n_words, stats=self._stats, collection=collection,
+                                **self._options)
         fast = rank_words(searcher, parsed, model, limit) if self.usequality else None
         if fast is not None:
             return self._remember(key, fast)
@@ -142,6 +153,21 @@ class Searcher:
         full = len(ranked) >= collector.limit
         total = count_matches(searcher, parsed, query) if full else len(ranked)
         return self._remember(key, (ranked, total))
+
+    def _statistics(self, words: list[str]) -> tuple[int, int, dict[bytes, float]]:
+        """This index's part of the collection statistics of `words` (lock held): total
+        content length, documents (deleted ones too, as Whoosh's average length counts
+        them) and each word's frequency: what `Peculiarity` reads of the whole index."""
+        searcher = self._searcher
+        frequencies = {w.encode(): searcher.frequency(CONTENT, w.encode()) for w in words}
+        return searcher.field_length(CONTENT), searcher.doc_count_all(), frequencies
+
+    def _doc_ids(self, docnums: list[int]) -> list[int]:
+        """The doc_ids of documents by number in the commit queries run on (lock held)."""
+        if not docnums:
+            return []
+        column = self._searcher.reader().column_reader("doc_id")
+        return [int(column[n]) for n in docnums]
 
     def _remember(self, key: tuple, ranked: Ranked) -> Ranked:
         self._cache[key] = ranked
@@ -254,8 +280,12 @@ def _generation(searcher: WhooshSearcher) -> int:
 
 
 def open_searcher(index_dir: Path, **kwargs: object) -> Searcher:
-    """A read-only searcher over the index in `index_dir`.
+    """A read-only searcher over the index in `index_dir` (or over all its shards).
 
     Raises FileNotFoundError when `index_dir` holds no index yet (open a writer first).
     """
+    if shard_count(index_dir) > 1:
+        from webcrawler.index.sharded import ShardedSearcher  # it builds on this module
+
+        return ShardedSearcher(index_dir, **kwargs)  # type: ignore[return-value]
     return Searcher(index_dir, **kwargs)  # type: ignore[arg-type]

@@ -61,6 +61,9 @@ from whoosh.util.numeric import byte_to_length
 MU = None  # prior document length in words; None: the collection's average document length
 
 Reference = Callable[[str], float]  # word -> relative frequency in a reference domain
+# (field, word as bytes) -> (N, cf, average length) over a whole collection: a sharded
+# index's statistics, summed over every shard (`shards.py`)
+Collection = Callable[[str, bytes], tuple[float, float, float]]
 
 
 class Peculiarity(WeightingModel):
@@ -85,6 +88,7 @@ class Peculiarity(WeightingModel):
         reference: Reference | None = None,
         reference_share: float = 1.0,
         stats: dict[tuple, tuple] | None = None,
+        collection: Collection | None = None,
     ) -> None:
         self.query_weights = dict(query_weights or {})
         self.n_words = max(1, n_words)
@@ -94,6 +98,9 @@ class Peculiarity(WeightingModel):
         self.reference_share = reference_share
         # (searcher id, field, word) -> (N, cf, average length, searcher): see _collection_stats
         self.stats: dict[tuple, tuple] = {} if stats is None else stats
+        # None: the statistics of the index being searched; else the whole collection's, so
+        # that one shard scores its documents exactly as one index over every shard would
+        self.collection = collection
 
     def supports_block_quality(self) -> bool:
         return True
@@ -120,6 +127,8 @@ class Peculiarity(WeightingModel):
         """(N, cf, average length) over the whole index. Each sums over every segment, so
         they are kept in `self.stats` (a searcher may share one dict between queries while
         its index does not change)."""
+        if self.collection is not None:
+            return self.collection(fieldname, text if isinstance(text, bytes) else text.encode())
         key = (id(parent), fieldname, text)
         found = self.stats.get(key)
         if found is None:

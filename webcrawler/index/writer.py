@@ -23,7 +23,7 @@ from pathlib import Path
 from whoosh import index
 from whoosh.writing import SegmentWriter
 
-from webcrawler.index.format import check_format, check_whoosh, write_format
+from webcrawler.index.format import check_format, check_whoosh, shard_count, write_format
 from webcrawler.index.merging import merge_all, merge_segment
 from webcrawler.index.models import IndexDamaged, IndexedDocument
 from webcrawler.index.postings import ContentCodec, fast_pool
@@ -166,6 +166,10 @@ def open_index(index_dir: Path, create: bool) -> index.Index:
     refuse_orphan_segments(index_dir)
     if not create:
         raise FileNotFoundError(f"no index in {index_dir}")
+    shards = shard_count(index_dir)
+    if shards > 1:  # never write one index over a shard layout
+        raise IndexDamaged(index_dir, f"is split into {shards} shards",
+                           remedy=f"write it with `webcrawler index-writer --shards {shards}`")
     check_whoosh(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
     write_format(index_dir)

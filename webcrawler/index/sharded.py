@@ -1,0 +1,176 @@
+"""Searching a sharded index (`shards.py`) as if it were one index.
+
+Every query runs on every shard, twice: first each shard reports its part of the
+collection statistics the relevance formula reads (`weighting.py`: the total length
+N, the document count behind the average length, each query word's frequency cf;
+a few lookups, done in turn), which are summed; then each shard ranks its documents
+with the summed statistics, in parallel, so a document scores exactly what it would in one index
+holding every shard's documents. The shards' top lists are merged best first,
+ties broken by doc_id (one index breaks them by document number, which follows
+doc_id when documents are added in the order they were fetched), and scores are
+normalised to 1000 against the best document of all shards. Match counts add up.
+
+In parallel or in turn: the shards are in one process, and under the GIL threads
+overlap only waits (pages of a shard on slow storage, numpy). Measured on the shared
+2-core machine under load (`bench/shards.py`, BENCHMARKS.md), handing a shard to a
+thread cost more than it saved; `parallel=False` ranks the shards in turn.
+
+While a query runs it holds every shard's lock (always in shard order), so no
+shard swaps in a new commit between the two rounds or before its hits are read;
+the worker threads then touch one shard each. A shard with no index yet (its
+writer has not committed) counts as empty until it has one. Never writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from webcrawler.index.format import index_dirs
+from webcrawler.index.models import SearchResults
+from webcrawler.index.query import ParsedQuery
+from webcrawler.index.searcher import Searcher
+from webcrawler.index.writer import has_index
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CollectionStatistics:
+    """The summed statistics of every shard; called by `Peculiarity` as its `collection`."""
+
+    total: int  # content words in all shards
+    documents: int  # documents in all shards, deleted ones too (Whoosh's average does so)
+    frequencies: dict[bytes, float]  # each query word's weighted count in all shards
+
+    def __call__(self, fieldname: str, text: bytes) -> tuple[float, float, float]:
+        """(N, cf, average length) as `Peculiarity._collection_stats` computes them."""
+        if text not in self.frequencies:
+            raise LookupError(f"no collection statistics for {fieldname}:{text!r}")
+        average = self.total / (self.documents or 1)
+        return self.total or 1, self.frequencies[text], average
+
+    @property
+    def stamp(self) -> tuple:
+        """What ranked lists depend on: cached lists are reused only with the same."""
+        return self.total, self.documents, tuple(sorted(self.frequencies.items()))
+
+
+def combine(parts: Sequence[tuple[int, int, dict[bytes, float]]]) -> CollectionStatistics:
+    """Sum the shards' `Searcher._statistics` (in shard order, for the same sums every time)."""
+    frequencies: dict[bytes, float] = {}
+    for _total, _documents, found in parts:
+        for word, frequency in found.items():
+            frequencies[word] = frequencies.get(word, 0.0) + frequency
+    return CollectionStatistics(sum(p[0] for p in parts), sum(p[1] for p in parts), frequencies)
+
+
+class ShardedSearcher:
+    """`Searcher`'s interface over every shard of a sharded index; thread-safe."""
+
+    def __init__(self, index_dir: Path, parallel: bool = True, **options: Any) -> None:
+        self.index_dir = Path(index_dir)
+        self.parallel = parallel  # False: shards ranked in turn in the query's thread
+        self._directories = index_dirs(self.index_dir)
+        self._options = options
+        self._shards: list[Searcher | None] = [None] * len(self._directories)
+        self._lock = threading.Lock()  # one query at a time holds the shards (see docstring)
+        self._pool = ThreadPoolExecutor(max(1, len(self._directories) - 1), thread_name_prefix="shard")
+        if not self._open_new():
+            self._pool.shutdown()
+            raise FileNotFoundError(f"no shard of the index in {self.index_dir} has an index yet")
+
+    def search(self, query: str, page: int = 1, per_page: int = 10, expand: bool = False,
+               site: str | None = None) -> SearchResults:
+        """One page of results over all shards; raises QueryError like `Searcher.search`."""
+        started = time.perf_counter()
+        with self._holding() as shards:
+            parsed, per_page = shards[0].parse_query(query, page, per_page, expand, site)
+            excluded = [word for part in parsed.excluded for word in part]
+            words = list(dict.fromkeys([*parsed.words, *parsed.expansions, *excluded]))
+            collection = combine([s._statistics(words) for s in shards])  # lookups: cheap
+            merged, total = self._merge(shards, parsed, page * per_page, collection)
+            first = (page - 1) * per_page
+            best = merged[0][0] if merged else 0.0
+            hits = [shards[k]._hit(first + i + 1, score, docnum, best, parsed)
+                    for i, (score, _doc_id, k, docnum) in enumerate(merged[first : first + per_page])]
+        took = (time.perf_counter() - started) * 1000
+        return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits)
+
+    def _merge(self, shards: list[Searcher], parsed: ParsedQuery, needed: int,
+               collection: CollectionStatistics) -> tuple[list[tuple[float, int, int, int]], int]:
+        """([(score, doc_id, shard, docnum), ...] best first, ties by doc_id; the total)."""
+        def rank(shard: Searcher) -> tuple[list[tuple[float, int, int]], int]:
+            ranked, total = shard._ranked(parsed, needed, collection, collection.stamp)
+            ids = shard._doc_ids([docnum for _score, docnum in ranked])
+            pairs = zip(ranked, ids, strict=True)
+            return [(score, doc_id, docnum) for (score, docnum), doc_id in pairs], total
+
+        merged: list[tuple[float, int, int, int]] = []
+        total = 0
+        for k, (ranked, count) in enumerate(self._each(shards, rank)):
+            merged += [(score, doc_id, k, docnum) for score, doc_id, docnum in ranked]
+            total += count
+        merged.sort(key=lambda item: (-item[0], item[1]))
+        return merged[:needed], total
+
+    def _each(self, shards: list[Searcher], work: Callable[[Searcher], T]) -> list[T]:
+        """work(shard) for every shard, in parallel (the first in this thread: one thread
+        hand-off fewer), results in shard order."""
+        if not self.parallel:
+            return [work(shard) for shard in shards]
+        others = [self._pool.submit(work, shard) for shard in shards[1:]]
+        first = work(shards[0])
+        return [first, *(future.result() for future in others)]
+
+    @contextlib.contextmanager
+    def _holding(self):  # type: ignore[no-untyped-def]
+        """Every open shard, locked in shard order, each on its newest opened commit."""
+        with self._lock, contextlib.ExitStack() as stack:
+            self._open_new()
+            shards = [s for s in self._shards if s is not None]
+            for shard in shards:
+                stack.enter_context(shard._lock)
+                shard._look_for_commits()
+            yield shards
+
+    def _open_new(self) -> int:
+        """Open the shards that have an index by now; how many are open."""
+        for k, directory in enumerate(self._directories):
+            if self._shards[k] is None and has_index(directory):
+                self._shards[k] = Searcher(directory, **self._options)
+        return sum(s is not None for s in self._shards)
+
+    def refresh(self) -> None:
+        """Pick up every shard's new commits now (and shards that appeared)."""
+        with self._lock:
+            self._open_new()
+            for shard in self._shards:
+                if shard is not None:
+                    shard.refresh()
+
+    def doc_count(self) -> int:
+        with self._holding() as shards:
+            return sum(s._searcher.doc_count() for s in shards)
+
+    def size_bytes(self) -> int:
+        return sum(s.size_bytes() for s in self._shards if s is not None)
+
+    def close(self) -> None:
+        with self._lock:
+            self._pool.shutdown()
+            for shard in self._shards:
+                if shard is not None:
+                    shard.close()
+
+    def __enter__(self) -> ShardedSearcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
