@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import psutil
 from sqlalchemy import func, select
 
 from webcrawler.database import INDEXED, State, connect, documents, index_outbox
@@ -42,8 +43,13 @@ def test_sigkill_then_resume_loses_nothing_and_fetches_nothing_twice(settings, t
         deadline = time.monotonic() + 60
         while fetched_count(settings.database_url) < 12 and time.monotonic() < deadline:
             time.sleep(0.1)
+        children = psutil.Process(proc.pid).children(recursive=True)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+        _, orphans = psutil.wait_procs(children, timeout=20)  # agents, index writer, forkserver
+        for orphan in orphans:
+            orphan.kill()
+        assert not orphans, f"processes outlived their killed engine: {orphans}"
         committed = {url for url, (state, _) in document_states(settings).items()
                      if state == State.FETCHED}
         assert len(committed) >= 12

@@ -53,6 +53,7 @@ MAX_BATCHES_IN_FLIGHT = 250
 # and took everything waiting fell further behind, until the crawl stalled on it.
 MAX_BATCHES_PER_COMMIT = 5
 CLOSE_TIMEOUT = 300.0
+ORPHAN_CHECK_SECONDS = 2.0  # how often a waiting index writer checks that its engine lives
 
 
 def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
@@ -118,7 +119,7 @@ def _take_waiting(inbox: multiprocessing.Queue,
     commit for them; the rest waits for the next), and whether the engine said stop (None)."""
     messages: list[Message] = []
     batches = 0
-    item = inbox.get()
+    item = _next_message(inbox)
     while item is not None:
         messages.append(item)
         batches += max(1, len(item[0]))
@@ -129,6 +130,18 @@ def _take_waiting(inbox: multiprocessing.Queue,
         except queue.Empty:
             return messages, False
     return messages, True
+
+
+def _next_message(inbox: multiprocessing.Queue) -> Message | None:
+    """The engine's next message, or None (stop) once the engine has died without saying
+    so (kill -9): an orphaned writer would wait forever, holding the index's lock."""
+    engine_process = multiprocessing.parent_process()
+    while True:
+        try:
+            return inbox.get(timeout=ORPHAN_CHECK_SECONDS)
+        except queue.Empty:
+            if engine_process is not None and not engine_process.is_alive():
+                return None
 
 
 class IndexSink:
