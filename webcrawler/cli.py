@@ -122,6 +122,8 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--hot-query", default=None,
               help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
                    "that does, are fetched first (the hot queue of Cho et al. 1998).")
+@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT) whose agent hosts "
+              "fetch, instead of local agents (docs/scale-out.md).")
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 @click.option("--reindex", is_flag=True,
               help="Rebuild the index from the database's documents (the old index is moved "
@@ -130,6 +132,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
+    from webcrawler.agenthosts import NoAgentHosts
     from webcrawler.engine.reindex import NothingToReindex
     from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
 
@@ -147,7 +150,7 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
             summary, rejected = run_index(settings, progress=progress,
                                           install_signals=_install_signals,
                                           explicit=_explicit(flags))
-    except (NothingToCrawl, NothingToReindex) as exc:
+    except (NothingToCrawl, NothingToReindex, NoAgentHosts) as exc:
         raise click.ClickException(str(exc)) from None
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, or outside the scope, skipped: {url}",
@@ -387,6 +390,10 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     except (DemoError, ServeError) as exc:
         raise click.ClickException(str(exc)) from None
 
+
+from webcrawler.agenthosts.cli import agent_host, agent_scheduler  # noqa: E402 - issue 15's roles
+
+main.add_command(agent_scheduler), main.add_command(agent_host)
 
 if __name__ == "__main__":
     main()

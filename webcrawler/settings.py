@@ -48,6 +48,7 @@ class Settings:
     order: str = "server-first"  # crawl order: server-first, breadth-first, backlink, pagerank
     hot_query: str = ""  # words: URLs whose anchor or URL mention them (or near such pages) go first
     deny_private: bool = False  # refuse loopback, private, link-local, ... addresses (SSRF safety)
+    agents_at: str = ""  # a Dask scheduler (tcp://HOST:PORT) whose agent hosts fetch; empty = local agents
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 
