@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.distributed.conftest import Cluster
 from tests.engine.conftest import crawl, document_states, site_pages
 from webcrawler.database import State
 from webcrawler.settings import Settings
+from webcrawler.testing.cluster import Cluster
 from webcrawler.testing.server import LoopbackWeb, Page, Site
 
 
