@@ -13,7 +13,8 @@ addresses, and:
   (bounded at 30 s).
 
 Dask's roles are started with our own commands (`webcrawler agent-scheduler`,
-`agent-host`); Celery's with `redis-server` and `celery worker --pool threads`.
+`agent-host`); Celery's with `redis-server` and `celery worker --pool threads` (not
+dependencies of ours: `apt-get install redis-server`, `pip install "celery[redis]"`).
 """
 
 from __future__ import annotations

@@ -88,3 +88,18 @@ def test_a_killed_agent_host_loses_no_page(cluster, settings):
     assert repeated <= 2  # at most the victim's two agents' URLs in flight were fetched again
     survivor = cluster.served()
     assert list(survivor) == [cluster.hosts[1].address]
+
+
+def test_an_unanswered_url_is_answered_by_the_deadline_and_the_crawl_goes_on(cluster, settings):
+    pages = site_pages("stuck", 3)
+
+    def routes(path: str) -> Page | None:
+        return Page("<title>never in time</title>", delay=4.0) if path == "/p2" else pages.get(path)
+
+    with LoopbackWeb([Site("127.0.9.40", routes)]) as web:
+        summary = crawl(settings, [web.url("127.0.9.40", "/")], agent_deadline=1.0,
+                        read_timeout=10.0, total_timeout=10.0)
+    states = document_states(settings)
+    assert "agent-hung 1" in summary
+    assert states[web.url("127.0.9.40", "/p2")] == (State.FAILED, "agent-hung")
+    assert states[web.url("127.0.9.40", "/p3")][0] == State.FETCHED

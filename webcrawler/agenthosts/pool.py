@@ -111,8 +111,12 @@ class RemotePool:
             return None
         job = flight.job
         if future.status == "finished":
-            return job, future.result()
-        why = "cancelled (the scheduler was lost)" if future.cancelled() else repr(future.exception())
+            try:
+                return job, future.result()
+            except Exception as exc:  # noqa: BLE001 - the answer was lost with its host: say so
+                why = repr(exc)
+        else:
+            why = "cancelled (the scheduler was lost)" if future.cancelled() else repr(future.exception())
         self.replaced["died"] = self.replaced.get("died", 0) + 1
         log.warning("%s: no answer from the agent hosts: %s", job.url, why)
         return job, Failure(job.job_id, job.url, Reason.AGENT_DIED, f"agent host lost: {why}"[:2000])
