@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,12 +55,14 @@ class Cluster:
     scheduler: Role
     logs: Path
     hosts: list[Role] = field(default_factory=list)
+    prefixes: Mapping[str, list[str]] = field(default_factory=dict)  # address -> command prefix
 
     def add_host(self, address: str, agents: int) -> Role:
         """Start an agent host bound to the loopback `address` with `agents` threads."""
         _check_loopback(address)
         host = start_role(["agent-host", "--scheduler", self.scheduler.address, "--host", address,
-                           "--agents", str(agents)], self.logs / f"host-{address}.log")
+                           "--agents", str(agents)], self.logs / f"host-{address}.log",
+                          self.prefixes.get(address, []))
         self.hosts.append(host)
         return host
 
@@ -74,10 +76,13 @@ class Cluster:
             return client.run(served)
 
 
-def start_role(args: list[str], log: Path) -> Role:
-    """Run `webcrawler ARGS` in a new process group; wait for its "... at tcp://" line."""
+def start_role(args: list[str], log: Path, prefix: list[str] | None = None) -> Role:
+    """Run `webcrawler ARGS` in a new process group; wait for its "... at tcp://" line.
+
+    `prefix` goes before the command (e.g. `ip netns exec NAME`: bench/netns.py).
+    """
     with log.open("w") as err:
-        process = subprocess.Popen([sys.executable, "-m", "webcrawler.cli", *args],
+        process = subprocess.Popen([*(prefix or []), sys.executable, "-m", "webcrawler.cli", *args],
                                    stdout=subprocess.PIPE, stderr=err, text=True,
                                    start_new_session=True)
     assert process.stdout is not None
@@ -92,13 +97,17 @@ def start_role(args: list[str], log: Path) -> Role:
 
 
 @contextmanager
-def agent_cluster(logs: Path, hosts: dict[str, int], scheduler_address: str = "127.0.9.1"
-                  ) -> Iterator[Cluster]:
-    """A scheduler and one agent host per (loopback address -> agents); all stopped at the end."""
+def agent_cluster(logs: Path, hosts: dict[str, int], scheduler_address: str = "127.0.9.1",
+                  prefixes: Mapping[str, list[str]] | None = None) -> Iterator[Cluster]:
+    """A scheduler and one agent host per (loopback address -> agents); all stopped at the end.
+
+    `prefixes` maps a role's address to its command prefix (its network namespace)."""
     _check_loopback(scheduler_address)
     logs.mkdir(parents=True, exist_ok=True)
+    prefixes = prefixes or {}
     cluster = Cluster(start_role(["agent-scheduler", "--host", scheduler_address, "--port", "0"],
-                                 logs / "scheduler.log"), logs)
+                                 logs / "scheduler.log", prefixes.get(scheduler_address)),
+                      logs, prefixes=prefixes)
     try:
         for address, agents in hosts.items():
             cluster.add_host(address, agents)
