@@ -22,7 +22,9 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -51,8 +53,9 @@ def serve_web(servers: int, pages: int, latency: float, base: str) -> None:
 
 
 def crawl(seeds: list[str], data: Path, agents_at: str | None, prefix: list[str]
-          ) -> tuple[float, int, float]:
-    """Run `webcrawler index`; (crawl seconds, pages retrieved, CPU seconds of its process tree).
+          ) -> tuple[float, int, float, int]:
+    """Run `webcrawler index`; (crawl seconds, pages retrieved, CPU seconds of its process tree,
+    failures).
 
     The seconds are the summary's (the crawl loop, agents' start included, not
     Python's start-up); the CPU is sampled every 0.2 s over the whole tree.
@@ -74,7 +77,8 @@ def crawl(seeds: list[str], data: Path, agents_at: str | None, prefix: list[str]
         raise SystemExit("the crawl failed: " + (data.parent / f"{data.name}-engine.log").read_text()[-1500:])
     wall = float(found.group(1).replace(",", ""))
     pages = int(re.search(r"documents retrieved\s+([\d,]+)", out).group(1).replace(",", ""))
-    return wall, pages, sum(seen.values())
+    failures = int(re.search(r"failures\s+([\d,]+)", out).group(1).replace(",", ""))
+    return wall, pages, sum(seen.values()), failures
 
 
 def _sample(root: psutil.Process, seen: dict[int, float]) -> None:
@@ -98,7 +102,7 @@ def _cpu(pid: int) -> float:
 def run_mode(name: str, hosts: int, seeds: list[str], tmp: Path, netns: bool) -> list[object]:
     engine = Namespaces.run("engine") if netns else []
     if hosts == 0:
-        wall, pages, cpu = crawl(seeds, tmp / name, None, engine)
+        wall, pages, cpu, _ = crawl(seeds, tmp / name, None, engine)
         return [name, pages, pages / wall, cpu, "-", "-", 1000 * cpu / pages]
     base = "127.0.14" if netns else "127.0.9"
     per_host = {f"{base}.{2 + n}": AGENTS // hosts for n in range(hosts)}
@@ -107,32 +111,54 @@ def run_mode(name: str, hosts: int, seeds: list[str], tmp: Path, netns: bool) ->
     with agent_cluster(tmp / f"{name}-logs", per_host, f"{base}.1", prefixes) as cluster:
         roles = [cluster.scheduler, *cluster.hosts]
         start = [_cpu(r.process.pid) for r in roles]
-        wall, pages, cpu = crawl(seeds, tmp / name, cluster.scheduler.address, engine)
+        wall, pages, cpu, _ = crawl(seeds, tmp / name, cluster.scheduler.address, engine)
         used = [_cpu(r.process.pid) - s for r, s in zip(roles, start, strict=True)]
     total = cpu + sum(used)
     return [name, pages, pages / wall, cpu, used[0], " + ".join(f"{u:.1f}" for u in used[1:]),
             1000 * total / pages]
 
 
-def measure(args: argparse.Namespace, netns: bool) -> list[list[object]]:
-    """One crawl per configuration, each on a fresh web process."""
+def run_killed(seeds: list[str], tmp: Path, netns: bool, after: float) -> list[object]:
+    """Two agent hosts, the first killed (its process group, SIGKILL) `after` seconds in."""
+    engine = Namespaces.run("engine") if netns else []
+    base = "127.0.14" if netns else "127.0.9"
+    per_host = {f"{base}.{2 + n}": AGENTS // 2 for n in range(2)}
+    prefixes = {f"{base}.1": engine} | ({a: Namespaces.run(f"h{n + 1}") for n, a in enumerate(per_host)}
+                                        if netns else {})
+    with agent_cluster(tmp / "killed-logs", per_host, f"{base}.1", prefixes) as cluster:
+        timer = threading.Timer(after, cluster.hosts[0].kill)
+        timer.start()
+        wall, pages, _, failures = crawl(seeds, tmp / "killed", cluster.scheduler.address, engine)
+        timer.cancel()
+    return [f"2 agent hosts, one killed after {after:.0f} s", pages, pages / wall, failures]
+
+
+def with_web(args: argparse.Namespace, netns: bool, run: Callable[[list[str], Path], list[object]]
+             ) -> list[object]:
+    """`run(seeds, tmp)` against a fresh web process (in the web's namespace with `netns`)."""
     base = "127.0.13" if netns else "127.0.10"
     web_prefix = Namespaces.run("web") if netns else []
-    rows = []
-    for name, hosts in (("local pool", 0), ("1 agent host", 1), ("2 agent hosts", 2),
-                        ("4 agent hosts", 4)):
-        with tempfile.TemporaryDirectory(prefix="bench-agent-crawl-") as tmp, subprocess.Popen(
-                [*web_prefix, sys.executable, "-m", "bench.agent_hosts_crawl", "--serve-web",
-                 f"--servers={args.servers}", f"--pages={args.pages}", f"--latency={args.latency}",
-                 f"--web-base={base}"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as web:
-            assert web.stdin is not None and web.stdout is not None
-            seeds = json.loads(web.stdout.readline())
-            rows.append(run_mode(name, hosts, seeds, Path(tmp), netns))
-            web.stdin.close()
-            web.wait(timeout=30)
-            web.stdout.close()
-    return rows
+    with tempfile.TemporaryDirectory(prefix="bench-agent-crawl-") as tmp, subprocess.Popen(
+            [*web_prefix, sys.executable, "-m", "bench.agent_hosts_crawl", "--serve-web",
+             f"--servers={args.servers}", f"--pages={args.pages}", f"--latency={args.latency}",
+             f"--web-base={base}"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as web:
+        assert web.stdin is not None and web.stdout is not None
+        seeds = json.loads(web.stdout.readline())
+        row = run(seeds, Path(tmp))
+        web.stdin.close()
+        web.wait(timeout=30)
+        web.stdout.close()
+    return row
+
+
+def measure(args: argparse.Namespace, netns: bool) -> tuple[list[list[object]], list[object]]:
+    """One crawl per configuration, each on a fresh web process; then one with a host killed."""
+    rows = [with_web(args, netns, lambda seeds, tmp, n=name, h=hosts: run_mode(n, h, seeds, tmp, netns))
+            for name, hosts in (("local pool", 0), ("1 agent host", 1), ("2 agent hosts", 2),
+                                ("4 agent hosts", 4))]
+    killed = with_web(args, netns, lambda seeds, tmp: run_killed(seeds, tmp, netns, args.kill_after))
+    return rows, killed
 
 
 def main() -> None:
@@ -140,6 +166,8 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=24)
     parser.add_argument("--pages", type=int, default=25)
     parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--kill-after", type=float, default=5.0,
+                        help="seconds into the last crawl when one of two agent hosts is killed")
     parser.add_argument("--netns", action="store_true", help="one network namespace per role (root)")
     parser.add_argument("--serve-web", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--web-base", default="127.0.10", help=argparse.SUPPRESS)
@@ -152,15 +180,16 @@ def main() -> None:
         roles = {"web": [f"127.0.13.{n + 1}" for n in range(args.servers)], "engine": ["127.0.14.1"]}
         roles |= {f"h{n + 1}": [f"127.0.14.{2 + n}"] for n in range(4)}
         with namespaces(roles):
-            rows = measure(args, netns=True)
+            rows, killed = measure(args, netns=True)
     else:
-        rows = measure(args, netns=False)
+        rows, killed = measure(args, netns=False)
     where = ("each role in its own network namespace, veth links to one bridge" if args.netns else
              "processes on loopback addresses of this one machine (no network namespaces)")
     body = table(["agents", "pages", "pages/s", "engine CPU s (with index writer, local agents)",
                   "scheduler CPU s", "agent hosts CPU s", "CPU ms per page, all roles"], rows)
     body += (f"\n\n{args.servers} servers x {args.pages} pages, every answer {args.latency} s late, "
-             f"{AGENTS} agents in all, --delay 0; {where}; 2 cores shared by every role.")
+             f"{AGENTS} agents in all, --delay 0; {where}; 2 cores shared by every role.\n\n")
+    body += table(["a host killed mid-crawl", "pages", "pages/s", "failures"], [killed])
     title = "a crawl with local agents and 1, 2, 4 agent hosts"
     publish(f"Agent hosts{' in network namespaces' if args.netns else ''}: {title}", body,
             append=not args.no_append)
