@@ -25,8 +25,11 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
         return None
 
     def make() -> Any:
-        from webcrawler.agenthosts.pool import RemotePool
-
+        try:
+            from webcrawler.agenthosts.pool import RemotePool
+        except ImportError as exc:
+            raise NoAgentHosts(f"--agents-at needs Dask distributed ({exc}): "
+                               "pip install 'webcrawler[distributed]'") from None
         return RemotePool(settings.agents_at, settings.agents, settings.agent_config(),
                           settings.robots_token, deadline=settings.deadline())
 
