@@ -118,19 +118,23 @@ def run_mode(name: str, hosts: int, seeds: list[str], tmp: Path, netns: bool) ->
             1000 * total / pages]
 
 
-def run_killed(seeds: list[str], tmp: Path, netns: bool, after: float) -> list[object]:
-    """Two agent hosts, the first killed (its process group, SIGKILL) `after` seconds in."""
+def run_killed(seeds: list[str], tmp: Path, netns: Namespaces | None, after: float,
+               cut: bool = False) -> list[object]:
+    """Two agent hosts, the first killed (its process group, SIGKILL) `after` seconds in,
+    or with `cut` its network link taken down (namespaces only)."""
     engine = Namespaces.run("engine") if netns else []
     base = "127.0.14" if netns else "127.0.9"
     per_host = {f"{base}.{2 + n}": AGENTS // 2 for n in range(2)}
     prefixes = {f"{base}.1": engine} | ({a: Namespaces.run(f"h{n + 1}") for n, a in enumerate(per_host)}
                                         if netns else {})
     with agent_cluster(tmp / "killed-logs", per_host, f"{base}.1", prefixes) as cluster:
-        timer = threading.Timer(after, cluster.hosts[0].kill)
+        victim = (lambda: netns.cut("h1")) if cut and netns else cluster.hosts[0].kill
+        timer = threading.Timer(after, victim)
         timer.start()
         wall, pages, _, failures = crawl(seeds, tmp / "killed", cluster.scheduler.address, engine)
         timer.cancel()
-    return [f"2 agent hosts, one killed after {after:.0f} s", pages, pages / wall, failures]
+    what = "cut off the network" if cut else "killed"
+    return [f"2 agent hosts, one {what} after {after:.0f} s", pages, wall, pages / wall, failures]
 
 
 def with_web(args: argparse.Namespace, netns: bool, run: Callable[[list[str], Path], list[object]]
@@ -152,12 +156,18 @@ def with_web(args: argparse.Namespace, netns: bool, run: Callable[[list[str], Pa
     return row
 
 
-def measure(args: argparse.Namespace, netns: bool) -> tuple[list[list[object]], list[object]]:
-    """One crawl per configuration, each on a fresh web process; then one with a host killed."""
+def measure(args: argparse.Namespace, ns: Namespaces | None
+            ) -> tuple[list[list[object]], list[list[object]]]:
+    """One crawl per configuration, each on a fresh web process; then with a host killed (and,
+    in namespaces, one cut off the network)."""
+    netns = ns is not None
     rows = [with_web(args, netns, lambda seeds, tmp, n=name, h=hosts: run_mode(n, h, seeds, tmp, netns))
             for name, hosts in (("local pool", 0), ("1 agent host", 1), ("2 agent hosts", 2),
                                 ("4 agent hosts", 4))]
-    killed = with_web(args, netns, lambda seeds, tmp: run_killed(seeds, tmp, netns, args.kill_after))
+    killed = [with_web(args, netns, lambda seeds, tmp: run_killed(seeds, tmp, ns, args.kill_after))]
+    if ns is not None:
+        killed.append(with_web(args, netns, lambda seeds, tmp: run_killed(seeds, tmp, ns, args.kill_after,
+                                                                          cut=True)))
     return rows, killed
 
 
@@ -179,17 +189,17 @@ def main() -> None:
     if args.netns:
         roles = {"web": [f"127.0.13.{n + 1}" for n in range(args.servers)], "engine": ["127.0.14.1"]}
         roles |= {f"h{n + 1}": [f"127.0.14.{2 + n}"] for n in range(4)}
-        with namespaces(roles):
-            rows, killed = measure(args, netns=True)
+        with namespaces(roles) as ns:
+            rows, killed = measure(args, ns)
     else:
-        rows, killed = measure(args, netns=False)
+        rows, killed = measure(args, None)
     where = ("each role in its own network namespace, veth links to one bridge" if args.netns else
              "processes on loopback addresses of this one machine (no network namespaces)")
     body = table(["agents", "pages", "pages/s", "engine CPU s (with index writer, local agents)",
                   "scheduler CPU s", "agent hosts CPU s", "CPU ms per page, all roles"], rows)
     body += (f"\n\n{args.servers} servers x {args.pages} pages, every answer {args.latency} s late, "
              f"{AGENTS} agents in all, --delay 0; {where}; 2 cores shared by every role.\n\n")
-    body += table(["a host killed mid-crawl", "pages", "pages/s", "failures"], [killed])
+    body += table(["a host lost mid-crawl", "pages", "crawl s", "pages/s", "failures"], killed)
     title = "a crawl with local agents and 1, 2, 4 agent hosts"
     publish(f"Agent hosts{' in network namespaces' if args.netns else ''}: {title}", body,
             append=not args.no_append)

@@ -27,12 +27,16 @@ SWITCH = PREFIX + "switch"
 
 @dataclass
 class Namespaces:
-    roles: list[str]
+    links: dict[str, str]  # role -> the name of its end of its veth link
 
     @staticmethod
     def run(role: str) -> list[str]:
         """The command prefix that runs a program inside `role`'s namespace."""
         return ["ip", "netns", "exec", PREFIX + role]
+
+    def cut(self, role: str) -> None:
+        """Cut `role` off the network (its link down): its processes live on, unheard."""
+        _ip("link", "set", self.links[role], "down", netns=PREFIX + role)
 
 
 def _ip(*args: str, netns: str | None = None) -> None:
@@ -87,7 +91,7 @@ def namespaces(roles: dict[str, list[str]]) -> Iterator[Namespaces]:
         for number, (role, addresses) in enumerate(roles.items()):
             made.append(PREFIX + role)
             _add_role(number, role, addresses)
-        yield Namespaces(list(roles))
+        yield Namespaces({role: f"wc15v{n}a" for n, role in enumerate(roles)})
     finally:
         for netns in reversed(made):
             _delete(netns)
