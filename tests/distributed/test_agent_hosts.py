@@ -85,7 +85,8 @@ def test_a_killed_agent_host_loses_no_page(cluster, settings):
     states = document_states(settings)
     assert sum(s == State.FETCHED for s, _ in states.values()) == 3 * 7
     repeated = sum(n - 1 for n in Counter((h.server, h.path) for h in hits).values())
-    assert repeated <= 2  # at most the victim's two agents' URLs in flight were fetched again
+    # again at most the URLs in flight when the host died: the engine never holds more than `agents`
+    assert repeated <= settings.agents
     survivor = cluster.served()
     assert list(survivor) == [cluster.hosts[1].address]
 
@@ -94,10 +95,10 @@ def test_an_unanswered_url_is_answered_by_the_deadline_and_the_crawl_goes_on(clu
     pages = site_pages("stuck", 3)
 
     def routes(path: str) -> Page | None:
-        return Page("<title>never in time</title>", delay=4.0) if path == "/p2" else pages.get(path)
+        return Page("<title>never in time</title>", delay=6.0) if path == "/p2" else pages.get(path)
 
     with LoopbackWeb([Site("127.0.9.40", routes)]) as web:
-        summary = crawl(settings, [web.url("127.0.9.40", "/")], agent_deadline=1.0,
+        summary = crawl(settings, [web.url("127.0.9.40", "/")], agent_deadline=2.5,
                         read_timeout=10.0, total_timeout=10.0)
     states = document_states(settings)
     assert "agent-hung 1" in summary
