@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from webcrawler.agenthosts.cli import agent_host, agent_scheduler
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.settings import Settings, from_environment
 from webcrawler.shard_commands import index_shard_options, optimize_option, register_shard_commands
@@ -126,6 +127,8 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--hot-query", default=None,
               help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
                    "that does, are fetched first (the hot queue of Cho et al. 1998).")
+@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT) whose agent hosts "
+              "fetch, instead of local agents (docs/scale-out.md).")
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 @click.option("--reindex", is_flag=True,
               help="Rebuild the index from the database's documents (the old index is moved "
@@ -135,6 +138,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
+    from webcrawler.agenthosts import NoAgentHosts
     from webcrawler.engine.reindex import NothingToReindex
     from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
 
@@ -152,7 +156,7 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
             summary, rejected = run_index(settings, progress=progress,
                                           install_signals=_install_signals,
                                           explicit=_explicit(flags))
-    except (NothingToCrawl, NothingToReindex) as exc:
+    except (NothingToCrawl, NothingToReindex, NoAgentHosts) as exc:
         raise click.ClickException(str(exc)) from None
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, or outside the scope, skipped: {url}",
@@ -392,7 +396,9 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
 
 main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit (.json: issue 14)
 main.add_command(workbench_command)  # issue 14: the Crawler Workbench
-register_shard_commands(main, data_dir_option, db_option)
+register_shard_commands(main, data_dir_option, db_option)  # issue 15: index shards
+main.add_command(agent_scheduler)  # issue 15: agent hosts through Dask
+main.add_command(agent_host)
 
 if __name__ == "__main__":
     main()

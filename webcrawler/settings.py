@@ -54,6 +54,7 @@ class Settings:
     recrawl: str = "buckets"  # incremental recrawl policy: none, uniform, adaptive, buckets
     fetch_rate: float = 0.0  # requests per second over all servers (0 = no cap): the bandwidth
     recrawl_share: float = 0.5  # weight of each server's recrawl queue against its new URLs
+    agents_at: str = ""  # a Dask scheduler (tcp://HOST:PORT) whose agent hosts fetch; empty = local agents
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 

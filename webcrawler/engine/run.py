@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection
 
+from webcrawler.agenthosts import pool_factory
 from webcrawler.database import check_database, connect
 from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.orderings import make_ordering, watch_pages
@@ -51,7 +52,7 @@ def run_index(settings: Settings, progress: bool = True,
         ordering = ordering or make_ordering(settings.order, store, settings.hot_query)
         crawler = Crawler(settings, store, sink=watch_pages(ordering, sink),
                           progress=ProgressReporter() if progress else None, ordering=ordering,
-                          recrawl=recrawl)
+                          recrawl=recrawl, pool_factory=pool_factory(settings))
         rejected = crawler.add_seeds(list(settings.seeds))
         if not crawler.scheduler.servers:
             sink.close()

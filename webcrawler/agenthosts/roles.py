@@ -1,0 +1,68 @@
+"""The two cluster roles around the engine: the agent scheduler and an agent host.
+
+Both are Dask distributed's own servers, started with the settings a crawl
+needs; nothing here is a protocol of ours. The scheduler is where agent hosts
+join and where the engine (`webcrawler index --agents-at`) sends its URLs; an
+agent host is a Dask worker with `threads` agents that runs
+`agents.remote.retrieve`. Each role runs until it is interrupted (SIGINT or
+SIGTERM) and then leaves the cluster cleanly.
+
+`worker_ttl` is how long the scheduler waits for a silent host (its network
+cut) before giving its tasks to another: it must stay under the engine's
+agent deadline, so the engine's AGENT_HUNG answer is the last resort only.
+A killed host is noticed at once (its connections close).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+WORKER_TTL = "20s"  # a host silent this long is dead to the scheduler: its URLs go elsewhere
+ALLOWED_FAILURES = 3  # a URL whose host died this many times comes back as AGENT_DIED
+
+
+def run_scheduler(host: str, port: int, announce: Callable[[str], None]) -> None:
+    """Serve as the agent scheduler on `host:port` (0 = a free port) until interrupted."""
+    from distributed import Scheduler
+
+    async def serve() -> None:
+        async with Scheduler(host=host, port=port, dashboard_address=f"{host}:0", worker_ttl=WORKER_TTL,
+                             allowed_failures=ALLOWED_FAILURES) as scheduler:
+            announce(scheduler.address)
+            await _until_stopped(scheduler.finished())
+
+    asyncio.run(serve())
+
+
+def run_agent_host(scheduler: str, host: str, threads: int, announce: Callable[[str], None]) -> None:
+    """Serve as an agent host with `threads` agents, bound to `host`, until interrupted."""
+    from distributed import Worker
+
+    async def serve() -> None:
+        async with Worker(scheduler, host=host, nthreads=threads, dashboard=False,
+                          name=f"agents@{host}", death_timeout=60,
+                          memory_limit=0) as worker:
+            announce(worker.address)
+            await _until_stopped(worker.finished())
+
+    asyncio.run(serve())
+
+
+async def _until_stopped(finished: object) -> None:
+    """Wait for the server to finish or for SIGINT/SIGTERM, whichever comes first."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(number, stop.set)
+    done = asyncio.ensure_future(finished)  # type: ignore[arg-type]
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait([done, stopping], return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if not done.done():
+        done.cancel()
+
