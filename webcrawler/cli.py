@@ -388,5 +388,9 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
         raise click.ClickException(str(exc)) from None
 
 
+from webcrawler.export.command import export  # noqa: E402  (issue 11: its own module)
+
+main.add_command(export)
+
 if __name__ == "__main__":
     main()
