@@ -270,6 +270,7 @@ def _echo(line: str | None) -> None:
 @db_option
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
+    from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
 
@@ -277,8 +278,9 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
                  stats_ttl=0) as sources:
         figures = gather_stats(sources)
+        recrawl = recrawl_figures(sources)
     if as_json:
-        click.echo(json.dumps(figures.to_json(), indent=2, default=str))
+        click.echo(json.dumps(figures.to_json() | {"recrawl": recrawl.to_json()}, indent=2, default=str))
         return
     docs = figures.documents
     click.echo(f"documents  {sum(docs.values())} known: " +
@@ -292,6 +294,8 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
         c = figures.last_crawl
         click.echo(f"last crawl {c.documents} documents, {c.rate_per_hour:.0f}/hour, "
                    f"{c.stop_reason or 'running or killed'}")
+    for line in recrawl_lines(recrawl):
+        click.echo(line)
 
 
 @main.command()

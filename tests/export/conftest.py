@@ -1,0 +1,34 @@
+"""A small changing web crawled once, for the export and stats tests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from webcrawler.engine.run import run_index
+from webcrawler.settings import Settings
+from webcrawler.testing.changeweb import ChangingWeb
+from webcrawler.testing.genweb_server import GenWebServer
+
+
+def webcrawler(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "webcrawler.cli", *args], capture_output=True, timeout=120)
+
+
+@pytest.fixture(scope="package")
+def crawled(tmp_path_factory: pytest.TempPathFactory):
+    """A small static changing web (no changes: the text is known), crawled once into a data dir."""
+    data = tmp_path_factory.mktemp("export") / "data"
+    web = ChangingWeb(servers=2, pages_per_server=12, links_per_page=6, page_bytes=1500, spread="static",
+                      first_address="127.0.44.32", day_seconds=1e6, epoch=time.time())
+    with GenWebServer(web) as served:
+        settings = Settings(data_dir=data, agents=2, delay=0.0, hours=0.05, commit_every=20,
+                            progress_interval=60.0, seeds=(served.seed_url,),
+                            include=(served.include_pattern,))
+        run_index(settings, progress=False)
+    return served, data
+
+
