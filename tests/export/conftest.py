@@ -21,9 +21,11 @@ def webcrawler(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="package")
 def crawled(tmp_path_factory: pytest.TempPathFactory):
     """A small static changing web (no changes: the text is known), crawled once into a data dir."""
-    data = tmp_path_factory.mktemp("export") / "data"
+    work = tmp_path_factory.mktemp("export")
+    data = work / "data"
     web = ChangingWeb(servers=2, pages_per_server=12, links_per_page=6, page_bytes=1500, spread="static",
-                      first_address="127.0.44.32", day_seconds=1e6, epoch=time.time())
+                      first_address="127.0.44.32", day_seconds=1e6, epoch=time.time(),
+                      log_path=str(work / "requests.log"))
     with GenWebServer(web) as served:
         settings = Settings(data_dir=data, agents=2, delay=0.0, hours=0.05, commit_every=20,
                             progress_interval=60.0, seeds=(served.seed_url,),
