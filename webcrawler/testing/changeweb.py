@@ -28,6 +28,8 @@ from webcrawler.testing.changes import SPREADS, Changes, Clock
 from webcrawler.testing.genweb import GenWeb, Reply, _text, page_number, page_path
 
 SECTIONS = 5  # a real change rewrites one of these
+WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+MIN_BYTES = 1500  # of text: a fifth of it (a real change) is then at least ~45 words
 
 
 @dataclass(frozen=True)
@@ -119,16 +121,16 @@ class ChangingWeb(GenWeb):
             links += [(self.url(server, p), f"new {self.title(server, p)}")
                       for p in range(first, first + listed)]
         rng = self._rng(server, page, 3)
-        words = _text(rng, min(40 * self.page_bytes, max(300, int(rng.lognormvariate(
+        words = _text(rng, min(40 * self.page_bytes, max(MIN_BYTES, int(rng.lognormvariate(
             math.log(self.page_bytes), 0.8))))).split(" ")
+        for section in range(SECTIONS):  # contiguous fifths of the words: an edited passage each
+            last = _last_change_of(section, changes + listed)  # a birth is news on the home page too
+            if last:
+                start, end = section * len(words) // SECTIONS, (section + 1) * len(words) // SECTIONS
+                fresh = random.Random(hash_key(self.seed, server, page, last, section))
+                words[start:end] = _text(fresh, 10 * (end - start) + 50).split(" ")[:end - start]
         per = max(1, len(words) // (len(links) + 1))
         chunks = [words[i * per:(i + 1) * per] for i in range(len(links))] + [words[len(links) * per:]]
-        for section in range(SECTIONS):
-            last = _last_change_of(section, changes)
-            if last:
-                for i in range(section, len(chunks), SECTIONS):
-                    chunks[i] = _text(random.Random(hash_key(self.seed, server, page, last, i)),
-                                      max(20, 7 * len(chunks[i]))).split(" ")[:max(1, len(chunks[i]))]
         title = self.title(server, page)
         parts = [f"<!DOCTYPE html><html><head><title>{title}</title></head><body><h1>{title}</h1>\n",
                  _stamp(self.changes.trivial_period(server, page), state.trivial)]
@@ -169,7 +171,8 @@ def _stamp(period: float, tick: int) -> str:
     if math.isinf(period):
         return ""
     if period < 1:
-        return f"<p class=\"stamp\">Updated day {tick // 24} at {tick % 24:02d}:00</p>\n"
+        weekday = WEEKDAYS[(tick // 24) % 7]  # a word changes too, not only digits
+        return f"<p class=\"stamp\">Updated {weekday} (day {tick // 24}) at {tick % 24:02d}:00</p>\n"
     return f"<p class=\"stamp\">Visitors since day 0: {1000 + 37 * tick}</p>\n"
 
 
