@@ -65,6 +65,7 @@ class State:
     FAILED = "failed"  # could not be retrieved: see reason
     EXCLUDED = "excluded"  # deliberately not fetched: see reason
     REDIRECTED = "redirected"  # answered 3xx; the target is a document of its own
+    GONE = "gone"  # fetched once, then answered 404 or 410 on a recrawl: out of the index
 
 
 servers = Table(
@@ -121,10 +122,12 @@ documents = Table(
     Column("etag", String(256)),
     Column("last_modified", String(64)),
     Column("last_change", Float),  # when the last non-trivial change was seen (first fetch too)
-    Column("times_trivial", Integer, nullable=False, default=0, server_default="0"),  # body differed, shingles alike
-    Column("times_unmodified", Integer, nullable=False, default=0, server_default="0"),  # 304s and identical bodies
+    # body differed, shingles alike; then 304s and byte-identical bodies
+    Column("times_trivial", Integer, nullable=False, default=0, server_default="0"),
+    Column("times_unmodified", Integer, nullable=False, default=0, server_default="0"),
     Column("change_bucket", SmallInteger, nullable=False, default=0, server_default="0"),  # 0-255
     Column("next_due", Float),
+    Column("first_fetch", Float),  # with last_fetch, the span the change history covers
     Column("sketch", LargeBinary),
     UniqueConstraint("server_id", "path", name="uq_document_url"),
 )

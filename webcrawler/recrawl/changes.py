@@ -34,7 +34,7 @@ calls `classify`.
 from __future__ import annotations
 
 import re
-from enum import Enum
+from enum import StrEnum
 from hashlib import blake2b
 
 import numpy as np
@@ -52,7 +52,7 @@ _B = _RNG.integers(0, 1 << 32, PERMUTATIONS, dtype=np.uint64)
 _MASK = np.uint64(0xFFFFFFFF)
 
 
-class Change(str, Enum):
+class Change(StrEnum):
     """What a recrawl found, stored in counters of the document's history."""
 
     UNMODIFIED = "unmodified"
