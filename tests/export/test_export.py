@@ -59,7 +59,7 @@ def test_warc_holds_the_stored_responses_and_a_metadata_record_each(crawled, tmp
             stored = {row.doc_id: zlib.decompress(row.body) for row in conn.execute(select(responses))}
     finally:
         engine.dispose()
-    assert len(metadata) == known and len(bodies) == kept
+    assert len(metadata) == known and len(bodies) == kept == len(web.pages_at(time.time()))
     assert metadata[web.seed_url]["title"] == web.title(0, 0)
     assert sorted(bodies.values()) == sorted(stored.values())
 
