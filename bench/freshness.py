@@ -41,6 +41,7 @@ from webcrawler.testing.genweb_server import GenWebProcess
 
 log = logging.getLogger("bench.freshness")
 POLICIES = ("none", "uniform", "adaptive", "buckets")
+COLORS = {"none": "tab:gray", "uniform": "tab:blue", "adaptive": "tab:green", "buckets": "tab:red"}
 STARTUP = 3.0  # real seconds from building the web to its day 0: the server starts, then the crawl
 TITLE = "Freshness (issue 11): recrawl policies at equal bandwidth on a changing web"
 
@@ -178,12 +179,14 @@ def plot(results: dict[str, list[dict[str, object]]], out: Path) -> None:
     for ax, name in zip(axes, ("changing", "static"), strict=True):
         for r in results[name]:
             points = r["timeline"]
-            ax.plot([p["day"] for p in points], [100 * p["obsolete"] for p in points], label=r["policy"])
+            ax.plot([p["day"] for p in points], [100 * p["obsolete"] for p in points], label=r["policy"],
+                    color=COLORS[r["policy"]])
         ax.set_title(f"{name} web")
         ax.set_xlabel("simulated day")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("obsolete pages (%)")
-    axes[0].legend()
+    for ax in axes:
+        ax.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     plt.close(fig)
