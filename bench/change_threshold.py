@@ -80,7 +80,7 @@ def main() -> None:
                    "differing shingles p5", "median", "max",
                    f"changed if >= {MIN_CHANGED_SHINGLES} differ (ours)"], rows)
             + f"\n\n{args.pages} pages of 60-1,500 words; 4-word shingles, digits as '#', "
-              f"256 x 32-bit MinHash + count (1,028 bytes a page); {per_sketch:.2f} ms a sketch "
+              f"bottom-256 32-bit sketch + count (at most 1,028 bytes a page); {per_sketch:.2f} ms a sketch "
               "(sketch + compare, one core).\n")
     publish("Change detection threshold (issue 11): shingle resemblance of trivial and real edits",
             body, append=args.write)

@@ -152,17 +152,23 @@ def test_unchanged_and_timestamp_only_pages_are_not_reindexed_edited_ones_are(
     assert 0 < edited["change_bucket"] < static["change_bucket"]
 
 
-def test_a_deleted_page_leaves_the_index_and_is_recorded_gone(settings: Settings) -> None:
-    pages = {"/": html("home", "home", [("/doomed", "doomed")]),
-             "/doomed": html("doomed", "the zeppelin hangar page")}
+def test_deleted_page_leaves_the_index_and_a_new_redirect_is_followed(settings: Settings) -> None:
+    pages = {"/": html("home", "home", [("/doomed", "doomed"), ("/moving", "moving")]),
+             "/doomed": html("doomed", "the zeppelin hangar page"),
+             "/moving": html("moving", "the walrus enclosure page")}
     with LoopbackWeb([Site(ADDRESS, pages)]) as web:
         crawl(settings, web.url(ADDRESS, "/"))
-        assert hits(settings, "zeppelin") == 1
+        assert hits(settings, "zeppelin") == 1 and hits(settings, "walrus") == 1
         del pages["/doomed"]
+        pages["/moving"] = Page(b"", status=301, headers=(("Location", "/moved"),))
+        pages["/moved"] = html("moved", "the pelican enclosure page")
         crawl(settings, web.url(ADDRESS, "/"))
-    doomed = rows(settings)["/doomed"]
+    after = rows(settings)
+    doomed, moving, moved = after["/doomed"], after["/moving"], after["/moved"]
     assert doomed["state"] == State.GONE and doomed["status"] == 404
-    assert hits(settings, "zeppelin") == 0
+    assert moving["state"] == State.REDIRECTED and moved["state"] == State.FETCHED
+    assert hits(settings, "zeppelin") == 0 and hits(settings, "walrus") == 0
+    assert hits(settings, "pelican") == 1
 
 
 def test_validators_make_conditional_requests_and_304_is_unmodified(settings: Settings) -> None:

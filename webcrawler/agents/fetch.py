@@ -39,7 +39,6 @@ from webcrawler.messages import (
     Retrieve,
     RobotsFile,
 )
-from webcrawler.recrawl.changes import sketch
 from webcrawler.robots import decode_body
 from webcrawler.urls import try_normalize
 
@@ -195,7 +194,7 @@ class Fetcher:
             elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,
             last_modified=response.headers.get("Last-Modified", ""),
             etag=response.headers.get("ETag", ""),
-            sketch=sketch(parsed.text),
+            sketch=_sketch(parsed.text) if request.sketch else b"",
             headers=tuple((name, value) for name, value in response.raw.headers.items()),
             body=zlib.compress(body, 1),
         )
@@ -300,6 +299,14 @@ def _location(response: requests.Response) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return quote(raw, safe=_URL_SAFE)
+
+
+def _sketch(text: str) -> bytes:
+    """The shingle sketch of an incremental crawl's page; imported here, so that the agents of a
+    batch crawl never load numpy."""
+    from webcrawler.recrawl.changes import sketch
+
+    return sketch(text)
 
 
 def _conditional(request: Retrieve) -> dict[str, str]:

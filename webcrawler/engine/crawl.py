@@ -286,7 +286,8 @@ class Crawler:
                 self.recrawl.dispatched(now)
             entry = job.entry
             pool.submit(Retrieve(self._job_ids, url, kind, entry.etag if entry else "",
-                                 entry.last_modified if entry else ""))
+                                 entry.last_modified if entry else "",
+                                 sketch=self.recrawl is not None))
 
     def _job_for(self, server: ServerState, now: float) -> _Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
@@ -315,6 +316,8 @@ class Crawler:
             if reason is None:
                 return _Job(server, entry)
             self.store.finish(entry, State.EXCLUDED, reason=reason)
+            if entry.recrawl:  # stored before, excluded now (robots.txt changed): out of the index
+                self.sink.remove(entry.doc_id)
             self.stats.excluded[reason] += 1
         else:
             server.capped = True

@@ -12,21 +12,24 @@ Three answers, cheapest first:
 
 The text is shingled as in Broder et al.: lower-cased words, every run of digits
 replaced by "#" (so dates, times and counters never differ), SHINGLE_WORDS words
-per shingle. The set of shingles is summarised by a MinHash of 256 values of 32
-bits (datasketch's "affine32" scheme: a 32-bit hash of each shingle, permuted by
-a * h + b mod 2^32 with odd a) after a 4-byte count of the shingles: 1,028 bytes
-a page. It is our own twenty lines of numpy rather than datasketch because
-`import datasketch` takes 0.45 s (it imports scipy) in every agent process the
-crawl starts and recycles, and makes the same signature no faster.
+per shingle, each shingle hashed to 32 bits. The set is summarised as Broder's
+1997 sketch: the SKETCH_SIZE smallest shingle hashes (a bottom-k MinHash), after a
+4-byte count of the shingles: at most 1,028 bytes a page. Resemblance is
+estimated from the k smallest hashes of the union of two sketches, and is exact
+for pages of fewer than k shingles. We use this rather than datasketch's k-hash
+MinHash because `import datasketch` takes 0.45 s (it imports scipy) in every agent
+process, and a k-hash MinHash (datasketch's affine32 scheme, which we first wrote in
+numpy) cost 6 ms on an 8 KB page on this loaded machine, this sketch 1.6 ms.
 
 Resemblance alone cannot tell an advertisement line from a paragraph: on a
 60-word page a new 8-word ad line leaves resemblance 0.74, on a 1,500-word page a
 rewritten paragraph leaves 0.96 (bench/change_threshold.py, BENCHMARKS.md). What
 separates them is how many shingles differ, which the sketch estimates as
 (1 - r) * |A u B|, with |A u B| = (|A| + |B|) / (1 + r): an 8-word line changes
-about 2 * (8 + 3) = 22 shingles, a 60-word paragraph about 126. A page changed
+about 2 * (8 + 3) = 22 shingles, a 30-word paragraph about 66. A page changed
 non-trivially when at least MIN_CHANGED_SHINGLES (32) differ: above every ad line
-measured (p95 19), below a 30-word paragraph added (about 33).
+measured (at most 28), below a 30-word paragraph added. A shorter edit (a sentence)
+counts as trivial: the price of never re-indexing for an advertisement.
 This module never touches the database: the agents call `sketch`, the engine
 calls `classify`.
 """
@@ -35,21 +38,23 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import lru_cache
 from hashlib import blake2b
 
 import numpy as np
 
 SHINGLE_WORDS = 4
-PERMUTATIONS = 256
+SKETCH_SIZE = 256
 MIN_CHANGED_SHINGLES = 32  # measured: bench/change_threshold.py, BENCHMARKS.md
-SEED = 1  # fixed: sketches made by different processes and runs must compare
 
 _WORD = re.compile(r"\w+")
 _DIGITS = re.compile(r"\d+")
-_RNG = np.random.default_rng(SEED)
-_A = _RNG.integers(0, 1 << 32, PERMUTATIONS, dtype=np.uint64) | np.uint64(1)  # odd: a bijection
-_B = _RNG.integers(0, 1 << 32, PERMUTATIONS, dtype=np.uint64)
-_MASK = np.uint64(0xFFFFFFFF)
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_hash(word: str) -> int:
+    return int.from_bytes(blake2b(_DIGITS.sub("#", word).encode(), digest_size=8).digest(), "little")
 
 
 class Change(StrEnum):
@@ -60,24 +65,26 @@ class Change(StrEnum):
     CHANGED = "changed"
 
 
-def shingles(text: str, width: int = SHINGLE_WORDS) -> set[bytes]:
-    """The page's w-shingles: runs of `width` words, digits normalised away."""
-    words = [_DIGITS.sub("#", w) for w in _WORD.findall(text.lower())]
-    if len(words) <= width:
-        return {" ".join(words).encode()} if words else set()
-    return {" ".join(words[i : i + width]).encode() for i in range(len(words) - width + 1)}
+def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
+    """The page's distinct w-shingles as sorted 32-bit hashes (digits normalised away)."""
+    words = np.array([_word_hash(w) for w in _WORD.findall(text.lower())], dtype=np.uint64)
+    if not words.size:
+        return np.zeros(0, dtype=np.uint32)
+    count = max(1, words.size - width + 1)
+    hashes = words[:count].copy()
+    for offset in range(1, min(width, words.size)):
+        hashes = hashes * _MULTIPLIER + words[offset : offset + count]
+    hashes ^= hashes >> np.uint64(31)  # mix the high bits down: the top 32 bits are kept
+    hashes *= _MULTIPLIER
+    return np.unique((hashes >> np.uint64(32)).astype(np.uint32))
 
 
 def sketch(text: str) -> bytes:
-    """The compact signature of `text`: its shingle count, then PERMUTATIONS MinHash values
-    (all little-endian uint32)."""
+    """The compact signature of `text`: its shingle count, then its SKETCH_SIZE smallest
+    shingle hashes (all little-endian uint32)."""
     found = shingles(text)
-    values = np.full(PERMUTATIONS, 0xFFFFFFFF, dtype=np.uint64)
-    if found:
-        hashes = np.frombuffer(b"".join(blake2b(s, digest_size=4).digest() for s in found),
-                               dtype="<u4").astype(np.uint64)
-        values = ((hashes[:, None] * _A + _B) & _MASK).min(axis=0)
-    return np.uint32(len(found)).astype("<u4").tobytes() + values.astype("<u4").tobytes()
+    head = np.array([found.size], dtype="<u4")
+    return head.tobytes() + found[:SKETCH_SIZE].astype("<u4").tobytes()
 
 
 def _parts(signature: bytes) -> tuple[int, np.ndarray]:
@@ -86,11 +93,14 @@ def _parts(signature: bytes) -> tuple[int, np.ndarray]:
 
 
 def resemblance(a: bytes, b: bytes) -> float:
-    """Estimated Jaccard resemblance of two sketches (the share of equal minima)."""
-    (_, left), (_, right) = _parts(a), _parts(b)
-    if left.shape != right.shape or not left.size:
-        return 0.0
-    return float(np.count_nonzero(left == right)) / left.size
+    """Estimated Jaccard resemblance: of the k smallest hashes of the union, the share that
+    both pages have (exact when both have fewer than k shingles)."""
+    (count_a, left), (count_b, right) = _parts(a), _parts(b)
+    if not count_a and not count_b:
+        return 1.0
+    union = np.union1d(left, right)[:SKETCH_SIZE]
+    both = np.intersect1d(left, right, assume_unique=True)
+    return float(np.isin(union, both, assume_unique=True).sum()) / union.size
 
 
 def differing_shingles(a: bytes, b: bytes) -> float:
