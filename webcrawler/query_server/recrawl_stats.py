@@ -34,7 +34,7 @@ class RecrawlStats:
     gone: int = 0  # documents that answered 404/410 on a recrawl
     due: int = 0  # stored documents whose recrawl is due now
     recrawled: int = 0  # stored documents fetched more than once
-    recrawls: int = 0  # fetches beyond each document's first
+    recrawls: int = 0  # fetches beyond each document's first (gone ones too)
     unmodified: int = 0  # 304s and byte-identical bodies
     trivial: int = 0  # bodies that differed trivially
     changed: int = 0  # non-trivial changes
@@ -55,7 +55,7 @@ def gather_recrawl(conn: Connection, now: float | None = None) -> RecrawlStats:
         func.count().filter(held),
         func.count().filter(d.c.state == "gone"),
         func.count().filter(held, d.c.next_due <= (time.time() if now is None else now)),
-        func.count().filter(d.c.times_fetched > 1),
+        func.count().filter(held, d.c.times_fetched > 1),
         func.coalesce(func.sum(d.c.times_fetched - 1).filter(d.c.times_fetched > 1), 0),
         func.coalesce(func.sum(d.c.times_unmodified), 0),
         func.coalesce(func.sum(d.c.times_trivial), 0),

@@ -87,10 +87,13 @@ class ChangingWeb(GenWeb):
         return int(self.changes.births(server, self.pages_per_server).searchsorted(day, side="right"))
 
     def state(self, server: int, page: int, now: float) -> PageState:
+        """The truth about one page at real time `now` (its versions count from its birth)."""
         day = self.clock.day(now)
         born = self.born(server, page)
         alive = born <= day < self.changes.death(server, page)
         real = self.changes.events_before(server, page, day)
+        if 0 < born < math.inf:
+            real = max(0, real - self.changes.events_before(server, page, born))
         listed = self.new_pages(server, day) if page == 0 else 0
         trivial = self.changes.trivial_version(server, page, day)
         last = self.changes.last_event(server, page, day)
