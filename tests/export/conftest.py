@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 
 import pytest
+from click.testing import CliRunner
 
+from webcrawler.cli import main
 from webcrawler.engine.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.changeweb import ChangingWeb
@@ -15,7 +16,9 @@ from webcrawler.testing.genweb_server import GenWebServer
 
 
 def webcrawler(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "webcrawler.cli", *args], capture_output=True, timeout=120)
+    """Run a read-only command (export, stats) in this process, as the command line would."""
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout_bytes, result.stderr_bytes)
 
 
 @pytest.fixture(scope="package")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import subprocess
+import sys
 import time
 import zlib
 from datetime import datetime
@@ -69,3 +72,12 @@ def test_a_missing_data_dir_is_one_line(tmp_path: Path):
     assert result.returncode == 1
     missing = tmp_path / "nothing" / "webcrawler.db"
     assert result.stderr.decode().strip() == f"Error: no crawl to export: {missing} does not exist"
+
+
+def test_warc_to_stdout_from_a_real_process_reads_back(crawled):
+    _web, data = crawled
+    result = subprocess.run([sys.executable, "-m", "webcrawler.cli", "export", "--format", "warc",
+                             "--data-dir", str(data)], capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    types = [record.rec_type for record in ArchiveIterator(io.BytesIO(result.stdout))]
+    assert types.count("metadata") == types.count("response") > 20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -56,7 +57,7 @@ def _check_exists(url: str) -> None:
 @contextlib.contextmanager
 def _opened(output: Path | None, binary: bool) -> Iterator[IO[Any]]:
     if output is None:
-        yield click.get_binary_stream("stdout") if binary else click.get_text_stream("stdout")
+        yield sys.stdout.buffer if binary else sys.stdout
         return
     with open(output, "wb" if binary else "w", encoding=None if binary else "utf-8") as out:
         yield out
