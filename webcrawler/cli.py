@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from webcrawler.agenthosts.cli import agent_host, agent_scheduler
+from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.settings import Settings, from_environment
 from webcrawler.shard_commands import index_shard_options, optimize_option, register_shard_commands
@@ -279,6 +280,7 @@ def _echo(line: str | None) -> None:
 @db_option
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
+    from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
 
@@ -286,8 +288,9 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
                  stats_ttl=0) as sources:
         figures = gather_stats(sources)
+        recrawl = recrawl_figures(sources)
     if as_json:
-        click.echo(json.dumps(figures.to_json(), indent=2, default=str))
+        click.echo(json.dumps(figures.to_json() | {"recrawl": recrawl.to_json()}, indent=2, default=str))
         return
     docs = figures.documents
     click.echo(f"documents  {sum(docs.values())} known: " +
@@ -301,6 +304,8 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
         c = figures.last_crawl
         click.echo(f"last crawl {c.documents} documents, {c.rate_per_hour:.0f}/hour, "
                    f"{c.stop_reason or 'running or killed'}")
+    for line in recrawl_lines(recrawl):
+        click.echo(line)
 
 
 @main.command()
@@ -399,6 +404,7 @@ main.add_command(workbench_command)  # issue 14: the Crawler Workbench
 register_shard_commands(main, data_dir_option, db_option)  # issue 15: index shards
 main.add_command(agent_scheduler)  # issue 15: agent hosts through Dask
 main.add_command(agent_host)
+main.add_command(export)  # issue 11: the stored crawl out, JSON Lines or WARC
 
 if __name__ == "__main__":
     main()

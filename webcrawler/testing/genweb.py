@@ -206,6 +206,11 @@ class GenWeb:
             return Reply(200, b"<html><title>Private</title><body>plugh</body></html>")
         return Reply(404, b"not found", "text/plain")
 
+    def answer(self, server: int, path: str, headers: dict[str, str]) -> Reply:
+        """The answer to GET `path` with these (lower-case) request headers: a changing web
+        (`changeweb.py`) reads them; this one does not."""
+        return self.respond(server, path)
+
     # --- ground truth -------------------------------------------------
     def ground_truth(self, limit: int = 100_000) -> GroundTruth:
         """Breadth-first from the seed over the normal servers, robots.txt honoured."""

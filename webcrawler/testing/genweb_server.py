@@ -26,12 +26,14 @@ import sys
 import threading
 import time
 from collections import Counter
+from typing import TextIO
 
 from webcrawler.testing.genweb import HUGE_BYTES, SLOW_SECONDS, GenWeb, Reply
 
 IDLE_TIMEOUT = 15.0
 CHUNK = 64 * 1024
-REASONS = {200: "OK", 302: "Found", 400: "Bad Request", 404: "Not Found", 503: "Service Unavailable"}
+REASONS = {200: "OK", 302: "Found", 304: "Not Modified", 400: "Bad Request", 404: "Not Found",
+           410: "Gone", 503: "Service Unavailable"}
 
 
 def raise_file_limit() -> int:
@@ -74,6 +76,14 @@ class Handler:
         self.hits: list[tuple[int, str, int]] = []  # (server, path, status) when recording
         self.requests: Counter[int] = Counter()  # server -> requests
         self.open: set[asyncio.StreamWriter] = set()
+        log_path = getattr(web, "log_path", "")
+        self.log: TextIO | None = open(log_path, "a", buffering=1) if log_path else None
+
+    def _log(self, server: int, path: str, reply: Reply) -> None:
+        """One line per request: time, URL, status, version served (a changing web's truth)."""
+        assert self.log is not None
+        version = dict(reply.headers).get("X-Version", "-")
+        self.log.write(f"{time.time():.3f}\t{self.web.origin(server)}{path}\t{reply.status}\t{version}\n")
 
     async def client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         server = self.web.server_of(writer.get_extra_info("sockname")[0])
@@ -95,10 +105,12 @@ class Handler:
                 method, path, version = parts
                 close = version == "HTTP/1.0" or any(
                     line.lower().startswith("connection:") and "close" in line.lower() for line in lines)
-                reply = self.web.respond(server, path)
+                reply = self.web.answer(server, path, _headers(lines[1:]))
                 self.requests[server] += 1
                 if self.record:
                     self.hits.append((server, path, reply.status))
+                if self.log is not None:
+                    self._log(server, path, reply)
                 if not await self.send(reader, writer, method, reply, close):
                     return
         except (ConnectionError, OSError):
@@ -108,9 +120,12 @@ class Handler:
             writer.close()
 
     def close_all(self) -> None:
-        """Close every open connection (their tasks then end on their own)."""
+        """Close every open connection (their tasks then end on their own), and the log."""
         for writer in list(self.open):
             writer.close()
+        if self.log is not None:
+            self.log.close()
+            self.log = None
 
     async def send(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, method: str,
                    reply: Reply, close: bool) -> bool:
@@ -125,7 +140,7 @@ class Handler:
         headers = [f"HTTP/1.1 {reply.status} {REASONS.get(reply.status, 'Unknown')}",
                    f"Content-Type: {reply.content_type}"]
         headers += [f"{name}: {value}" for name, value in reply.headers]
-        if not streamed:
+        if not streamed and reply.status != 304:  # a 304 has no body, and no length of its own
             headers.append(f"Content-Length: {len(reply.body)}")
         if streamed or close:
             headers.append("Connection: close")
@@ -138,6 +153,16 @@ class Handler:
             await _stream(writer, reply.stream)
         await writer.drain()
         return not (streamed or close)
+
+
+def _headers(lines: list[str]) -> dict[str, str]:
+    """A request's header lines as a dict with lower-case names."""
+    out = {}
+    for line in lines:
+        name, sep, value = line.partition(":")
+        if sep:
+            out[name.strip().lower()] = value.strip()
+    return out
 
 
 async def _stream(writer: asyncio.StreamWriter, kind: str) -> None:
@@ -219,7 +244,7 @@ class GenWebProcess:
         self.process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> GenWeb:
-        config = json.dumps(dataclasses.asdict(self.web))
+        config = json.dumps(_config(self.web))
         self.process = subprocess.Popen([sys.executable, "-m", "webcrawler.testing.genweb_server", config],
                                         stdout=subprocess.PIPE, text=True)
         assert self.process.stdout is not None
@@ -244,11 +269,25 @@ class GenWebProcess:
         self.process = None
 
 
+def _config(web: GenWeb) -> dict[str, object]:
+    config = getattr(web, "config", None)
+    return config() if config is not None else dataclasses.asdict(web)
+
+
+def _build(settings: dict[str, object]) -> GenWeb:
+    """A `GenWeb`, or a `ChangingWeb` when the settings have a clock."""
+    settings["hostile"] = tuple(settings.get("hostile", ()))  # type: ignore[arg-type]
+    if "day_seconds" in settings:
+        from webcrawler.testing.changeweb import ChangingWeb
+
+        return ChangingWeb(**settings)  # type: ignore[arg-type]
+    return GenWeb(**settings)  # type: ignore[arg-type]
+
+
 def main(argv: list[str]) -> None:
     settings = json.loads(argv[0]) if argv else {}
-    settings["hostile"] = tuple(settings.get("hostile", ()))
     raise_file_limit()
-    web, sockets = bind_all(GenWeb(**settings))
+    web, sockets = bind_all(_build(settings))
     web.html(0, 0)  # build the vocabulary and the text pool before the first request
     print(f"READY {web.port}", flush=True)
     try:

@@ -1,0 +1,236 @@
+"""Freshness at equal bandwidth: recrawl policies on a changing web (issue 11, WebFountain section 3).
+
+For each policy (none = batch, uniform, adaptive = Nutch's interval, buckets =
+ours) the real crawler runs as a subprocess,
+
+    webcrawler index --incremental --hours H --recrawl P --fetch-rate N ...
+
+against a fresh copy of the same changing web (`webcrawler/testing/changeweb.py`,
+served by its own process, day 0 when the crawl starts) for `--days` simulated
+days of `--day-seconds` real seconds each. The server logs every answer; the
+fraction of obsolete pages is sampled twice a simulated day from that log and
+the web's truth (`bench/freshness_measure.py`). Three experiments:
+
+1. the changing web (Cho and Garcia-Molina's spread): all four policies;
+2. the same web frozen (spread "static"): buckets must not fall behind uniform;
+3. a held-out web (another seed, the "heldout" spread): incremental (buckets)
+   against batch (none), each crawl read back with `webcrawler export --format
+   jsonl` at its end: the share of exported pages whose text is the live version.
+
+    python -m bench.freshness [--quick] [--json out.json] [--publish]
+
+`--publish` replaces the section in BENCHMARKS.md and writes docs/freshness.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bench.common import ROOT, command_line, commit, machine, table
+from bench.freshness_measure import live_share, read_log, timeline
+from webcrawler.testing.changeweb import ChangingWeb
+from webcrawler.testing.genweb_server import GenWebProcess
+
+log = logging.getLogger("bench.freshness")
+POLICIES = ("none", "uniform", "adaptive", "buckets")
+COLORS = {"none": "tab:gray", "uniform": "tab:blue", "adaptive": "tab:green", "buckets": "tab:red"}
+STARTUP = 3.0  # real seconds from building the web to its day 0: the server starts, then the crawl
+TITLE = "Freshness (issue 11): recrawl policies at equal bandwidth on a changing web"
+
+
+@dataclass(frozen=True)
+class Size:
+    servers: int
+    pages: int  # per server at day 0
+    days: float
+    day_seconds: float
+    fetch_rate: float  # fetches per second, every policy alike
+    agents: int
+
+
+# Sized for ~22 minutes on 2 cores: 8 crawls of 32 days x 4.5 s. At 15 fetches/s the first crawl of the
+# ~300 pages takes ~4.5 days and a uniform cycle as long: bandwidth is scarce, as on the real Web.
+FULL = Size(servers=6, pages=50, days=32, day_seconds=4.5, fetch_rate=15.0, agents=4)
+QUICK = Size(servers=4, pages=25, days=30, day_seconds=1.0, fetch_rate=20.0, agents=3)
+
+
+def make_web(size: Size, spread: str, seed: int, log_path: Path, epoch: float) -> ChangingWeb:
+    return ChangingWeb(servers=size.servers, pages_per_server=size.pages, links_per_page=10,
+                       page_bytes=3000, seed=seed, spread=spread, day_seconds=size.day_seconds,
+                       epoch=epoch, first_address="127.0.48.0", log_path=str(log_path))
+
+
+def run_policy(size: Size, spread: str, seed: int, policy: str, work: Path,
+               export: bool = False) -> dict[str, object]:
+    """One crawl from an empty data dir; its figures, the obsolete timeline, and the export's."""
+    data, log_path = work / f"{spread}-{policy}", work / f"{spread}-{policy}.log"
+    web = make_web(size, spread, seed, log_path, epoch=time.time() + STARTUP)
+    with GenWebProcess(web) as served:
+        crawl = _crawl(served, size, policy, data, until=served.clock.real(size.days))
+        crawl_end = min(time.time(), served.clock.real(size.days))
+    fetches = read_log(log_path)
+    samples = timeline(served, fetches, served.epoch, crawl_end)
+    figures = _stats(data)
+    result: dict[str, object] = {
+        "spread": spread, "policy": policy, "crawl_exit": crawl.returncode,
+        "mean_obsolete": _mean([s.obsolete for s in samples]),
+        "steady_obsolete": _mean([s.obsolete for s in samples if s.day >= size.days / 2]),
+        "final_obsolete": samples[-1].obsolete if samples else None,
+        "requests": dict(fetches.statuses), "not_modified": fetches.statuses.get(304, 0),
+        "trivial_served": fetches.trivial_served, "real_served": fetches.real_served,
+        "trivial_ignored": figures.get("trivial"), "changed_seen": figures.get("changed"),
+        "timeline": [asdict(s) | {"obsolete": s.obsolete} for s in samples],
+    }
+    if export:
+        result["export"] = live_share(served, _export(data), crawl_end)
+    return result
+
+
+def _crawl(web: ChangingWeb, size: Size, policy: str, data: Path,
+           until: float) -> subprocess.CompletedProcess:
+    hours = (until - time.time()) / 3600
+    argv = [sys.executable, "-m", "webcrawler.cli", "index", "--incremental", "--hours", f"{hours:.5f}",
+            "--recrawl", policy, "--fetch-rate", str(size.fetch_rate), "--seed", web.seed_url,
+            "--include", web.include_pattern, "--delay", "0", "--agents", str(size.agents),
+            "--data-dir", str(data), "--no-progress"]
+    log.info("crawling: %s", " ".join(argv[3:]))
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=hours * 3600 + 300)
+    if result.returncode:
+        log.warning("crawl %s exited %d: %s", policy, result.returncode, result.stderr.strip()[-500:])
+    return result
+
+
+def _stats(data: Path) -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-m", "webcrawler.cli", "stats", "--json", "--data-dir", str(data)],
+                         capture_output=True, text=True, timeout=120)
+    try:
+        return json.loads(out.stdout).get("recrawl", {})
+    except json.JSONDecodeError:
+        return {}
+
+
+def _export(data: Path) -> list[dict]:
+    out = subprocess.run([sys.executable, "-m", "webcrawler.cli", "export", "--format", "jsonl",
+                          "--data-dir", str(data)], capture_output=True, text=True, timeout=300)
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+def experiments(size: Size, work: Path) -> dict[str, list[dict[str, object]]]:
+    """The three experiments of the module docstring, one crawl after another."""
+    return {
+        "changing": [run_policy(size, "cho", 1994, p, work) for p in POLICIES],
+        "static": [run_policy(size, "static", 1994, p, work) for p in ("uniform", "buckets")],
+        "heldout": [run_policy(size, "heldout", 2001, p, work, export=True) for p in ("none", "buckets")],
+    }
+
+
+def report(results: dict[str, list[dict[str, object]]], size: Size) -> str:
+    """The Markdown tables of one run."""
+    rows = [[r["policy"], *_obsolete(r),
+             sum(r["requests"].values()), r["not_modified"],
+             f"{r['trivial_ignored']} of {r['trivial_served']}",
+             f"{r['changed_seen']} of {r['real_served']}"] for r in results["changing"]]
+    text = [f"Web: {size.servers} servers x {size.pages} pages at day 0 (plus births), "
+            f"{size.days:g} days of {size.day_seconds:g} s, --fetch-rate {size.fetch_rate:g} "
+            f"for every policy, {size.agents} agents.",
+            "", "Changing web (Cho and Garcia-Molina's spread):", "",
+            table(["policy", "mean obsolete", "second half", "final", "page requests", "304s",
+                   "trivial changes ignored (of served)", "changes seen (of served)"], rows),
+            "", "Static web (nothing changes):", "",
+            table(["policy", "mean obsolete", "second half", "final", "page requests"],
+                  [[r["policy"], *_obsolete(r), sum(r["requests"].values())] for r in results["static"]]),
+            "", "Held-out changing web (seed 2001, \"heldout\" spread), read back with "
+            "`webcrawler export`:", "",
+            table(["crawl", "mean obsolete", "exported pages", "live text at the end", "share"],
+                  [["batch (none)" if r["policy"] == "none" else f"incremental ({r['policy']})",
+                    _pct(r["mean_obsolete"]), r["export"]["exported"], r["export"]["current"],
+                    _pct(r["export"]["share"])] for r in results["heldout"]])]
+    return "\n".join(text)
+
+
+def _obsolete(result: dict[str, object]) -> list[str]:
+    return [_pct(result[k]) for k in ("mean_obsolete", "steady_obsolete", "final_obsolete")]
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _pct(value: object) -> str:
+    return "n/a" if value is None else f"{100 * float(value):.1f}%"  # type: ignore[arg-type]
+
+
+def plot(results: dict[str, list[dict[str, object]]], out: Path) -> None:
+    """Obsolete fraction over simulated days, one line per policy, changing and static webs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for ax, name in zip(axes, ("changing", "static"), strict=True):
+        for r in results[name]:
+            points = r["timeline"]
+            ax.plot([p["day"] for p in points], [100 * p["obsolete"] for p in points], label=r["policy"],
+                    color=COLORS[r["policy"]])
+        ax.set_title(f"{name} web")
+        ax.set_xlabel("simulated day")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("obsolete pages (%)")
+    for ax in axes:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def replace_section(title: str, body: str, path: Path) -> None:
+    """Put the section in BENCHMARKS.md, replacing the one of the same title (figures replaced in place)."""
+    text = path.read_text(encoding="utf-8")
+    section = f"## {title}\n\n{body.rstrip()}\n"
+    start = text.find(f"## {title}\n")
+    if start < 0:
+        text = text.rstrip() + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + 1)
+        text = text[:start] + section + (text[end:] if end >= 0 else "")
+    path.write_text(text, encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="A small web and short days (a few minutes).")
+    parser.add_argument("--json", type=Path, default=None, help="Write every figure and timeline here.")
+    parser.add_argument("--publish", action="store_true",
+                        help="Replace the section in BENCHMARKS.md and write docs/freshness.png.")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s")
+    size = QUICK if args.quick else FULL
+    started = time.time()
+    with tempfile.TemporaryDirectory(prefix="freshness-") as work:
+        results = experiments(size, Path(work))
+    minutes = (time.time() - started) / 60
+    body = report(results, size)
+    if args.json:
+        args.json.write_text(json.dumps({"size": asdict(size), "results": results}, indent=1))
+    print(body)
+    print(f"\n{minutes:.1f} minutes")
+    if args.publish:
+        header = (f"{time.strftime('%Y-%m-%d')}, commit `{commit()}`, {machine()}, "
+                  f"{minutes:.0f} minutes.\n\nCommand: `{command_line()}`\n\n"
+                  "Plot: docs/freshness.png; the measure: docs/freshness.md.\n\n")
+        plot(results, ROOT / "docs" / "freshness.png")  # after commit(): the plot is not a change of code
+        replace_section(TITLE, header + body, ROOT / "BENCHMARKS.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
