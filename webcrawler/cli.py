@@ -388,5 +388,9 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
         raise click.ClickException(str(exc)) from None
 
 
+from webcrawler.recrawl.plan_cli import plan_recrawl  # noqa: E402  (issue 12)
+
+main.add_command(plan_recrawl)
+
 if __name__ == "__main__":
     main()
