@@ -42,11 +42,17 @@ class Reason:
 
 @dataclass(frozen=True, slots=True)
 class Retrieve:
-    """"Retrieve this URL." `kind` is "document" or "robots"."""
+    """"Retrieve this URL." `kind` is "document" or "robots".
+
+    A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
+    the agent makes the GET conditional, and a 304 comes back as `NotModified`.
+    """
 
     job_id: int
     url: str
     kind: str = "document"
+    etag: str = ""
+    last_modified: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,20 @@ class Document:
     noindex: bool = False
     last_modified: str = ""
     etag: str = ""
+    sketch: bytes = b""  # MinHash of the text's shingles (recrawl/changes.py), made by the agent
+    headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
+    body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
+
+
+@dataclass(frozen=True, slots=True)
+class NotModified:
+    """The server answered 304 to a conditional GET: the stored copy is current, no body came."""
+
+    job_id: int
+    url: str
+    etag: str = ""
+    last_modified: str = ""
+    elapsed: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +146,7 @@ class RobotsFile:
     elapsed: float = 0.0
 
 
-Answer = Document | Redirect | Failure | RobotsFile
+Answer = Document | NotModified | Redirect | Failure | RobotsFile
 
 
 @dataclass(frozen=True, slots=True)
