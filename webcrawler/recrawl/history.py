@@ -2,9 +2,9 @@
 
 Section 6: "between cycles the data necessary for the optimization is updated for the next
 cycle - particularly the change rates, and new page creation rates". From the `documents`
-columns incremental crawling keeps (change_bucket, times_fetched, times_changed, last_fetch,
-beside discovered_at and state) and the `crawls` table this estimates, per bucket: its pages
-b_i0, its change rate (Cho and Garcia-Molina's estimator for changes seen at fetches), its
+columns incremental crawling keeps (change_bucket, times_fetched, times_changed, first_fetch,
+last_fetch, beside state) and the `crawls` table this estimates, per bucket: its pages
+b_i0, its change rate (buckets.change_rate over the bucket's pooled history), its
 pages obsolete now; and for the crawl: seconds per fetch, new pages found per fetch, and
 no pages appearing unless a fetch finds them (nconst = 0: a crawl has no other source
 once seeded). Columns are read by name (reflected), so a crawl made before
@@ -20,10 +20,11 @@ import numpy as np
 from sqlalchemy import MetaData, Table, func, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from webcrawler.recrawl.buckets import History, change_rate
 from webcrawler.recrawl.instances import Scenario
 from webcrawler.recrawl.model import ModelData, with_strategy
 
-NEEDED = ("change_bucket", "times_fetched", "times_changed", "last_fetch", "discovered_at", "state")
+NEEDED = ("change_bucket", "times_fetched", "times_changed", "first_fetch", "last_fetch", "state")
 
 
 class NoHistory(RuntimeError):
@@ -38,16 +39,19 @@ class BucketHistory:
     pages: np.ndarray  # fetched documents
     intervals: np.ndarray  # sum of (times_fetched - 1): fetch pairs observed
     changes: np.ndarray  # sum of times_changed
-    observed: np.ndarray  # sum of seconds between discovery and last fetch
+    observed: np.ndarray  # sum of seconds between first and last fetch
     since_fetch: list[np.ndarray]  # per bucket: seconds since each page's last fetch
 
 
 def change_rates(h: BucketHistory) -> np.ndarray:
-    """Changes per second: r = -ln((N - X + 0.5) / (N + 0.5)) changes per fetch interval
-    (Cho and Garcia-Molina 2003, biased less than X / N), over the mean interval."""
-    per_interval = -np.log((h.intervals - h.changes + 0.5) / (h.intervals + 0.5))
-    mean_interval = h.observed / np.maximum(h.intervals, 1)
-    return np.where(mean_interval > 0, per_interval / np.maximum(mean_interval, 1e-9), 0.0)
+    """Changes per second of each bucket: buckets.change_rate (Cho and Garcia-Molina's estimator)
+    over the bucket's pages pooled; a bucket with no recrawl yet gets the whole crawl's rate."""
+    def rate(intervals: float, changes: float, observed: float) -> float | None:
+        return change_rate(History(fetches=int(intervals) + 1, changes=int(changes), span=observed))
+
+    pooled = rate(h.intervals.sum(), h.changes.sum(), h.observed.sum()) or 0.0
+    rates = [rate(n, x, s) for n, x, s in zip(h.intervals, h.changes, h.observed, strict=True)]
+    return np.array([pooled if r is None else r for r in rates])
 
 
 def read_history(url: str) -> tuple[BucketHistory, dict[str, float]]:
@@ -81,7 +85,7 @@ def _crawl_seconds(conn: Any) -> tuple[float, float]:
 
 
 def _summarise(rows: list[Any], seconds: float, fetched: float) -> tuple[BucketHistory, dict[str, float]]:
-    old = [r for r in rows if r.times_fetched and r.last_fetch is not None and r.change_bucket is not None]
+    old = [r for r in rows if r.times_fetched and r.last_fetch is not None and r.state != "gone"]
     if not old:
         raise NoHistory("the stored crawl has no fetched documents with a change bucket yet")
     now = max(r.last_fetch for r in old)
@@ -92,15 +96,15 @@ def _summarise(rows: list[Any], seconds: float, fetched: float) -> tuple[BucketH
     for r in old:
         k = where[int(r.change_bucket)]
         sums[:, k] += (1, r.times_fetched - 1, min(r.times_changed, r.times_fetched - 1),
-                       max(r.last_fetch - r.discovered_at, 0.0))
+                       max(r.last_fetch - (r.first_fetch or r.last_fetch), 0.0))
         since[k].append(now - r.last_fetch)
     total_fetches = float(sum(r.times_fetched for r in old))
+    span = max(now - min(r.first_fetch or r.last_fetch for r in old), 1.0)
     crawl = {
-        "seconds_per_fetch": seconds / fetched if fetched and seconds else
-        max(now - min(r.discovered_at for r in rows), 1.0) / total_fetches,
+        "seconds_per_fetch": seconds / fetched if fetched and seconds else span / total_fetches,
         "new_per_fetch": len(rows) / total_fetches,
-        "never_crawled": float(sum(1 for r in rows if r.state == "queued")),
-        "span_seconds": max(now - min(r.discovered_at for r in rows), 1.0),
+        "never_crawled": float(sum(1 for r in rows if r.state == "queued" and not r.times_fetched)),
+        "span_seconds": span,
         "documents": float(len(rows)),
     }
     return BucketHistory(ids, *sums, [np.array(s) for s in since]), crawl
