@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from webcrawler.recrawl.cli import recrawl_options
+from webcrawler.recrawl.plan_cli import plan_options, plan_recrawl
 from webcrawler.settings import Settings, from_environment
 
 log = logging.getLogger("webcrawler")
@@ -117,6 +118,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
               help="Seconds between two requests to one server (default 1).")
 @scope_options
 @recrawl_options
+@plan_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,
               help="Documents per transaction (default 200).")
 @click.option("--order", type=click.Choice(["server-first", "breadth-first", "backlink", "pagerank"]),
@@ -388,9 +390,6 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
                  install_signals=_install_signals, web_port=web_port)
     except (DemoError, ServeError) as exc:
         raise click.ClickException(str(exc)) from None
-
-
-from webcrawler.recrawl.plan_cli import plan_recrawl  # noqa: E402  (issue 12)
 
 main.add_command(plan_recrawl)
 

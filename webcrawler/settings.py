@@ -52,6 +52,8 @@ class Settings:
     recrawl: str = "buckets"  # incremental recrawl policy: none, uniform, adaptive, buckets
     fetch_rate: float = 0.0  # requests per second over all servers (0 = no cap): the bandwidth
     recrawl_share: float = 0.5  # weight of each server's recrawl queue against its new URLs
+    plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle (issue 12)
+    plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 
