@@ -5,7 +5,8 @@
 Section 5's instance (500 M pages, doubling in about 400 days, B = 255, T = 14) under
 strategies 1, 2 and 3: Table 3's columns, the solve time, what Figure 3 says per strategy
 (buckets never crawled, crawled more than once), Figure 4's obsolete pages per period; then
-Experiments 2 (version 2's buckets) and 3 (changes half as often; 28 periods); then casadi +
+Experiments 2 (version 2's buckets) and 3 (changes half as often; 28 periods); then the
+NLP with n, b substituted against the paper's full set of variables; then casadi +
 Ipopt against scipy's trust-constr and SLSQP (finite-difference gradients, the same model) on a
 medium instance. Prints markdown tables (docs/recrawl-model.md and BENCHMARKS.md take them).
 """
@@ -38,15 +39,19 @@ def figure_3_facts(plan: Solution) -> tuple[str, str, float]:
 
 def paper_runs(figures: Path | None) -> dict[int, Solution]:
     scenario = Scenario()
-    plans = {s: solve(build(scenario, s)) for s in (1, 2, 3)}
+    plans, cpu = {}, {}
+    for s in (1, 2, 3):
+        started = time.process_time()
+        plans[s] = solve(build(scenario, s))
+        cpu[s] = time.process_time() - started
     rows = []
     for s, plan in plans.items():
         never, more, least = figure_3_facts(plan)
         rows.append([f"strategy {s}", f"{plan.objective:.4g}", f"{plan.b[:, -1].sum():.4g}",
                      f"{plan.obsolete()[-1]:.4g}", never, more, f"{least:.2f}", f"{plan.seconds:.1f}",
-                     plan.iterations])
+                     f"{cpu[s]:.1f}", plan.iterations])
     print(table(["", "objective", "total pages at end", "obsolete at end", "never crawled",
-                 "crawled > once", "fewest crawls", "solve s", "iterations"], rows))
+                 "crawled > once", "fewest crawls", "wall s", "cpu s", "iterations"], rows))
     print()
     print(table(["period", *[f"strategy {s}" for s in plans]],
                 [[t, *[f"{p.obsolete()[t] / 1e6:.1f} M" for p in plans.values()]]
@@ -102,6 +107,18 @@ def scipy_solve(data: ModelData, method: str) -> tuple[float, float]:
     return float(run(np.clip(result.x, 0, None)).objective), time.monotonic() - started
 
 
+def formulations() -> None:
+    """Strategy 1 at the paper's scale: n, b substituted (the default) or kept as variables."""
+    data = build(Scenario(), 1)
+    rows = []
+    for label, full in (("x, z, y; (3), (4) substituted", False), ("x, z, y, n, b as in the paper", True)):
+        cpu = time.process_time()
+        plan = solve(data, full=full)
+        rows.append([label, f"{plan.objective:.5g}", plan.iterations, f"{plan.seconds:.1f}",
+                     f"{time.process_time() - cpu:.1f}"])
+    print(table(["casadi + Ipopt, strategy 1, B = 255", "objective", "iterations", "wall s", "cpu s"], rows))
+
+
 def against_scipy(buckets: int) -> None:
     data = build(Scenario(buckets=buckets), 1)
     rows = []
@@ -126,6 +143,8 @@ def main() -> None:
         print()
         experiments()
     if not args.skip_scipy:
+        print()
+        formulations()
         print()
         against_scipy(args.scipy_buckets)
 

@@ -89,9 +89,10 @@ def brute_force(data: ModelData, steps: int) -> float:
     return float(np.min(np.where(feasible, total, np.inf)))
 
 
-def test_tiny_instance_matches_brute_force():
+@pytest.mark.parametrize("full", [False, True], ids=["substituted", "paper-variables"])
+def test_tiny_instance_matches_brute_force(full):
     data = tiny(2, 2, n0=20.0, nconst=10.0, capacity=60.0)
-    solved = solve(data).objective
+    solved = solve(data, full=full).objective
     grid = brute_force(data, steps=9)
     assert solved <= grid + 1e-6  # no grid point beats the solver
     assert grid - solved < 0.03 * grid  # and the grid comes close to it

@@ -1,9 +1,11 @@
 """Solve the recrawl model with Ipopt through casadi (the paper used MINOS on NEOS, section 5).
 
-The NLP is the paper's own: every x, z, y, n, b a variable, (2)-(4) equality constraints,
-(1), (5), (6) inequalities, so the variable and constraint counts are the paper's (~11,000
-each at B = 255, T = 14). casadi builds exact sparse derivatives and Ipopt's interior
-point method solves it in seconds; bench/recrawl_model.py measures it against scipy.
+The NLP is the paper's own: x, z, y variables, (1), (5), (6) inequalities and the balance
+equation (2) as equality constraints; n and b follow from (3) and (4), substituted (or, with
+`full=True`, kept as variables with (3), (4) as constraints: the paper's ~11,000 variables
+and constraints at B = 255, T = 14, measured slower). casadi builds exact sparse
+derivatives and Ipopt's interior point method solves it; bench/recrawl_model.py measures
+both forms and scipy.
 Page counts are divided by the mean bucket size so that Ipopt sees numbers near 1.
 A solver that does not converge raises SolveFailed with one line; never a traceback.
 """
@@ -38,11 +40,14 @@ def uniform_start(data: ModelData) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(x, data.b0[:, None] * 0.95), np.zeros(data.periods)
 
 
-def _nlp(data: ModelData, unit: float) -> tuple[dict, list, list, int]:
-    """The symbolic problem in units of `unit` pages: (nlp dict, lbg, ubg, B)."""
+def _nlp(data: ModelData, unit: float, full: bool) -> tuple[dict, list, list]:
+    """The symbolic problem in units of `unit` pages: (nlp dict, lbg, ubg). With `full`, n_t
+    and b_it are variables and (3), (4) equality constraints, as the paper writes them; else
+    they are substituted by (3), (4) themselves (a presolve: x, z, y remain, and the
+    constraints (1), (2), (5), (6)), which Ipopt solves in fewer iterations."""
     B, T = data.buckets, data.periods
-    x, y, b = ca.SX.sym("x", B, T), ca.SX.sym("y", B, T), ca.SX.sym("b", B, T)
-    z, n = ca.SX.sym("z", T), ca.SX.sym("n", T)
+    x, y, z = ca.SX.sym("x", B, T), ca.SX.sym("y", B, T), ca.SX.sym("z", T)
+    n, b = (ca.SX.sym("n", T), ca.SX.sym("b", B, T)) if full else (ca.SX(T, 1), ca.SX(B, T))
     g, lbg, ubg = [], [], []
 
     def add(expr: ca.SX, lo: float, hi: float) -> None:
@@ -50,32 +55,38 @@ def _nlp(data: ModelData, unit: float) -> tuple[dict, list, list, int]:
         lbg.extend([lo] * expr.numel())
         ubg.extend([hi] * expr.numel())
 
-    y_prev, b_prev, n_prev = ca.DM(data.y0 / unit), ca.DM(data.b0 / unit), data.n0 / unit
+    y_prev, b_prev, n_prev = ca.DM(data.y0 / unit), ca.DM(data.b0 / unit), ca.SX(data.n0 / unit)
     for t in range(T):
         cost = ca.dot(ca.DM(data.c[:, t]), x[:, t]) + data.d[t] * z[t]
         add(cost * unit / data.capacity[t], -ca.inf, 1.0)  # (1)
         add(y[:, t] - balance(y_prev, b_prev, x[:, t], ca.DM(data.a[:, t])), 0.0, 0.0)  # (2)
-        found = ca.dot(ca.DM(data.oldnwt[:, t]), x[:, t])
-        add(n[t] - new_pages(n_prev, found, z[t], data.newnwt[t], data.nconst / unit), 0.0, 0.0)  # (3)
-        add(b[:, t] - bucket_sizes(b_prev, ca.DM(data.p), z[t]), 0.0, 0.0)  # (4)
         add(x[:, t] - b_prev, -ca.inf, 0.0)  # (5)
         add(z[t] - n_prev, -ca.inf, 0.0)  # (6)
+        found = ca.dot(ca.DM(data.oldnwt[:, t]), x[:, t])
+        n_t = new_pages(n_prev, found, z[t], data.newnwt[t], data.nconst / unit)  # (3)
+        b_t = bucket_sizes(b_prev, ca.DM(data.p), z[t])  # (4)
+        if full:
+            add(n[t] - n_t, 0.0, 0.0)
+            add(b[:, t] - b_t, 0.0, 0.0)
+        else:
+            n[t], b[:, t] = n_t, b_t
         y_prev, b_prev, n_prev = y[:, t], b[:, t], n[t]
     f = ca.sum1(ca.sum2(ca.DM(data.oldwt) * y)) + ca.dot(ca.DM(data.newwt), n)
-    variables = ca.vertcat(ca.vec(x), z, ca.vec(y), n, ca.vec(b))
-    return {"x": variables, "f": f, "g": ca.vertcat(*g)}, lbg, ubg, B
+    variables = [ca.vec(x), z, ca.vec(y)] + ([n, ca.vec(b)] if full else [])
+    return {"x": ca.vertcat(*variables), "f": f, "g": ca.vertcat(*g)}, lbg, ubg
 
 
-def solve(data: ModelData, max_iter: int = 3000, tol: float = 1e-7) -> Solution:
-    """The optimal plan for `data`; SolveFailed if Ipopt does not reach an optimal point."""
+def solve(data: ModelData, max_iter: int = 3000, tol: float = 1e-7, full: bool = False) -> Solution:
+    """The optimal plan for `data` (a local optimum: the problem is not convex); SolveFailed
+    if Ipopt does not reach one. `full`: every variable of the paper kept (see _nlp)."""
     started = time.monotonic()
     unit = float(data.b0.mean()) or 1.0
-    nlp, lbg, ubg, B = _nlp(data, unit)
-    T = data.periods
+    nlp, lbg, ubg = _nlp(data, unit, full)
+    B, T = data.buckets, data.periods
     x0, z0 = uniform_start(data)
     guess = simulate(data, x0, z0)
-    start = np.concatenate([x0.ravel("F"), z0, guess.y[:, 1:].ravel("F"), guess.n[1:],
-                            guess.b[:, 1:].ravel("F")]) / unit
+    state = [guess.n[1:], guess.b[:, 1:].ravel("F")] if full else []
+    start = np.concatenate([x0.ravel("F"), z0, guess.y[:, 1:].ravel("F"), *state]) / unit
     options = {"print_time": False, "ipopt.print_level": 0, "ipopt.sb": "yes",
                "ipopt.max_iter": max_iter, "ipopt.tol": tol, **IPOPT_OPTIONS}
     solver = ca.nlpsol("recrawl", "ipopt", nlp, options)
