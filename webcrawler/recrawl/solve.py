@@ -1,11 +1,11 @@
 """Solve the recrawl model with Ipopt through casadi (the paper used MINOS on NEOS, section 5).
 
-The NLP is the paper's own: x, z, y variables, (1), (5), (6) inequalities and the balance
-equation (2) as equality constraints; n and b follow from (3) and (4), substituted (or, with
-`full=True`, kept as variables with (3), (4) as constraints: the paper's ~11,000 variables
-and constraints at B = 255, T = 14, measured slower). casadi builds exact sparse
-derivatives and Ipopt's interior point method solves it; bench/recrawl_model.py measures
-both forms and scipy.
+The NLP is the paper's own: every x, z, y, n, b a variable, (2)-(4) equality constraints,
+(1), (5), (6) inequalities: ~11,000 variables and constraints at B = 255, T = 14. (With
+`full=False` n and b are substituted by (3), (4): fewer iterations on small instances, but
+denser derivatives, 7x the time per iteration at the paper's scale.) casadi builds exact
+sparse derivatives and Ipopt's interior point method solves it; bench/recrawl_model.py
+measures both forms and scipy.
 Page counts are divided by the mean bucket size so that Ipopt sees numbers near 1.
 A solver that does not converge raises SolveFailed with one line; never a traceback.
 """
@@ -44,7 +44,7 @@ def _nlp(data: ModelData, unit: float, full: bool) -> tuple[dict, list, list]:
     """The symbolic problem in units of `unit` pages: (nlp dict, lbg, ubg). With `full`, n_t
     and b_it are variables and (3), (4) equality constraints, as the paper writes them; else
     they are substituted by (3), (4) themselves (a presolve: x, z, y remain, and the
-    constraints (1), (2), (5), (6)), which Ipopt solves in fewer iterations."""
+    constraints (1), (2), (5), (6)), fewer iterations but denser derivatives."""
     B, T = data.buckets, data.periods
     x, y, z = ca.SX.sym("x", B, T), ca.SX.sym("y", B, T), ca.SX.sym("z", T)
     n, b = (ca.SX.sym("n", T), ca.SX.sym("b", B, T)) if full else (ca.SX(T, 1), ca.SX(B, T))
@@ -76,7 +76,7 @@ def _nlp(data: ModelData, unit: float, full: bool) -> tuple[dict, list, list]:
     return {"x": ca.vertcat(*variables), "f": f, "g": ca.vertcat(*g)}, lbg, ubg
 
 
-def solve(data: ModelData, max_iter: int = 3000, tol: float = 1e-7, full: bool = False) -> Solution:
+def solve(data: ModelData, max_iter: int = 3000, tol: float = 1e-7, full: bool = True) -> Solution:
     """The optimal plan for `data` (a local optimum: the problem is not convex); SolveFailed
     if Ipopt does not reach one. `full`: every variable of the paper kept (see _nlp)."""
     started = time.monotonic()
