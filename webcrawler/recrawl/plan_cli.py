@@ -36,7 +36,9 @@ HELP = {
 def scenario_options(command: Any) -> Any:
     """One option per Scenario field, typed and defaulted from the dataclass."""
     for field in reversed(dataclasses.fields(Scenario)):
-        kind = click.IntRange(1, None) if field.type == "int" else click.FloatRange(0, None)
+        positive = not field.name.endswith("finds_new")  # a zero elsewhere divides by zero
+        kind = (click.IntRange(1, None) if field.type == "int"
+                else click.FloatRange(0, None, min_open=positive))
         if field.name == "version":
             kind = click.IntRange(1, 3)
         command = click.option("--" + field.name.replace("_", "-"), type=kind, default=field.default,
