@@ -110,7 +110,10 @@ def _instance(scenario: Scenario, from_crawl: bool, data_dir: Path | None,
     from webcrawler.recrawl.history import NoHistory, from_database
     from webcrawler.settings import from_environment
 
-    settings = from_environment()
+    try:
+        settings = from_environment()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     data_dir = data_dir or settings.data_dir
     try:
         return from_database(db_url or settings.db_url or _sqlite(data_dir), scenario)
