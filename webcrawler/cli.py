@@ -21,6 +21,7 @@ import click
 from webcrawler.agenthosts.cli import agent_host, agent_scheduler
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
+from webcrawler.recrawl.plan_cli import plan_options, plan_recrawl
 from webcrawler.settings import Settings, from_environment
 from webcrawler.shard_commands import index_shard_options, optimize_option, register_shard_commands
 from webcrawler.workbench.cli import crawl_command, workbench_command
@@ -121,6 +122,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
               help="Seconds between two requests to one server (default 1).")
 @scope_options
 @recrawl_options
+@plan_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,
               help="Documents per transaction (default 200).")
 @click.option("--order", type=click.Choice(["server-first", "breadth-first", "backlink", "pagerank"]),
@@ -398,6 +400,7 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     except (DemoError, ServeError) as exc:
         raise click.ClickException(str(exc)) from None
 
+main.add_command(plan_recrawl)
 
 main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit (.json: issue 14)
 main.add_command(workbench_command)  # issue 14: the Crawler Workbench
