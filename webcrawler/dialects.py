@@ -17,6 +17,10 @@ which one it has: the differences below are all there are.
 - Text. PostgreSQL refuses NUL characters in text, which a hostile server can
   put in a robots.txt or a redirect; on PostgreSQL they are stored as U+FFFD.
   (SQLite's path pays nothing for this.)
+- Lengths. SQLite never enforces VARCHAR(n), and what a server sends (an ETag, a
+  Content-Type) is not always cut to fit; PostgreSQL would refuse the whole
+  transaction for one long header, so there its VARCHAR(n) columns are TEXT (as
+  fast; the schema's lengths stay as documentation).
 - "Insert unless the key exists" is spelled per dialect (`insert_ignore`).
 - Patience: how long a writer waits for the lock (`wait_for_writers`).
 """
@@ -34,8 +38,9 @@ try:
 except ImportError:  # not POSIX: no turnstile
     fcntl = None  # type: ignore[assignment]
 
-from sqlalchemy import Table, event, insert
+from sqlalchemy import String, Table, event, insert
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.dml import Insert
 
 SQLITE = "sqlite"
@@ -150,6 +155,12 @@ def _turnstile(path: str | None) -> Iterator[None]:
 
 
 # --- PostgreSQL -----------------------------------------------------------------------------
+
+@compiles(String, POSTGRESQL)
+def _unbounded(type_: String, compiler: Any, **kw: Any) -> str:
+    """VARCHAR(n) is created as TEXT on PostgreSQL (see the module's docstring)."""
+    return "TEXT" if type_.length else compiler.visit_string(type_, **kw)
+
 
 def _configure_postgresql(engine: Engine, readonly: bool) -> None:
     @event.listens_for(engine, "before_cursor_execute", retval=True)

@@ -95,15 +95,20 @@ def test_a_refetch_that_changed_is_counted(store: CrawlStore) -> None:
 
 
 def test_text_a_hostile_server_sends_is_stored(store: CrawlStore, database_url: str) -> None:
-    """PostgreSQL refuses NUL in text: it is stored as U+FFFD there, as it is elsewhere."""
+    """PostgreSQL refuses NUL in text: it is stored as U+FFFD there. Text longer than its
+    column's declared length is kept whole, as SQLite keeps it."""
     server = store.add_server(ORIGIN, now=1.0)
     ids, _ = store.add_urls(server, [NewURL("/nul", 0)], now=1.0)
     entry = store.next_document(server)
     assert entry is not None
-    store.finish(entry, State.FAILED, reason="http-500", detail="bad\x00byte \u00e9\U0001f600")
+    store.finish(entry, State.FAILED, reason="r" * 100, content_type="text/" + "x" * 300,
+                 detail="bad\x00byte \u00e9\U0001f600")
     store.save_robots(server, 200, "User-agent: *\x00\nDisallow: /x", 2.0, 3.0)
     store.commit()
-    (detail,), = rows(database_url, select(documents.c.detail).where(documents.c.id == ids["/nul"]))
+    (detail, reason, kind), = rows(database_url, select(
+        documents.c.detail, documents.c.reason, documents.c.content_type).where(
+        documents.c.id == ids["/nul"]))
+    assert (reason, kind) == ("r" * 100, "text/" + "x" * 300)
     (robots,), = rows(database_url, select(servers.c.robots_txt))
     assert detail.replace("\ufffd", "\x00") == "bad\x00byte \u00e9\U0001f600"
     assert robots.replace("\ufffd", "\x00") == "User-agent: *\x00\nDisallow: /x"
