@@ -39,7 +39,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from webcrawler import dialects
 from webcrawler.errors import DataDamaged
@@ -173,7 +173,7 @@ def connect(url: str, readonly: bool = False) -> Engine:
     path = dialects.sqlite_file(url)
     if path is not None and not readonly:
         path.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args=dialects.connect_args(url, readonly))
+    engine = _engine(url, readonly)
     dialects.configure(engine, readonly)
     if not readonly:
         metadata.create_all(engine)
@@ -182,6 +182,19 @@ def connect(url: str, readonly: bool = False) -> Engine:
             conn.execute(keep.values(key="schema_version", value=str(SCHEMA_VERSION)))
             conn.execute(keep.values(key=TEXT_KEPT_SINCE, value=repr(time.time())))
     return engine
+
+
+def _engine(url: str, readonly: bool) -> Engine:
+    """create_engine, with a URL it cannot use (or a driver not installed) as one line."""
+    try:
+        return create_engine(url, connect_args=dialects.connect_args(url, readonly))
+    except ModuleNotFoundError as error:
+        raise DatabaseUnavailable(dialects.shown(url), f"needs the Python module {error.name}, "
+                                  "which is not installed (PostgreSQL's: pip install "
+                                  "'webcrawler[postgres]')") from None
+    except (ArgumentError, NoSuchModuleError):
+        raise DatabaseUnavailable(dialects.shown(url), "is not a database URL webcrawler can open: "
+                                  "sqlite:///FILE or postgresql+psycopg://USER@HOST/NAME") from None
 
 
 # --- checking a database before use ---------------------------------------------------
@@ -203,6 +216,16 @@ class DatabaseDamaged(DataDamaged):
                          "not it from the index)")
 
 
+class DatabaseUnavailable(DataDamaged):
+    """The database cannot be opened at all: a URL of no known database, a driver not
+    installed, a server not answering. Nothing is damaged, but the command line reports it
+    the same way: one line (the URL without its password), exit status 1."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        self.where = where
+        super().__init__(f"the database {where} {reason}")
+
+
 def check_database(url: str) -> None:
     """Raise DatabaseDamaged unless the database at `url` reads as a webcrawler database.
     An absent or empty SQLite file is fine (a new crawl). Cheap: the file's header, the
@@ -212,10 +235,17 @@ def check_database(url: str) -> None:
         if not path.exists() or path.stat().st_size == 0:
             return
         _check_sqlite_file(path)
-    where = path or url
-    engine = create_engine(url, future=True)
+    where = path or dialects.shown(url)
+    engine = _engine(url, readonly=True)
     try:
-        with engine.connect() as conn:
+        try:
+            conn = engine.connect()
+        except DBAPIError as error:
+            if path is None:  # a server: not there, or refusing us
+                raise DatabaseUnavailable(str(where), f"cannot be reached ({_short(error)}): is "
+                                          "the server running, and the URL right?") from None
+            raise
+        with conn:
             names = set(inspect(conn).get_table_names())
             missing = [t for t in REQUIRED_TABLES if t not in names]
             if missing and names:

@@ -40,6 +40,7 @@ except ImportError:  # not POSIX: no turnstile
 
 from sqlalchemy import String, Table, event, insert
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.dml import Insert
 
@@ -51,14 +52,20 @@ WRITER_LOCK = 0x77656263  # "webc"
 REPLACEMENT = "\ufffd"
 
 
-def backend(url: str) -> str:
-    """"sqlite", "postgresql", ... for a SQLAlchemy URL."""
-    return make_url(url).get_backend_name()
+def shown(url: str) -> str:
+    """The URL as messages show it: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return repr(url)
 
 
 def sqlite_file(url: str) -> Path | None:
-    """The file of an SQLite URL (None: not SQLite, or in memory)."""
-    parsed = make_url(url)
+    """The file of an SQLite URL (None: not SQLite, in memory, or not a URL at all)."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
     if parsed.get_backend_name() != SQLITE or parsed.database in (None, "", ":memory:"):
         return None
     return Path(parsed.database)
@@ -75,7 +82,7 @@ def configure(engine: Engine, readonly: bool) -> None:
 
 def connect_args(url: str, readonly: bool) -> dict[str, Any]:
     """Arguments for the driver's connect(): PostgreSQL readers are read-only sessions."""
-    if readonly and backend(url) == POSTGRESQL:
+    if readonly and url.startswith(POSTGRESQL):
         return {"options": "-c default_transaction_read_only=on"}
     return {}
 
