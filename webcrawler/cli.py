@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.settings import Settings, from_environment
 
 log = logging.getLogger("webcrawler")
@@ -115,6 +116,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--delay", type=click.FloatRange(0), default=None,
               help="Seconds between two requests to one server (default 1).")
 @scope_options
+@recrawl_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,
               help="Documents per transaction (default 200).")
 @click.option("--order", type=click.Choice(["server-first", "breadth-first", "backlink", "pagerank"]),

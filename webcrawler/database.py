@@ -30,6 +30,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    SmallInteger,
     String,
     Table,
     Text,
@@ -57,6 +58,7 @@ class State:
     FAILED = "failed"  # could not be retrieved: see reason
     EXCLUDED = "excluded"  # deliberately not fetched: see reason
     REDIRECTED = "redirected"  # answered 3xx; the target is a document of its own
+    GONE = "gone"  # fetched once, then answered 404 or 410 on a recrawl: out of the index
 
 
 servers = Table(
@@ -108,11 +110,24 @@ documents = Table(
     Column("times_fetched", Integer, nullable=False, default=0),
     Column("times_changed", Integer, nullable=False, default=0),
     Column("redirects", Integer, nullable=False, default=0),  # hops that led here
+    # Recrawling (issue 11, after WebFountain): the HTTP validators as received, the change
+    # history and its one-byte bucket, when the page is due again, and its MinHash sketch.
+    Column("etag", String(256)),
+    Column("last_modified", String(64)),
+    Column("last_change", Float),  # when the last non-trivial change was seen (first fetch too)
+    # body differed, shingles alike; then 304s and byte-identical bodies
+    Column("times_trivial", Integer, nullable=False, default=0, server_default="0"),
+    Column("times_unmodified", Integer, nullable=False, default=0, server_default="0"),
+    Column("change_bucket", SmallInteger, nullable=False, default=0, server_default="0"),  # 0-255
+    Column("next_due", Float),
+    Column("first_fetch", Float),  # with last_fetch, the span the change history covers
+    Column("sketch", LargeBinary),
     UniqueConstraint("server_id", "path", name="uq_document_url"),
 )
 Index("ix_documents_frontier", documents.c.server_id, documents.c.state, documents.c.depth, documents.c.id)
 Index("ix_documents_state", documents.c.state, documents.c.reason)
 Index("ix_documents_checksum", documents.c.checksum)
+Index("ix_documents_due", documents.c.server_id, documents.c.next_due)
 
 links = Table(
     "links",
@@ -149,6 +164,17 @@ index_outbox = Table(
 )
 Index("ix_index_outbox_batch", index_outbox.c.batch)
 INDEXED = 0  # index_outbox.batch of a row the index has committed (batches are never 0)
+# The newest response of each document that brought a body, for archivists (WARC export).
+responses = Table(
+    "responses",
+    metadata,
+    Column("doc_id", Integer, ForeignKey("documents.id"), primary_key=True),
+    Column("fetched_at", Float, nullable=False),
+    Column("status", Integer, nullable=False),
+    Column("headers", Text, nullable=False),  # JSON list of [name, value]
+    Column("body", LargeBinary, nullable=False),  # zlib-compressed body after content decoding
+)
+
 # meta key: when this database started keeping indexed text (documents fetched before have none)
 TEXT_KEPT_SINCE = "index_text_kept_since"
 
@@ -177,11 +203,36 @@ def connect(url: str, readonly: bool = False) -> Engine:
     dialects.configure(engine, readonly)
     if not readonly:
         metadata.create_all(engine)
+        _add_missing_columns(engine)
         keep = dialects.insert_ignore(engine.dialect.name, meta)
         with engine.begin() as conn:
             conn.execute(keep.values(key="schema_version", value=str(SCHEMA_VERSION)))
             conn.execute(keep.values(key=TEXT_KEPT_SINCE, value=repr(time.time())))
     return engine
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    """Upgrade a database made by an older version in place: create_all() makes missing
+    tables but never alters existing ones, so each column this schema has and the table lacks
+    is added (nullable, or with its constant default), and missing indexes are created."""
+    with engine.begin() as conn:
+        inspector = inspect(conn)
+        for table in metadata.sorted_tables:
+            present = {column["name"] for column in inspector.get_columns(table.name)}
+            for column in table.columns:
+                if column.name not in present:
+                    conn.execute(text(_add_column_sql(engine, table.name, column)))
+        for table in metadata.sorted_tables:
+            for index in table.indexes:
+                index.create(conn, checkfirst=True)
+
+
+def _add_column_sql(engine: Engine, table: str, column: Column) -> str:
+    kind = column.type.compile(dialect=engine.dialect)
+    default = column.default.arg if column.default is not None else None
+    if default is None:
+        return f"ALTER TABLE {table} ADD COLUMN {column.name} {kind}"
+    return f"ALTER TABLE {table} ADD COLUMN {column.name} {kind} NOT NULL DEFAULT {default!r}"
 
 
 def _engine(url: str, readonly: bool) -> Engine:

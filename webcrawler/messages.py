@@ -42,11 +42,19 @@ class Reason:
 
 @dataclass(frozen=True, slots=True)
 class Retrieve:
-    """"Retrieve this URL." `kind` is "document" or "robots"."""
+    """"Retrieve this URL." `kind` is "document" or "robots".
+
+    A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
+    the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`
+    asks for the text's shingle sketch (about 1 ms a page: only incremental crawls pay it).
+    """
 
     job_id: int
     url: str
     kind: str = "document"
+    etag: str = ""
+    last_modified: str = ""
+    sketch: bool = False  # make the text's shingle sketch (an incremental crawl compares them)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +90,20 @@ class Document:
     noindex: bool = False
     last_modified: str = ""
     etag: str = ""
+    sketch: bytes = b""  # the text's shingle sketch (recrawl/changes.py) when Retrieve asked
+    headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
+    body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
+
+
+@dataclass(frozen=True, slots=True)
+class NotModified:
+    """The server answered 304 to a conditional GET: the stored copy is current, no body came."""
+
+    job_id: int
+    url: str
+    etag: str = ""
+    last_modified: str = ""
+    elapsed: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +148,7 @@ class RobotsFile:
     elapsed: float = 0.0
 
 
-Answer = Document | Redirect | Failure | RobotsFile
+Answer = Document | NotModified | Redirect | Failure | RobotsFile
 
 
 @dataclass(frozen=True, slots=True)

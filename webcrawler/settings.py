@@ -48,6 +48,10 @@ class Settings:
     order: str = "server-first"  # crawl order: server-first, breadth-first, backlink, pagerank
     hot_query: str = ""  # words: URLs whose anchor or URL mention them (or near such pages) go first
     deny_private: bool = False  # refuse loopback, private, link-local, ... addresses (SSRF safety)
+    incremental: bool = False  # keep crawling for --hours: recrawl stored pages as they fall due
+    recrawl: str = "buckets"  # incremental recrawl policy: none, uniform, adaptive, buckets
+    fetch_rate: float = 0.0  # requests per second over all servers (0 = no cap): the bandwidth
+    recrawl_share: float = 0.5  # weight of each server's recrawl queue against its new URLs
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 

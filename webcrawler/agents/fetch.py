@@ -16,6 +16,7 @@ import hashlib
 import http.cookiejar
 import logging
 import time
+import zlib
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -32,6 +33,7 @@ from webcrawler.messages import (
     Answer,
     Document,
     Failure,
+    NotModified,
     Reason,
     Redirect,
     Retrieve,
@@ -119,7 +121,7 @@ class Fetcher:
         if filetypes.unindexable_url(request.url):
             return Failure(request.job_id, request.url, Reason.UNINDEXABLE, "file extension")
         deadline = started + self.config.total_timeout
-        with self._get(request.url, deadline) as response:
+        with self._get(request.url, deadline, _conditional(request)) as response:
             early = self._early_answer(request, response, started)
             if early is not None:
                 return early
@@ -136,6 +138,10 @@ class Fetcher:
     ) -> Answer | None:
         """A redirect or a failure known from the status line and headers alone, else None."""
         status = response.status_code
+        if status == 304 and _conditional(request):
+            return NotModified(request.job_id, request.url, response.headers.get("ETag", ""),
+                               response.headers.get("Last-Modified", ""),
+                               elapsed=time.monotonic() - started)
         if 300 <= status < 400 and (status in REDIRECT_STATUSES or "Location" in response.headers):
             return self._redirect(request, response, started)
         if not 200 <= status < 300:
@@ -188,6 +194,9 @@ class Fetcher:
             elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,
             last_modified=response.headers.get("Last-Modified", ""),
             etag=response.headers.get("ETag", ""),
+            sketch=_sketch(parsed.text) if request.sketch else b"",
+            headers=tuple((name, value) for name, value in response.raw.headers.items()),
+            body=zlib.compress(body, 1),
         )
 
     def _parse(self, mime: str, text: str, final_url: str) -> Parsed:
@@ -227,12 +236,14 @@ class Fetcher:
 
     # HTTP
 
-    def _get(self, url: str, deadline: float) -> requests.Response:
+    def _get(self, url: str, deadline: float,
+             headers: dict[str, str] | None = None) -> requests.Response:
         """Send the GET and return once the headers are in; the body is left unread."""
         remaining = max(0.001, deadline - time.monotonic())
         timeout = (min(self.config.connect_timeout, remaining),
                    min(self.config.read_timeout, remaining))
-        return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout)
+        return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout,
+                                headers=headers)
 
 
 def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
@@ -288,6 +299,25 @@ def _location(response: requests.Response) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return quote(raw, safe=_URL_SAFE)
+
+
+def _sketch(text: str) -> bytes:
+    """The shingle sketch of an incremental crawl's page; imported here, so that the agents of a
+    batch crawl never load numpy."""
+    from webcrawler.recrawl.changes import sketch
+
+    return sketch(text)
+
+
+def _conditional(request: Retrieve) -> dict[str, str]:
+    """The headers that make a recrawl's GET conditional (RFC 9110 13.1): both validators when
+    both are known (a server honours If-None-Match first)."""
+    headers = {}
+    if request.etag:
+        headers["If-None-Match"] = request.etag
+    if request.last_modified:
+        headers["If-Modified-Since"] = request.last_modified
+    return headers
 
 
 def _content_length(response: requests.Response) -> int | None:

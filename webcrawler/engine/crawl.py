@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from webcrawler.database import State
 from webcrawler.engine.frontier import FoundLink, Ordering
@@ -25,11 +26,23 @@ from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
 from webcrawler.engine.scheduler import Scheduler, ServerState
 from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
-from webcrawler.messages import Document, Failure, Link, Reason, Redirect, Retrieve, RobotsFile
+from webcrawler.messages import (
+    Document,
+    Failure,
+    Link,
+    NotModified,
+    Reason,
+    Redirect,
+    Retrieve,
+    RobotsFile,
+)
 from webcrawler.robots import RobotsRules
 from webcrawler.settings import Settings
 from webcrawler.storage_errors import StorageFull, is_disk_full
 from webcrawler.urls import split, try_normalize
+
+if TYPE_CHECKING:
+    from webcrawler.recrawl.recrawler import Recrawler
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +83,10 @@ class Crawler:
                  sink: DocumentSink | None = None,
                  pool_factory: Callable[[], AgentPool] | None = None,
                  progress: Callable[[Crawler], None] | None = None,
-                 ordering: Ordering | None = None) -> None:
+                 ordering: Ordering | None = None,
+                 recrawl: Recrawler | None = None) -> None:
         self.settings = settings
+        self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
         self.store = store
         self.sink = sink or NullSink()
         self.scope = Scope(settings.include, settings.exclude, settings.max_depth,
@@ -171,6 +186,8 @@ class Crawler:
             if reason:
                 self.stats.stop_reason = reason
                 return
+            if self.recrawl is not None:
+                self.recrawl.tick(self.scheduler, now, pool.free() if not self.scheduler.ready() else 0)
             self._dispatch(pool, now)
             for job, answer in pool.poll(self._poll_timeout(now, deadline)):
                 self._handle(job, answer)
@@ -202,7 +219,8 @@ class Crawler:
             return "time limit"
         if self.settings.max_docs and self.stats.retrieved >= self.settings.max_docs:
             return "document limit"
-        if pool.busy() == 0 and self.scheduler.ready() == 0 and not self._cooling_work():
+        if (pool.busy() == 0 and self.scheduler.ready() == 0 and not self._cooling_work()
+                and self.recrawl is None):  # an incremental crawl runs for --hours
             return "nothing left to fetch"
         return ""
 
@@ -214,6 +232,8 @@ class Crawler:
     def _poll_timeout(self, now: float, deadline: float) -> float:
         wake = self.scheduler.next_wakeup()
         timeout = 0.25 if wake is None else min(0.25, max(0.0, wake - now))
+        hint = self.recrawl.wait_hint(now) if self.recrawl is not None else None
+        timeout = timeout if hint is None else min(timeout, hint)
         return min(timeout, max(0.0, deadline - now))
 
     def _drain(self, pool: AgentPool) -> None:
@@ -242,6 +262,8 @@ class Crawler:
     # --- dispatch -------------------------------------------------------
     def _dispatch(self, pool: AgentPool, now: float) -> None:
         while pool.free() and not self._stop_requested:
+            if self.recrawl is not None and not self.recrawl.may_dispatch(now):
+                return  # --fetch-rate: the next slot is not yet
             server = self.scheduler.next_server(now)
             if server is None:
                 return
@@ -260,7 +282,12 @@ class Crawler:
             self.scheduler.dispatched(server)
             server.last_access = time.time()
             server.dirty = True
-            pool.submit(Retrieve(self._job_ids, url, kind))
+            if self.recrawl is not None:
+                self.recrawl.dispatched(now)
+            entry = job.entry
+            pool.submit(Retrieve(self._job_ids, url, kind, entry.etag if entry else "",
+                                 entry.last_modified if entry else "",
+                                 sketch=self.recrawl is not None))
 
     def _job_for(self, server: ServerState, now: float) -> _Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
@@ -289,6 +316,8 @@ class Crawler:
             if reason is None:
                 return _Job(server, entry)
             self.store.finish(entry, State.EXCLUDED, reason=reason)
+            if entry.recrawl:  # stored before, excluded now (robots.txt changed): out of the index
+                self.sink.remove(entry.doc_id)
             self.stats.excluded[reason] += 1
         else:
             server.capped = True
@@ -306,6 +335,8 @@ class Crawler:
             return
         if isinstance(answer, Document):
             self._document(job, answer)
+        elif isinstance(answer, NotModified) and self.recrawl is not None:
+            self.recrawl.not_modified(job.entry, answer, time.time())
         elif isinstance(answer, Redirect):
             self._redirect(job, answer)
         elif isinstance(answer, Failure):
@@ -344,14 +375,25 @@ class Crawler:
     def _document(self, job: _Job, doc: Document) -> None:
         entry, server = job.entry, job.server
         assert entry is not None
+        now = time.time()
+        if entry.recrawl and self.recrawl is not None:
+            if self.recrawl.document(entry, doc, now):  # changed: its links are replaced
+                self.store.delete_links(entry.doc_id)
+                self._add_links(entry, doc.links)
+            return
         duplicate = self.store.duplicate_of(doc.checksum, entry.doc_id)
         reason = Reason.NOINDEX if doc.noindex else Reason.DUPLICATE if duplicate else None
         self.store.record_fetch(
-            entry, State.FETCHED, doc.checksum, time.time(), reason=reason,
+            entry, State.FETCHED, doc.checksum, now, reason=reason,
             detail=f"same content as document {duplicate}" if duplicate else None,
             status=doc.status, content_type=doc.content_type[:128], title=doc.title[:1000],
-            length=doc.length,
+            length=doc.length, etag=doc.etag[:256] or None,
+            last_modified=doc.last_modified[:64] or None, sketch=doc.sketch or None,
+            first_fetch=now, last_change=now,
         )
+        self.store.save_response(entry.doc_id, now, doc)
+        if self.recrawl is not None:
+            self.recrawl.first_fetch(entry, now)
         server.docs_fetched += 1
         self.stats.retrieved += 1
         if not duplicate:
@@ -367,6 +409,8 @@ class Crawler:
             self._failure(job, Failure(answer.job_id, answer.url, Reason.TOO_MANY_REDIRECTS,
                                        f"more than {MAX_REDIRECTS} redirects", answer.status))
             return
+        if self.recrawl is not None:
+            self.recrawl.redirect(entry, time.time())
         self.store.finish(entry, State.REDIRECTED, status=answer.status, last_fetch=time.time(),
                           detail=answer.location[:2000])
         reason = self.scope.why_not(answer.location, entry.depth)
@@ -379,6 +423,9 @@ class Crawler:
     def _failure(self, job: _Job, failure: Failure) -> None:
         entry, server = job.entry, job.server
         assert entry is not None
+        if entry.recrawl and self.recrawl is not None:
+            self.recrawl.failure(entry, failure, time.time())
+            return
         state = State.EXCLUDED if failure.reason == Reason.UNINDEXABLE else State.FAILED
         self.store.finish(entry, state, reason=failure.reason, detail=failure.detail[:2000],
                           status=failure.status, content_type=failure.content_type[:128] or None,

@@ -29,6 +29,7 @@ class Snapshot:
     failures: dict[str, int]
     excluded: dict[str, int]
     stop_reason: str
+    recrawl: str = ""  # the incremental crawl's counts (webcrawler/recrawl/), empty in a batch crawl
 
 
 def snapshot(crawler: Crawler) -> Snapshot:
@@ -47,6 +48,7 @@ def snapshot(crawler: Crawler) -> Snapshot:
         failures=dict(stats.failures.most_common()),
         excluded=dict(stats.excluded.most_common()),
         stop_reason=stats.stop_reason,
+        recrawl=crawler.recrawl.line() if crawler.recrawl is not None else "",
     )
 
 
@@ -57,7 +59,8 @@ def _reasons(counts: dict[str, int]) -> str:
 def line(s: Snapshot) -> str:
     return (f"{s.elapsed:7.1f}s  docs {s.retrieved}  ({s.per_second:.1f}/s, {s.per_hour:,.0f}/h)  "
             f"servers {s.servers_visited}/{s.servers_known}  queue {s.queued}  "
-            f"in flight {s.in_flight}  failures {sum(s.failures.values())}")
+            f"in flight {s.in_flight}  failures {sum(s.failures.values())}"
+            + (f"  {s.recrawl}" if s.recrawl else ""))
 
 
 def block(s: Snapshot) -> list[str]:
@@ -68,7 +71,7 @@ def block(s: Snapshot) -> list[str]:
         f"  queue       {s.queued:>9,}   in flight {s.in_flight}",
         f"  failures    {sum(s.failures.values()):>9,}   {_reasons(s.failures)}"[:160],
         f"  excluded    {sum(s.excluded.values()):>9,}   {_reasons(s.excluded)}"[:160],
-    ]
+    ] + ([f"  {s.recrawl}"[:160]] if s.recrawl else [])
 
 
 def summary(s: Snapshot) -> str:
@@ -81,7 +84,7 @@ def summary(s: Snapshot) -> str:
         f"  still queued         {s.queued}",
         f"  failures             {sum(s.failures.values())}: {_reasons(s.failures)}",
         f"  excluded             {sum(s.excluded.values())}: {_reasons(s.excluded)}",
-    ])
+    ] + ([f"  {s.recrawl}"] if s.recrawl else []))
 
 
 class ProgressReporter:

@@ -20,6 +20,7 @@ from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.store import CrawlStore
 from webcrawler.engine.stored_scope import resolve
 from webcrawler.index import check
+from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -46,9 +47,11 @@ def run_index(settings: Settings, progress: bool = True,
     store = CrawlStore(engine)
     sink = IndexSink(store, settings.index_dir)
     try:
-        ordering = make_ordering(settings.order, store, settings.hot_query)
+        ordering, recrawl = incremental_parts(settings, store, sink)
+        ordering = ordering or make_ordering(settings.order, store, settings.hot_query)
         crawler = Crawler(settings, store, sink=watch_pages(ordering, sink),
-                          progress=ProgressReporter() if progress else None, ordering=ordering)
+                          progress=ProgressReporter() if progress else None, ordering=ordering,
+                          recrawl=recrawl)
         rejected = crawler.add_seeds(list(settings.seeds))
         if not crawler.scheduler.servers:
             sink.close()

@@ -53,10 +53,11 @@ class ServerState:
     robots_retry_at: float = 0.0  # monotonic: when an unavailable robots.txt may be asked again
     crawl_delay: float = 0.0
     capped: bool = False  # its per-server document cap is reached
+    recrawl_ready: int = 0  # pages due for a recrawl (incremental crawl, webcrawler/recrawl/)
     dirty: bool = field(default=False)  # counters changed since the last commit
 
     def has_work(self) -> bool:
-        return self.queued > 0 and not self.capped
+        return (self.queued > 0 and not self.capped) or self.recrawl_ready > 0
 
 
 class ServerOrder(Protocol):

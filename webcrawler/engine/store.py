@@ -11,7 +11,9 @@ in `ServerState` objects; `commit()` writes the changed ones back.
 
 from __future__ import annotations
 
+import json
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -19,9 +21,10 @@ from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from webcrawler import dialects, urls
-from webcrawler.database import State, crawls, documents, index_outbox, links, servers
+from webcrawler.database import State, crawls, documents, index_outbox, links, responses, servers
 from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
+from webcrawler.messages import Document
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,9 @@ class FrontierEntry:
     path: str
     depth: int
     redirects: int = 0
+    recrawl: bool = False  # fetched before: its answer goes to webcrawler/recrawl/
+    etag: str = ""  # the validators of the stored copy, for a conditional GET
+    last_modified: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,9 +190,10 @@ class CrawlStore:
                 documents.c.id == bindparam("p_id")).values(
                 state=bindparam("p_state"), **{k: bindparam(f"p_{k}") for k in keys}))
         statement.run(p_id=entry.doc_id, p_state=state, **{f"p_{k}": v for k, v in values.items()})
-        server = self.servers_by_id[entry.server_id]
-        server.queued = max(0, server.queued - 1)
-        server.dirty = True
+        if not entry.recrawl:  # a recrawl was never in the frontier's count
+            server = self.servers_by_id[entry.server_id]
+            server.queued = max(0, server.queued - 1)
+            server.dirty = True
 
     def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
                      **values: object) -> bool:
@@ -197,6 +204,17 @@ class CrawlStore:
                     times_fetched=times_fetched + 1,
                     times_changed=times_changed + int(changed), **values)
         return changed
+
+    def save_response(self, doc_id: int, now: float, document: Document) -> None:
+        """The newest response of a document, for archivists (the `responses` table)."""
+        self._sql.response_delete.run(p_id=doc_id)
+        self._sql.response_insert.run(p_id=doc_id, p_at=now, p_status=document.status,
+                                      p_headers=json.dumps(document.headers),
+                                      p_body=document.body)
+
+    def delete_links(self, source_id: int) -> None:
+        """Forget the links of `source_id` (it changed, or is gone)."""
+        self._sql.delete_links.run(p_source=source_id)
 
     def duplicate_of(self, checksum: str, doc_id: int) -> int | None:
         """Another fetched document with the same content, if any (indexed lookup)."""
@@ -231,6 +249,16 @@ class CrawlStore:
         self.conn.execute(update(crawls).where(crawls.c.id == run_id).values(**values))
 
 
+def stored_text(conn: Connection, doc_id: int) -> str | None:
+    """The text the index holds for a document (its newest indexed version), read from the
+    outbox the index is fed from (engine/indexer.py): no Whoosh needed. None: not indexed."""
+    payload = conn.execute(select(index_outbox.c.payload)
+                           .where(index_outbox.c.doc_id == doc_id)).scalar()
+    if payload is None:
+        return None
+    return str(json.loads(zlib.decompress(payload))[3])
+
+
 class _HotStatements:
     """The statements the crawl runs for every document, compiled once."""
 
@@ -245,6 +273,7 @@ class _HotStatements:
             server_id=bindparam("p_sid"), path=bindparam("p_path"), state=bindparam("p_state"),
             depth=bindparam("p_depth"), redirects=bindparam("p_redirects"),
             discovered_at=bindparam("p_now"), times_fetched=0, times_changed=0,
+            times_trivial=0, times_unmodified=0, change_bucket=0,
         ).returning(d.id))
         self.previous = Prepared(conn, select(d.checksum, d.times_fetched, d.times_changed).where(
             d.id == bindparam("p_id")))
@@ -254,6 +283,13 @@ class _HotStatements:
         self.add_link = Prepared(conn, dialects.insert_ignore(conn.dialect.name, links).values(
             source_id=bindparam("p_source"), target_id=bindparam("p_target"),
             anchor=bindparam("p_anchor")))
+        self.response_delete = Prepared(conn, responses.delete().where(
+            responses.c.doc_id == bindparam("p_id")))
+        self.response_insert = Prepared(conn, insert(responses).values(
+            doc_id=bindparam("p_id"), fetched_at=bindparam("p_at"), status=bindparam("p_status"),
+            headers=bindparam("p_headers"), body=bindparam("p_body")))
+        self.delete_links = Prepared(conn, links.delete().where(
+            links.c.source_id == bindparam("p_source")))
         self.outbox_delete = Prepared(conn, index_outbox.delete().where(
             index_outbox.c.doc_id == bindparam("p_id")))
         self.outbox_insert = Prepared(conn, insert(index_outbox).values(

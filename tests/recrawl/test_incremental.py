@@ -1,0 +1,192 @@
+"""The incremental crawl end to end: loopback pages the test changes between two crawls.
+
+Each test crawls a small web with `--incremental --recrawl uniform` (every page due
+again at once, so a few seconds recrawl each page several times), changes the pages,
+crawls again, and reads the database, the index and the servers' access logs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from webcrawler.database import State, connect, documents, links, responses
+from webcrawler.engine.crawl import Crawler
+from webcrawler.engine.indexer import IndexSink
+from webcrawler.engine.store import CrawlStore, stored_text
+from webcrawler.index import open_searcher
+from webcrawler.messages import Document
+from webcrawler.recrawl.setup import incremental_parts
+from webcrawler.settings import Settings
+from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+
+ADDRESS = "127.0.11.1"
+OLD = ("the harbour committee approved the lighthouse repairs for the coming winter season after "
+       "a long debate about the cost of the new lamp, the state of the stone stairs and whether "
+       "the keeper's cottage should be rented to visitors in summer")
+NEW = ("instead the orchard cooperative elected a treasurer and planted quinces near the mill, "
+       "then argued until midnight over cider prices, the broken press in the barn and who "
+       "would drive the cart to the market on saturdays")  # a paragraph: about 35 words
+
+
+class RecordingSink:
+    """The real index sink, counting what the crawl asks of it."""
+
+    def __init__(self, inner: IndexSink) -> None:
+        self.inner = inner
+        self.added: list[int] = []
+        self.removed: list[int] = []
+
+    def add(self, doc_id: int, document: Document) -> None:
+        self.added.append(doc_id)
+        self.inner.add(doc_id, document)
+
+    def remove(self, doc_id: int) -> None:
+        self.removed.append(doc_id)
+        self.inner.remove(doc_id)
+
+    def commit(self) -> None:
+        self.inner.commit()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def abort(self) -> None:
+        self.inner.abort()
+
+
+def crawl(settings: Settings, seed: str) -> RecordingSink:
+    """One incremental crawl in this process, as `webcrawler index --incremental` runs it."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = connect(settings.database_url)
+    store = CrawlStore(engine)
+    sink = RecordingSink(IndexSink(store, settings.index_dir))
+    try:
+        ordering, recrawl = incremental_parts(settings, store, sink)
+        crawler = Crawler(settings, store, sink=sink, ordering=ordering, recrawl=recrawl)
+        crawler.add_seeds([seed])
+        crawler.run()
+    finally:
+        store.close()
+        engine.dispose()
+    return sink
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", agents=2, delay=0.0, hours=2.5 / 3600,
+                    incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5,
+                    commit_seconds=0.5, progress_interval=60.0, connect_timeout=2.0,
+                    read_timeout=2.0, total_timeout=5.0)
+
+
+def rows(settings: Settings) -> dict[str, dict]:
+    engine = connect(settings.database_url)
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(select(documents)).mappings().all()
+            return {r["path"]: dict(r) for r in found}
+    finally:
+        engine.dispose()
+
+
+def hits(settings: Settings, word: str) -> int:
+    with open_searcher(settings.index_dir) as searcher:
+        return searcher.search(word).total
+
+
+def test_unchanged_and_timestamp_only_pages_are_not_reindexed_edited_ones_are(
+        settings: Settings) -> None:
+    clock = itertools.count()
+    state = {"para": OLD}
+    routes = {
+        "/": html("home", "the home page", [("/static", "static"), ("/stamped", "stamped"),
+                                            ("/edited", "edited")]),
+        "/static": html("static", "a page that never changes at all, " * 5),
+    }
+
+    def route(path: str) -> Page | None:
+        if path == "/stamped":
+            return html("stamped", f"Last updated 2026-11-{next(clock) % 28 + 1:02d} "
+                        f"{next(clock) % 24:02d}:00. " + "a page whose words stay the same " * 5)
+        if path == "/edited":
+            return html("edited", state["para"] + " and a footer that does not change " * 3,
+                        [("/new-link" if state["para"] == NEW else "/old-link", "link")])
+        if path in ("/old-link", "/new-link"):
+            return html(path, "a linked page")
+        return routes.get(path)
+
+    with LoopbackWeb([Site(ADDRESS, route)]) as web:
+        crawl(settings, web.url(ADDRESS, "/"))
+        first = rows(settings)
+        assert hits(settings, "lighthouse") == 1
+        state["para"] = NEW
+        sink = crawl(settings, web.url(ADDRESS, "/"))
+    after = rows(settings)
+    ids = {path: row["id"] for path, row in after.items()}
+    static, stamped, edited = after["/static"], after["/stamped"], after["/edited"]
+    assert static["times_fetched"] > first["/static"]["times_fetched"] >= 2
+    assert static["times_changed"] == 0 and static["times_unmodified"] >= 2
+    assert stamped["times_changed"] == 0 and stamped["times_trivial"] >= 2
+    assert ids["/static"] not in sink.added and ids["/stamped"] not in sink.added
+    assert edited["times_changed"] == 1 and sink.added.count(ids["/edited"]) == 1
+    assert edited["last_change"] > first["/edited"]["last_change"]
+    assert hits(settings, "quinces") == 1 and hits(settings, "lighthouse") == 0
+    engine = connect(settings.database_url)
+    try:
+        with engine.connect() as conn:
+            assert NEW in (stored_text(conn, ids["/edited"]) or "")
+            targets = {t for (t,) in conn.execute(select(links.c.target_id)
+                                                  .where(links.c.source_id == ids["/edited"]))}
+            body = conn.execute(select(responses.c.body)
+                                .where(responses.c.doc_id == ids["/edited"])).scalar()
+    finally:
+        engine.dispose()
+    assert targets == {ids["/new-link"]}  # the lost link is gone, the gained one is there
+    assert body is not None and b"quinces" in __import__("zlib").decompress(body)
+    # the page seen to change has a faster bucket than the one never seen to change
+    assert 0 < edited["change_bucket"] < static["change_bucket"]
+
+
+def test_deleted_page_leaves_the_index_and_a_new_redirect_is_followed(settings: Settings) -> None:
+    pages = {"/": html("home", "home", [("/doomed", "doomed"), ("/moving", "moving")]),
+             "/doomed": html("doomed", "the zeppelin hangar page"),
+             "/moving": html("moving", "the walrus enclosure page")}
+    with LoopbackWeb([Site(ADDRESS, pages)]) as web:
+        crawl(settings, web.url(ADDRESS, "/"))
+        assert hits(settings, "zeppelin") == 1 and hits(settings, "walrus") == 1
+        del pages["/doomed"]
+        pages["/moving"] = Page(b"", status=301, headers=(("Location", "/moved"),))
+        pages["/moved"] = html("moved", "the pelican enclosure page")
+        crawl(settings, web.url(ADDRESS, "/"))
+    after = rows(settings)
+    doomed, moving, moved = after["/doomed"], after["/moving"], after["/moved"]
+    assert doomed["state"] == State.GONE and doomed["status"] == 404
+    assert moving["state"] == State.REDIRECTED and moved["state"] == State.FETCHED
+    assert hits(settings, "zeppelin") == 0 and hits(settings, "walrus") == 0
+    assert hits(settings, "pelican") == 1
+
+
+def test_validators_make_conditional_requests_and_304_is_unmodified(settings: Settings) -> None:
+    etag, stamp = '"rev-7"', "Mon, 23 Nov 2026 10:00:00 GMT"
+    page = dataclasses.replace(html("tagged", "a page with validators"),
+                               headers=(("ETag", etag), ("Last-Modified", stamp)))
+    pages = {"/": html("home", "home", [("/tagged", "tagged")]), "/tagged": page}
+    with LoopbackWeb([Site(ADDRESS, pages)]) as web:
+        crawl(settings, web.url(ADDRESS, "/"))
+        pages["/tagged"] = Page(b"", status=304, headers=(("ETag", etag),))
+        seen = len(web.log.snapshot())
+        sink = crawl(settings, web.url(ADDRESS, "/"))
+        web.log.settle()
+        asked = [dict(h.headers) for h in web.log.snapshot()[seen:] if h.path == "/tagged"]
+    tagged = rows(settings)["/tagged"]
+    assert asked and all(h.get("If-None-Match") == etag for h in asked)
+    assert all(h.get("If-Modified-Since") == stamp for h in asked)
+    assert tagged["etag"] == etag and tagged["last_modified"] == stamp
+    assert tagged["times_unmodified"] >= len(asked) and tagged["times_changed"] == 0
+    assert tagged["state"] == State.FETCHED and tagged["id"] not in sink.added
+    assert hits(settings, "validators") == 1

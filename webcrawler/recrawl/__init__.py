@@ -1,0 +1,1 @@
+"""Incremental recrawling after WebFountain (Edwards, McCurley, Tomlin 2001)."""

@@ -1,0 +1,123 @@
+"""When is a page due again? The recrawl policies `--recrawl` offers, and their inputs.
+
+Every policy answers `next_due(now, page)` after each fetch of a page (None: never
+recrawl it). The recrawl queue of each server is ordered by that time, so a policy
+decides the order in which the bandwidth (`--fetch-rate`) is spent, not how much of
+it: at equal bandwidth the policies differ only in which pages they spend it on.
+
+- none: never (today's batch crawl, still running for --hours for new pages);
+- uniform: due again as soon as fetched: every known page once per cycle, oldest
+  fetch first;
+- adaptive: Nutch's AdaptiveFetchSchedule: the interval shrinks by DEC_RATE when the
+  page changed, grows by INC_RATE when it did not, bounded by the plan's min and max;
+- buckets (ours, WebFountain): the page's change bucket (buckets.py) gives its
+  change interval, the plan turns a bucket into a revisit interval.
+
+`RecrawlPlan` holds the plain inputs: per-bucket revisit intervals and the recrawl
+share are what issue 12's optimisation model will set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from webcrawler.recrawl.buckets import UNKNOWN, interval_of_bucket
+from webcrawler.recrawl.changes import Change
+
+YEAR = 365 * 86400.0
+
+
+@dataclass(frozen=True)
+class RecrawlPlan:
+    """The recrawl's knobs. Defaults cover change intervals from a second to a year."""
+
+    share: float = 0.5  # weight of a server's recrawl queue against its never-crawled queue
+    first_interval: float = 10.0  # seconds before a page's first recrawl (nothing known yet)
+    min_interval: float = 1.0
+    max_interval: float = YEAR
+    revisit: tuple[float, ...] = ()  # seconds between recrawls for each bucket 0-255 (the
+    #                                  model's output); empty: the bucket's change interval
+    revisit_factor: float = 1.0  # ... times this
+
+    def revisit_interval(self, bucket: int) -> float:
+        """Seconds from a fetch to the next recrawl of a page in `bucket`."""
+        if self.revisit:
+            return self.bounded(self.revisit[bucket])
+        interval = interval_of_bucket(bucket)
+        if bucket == UNKNOWN or interval is None:
+            return self.bounded(self.first_interval)
+        return self.bounded(interval * self.revisit_factor)
+
+    def bounded(self, seconds: float) -> float:
+        return min(self.max_interval, max(self.min_interval, seconds))
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """A page just fetched: what a policy may look at."""
+
+    change: Change | None  # None: the first fetch
+    bucket: int  # after this fetch
+    last_interval: float | None  # seconds the previous schedule gave it (adaptive's memory)
+
+
+class Policy(Protocol):
+    name: str
+
+    def next_due(self, now: float, page: Fetched) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class NoRecrawl:
+    plan: RecrawlPlan
+    name: str = "none"
+
+    def next_due(self, now: float, page: Fetched) -> float | None:
+        return None
+
+
+@dataclass(frozen=True)
+class Uniform:
+    plan: RecrawlPlan
+    name: str = "uniform"
+
+    def next_due(self, now: float, page: Fetched) -> float | None:
+        return now
+
+
+@dataclass(frozen=True)
+class Adaptive:
+    """Nutch's AdaptiveFetchSchedule (its default rates, without SYNC_DELTA)."""
+
+    plan: RecrawlPlan
+    name: str = "adaptive"
+    INC_RATE = 0.4
+    DEC_RATE = 0.2
+
+    def next_due(self, now: float, page: Fetched) -> float | None:
+        interval = page.last_interval or self.plan.first_interval
+        if page.change is Change.CHANGED:
+            interval *= 1.0 - self.DEC_RATE
+        elif page.change is not None:
+            interval *= 1.0 + self.INC_RATE
+        return now + self.plan.bounded(interval)
+
+
+@dataclass(frozen=True)
+class Buckets:
+    plan: RecrawlPlan
+    name: str = "buckets"
+
+    def next_due(self, now: float, page: Fetched) -> float | None:
+        return now + self.plan.revisit_interval(page.bucket)
+
+
+POLICIES = {"none": NoRecrawl, "uniform": Uniform, "adaptive": Adaptive, "buckets": Buckets}
+
+
+def make_policy(name: str, plan: RecrawlPlan) -> Policy:
+    """The policy called `name`; ValueError naming the choices otherwise."""
+    if name not in POLICIES:
+        raise ValueError(f"unknown recrawl policy {name!r}: choose from {', '.join(POLICIES)}")
+    return POLICIES[name](plan)  # type: ignore[abstract]

@@ -1,0 +1,255 @@
+"""The incremental crawl's side of the engine: what a recrawl's answer does to the page.
+
+WebFountain section 4: a page already stored is fetched again when due; the answer
+is a 304 (unchanged, no body), a body identical to the stored one, a trivially
+changed one (shingles alike), a real change, a 404/410 (the page is gone), or a
+redirect. Each updates the page's history (times fetched / changed / trivial /
+unmodified, last change, the bucket) and its next due time in the crawl's own
+transaction, so a killed crawl loses nothing it committed; a real change re-indexes
+the page (the index keeps one version, the newest) and replaces its links, a gone
+page leaves the index. The crawler (engine/crawl.py) calls in here only for pages
+with `entry.recrawl`, and to schedule the first recrawl of a page it just found.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, bindparam, select, update
+
+from webcrawler.database import State, documents
+from webcrawler.engine.frontier import BreadthFirstFrontier, Ordering
+from webcrawler.engine.policies import DocumentSink
+from webcrawler.engine.prepared import Prepared
+from webcrawler.engine.scheduler import ServerFirstOrder
+from webcrawler.engine.store import CrawlStore, FrontierEntry
+from webcrawler.messages import Document, Failure, NotModified, Reason
+from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
+from webcrawler.recrawl.changes import Change, classify
+from webcrawler.recrawl.pace import FetchPace
+from webcrawler.recrawl.policies import Fetched, Policy, RecrawlPlan, make_policy
+from webcrawler.recrawl.queues import RECRAWLABLE, Notify, RecrawlQueues
+
+log = logging.getLogger(__name__)
+
+GONE_STATUSES = frozenset({404, 410})
+
+
+@dataclass
+class RecrawlStats:
+    """What the progress line and the summary show of the recrawl."""
+
+    recrawled: int = 0  # answers to recrawls
+    not_modified: int = 0  # 304
+    identical: int = 0  # body byte-identical
+    trivial: int = 0  # body differed, shingles alike
+    changed: int = 0
+    gone: int = 0  # 404 / 410
+    moved: int = 0  # now a redirect
+    failed: int = 0  # timeouts, 5xx, ...: tried again later
+
+    def line(self, due: int) -> str:
+        return (f"recrawl: due {due}, recrawled {self.recrawled} (304 {self.not_modified}, "
+                f"identical {self.identical}, trivial {self.trivial}, changed {self.changed}, "
+                f"gone {self.gone}, moved {self.moved}, failed {self.failed})")
+
+
+@dataclass(frozen=True, slots=True)
+class _Before:
+    """The page's row before this answer."""
+
+    state: str
+    checksum: str | None
+    sketch: bytes | None
+    fetches: int
+    changes: int
+    trivial: int
+    unmodified: int
+    first_fetch: float | None
+    last_fetch: float | None
+    next_due: float | None
+
+    def last_interval(self) -> float | None:
+        if self.next_due is None or self.last_fetch is None:
+            return None
+        return max(0.0, self.next_due - self.last_fetch)
+
+
+class Recrawler:
+    """Owns the recrawl queues, the policy and the pace; the crawler hands it answers."""
+
+    def __init__(self, store: CrawlStore, sink: DocumentSink, policy: Policy,
+                 plan: RecrawlPlan, fetch_rate: float) -> None:
+        self.store = store
+        self.sink = sink
+        self.policy = policy
+        self.plan = plan
+        self.queues = RecrawlQueues(store, BreadthFirstFrontier(store), plan.share)
+        self.pace = FetchPace(fetch_rate)
+        self.stats = RecrawlStats()
+        d = documents.c
+        self._before = Prepared(store.conn, select(
+            d.state, d.checksum, d.sketch, d.times_fetched, d.times_changed, d.times_trivial,
+            d.times_unmodified, d.first_fetch, d.last_fetch, d.next_due,
+        ).where(d.id == bindparam("p_id")))
+        self._set_due = Prepared(store.conn, update(documents).where(
+            d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
+
+    # --- start --------------------------------------------------------------
+    def load(self) -> int:
+        """Schedule every stored page: pages of a batch crawl (no due time yet) get their
+        first one from the policy; return how many pages are scheduled."""
+        d, conn = documents.c, self.store.conn
+        if self.policy.name == "none":
+            return 0
+        unscheduled = and_(d.state.in_(RECRAWLABLE), d.next_due.is_(None), d.last_fetch.is_not(None))
+        first = self.policy.next_due(0.0, Fetched(None, UNKNOWN, None)) or 0.0
+        conn.execute(update(documents).where(unscheduled).values(next_due=d.last_fetch + first))
+        rows = conn.execute(select(d.id, d.server_id, d.next_due).where(
+            and_(d.state.in_(RECRAWLABLE), d.next_due.is_not(None)))).all()
+        for doc_id, server_id, due in rows:
+            self.queues.schedule(doc_id, server_id, due)
+        self.store.commit()
+        return len(rows)
+
+    # --- the loop's hooks -----------------------------------------------------
+    def tick(self, scheduler: Notify, mono: float, spare: int) -> None:
+        """Release pages that fell due; with agents idle and nothing due, pull the next ones
+        forward (at most `spare`, and only as the pace allows)."""
+        self.queues.tick(time.time(), scheduler, mono)
+        if spare > 0 and self.queues.due_now() == 0 and self.pace.ready(mono):
+            self.queues.pull_ahead(spare, scheduler, mono)
+
+    def may_dispatch(self, mono: float) -> bool:
+        return self.pace.ready(mono)
+
+    def dispatched(self, mono: float) -> None:
+        self.pace.spend(mono)
+
+    def wait_hint(self, mono: float) -> float | None:
+        """Seconds until the pace or the schedule may give work, if either limits now."""
+        hints = []
+        slot = self.pace.next_slot()
+        if slot is not None and slot > mono:
+            hints.append(slot - mono)
+        due = self.queues.next_wakeup()
+        if due is not None:
+            hints.append(max(0.0, due - time.time()))
+        return min(hints) if hints else None
+
+    def line(self) -> str:
+        return self.stats.line(self.queues.due_now())
+
+    # --- answers ------------------------------------------------------------
+    def first_fetch(self, entry: FrontierEntry, now: float) -> None:
+        """A page fetched for the first time (stored by the crawler's batch path): schedule
+        its first recrawl."""
+        self._schedule(entry, self.policy.next_due(now, Fetched(None, UNKNOWN, None)))
+
+    def document(self, entry: FrontierEntry, doc: Document, now: float) -> bool:
+        """A recrawl brought a body; True when the page changed and its links must be replaced."""
+        before = self._read(entry)
+        change = classify(before.checksum, before.sketch, doc.checksum, doc.sketch)
+        if before.state != State.FETCHED:
+            change = Change.CHANGED  # a redirect (or a gone page) is a page again
+        self._count(change)
+        reason = Reason.NOINDEX if doc.noindex else None
+        values: dict[str, Any] = dict(
+            checksum=doc.checksum, sketch=doc.sketch or None, etag=doc.etag[:256] or None,
+            last_modified=doc.last_modified[:64] or None, status=doc.status,
+            content_type=doc.content_type[:128], title=doc.title[:1000], length=doc.length,
+            reason=reason, detail=None)
+        if change is Change.CHANGED:
+            values["last_change"] = now
+        self._record(entry, before, change, now, State.FETCHED, **values)
+        self.store.save_response(entry.doc_id, now, doc)
+        if change is not Change.CHANGED:
+            return False
+        if reason is None:
+            self.sink.add(entry.doc_id, doc)  # replaces the old version in the index
+        else:
+            self.sink.remove(entry.doc_id)
+        return True
+
+    def not_modified(self, entry: FrontierEntry, answer: NotModified, now: float) -> None:
+        """304: the stored copy is current; no body was sent."""
+        before = self._read(entry)
+        self.stats.not_modified += 1
+        self._count(Change.UNMODIFIED, counted=True)
+        validators = {k: v for k, v in (("etag", answer.etag[:256]),
+                                        ("last_modified", answer.last_modified[:64])) if v}
+        self._record(entry, before, Change.UNMODIFIED, now, before.state, **validators)
+
+    def failure(self, entry: FrontierEntry, failure: Failure, now: float) -> None:
+        """404/410: the page is gone (kept as a row, out of the index); else try again later."""
+        self.stats.recrawled += 1
+        if failure.status in GONE_STATUSES:
+            self.stats.gone += 1
+            self.store.finish(entry, State.GONE, reason=failure.reason,
+                              detail=failure.detail[:2000], status=failure.status,
+                              last_fetch=now, next_due=None)
+            self.sink.remove(entry.doc_id)
+            self.store.delete_links(entry.doc_id)
+            return
+        self.stats.failed += 1
+        before = self._read(entry)
+        self._schedule(entry, now + self.plan.bounded(before.last_interval() or self.plan.first_interval))
+
+    def redirect(self, entry: FrontierEntry, now: float) -> None:
+        """The page answers a redirect: a page that was stored leaves the index (the crawler
+        then follows the target like a new link); either way it is looked at again later."""
+        if entry.recrawl:
+            self.stats.recrawled += 1
+            if self._read(entry).state == State.FETCHED:
+                self.stats.moved += 1
+                self.sink.remove(entry.doc_id)
+            self.store.delete_links(entry.doc_id)
+        self._schedule(entry, self.policy.next_due(now, Fetched(None, UNKNOWN, None)))
+
+    # --- internals ----------------------------------------------------------
+    def _read(self, entry: FrontierEntry) -> _Before:
+        row = self._before.one(p_id=entry.doc_id)
+        assert row is not None, f"document {entry.doc_id} vanished"
+        state, checksum, sketch, fetches, changes, trivial, unmodified, first, last, due = row
+        return _Before(state, checksum, sketch, fetches or 0, changes or 0, trivial or 0,
+                       unmodified or 0, first, last, due)
+
+    def _count(self, change: Change, counted: bool = False) -> None:
+        self.stats.recrawled += 1
+        if change is Change.CHANGED:
+            self.stats.changed += 1
+        elif change is Change.TRIVIAL:
+            self.stats.trivial += 1
+        elif not counted:
+            self.stats.identical += 1
+
+    def _record(self, entry: FrontierEntry, before: _Before, change: Change, now: float,
+                state: str, **values: Any) -> None:
+        """The history after this answer, its bucket and next due time, in one UPDATE."""
+        fetches = before.fetches + 1
+        changes = before.changes + (change is Change.CHANGED)
+        first = before.first_fetch or before.last_fetch or now
+        page_bucket = bucket(History(fetches, changes, now - first))
+        due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval()))
+        self.store.finish(
+            entry, state, times_fetched=fetches, times_changed=changes,
+            times_trivial=before.trivial + (change is Change.TRIVIAL),
+            times_unmodified=before.unmodified + (change is Change.UNMODIFIED),
+            first_fetch=first, last_fetch=now, change_bucket=page_bucket, next_due=due, **values)
+        self.queues.schedule(entry.doc_id, entry.server_id, due)
+
+    def _schedule(self, entry: FrontierEntry, due: float | None) -> None:
+        self._set_due.run(p_id=entry.doc_id, p_due=due)
+        self.queues.schedule(entry.doc_id, entry.server_id, due)
+
+
+def incremental(store: CrawlStore, sink: DocumentSink, policy_name: str, plan: RecrawlPlan,
+                fetch_rate: float) -> tuple[Ordering, Recrawler]:
+    """The ordering and the recrawler of `webcrawler index --incremental`: the WebCrawler's
+    server order (new servers first, then round robin by last access) over each server's two
+    queues. ValueError for an unknown policy name."""
+    recrawler = Recrawler(store, sink, make_policy(policy_name, plan), plan, fetch_rate)
+    return Ordering(f"incremental+{policy_name}", ServerFirstOrder(), recrawler.queues), recrawler

@@ -1,0 +1,28 @@
+"""Wiring `webcrawler index --incremental` from the settings (engine/run.py calls this)."""
+
+from __future__ import annotations
+
+import logging
+
+from webcrawler.engine.frontier import Ordering
+from webcrawler.engine.policies import DocumentSink
+from webcrawler.engine.store import CrawlStore
+from webcrawler.recrawl.policies import RecrawlPlan
+from webcrawler.recrawl.recrawler import Recrawler, incremental
+from webcrawler.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
+                      ) -> tuple[Ordering | None, Recrawler | None]:
+    """(ordering, recrawler) of an incremental crawl, with every stored page scheduled;
+    (None, None) for a batch crawl. ValueError for an unknown policy."""
+    if not settings.incremental:
+        return None, None
+    plan = RecrawlPlan(share=settings.recrawl_share)
+    ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate)
+    scheduled = recrawler.load()
+    log.info("incremental crawl, recrawl policy %s: %d stored pages scheduled", settings.recrawl,
+             scheduled)
+    return ordering, recrawler
