@@ -167,3 +167,23 @@ def test_check_database(database_url: str) -> None:
     engine.dispose()
     with pytest.raises(DatabaseDamaged, match="index_outbox"):
         check_database(database_url)
+
+
+def test_an_older_database_gains_the_columns_it_lacks(database_url: str) -> None:
+    connect(database_url).dispose()
+    engine = connect(database_url)
+    with engine.begin() as conn:
+        conn.execute(text("ALTER TABLE documents DROP COLUMN change_bucket"))
+    engine.dispose()
+    connect(database_url).dispose()  # adds it back, with its default
+    assert rows(database_url, select(documents.c.change_bucket)) == []
+    engine = connect(database_url)
+    store = CrawlStore(engine)
+    try:
+        server = store.add_server(ORIGIN, now=1.0)
+        store.add_urls(server, [NewURL("/", 0)], now=1.0)
+        store.commit()
+    finally:
+        store.close()
+        engine.dispose()
+    assert rows(database_url, select(documents.c.change_bucket)) == [(0,)]
