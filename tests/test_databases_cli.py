@@ -98,3 +98,16 @@ def serve_and_ask(data_dir: Path, database_url: str) -> dict:
         app.extensions["webcrawler.sources"].close()
     return {"top": results["results"][0]["url"], "fetched": stats["documents"]["fetched"],
             "job": view}
+
+
+def test_a_database_that_cannot_be_opened_is_one_line(tmp_path: Path) -> None:
+    """No server on the URL's socket, a URL of no known database: one line naming the URL
+    without its password, exit status 1, for every command that opens the database."""
+    absent = f"postgresql+psycopg://crawler:s3cret@/crawl?host={tmp_path / 'no-server'}"
+    for url, why in ((absent, "cannot be reached"), ("postgres://x@/y", "not a database URL")):
+        for args in (["stats"], ["index", "--seed", "http://127.0.4.71/"], ["index", "--reindex"]):
+            result = CliRunner().invoke(main, [*args, "--data-dir", str(tmp_path / "data"),
+                                               "--db", url])
+            assert result.exit_code == 1, (args, result.output)
+            assert result.output.startswith("Error: the database ") and why in result.output
+            assert "s3cret" not in result.output and "Traceback" not in result.output
