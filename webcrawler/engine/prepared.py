@@ -31,12 +31,13 @@ class Prepared:
         self._conn = conn
         self._defaults: dict[str, Any] = dict(compiled.construct_params(_check=False))
         self._order = list(compiled.positiontup or ()) if compiled.positional else None
-        self._clean = dialects.param_cleaner(conn.dialect.name)
+        clean = dialects.param_cleaner(conn.dialect.name)
+        if clean is not None:  # PostgreSQL; SQLite's hot path stays as it was
+            plain = self._params
+            self._params = lambda given: plain(clean(given))  # type: ignore[method-assign]
 
     def _params(self, given: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
         values = {**self._defaults, **given} if given else self._defaults
-        if self._clean is not None:
-            values = self._clean(values)
         if self._order is None:
             return values
         return tuple(values[name] for name in self._order)
