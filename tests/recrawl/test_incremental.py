@@ -177,6 +177,7 @@ def test_validators_make_conditional_requests_and_304_is_unmodified(settings: Se
     page = dataclasses.replace(html("tagged", "a page with validators"),
                                headers=(("ETag", etag), ("Last-Modified", stamp)))
     pages = {"/": html("home", "home", [("/tagged", "tagged")]), "/tagged": page}
+    settings = dataclasses.replace(settings, max_docs_per_server=2)  # caps new pages, not recrawls
     with LoopbackWeb([Site(ADDRESS, pages)]) as web:
         crawl(settings, web.url(ADDRESS, "/"))
         pages["/tagged"] = Page(b"", status=304, headers=(("ETag", etag),))

@@ -306,10 +306,12 @@ class Crawler:
             self.scheduler.defer(server, server.robots_retry_at)
             return None
         cap = self.settings.max_docs_per_server
-        while not (cap and server.docs_fetched >= cap):
+        while not (cap and server.docs_fetched >= cap) or server.recrawl_ready:
+            server.capped = bool(cap and server.docs_fetched >= cap)  # recrawls go on past it
             entry = self.frontier.next_document(server)
             if entry is None:
-                server.queued = 0
+                if not server.capped:
+                    server.queued = 0
                 break
             url = server.origin + entry.path
             reason = Reason.ROBOTS if not rules.allowed(url) else self.scope.why_not(url, entry.depth)

@@ -112,7 +112,8 @@ class RecrawlQueues:
     def next_document(self, server: ServerState) -> FrontierEntry | None:
         turns = self._turns.setdefault(server.id, WeightedAggregator((1.0 - self.share, self.share)))
         due = self._due.get(server.id)
-        for child in turns.order([server.queued > 0, due is not None and due.has_next()]):
+        new = server.queued > 0 and not server.capped  # --max-docs-per-server caps new pages only
+        for child in turns.order([new, due is not None and due.has_next()]):
             entry = self._recrawl(server) if child else self.inner.next_document(server)
             if entry is not None:
                 turns.took(child)

@@ -20,6 +20,9 @@ def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
     (None, None) for a batch crawl. ValueError for an unknown policy."""
     if not settings.incremental:
         return None, None
+    if settings.order != "server-first" or settings.hot_query.strip():
+        log.warning("--incremental crawls servers in the server-first order: --order and "
+                    "--hot-query are not used")
     plan = RecrawlPlan(share=settings.recrawl_share)
     ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate)
     scheduled = recrawler.load()
