@@ -282,11 +282,13 @@ def _echo(line: str | None) -> None:
 @db_option
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
+    from webcrawler.database import check_database
     from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    check_database(settings.database_url)  # a database server not answering: one line, not zeros
     with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
                  stats_ttl=0) as sources:
         figures = gather_stats(sources)

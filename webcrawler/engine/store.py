@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from webcrawler import urls
+from webcrawler import dialects, urls
 from webcrawler.database import State, crawls, documents, index_outbox, links, responses, servers
 from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
@@ -280,7 +280,7 @@ class _HotStatements:
         self.duplicate = Prepared(conn, select(d.id).where(and_(
             d.checksum == bindparam("p_sum"), d.state == State.FETCHED, d.reason.is_(None),
             d.id != bindparam("p_id"))).limit(1))
-        self.add_link = Prepared(conn, _insert_ignore(conn.dialect.name, links).values(
+        self.add_link = Prepared(conn, dialects.insert_ignore(conn.dialect.name, links).values(
             source_id=bindparam("p_source"), target_id=bindparam("p_target"),
             anchor=bindparam("p_anchor")))
         self.response_delete = Prepared(conn, responses.delete().where(
@@ -294,17 +294,6 @@ class _HotStatements:
             index_outbox.c.doc_id == bindparam("p_id")))
         self.outbox_insert = Prepared(conn, insert(index_outbox).values(
             doc_id=bindparam("p_id"), batch=bindparam("p_batch"), payload=bindparam("p_payload")))
-
-
-def _insert_ignore(dialect: str, table):  # type: ignore[no-untyped-def]
-    """INSERT that keeps an existing row with the same key (SQLite, PostgreSQL, MySQL)."""
-    if dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    elif dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        return insert(table).prefix_with("IGNORE")
-    return dialect_insert(table).on_conflict_do_nothing()
 
 
 def _server_counters(server: ServerState) -> dict[str, object]:
