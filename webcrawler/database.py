@@ -118,6 +118,7 @@ documents = Table(
     # body differed, shingles alike; then 304s and byte-identical bodies
     Column("times_trivial", Integer, nullable=False, default=0, server_default="0"),
     Column("times_unmodified", Integer, nullable=False, default=0, server_default="0"),
+    Column("times_not_modified", Integer, nullable=False, default=0, server_default="0"),  # 304s
     Column("change_bucket", SmallInteger, nullable=False, default=0, server_default="0"),  # 0-255
     Column("next_due", Float),
     Column("first_fetch", Float),  # with last_fetch, the span the change history covers

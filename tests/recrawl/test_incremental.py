@@ -190,5 +190,6 @@ def test_validators_make_conditional_requests_and_304_is_unmodified(settings: Se
     assert all(h.get("If-Modified-Since") == stamp for h in asked)
     assert tagged["etag"] == etag and tagged["last_modified"] == stamp
     assert tagged["times_unmodified"] >= len(asked) and tagged["times_changed"] == 0
+    assert tagged["times_not_modified"] == len(asked)  # each conditional GET was answered 304
     assert tagged["state"] == State.FETCHED and tagged["id"] not in sink.added
     assert hits(settings, "validators") == 1

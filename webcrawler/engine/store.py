@@ -273,7 +273,7 @@ class _HotStatements:
             server_id=bindparam("p_sid"), path=bindparam("p_path"), state=bindparam("p_state"),
             depth=bindparam("p_depth"), redirects=bindparam("p_redirects"),
             discovered_at=bindparam("p_now"), times_fetched=0, times_changed=0,
-            times_trivial=0, times_unmodified=0, change_bucket=0,
+            times_trivial=0, times_unmodified=0, times_not_modified=0, change_bucket=0,
         ).returning(d.id))
         self.previous = Prepared(conn, select(d.checksum, d.times_fetched, d.times_changed).where(
             d.id == bindparam("p_id")))
