@@ -67,6 +67,10 @@ def test_every_command_on_the_database(tmp_path: Path, database_url: str) -> Non
         run("optimize", "--data-dir", data)
         after = json.loads(run("stats", "--json", *where))
         assert after["index_documents"] == after["documents"]["fetched"] >= 4
+        output = run("export", "--format", "jsonl", *where)  # records, and a summary line (stderr)
+        exported = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+        fetched = [record for record in exported if record["status"] == 200]
+        assert len(fetched) == after["documents"]["fetched"] and all(r["text"] for r in fetched)
 
         served = serve_and_ask(Path(data), database_url)
     assert served["top"] in (web.url(HOST, "/tomato"), web.url(HOST, "/tomato-soup"))
