@@ -57,6 +57,7 @@ class Retrieve:
     etag: str = ""
     last_modified: str = ""
     sketch: bool = False  # make the text's shingle sketch (an incremental crawl compares them)
+    body: bool = False  # send the raw headers and body back (the crawl stores responses)
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,12 +54,19 @@ class Settings:
     recrawl: str = "buckets"  # incremental recrawl policy: none, uniform, adaptive, buckets
     fetch_rate: float = 0.0  # requests per second over all servers (0 = no cap): the bandwidth
     recrawl_share: float = 0.5  # weight of each server's recrawl queue against its new URLs
+    keep_responses: bool = False  # store raw responses for WARC export (incremental crawls always do)
     agents_at: str = ""  # a Dask scheduler (tcp://HOST:PORT) whose agent hosts fetch; empty = local agents
 
     plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle (issue 12)
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
+
+    @property
+    def stores_responses(self) -> bool:
+        """Keep each page's raw response? Costs a batch crawl of the test web about 10% of its
+        speed (bodies are most of the database's writes), so only when asked, or incremental."""
+        return self.keep_responses or self.incremental
 
     @property
     def database_url(self) -> str:

@@ -58,13 +58,14 @@ def server() -> Iterator[str]:
 
 def test_first_fetch_returns_validators_response_and_sketch(server: str) -> None:
     with Fetcher(AgentConfig()) as fetcher:
-        doc = fetcher.retrieve(Retrieve(1, server, sketch=True))
+        doc = fetcher.retrieve(Retrieve(1, server, sketch=True, body=True))
         plain = fetcher.retrieve(Retrieve(2, server))
     assert isinstance(doc, Document)
     assert (doc.etag, doc.last_modified) == (ETAG, STAMP)
     assert zlib.decompress(doc.body) == PAGE
     assert ("ETag", ETAG) in doc.headers and doc.sketch
     assert isinstance(plain, Document) and plain.sketch == b""  # a batch crawl pays no sketch
+    assert (plain.body, plain.headers) == (b"", ())  # ... nor a response it does not keep
     assert "If-None-Match" not in _Handler.seen[0]
 
 

@@ -32,7 +32,7 @@ def crawled(tmp_path_factory: pytest.TempPathFactory):
     with GenWebServer(web) as served:
         settings = Settings(data_dir=data, agents=2, delay=0.0, hours=0.05, commit_every=20,
                             progress_interval=60.0, seeds=(served.seed_url,),
-                            include=(served.include_pattern,))
+                            include=(served.include_pattern,), keep_responses=True)
         run_index(settings, progress=False)
     return served, data
 

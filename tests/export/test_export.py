@@ -16,6 +16,9 @@ from warcio.archiveiterator import ArchiveIterator
 
 from tests.export.conftest import webcrawler
 from webcrawler.database import connect, documents, responses
+from webcrawler.engine.run import run_index
+from webcrawler.settings import Settings
+from webcrawler.testing.server import LoopbackWeb, Site, html
 
 FIELDS = ["url", "final_url", "status", "content_type", "fetched_at", "times_fetched", "times_changed",
           "change_bucket", "title", "text"]
@@ -81,3 +84,20 @@ def test_warc_to_stdout_from_a_real_process_reads_back(crawled):
     assert result.returncode == 0, result.stderr
     types = [record.rec_type for record in ArchiveIterator(io.BytesIO(result.stdout))]
     assert types.count("metadata") == types.count("response") > 20
+
+
+def test_a_batch_crawl_keeps_no_responses_unless_asked(tmp_path: Path):
+    """Raw responses cost a batch crawl about a tenth of its speed: kept with --keep-responses
+    (or --incremental) only; the WARC export then has each document's metadata record."""
+    site = {"/": html("Home", "a page", [("/a", "a")]), "/a": html("A", "another page")}
+    with LoopbackWeb([Site("127.0.44.60", site)]) as web:
+        for keep in (False, True):
+            data = tmp_path / f"keep-{keep}"
+            settings = Settings(data_dir=data, agents=1, delay=0.0, hours=0.01,
+                                seeds=(web.url("127.0.44.60", "/"),), keep_responses=keep)
+            run_index(settings, progress=False)
+            engine = connect(f"sqlite:///{data / 'webcrawler.db'}", readonly=True)
+            with engine.connect() as conn:
+                kept = conn.execute(select(func.count()).select_from(responses)).scalar_one()
+            engine.dispose()
+            assert kept == (2 if keep else 0)

@@ -199,8 +199,8 @@ class Fetcher:
             etag=response.headers.get("ETag", ""),
             html=text if request.kind == "page" else "",
             sketch=_sketch(parsed.text) if request.sketch else b"",
-            headers=tuple((name, value) for name, value in response.raw.headers.items()),
-            body=zlib.compress(body, 1),
+            headers=tuple(response.raw.headers.items()) if request.body else (),
+            body=zlib.compress(body, 1) if request.body else b"",
         )
 
     def _make_file(

@@ -287,7 +287,8 @@ class Crawler:
             entry = job.entry
             pool.submit(Retrieve(self._job_ids, url, kind, entry.etag if entry else "",
                                  entry.last_modified if entry else "",
-                                 sketch=self.recrawl is not None))
+                                 sketch=self.recrawl is not None,
+                                 body=self.settings.stores_responses))
 
     def _job_for(self, server: ServerState, now: float) -> _Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
@@ -393,7 +394,8 @@ class Crawler:
             last_modified=doc.last_modified[:64] or None, sketch=doc.sketch or None,
             first_fetch=now, last_change=now,
         )
-        self.store.save_response(entry.doc_id, now, doc)
+        if doc.body:  # asked for: settings.stores_responses
+            self.store.save_response(entry.doc_id, now, doc)
         if self.recrawl is not None:
             self.recrawl.first_fetch(entry, now)
         server.docs_fetched += 1

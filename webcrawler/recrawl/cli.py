@@ -11,7 +11,8 @@ POLICY_NAMES = ("none", "uniform", "adaptive", "buckets")
 
 
 def recrawl_options(command: Any) -> Any:
-    """--incremental, --recrawl, --fetch-rate, --recrawl-share (docs: webcrawler/recrawl/)."""
+    """--incremental, --recrawl, --fetch-rate, --recrawl-share, --keep-responses (docs:
+    webcrawler/recrawl/)."""
     options = [
         click.option("--incremental", is_flag=True, default=None,
                      help="Keep crawling for --hours: new URLs and recrawls of stored pages "
@@ -24,6 +25,9 @@ def recrawl_options(command: Any) -> Any:
         click.option("--recrawl-share", type=click.FloatRange(0, 1), default=None,
                      help="Weight 0..1 of each server's recrawl queue against its new URLs "
                           "(default 0.5)."),
+        click.option("--keep-responses", is_flag=True, default=None,
+                     help="Store each page's raw response (headers, compressed body) for "
+                          "`export --format warc` (--incremental crawls always do)."),
     ]
     for option in reversed(options):
         command = option(command)

@@ -166,7 +166,8 @@ class Recrawler:
         if change is Change.CHANGED:
             values["last_change"] = now
         self._record(entry, before, change, now, State.FETCHED, **values)
-        self.store.save_response(entry.doc_id, now, doc)
+        if doc.body:  # asked for: settings.stores_responses
+            self.store.save_response(entry.doc_id, now, doc)
         if change is not Change.CHANGED:
             return False
         if reason is None:
