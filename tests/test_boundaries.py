@@ -59,3 +59,19 @@ def test_query_server_only_reads():
     offenders = [p for p in modules("query_server")
                  if uses(p, "webcrawler.engine") or uses(p, "webcrawler.agents")]
     assert not offenders
+
+
+def test_the_command_line_module_stays_light():
+    """Every agent process imports the `webcrawler` script, hence webcrawler.cli (forkserver
+    children re-import the parent's main module): a heavy import there is paid 16 times per
+    crawl (numpy alone cost the test web's crawl about 3 s of start-up)."""
+    import subprocess
+    import sys
+
+    heavy = ("numpy", "asyncio", "sqlalchemy", "whoosh", "flask", "casadi", "distributed",
+             "matplotlib", "warcio", "lxml")
+    code = ("import sys, webcrawler.cli; "
+            f"print(' '.join(m for m in {heavy!r} if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60, check=True).stdout.split()
+    assert loaded == []

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import click
 
-from webcrawler.agenthosts.roles import run_agent_host, run_scheduler
-
 
 def _announce(what: str):  # type: ignore[no-untyped-def]
     return lambda address: click.echo(f"{what} {address}")
@@ -22,6 +20,8 @@ def _announce(what: str):  # type: ignore[no-untyped-def]
 def agent_scheduler(host: str, port: int) -> None:
     """Run the Dask scheduler that agent hosts join and `index --agents-at` sends URLs to."""
     try:
+        from webcrawler.agenthosts.roles import run_scheduler  # asyncio: only for this role
+
         run_scheduler(host, port, _announce("agent scheduler at"))
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
@@ -35,6 +35,8 @@ def agent_scheduler(host: str, port: int) -> None:
 def agent_host(scheduler: str, host: str | None, agents: int) -> None:
     """Run an agent host: retrieve the URLs the engine sends through the scheduler."""
     try:
+        from webcrawler.agenthosts.roles import run_agent_host  # asyncio: only for this role
+
         run_agent_host(scheduler, host or "", agents, _announce("agent host at"))
     except (OSError, TimeoutError) as exc:
         raise click.ClickException(f"cannot join the agent scheduler at {scheduler}: {exc}") from None

@@ -10,10 +10,13 @@ left by crawling every page once in the previous cycle. Versions 1-3 are Experim
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where it is used: `webcrawler --help`, and every agent
+    # process (it imports the command-line module), need the Scenario class, not numpy
+    import numpy as np
 
-from webcrawler.recrawl.model import ModelData, with_strategy
+    from webcrawler.recrawl.model import ModelData
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,12 +39,16 @@ class Scenario:
 
     def change_rates(self) -> np.ndarray:
         """Changes per day of each bucket, slowest first (version 3 halves them)."""
+        import numpy as np
+
         rates = np.geomspace(1 / self.slowest_days, 1 / self.fastest_days, self.buckets)
         return rates / 2 if self.version == 3 else rates
 
     def bucket_pages(self) -> np.ndarray:
         """Version 2 (Experiment 2): the fastest and slowest quarters 3 M each, the middle 1 M
         (in proportion, scaled to `pages`); otherwise equal buckets."""
+        import numpy as np
+
         if self.version != 2:
             return np.full(self.buckets, self.pages / self.buckets)
         rank = np.arange(self.buckets) / self.buckets
@@ -52,12 +59,18 @@ class Scenario:
 def start_obsolete(b0: np.ndarray, rates: np.ndarray, cycle_days: float) -> np.ndarray:
     """Obsolete pages at the start if every page was crawled once, at a uniform random time,
     in the previous cycle of `cycle_days`: b (1 - (1 - e^-rD) / rD) for Poisson changes."""
+    import numpy as np
+
     rd = rates * cycle_days
     return b0 * (1 - (1 - np.exp(-rd)) / rd)
 
 
 def build(scenario: Scenario, strategy: int = 1) -> ModelData:
     """A ModelData for the scenario under strategy 1, 2 or 3's weights."""
+    import numpy as np
+
+    from webcrawler.recrawl.model import ModelData, with_strategy
+
     s, B, T = scenario, scenario.buckets, scenario.periods
     rates = s.change_rates()
     b0 = s.bucket_pages()
