@@ -104,8 +104,11 @@ class Adaptive:
         return now + self.plan.bounded(interval)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Buckets:
+    """Ours: the plan's revisit interval for the page's bucket. Not frozen: the recrawler
+    installs a new plan each period (replan.py, Cho and Garcia-Molina's optimum)."""
+
     plan: RecrawlPlan
     name: str = "buckets"
 
