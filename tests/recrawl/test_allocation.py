@@ -134,3 +134,17 @@ def test_the_buckets_policy_installs_intervals_from_the_bucket_counts(tmp_path: 
     finally:
         store.close()
         engine.dispose()
+
+
+def test_a_bucket_left_alone_is_visited_as_rarely_as_the_slowest_and_the_table_spends_the_bandwidth(
+) -> None:
+    plan = RecrawlPlan(first_interval=10.0)
+    counts = np.zeros(256)
+    counts[[UNKNOWN, 1, 60, 100, 180]] = [5, 100, 30, 50, 100]  # bucket 1: a change a second
+    table = revisit_table(plan, counts, 5.0)
+    assert table[UNKNOWN] == plan.first_interval
+    known = [b for b in range(1, 256) if counts[b]]
+    assert table[1] == pytest.approx(max(table[b] for b in known))  # the floor, not a year
+    assert table[1] < plan.max_interval
+    assert sum(counts[b] / table[b] for b in known) == pytest.approx(5.0, rel=1e-6)
+    assert allocate(RATES[known], counts[known], 5.0)[0] == 0  # the optimum alone leaves it

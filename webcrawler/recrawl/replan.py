@@ -12,7 +12,8 @@ last period; what new URLs took in that period is not the recrawl's (but the rec
 always gets at least its `share` of a server's turns, as the queues give it). Pages
 whose bucket is still unknown keep `first_interval` and their demand (at most half
 the recrawl's) comes off first. A bucket the optimum leaves alone (f_b = 0: it
-changes too fast to follow) gets the plan's longest interval.
+changes too fast to follow) is visited only as often as the least-visited recrawled
+one, so that a bucket estimated from a few recrawls can still be corrected.
 """
 
 from __future__ import annotations
@@ -28,18 +29,30 @@ from webcrawler.recrawl.policies import RecrawlPlan
 
 log = logging.getLogger(__name__)
 
-PERIOD = 5.0  # seconds between recomputations: cheap (a few ms), and the crawl's mix moves slowly
+PERIOD = 2.0  # seconds between recomputations: cheap (a few ms), and the crawl's mix moves slowly
+FLOOR_ROUNDS = 4
 RATES = np.array([0.0] + [1.0 / (interval_of_bucket(b) or 1.0) for b in range(FASTEST, SLOWEST + 1)])
 
 
 def revisit_table(plan: RecrawlPlan, counts: np.ndarray, bandwidth: float) -> tuple[float, ...]:
     """Seconds between recrawls for each bucket 0-255: 1 / f_b of the optimum for the known
-    buckets (the plan's max_interval where f_b = 0), first_interval for the unknown one."""
+    buckets, first_interval for the unknown one. A bucket the optimum leaves alone (f_b = 0)
+    is still visited as rarely as the least-visited page the optimum recrawls, and that cost
+    comes off the others' bandwidth: its pages' bucket rests on a few recrawls and may be
+    wrong, so leaving them is never final (the plan's max_interval when nothing is recrawled)."""
     known = counts.astype(float).copy()
     known[UNKNOWN] = 0.0
-    freq = allocate(RATES, known, bandwidth)
+    floor, freq = 0.0, allocate(RATES, known, bandwidth)
+    for _ in range(FLOOR_ROUNDS):  # a fixed point: the floor's cost changes what the rest get
+        visited = (freq > 0) & (known > 0)
+        left = float(known[(freq == 0) & (known > 0)].sum())
+        if not visited.any() or left == 0:
+            break
+        floor = float(freq[visited].min())
+        freq = allocate(RATES, known, max(bandwidth - left * floor, bandwidth / 2))
     with np.errstate(divide="ignore"):
-        table = np.where(freq > 0, 1.0 / np.maximum(freq, 1e-300), plan.max_interval)
+        table = np.where(freq > 0, 1.0 / np.maximum(freq, 1e-300),
+                         1.0 / floor if floor > 0 else plan.max_interval)
     table[UNKNOWN] = plan.first_interval
     return tuple(float(x) for x in table)
 
