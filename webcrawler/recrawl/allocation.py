@@ -77,30 +77,55 @@ def frequencies(rates: np.ndarray, mu: float) -> np.ndarray:
     return f
 
 
-def multiplier(rates: Sequence[float] | np.ndarray, counts: Sequence[float] | np.ndarray,
-               bandwidth: float) -> float:
-    """mu such that sum counts * frequencies(rates, mu) = bandwidth (bisection in log mu);
-    inf when there is no bandwidth or no page that changes."""
-    rates, counts = np.asarray(rates, dtype=float), np.asarray(counts, dtype=float)
-    live = (counts > 0) & (rates > 0)
-    if bandwidth <= 0 or not live.any():
-        return float("inf")
-    rates, counts = rates[live], counts[live]
+def _bracket(rates: np.ndarray, counts: np.ndarray, bandwidth: float) -> tuple[float, float]:
+    """(mu_low, mu_high) around the multiplier: the low one spends more than `bandwidth`, the
+    high one at most it (bisection in log mu, until the two are a float's width apart)."""
     low, high = np.log(1e-30 / rates.max()), np.log(1.0 / rates.min())  # spend: huge .. zero
     for _ in range(_BISECTIONS):
         mid = 0.5 * (low + high)
-        spent = float(np.dot(counts, frequencies(rates, float(np.exp(mid)))))
-        if spent > bandwidth:
+        if float(np.dot(counts, frequencies(rates, float(np.exp(mid))))) > bandwidth:
             low = mid
         else:
             high = mid
-        if high - low < 1e-13:
+        if high - low < 1e-14:
             break
-    return float(np.exp(0.5 * (low + high)))
+    return float(np.exp(low)), float(np.exp(high))
+
+
+def _live(rates: Sequence[float] | np.ndarray, counts: Sequence[float] | np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rates, counts = np.asarray(rates, dtype=float), np.asarray(counts, dtype=float)
+    return rates, counts, (counts > 0) & (rates > 0)
+
+
+def multiplier(rates: Sequence[float] | np.ndarray, counts: Sequence[float] | np.ndarray,
+               bandwidth: float) -> float:
+    """mu such that sum counts * frequencies(rates, mu) = bandwidth; inf when there is no
+    bandwidth or no page that changes."""
+    rates, counts, live = _live(rates, counts)
+    if bandwidth <= 0 or not live.any():
+        return float("inf")
+    low, high = _bracket(rates[live], counts[live], bandwidth)
+    return float(np.sqrt(low * high))
 
 
 def allocate(rates: Sequence[float] | np.ndarray, counts: Sequence[float] | np.ndarray,
              bandwidth: float) -> np.ndarray:
     """Visits per second for each bucket (rate l_b, n_b pages) that maximise the expected
-    number of fresh pages with sum n_b f_b = bandwidth (Cho and Garcia-Molina 2003)."""
-    return frequencies(np.asarray(rates, dtype=float), multiplier(rates, counts, bandwidth))
+    number of fresh pages with sum n_b f_b = bandwidth (Cho and Garcia-Molina 2003).
+
+    As mu l -> 1, f = l / g^-1(mu l) falls to 0 only as 1 / log, in steps floats can
+    resolve: near the threshold the spend jumps (by up to n_b l_b / 37 when a bucket drops to
+    zero). There F(l, f) is linear in f (r > 30), so the optimum is the mix of the two
+    allocations either side of mu that spends the bandwidth to the last bit."""
+    rates, counts, live = _live(rates, counts)
+    if bandwidth <= 0 or not live.any():
+        return np.zeros_like(rates)
+    low, high = _bracket(rates[live], counts[live], bandwidth)
+    f, step = frequencies(rates, high), frequencies(rates, low) - frequencies(rates, high)
+    step[~live] = 0.0
+    left_over = bandwidth - float(np.dot(counts[live], f[live]))
+    jump = float(np.dot(counts, step))
+    if jump > 0 and left_over > 0:
+        f += step * min(1.0, left_over / jump)
+    return f
