@@ -101,7 +101,6 @@ class Replanner:
         if bandwidth <= 0 or self.counts[FASTEST:].sum() == 0:
             return None
         table = revisit_table(self.plan, self.counts, bandwidth)
-        log.debug("replan: %.2f recrawls/s over %d known pages, %d buckets left alone", bandwidth,
-                  int(self.counts[FASTEST:].sum()),
-                  int(((np.asarray(table) >= self.plan.max_interval) & (self.counts > 0)).sum()))
+        log.debug("replan: %.2f recrawls/s over %d known pages", bandwidth,
+                  int(self.counts[FASTEST:].sum()))
         return replace(self.plan, revisit=table)
