@@ -64,6 +64,7 @@ class RecrawlQueues:
         self._waiting: list[tuple[float, int, int]] = []  # (due, doc id, server id)
         self._due: dict[int, FifoQueue[int]] = {}
         self._turns: dict[int, WeightedAggregator] = {}
+        self.recrawls = 0  # recrawl entries handed out (the rest of the fetches are new URLs)
         d = documents.c
         self._row = Prepared(store.conn, select(
             d.path, d.depth, d.redirects, d.etag, d.last_modified, d.state, d.next_due
@@ -134,6 +135,7 @@ class RecrawlQueues:
             if row is None or row[5] not in RECRAWLABLE or row[6] is None:
                 continue  # gone, or no longer scheduled
             path, depth, redirects, etag, last_modified = row[:5]
+            self.recrawls += 1
             return FrontierEntry(doc_id, server.id, path, depth, redirects, recrawl=True,
                                  etag=etag or "", last_modified=last_modified or "")
         return None

@@ -30,8 +30,9 @@ from webcrawler.messages import Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change, classify
 from webcrawler.recrawl.pace import FetchPace
-from webcrawler.recrawl.policies import Fetched, Policy, RecrawlPlan, make_policy
+from webcrawler.recrawl.policies import Buckets, Fetched, Policy, RecrawlPlan, make_policy
 from webcrawler.recrawl.queues import RECRAWLABLE, Notify, RecrawlQueues
+from webcrawler.recrawl.replan import Replanner
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,9 @@ class Recrawler:
         self.queues = RecrawlQueues(store, BreadthFirstFrontier(store), plan.share)
         self.pace = FetchPace(fetch_rate)
         self.stats = RecrawlStats()
+        # ours: the optimum's revisit table from the live bucket counts (unless a model set one)
+        self.replanner = (Replanner(plan, fetch_rate)
+                          if isinstance(policy, Buckets) and not plan.revisit else None)
         d = documents.c
         self._before = Prepared(store.conn, select(
             d.state, d.checksum, d.sketch, d.times_fetched, d.times_changed, d.times_trivial,
@@ -109,10 +113,11 @@ class Recrawler:
         unscheduled = and_(d.state.in_(RECRAWLABLE), d.next_due.is_(None), d.last_fetch.is_not(None))
         first = self.policy.next_due(0.0, Fetched(None, UNKNOWN, None)) or 0.0
         conn.execute(update(documents).where(unscheduled).values(next_due=d.last_fetch + first))
-        rows = conn.execute(select(d.id, d.server_id, d.next_due).where(
+        rows = conn.execute(select(d.id, d.server_id, d.next_due, d.change_bucket).where(
             and_(d.state.in_(RECRAWLABLE), d.next_due.is_not(None)))).all()
-        for doc_id, server_id, due in rows:
+        for doc_id, server_id, due, page_bucket in rows:
             self.queues.schedule(doc_id, server_id, due)
+            self._place(doc_id, page_bucket or UNKNOWN)
         self.store.commit()
         return len(rows)
 
@@ -121,6 +126,10 @@ class Recrawler:
         """Release pages that fell due; with agents idle and nothing due, pull the next ones
         forward (at most `spare`, and only as the pace allows)."""
         self.queues.tick(time.time(), scheduler, mono)
+        if self.replanner is not None:
+            plan = self.replanner.replan(mono, self.pace.spent, self.queues.recrawls)
+            if plan is not None and isinstance(self.policy, Buckets):
+                self.policy.plan = plan  # the table is the policy's input
         if spare > 0 and self.queues.due_now() == 0 and self.pace.ready(mono):
             self.queues.pull_ahead(spare, scheduler, mono)
 
@@ -148,6 +157,7 @@ class Recrawler:
     def first_fetch(self, entry: FrontierEntry, now: float) -> None:
         """A page fetched for the first time (stored by the crawler's batch path): schedule
         its first recrawl."""
+        self._place(entry.doc_id, UNKNOWN)
         self._schedule(entry, self.policy.next_due(now, Fetched(None, UNKNOWN, None)))
 
     def document(self, entry: FrontierEntry, doc: Document, now: float) -> bool:
@@ -196,6 +206,7 @@ class Recrawler:
                               last_fetch=now, next_due=None)
             self.sink.remove(entry.doc_id)
             self.store.delete_links(entry.doc_id)
+            self._place(entry.doc_id, None)
             return
         self.stats.failed += 1
         before = self._read(entry)
@@ -210,6 +221,7 @@ class Recrawler:
                 self.stats.moved += 1
                 self.sink.remove(entry.doc_id)
             self.store.delete_links(entry.doc_id)
+        self._place(entry.doc_id, UNKNOWN)
         self._schedule(entry, self.policy.next_due(now, Fetched(None, UNKNOWN, None)))
 
     # --- internals ----------------------------------------------------------
@@ -244,6 +256,11 @@ class Recrawler:
             times_unmodified=before.unmodified + (change is Change.UNMODIFIED),
             first_fetch=first, last_fetch=now, change_bucket=page_bucket, next_due=due, **values)
         self.queues.schedule(entry.doc_id, entry.server_id, due)
+        self._place(entry.doc_id, page_bucket)
+
+    def _place(self, doc_id: int, page_bucket: int | None) -> None:
+        if self.replanner is not None:
+            self.replanner.place(doc_id, page_bucket)
 
     def _schedule(self, entry: FrontierEntry, due: float | None) -> None:
         self._set_due.run(p_id=entry.doc_id, p_due=due)

@@ -1,0 +1,106 @@
+"""The `buckets` policy's revisit table, recomputed from the crawl as it goes (Cho and
+Garcia-Molina's optimum, `allocation.py`, over WebFountain's change buckets).
+
+The recrawler tells this object which bucket each scheduled page is in (the counts
+n_b live in memory) and how many fetches went out; every PERIOD seconds it divides
+the recrawl bandwidth between the buckets and installs one revisit interval per
+bucket through the plan's seam, `RecrawlPlan.revisit` (the table issue 12's model
+fills too; a plan that already has one is left alone).
+
+The bandwidth is `--fetch-rate` when given, else the fetch rate measured over the
+last period; what new URLs took in that period is not the recrawl's (but the recrawl
+always gets at least its `share` of a server's turns, as the queues give it). Pages
+whose bucket is still unknown keep `first_interval` and their demand (at most half
+the recrawl's) comes off first. A bucket the optimum leaves alone (f_b = 0: it
+changes too fast to follow) is visited only as often as the least-visited recrawled
+one, so that a bucket estimated from a few recrawls can still be corrected.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import numpy as np
+
+from webcrawler.recrawl.allocation import allocate
+from webcrawler.recrawl.buckets import FASTEST, SLOWEST, UNKNOWN, interval_of_bucket
+from webcrawler.recrawl.policies import RecrawlPlan
+
+log = logging.getLogger(__name__)
+
+PERIOD = 2.0  # seconds between recomputations: cheap (a few ms), and the crawl's mix moves slowly
+FLOOR_ROUNDS = 4
+RATES = np.array([0.0] + [1.0 / (interval_of_bucket(b) or 1.0) for b in range(FASTEST, SLOWEST + 1)])
+
+
+def revisit_table(plan: RecrawlPlan, counts: np.ndarray, bandwidth: float) -> tuple[float, ...]:
+    """Seconds between recrawls for each bucket 0-255: 1 / f_b of the optimum for the known
+    buckets, first_interval for the unknown one. A bucket the optimum leaves alone (f_b = 0)
+    is still visited as rarely as the least-visited page the optimum recrawls, and that cost
+    comes off the others' bandwidth: its pages' bucket rests on a few recrawls and may be
+    wrong, so leaving them is never final (the plan's max_interval when nothing is recrawled)."""
+    known = counts.astype(float).copy()
+    known[UNKNOWN] = 0.0
+    floor, freq = 0.0, allocate(RATES, known, bandwidth)
+    for _ in range(FLOOR_ROUNDS):  # a fixed point: the floor's cost changes what the rest get
+        visited = (freq > 0) & (known > 0)
+        left = float(known[(freq == 0) & (known > 0)].sum())
+        if not visited.any() or left == 0:
+            break
+        floor = float(freq[visited].min())
+        freq = allocate(RATES, known, max(bandwidth - left * floor, bandwidth / 2))
+    with np.errstate(divide="ignore"):
+        table = np.where(freq > 0, 1.0 / np.maximum(freq, 1e-300),
+                         1.0 / floor if floor > 0 else plan.max_interval)
+    table[UNKNOWN] = plan.first_interval
+    return tuple(float(x) for x in table)
+
+
+def recrawl_bandwidth(plan: RecrawlPlan, total: float, new: float, unknown: int) -> float:
+    """Fetches per second the known buckets may share: the total less what new URLs took (but
+    at least the recrawl's share), less the unknown pages' first recrawls (at most half)."""
+    recrawl = max(total - new, plan.share * total)
+    return recrawl - min(unknown / plan.first_interval, recrawl / 2)
+
+
+class Replanner:
+    """Bucket counts and fetch counts in memory; a new plan every PERIOD seconds."""
+
+    def __init__(self, plan: RecrawlPlan, fetch_rate: float, period: float = PERIOD) -> None:
+        self.plan = plan
+        self.fetch_rate = fetch_rate
+        self.period = period
+        self.counts = np.zeros(SLOWEST + 1, dtype=np.int64)
+        self._bucket_of: dict[int, int] = {}
+        self._last: tuple[float, int, int] | None = None  # (monotonic time, fetches, recrawls)
+
+    def place(self, doc_id: int, bucket: int | None) -> None:
+        """Page `doc_id` is now in `bucket` (None: no longer scheduled)."""
+        old = self._bucket_of.pop(doc_id, None)
+        if old is not None:
+            self.counts[old] -= 1
+        if bucket is not None:
+            self._bucket_of[doc_id] = bucket
+            self.counts[bucket] += 1
+
+    def replan(self, mono: float, fetches: int, recrawls: int) -> RecrawlPlan | None:
+        """The new plan when a period has passed since the last one (None otherwise, or when
+        there is nothing to divide yet). `fetches` and `recrawls` count dispatches so far."""
+        if self._last is None:
+            self._last = (mono, fetches, recrawls)
+            return None
+        then, fetches0, recrawls0 = self._last
+        elapsed = mono - then
+        if elapsed < self.period:
+            return None
+        self._last = (mono, fetches, recrawls)
+        total = self.fetch_rate if self.fetch_rate > 0 else (fetches - fetches0) / elapsed
+        new = max(0.0, ((fetches - fetches0) - (recrawls - recrawls0)) / elapsed)
+        bandwidth = recrawl_bandwidth(self.plan, total, new, int(self.counts[UNKNOWN]))
+        if bandwidth <= 0 or self.counts[FASTEST:].sum() == 0:
+            return None
+        table = revisit_table(self.plan, self.counts, bandwidth)
+        log.debug("replan: %.2f recrawls/s over %d known pages", bandwidth,
+                  int(self.counts[FASTEST:].sum()))
+        return replace(self.plan, revisit=table)
