@@ -3,7 +3,8 @@
 "As a first step in creating a photo album of pictures of all the researchers at
 your institution, you might want the agent to crawl over the institution's list
 of home pages and collect all the images found." Crawl the faculty pages and
-collect their images, with their alt text, into ``album.html``.
+download their images (through the crawl's agents, like every page), with their
+alt text, into ``album.html``.
 
     python examples/photo_album.py [ROOT [FOLDER]]
 """
@@ -28,6 +29,8 @@ class PhotoAlbum(Crawler):
         self.album = CollectImages(folder, when=lambda page: self.home.matches(page.url))
 
     def should_visit(self, link: Link) -> bool:
+        if "image" in link.labels:  # a home page's picture: downloaded into the album
+            return link.source is not None and self.home.matches(link.source.url)
         return "hyperlink" in link.labels and self.home.matches(link.url)
 
     def visit(self, page: Page) -> None:

@@ -1,4 +1,5 @@
-"""The whole path of the paper: crawl a loopback web, index it, answer a query over HTTP."""
+"""The whole path of the paper: crawl a loopback web, index it, answer a query over HTTP
+(on SQLite and on PostgreSQL: the `database_url` fixture)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 
-def test_crawl_index_and_search(tmp_path):
+def test_crawl_index_and_search(tmp_path, database_url):
     pages = {
         "/": html("Garden index", "plants of the garden",
                   [("/tomato", "growing tomatoes"), ("/rose", "roses"), ("/hidden", "secret")]),
@@ -19,14 +20,15 @@ def test_crawl_index_and_search(tmp_path):
                         "<body>tomato tomato tomato</body></html>"),
     }
     with LoopbackWeb([Site("127.0.4.60", pages)]) as web:
-        settings = Settings(data_dir=tmp_path / "data", agents=2, delay=0.0, hours=0.05,
-                            seeds=(web.url("127.0.4.60", "/"),))
+        settings = Settings(data_dir=tmp_path / "data", db_url=database_url, agents=2, delay=0.0,
+                            hours=0.05, seeds=(web.url("127.0.4.60", "/"),))
         summary, _ = run_index(settings, progress=False)
         assert "documents retrieved  4" in summary
-        app = create_app(settings.data_dir, testing=True)
+        app = create_app(settings.data_dir, db_url=database_url, testing=True)
         with app.test_client() as client:
             answer = client.get("/api/search?q=tomato").get_json()
             stats = client.get("/api/stats").get_json()
+        app.extensions["webcrawler.sources"].close()
     urls = [r["url"] for r in answer["results"]]
     assert urls[0] == web.url("127.0.4.60", "/tomato")
     assert answer["results"][0]["score"] == 1000

@@ -21,6 +21,7 @@ import click
 from webcrawler.agenthosts.cli import agent_host, agent_scheduler
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
+from webcrawler.recrawl.plan_cli import plan_options, plan_recrawl
 from webcrawler.settings import Settings, from_environment
 from webcrawler.shard_commands import index_shard_options, optimize_option, register_shard_commands
 from webcrawler.workbench.cli import crawl_command, workbench_command
@@ -121,6 +122,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
               help="Seconds between two requests to one server (default 1).")
 @scope_options
 @recrawl_options
+@plan_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,
               help="Documents per transaction (default 200).")
 @click.option("--order", type=click.Choice(["server-first", "breadth-first", "backlink", "pagerank"]),
@@ -280,11 +282,13 @@ def _echo(line: str | None) -> None:
 @db_option
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
+    from webcrawler.database import check_database
     from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    check_database(settings.database_url)  # a database server not answering: one line, not zeros
     with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
                  stats_ttl=0) as sources:
         figures = gather_stats(sources)
@@ -398,6 +402,7 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     except (DemoError, ServeError) as exc:
         raise click.ClickException(str(exc)) from None
 
+main.add_command(plan_recrawl)
 
 main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit (.json: issue 14)
 main.add_command(workbench_command)  # issue 14: the Crawler Workbench

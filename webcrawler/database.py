@@ -11,22 +11,15 @@ O(log n):
                                   servers (last_access) where queued > 0
 
 This module defines the schema and opens connections (SQLite in WAL mode by
-default, any SQLAlchemy URL otherwise). The engine is the only writer; the
+default, PostgreSQL with psycopg 3; what differs between them is in
+`webcrawler.dialects`). The engine is the only writer; the
 query server opens the same database read-only.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: no turnstile
-    fcntl = None  # type: ignore[assignment]
 
 from sqlalchemy import (
     Boolean,
@@ -43,13 +36,13 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     create_engine,
-    event,
     inspect,
     text,
 )
-from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
+from webcrawler import dialects
 from webcrawler.errors import DataDamaged
 
 SCHEMA_VERSION = 1
@@ -125,6 +118,7 @@ documents = Table(
     # body differed, shingles alike; then 304s and byte-identical bodies
     Column("times_trivial", Integer, nullable=False, default=0, server_default="0"),
     Column("times_unmodified", Integer, nullable=False, default=0, server_default="0"),
+    Column("times_not_modified", Integer, nullable=False, default=0, server_default="0"),  # 304s
     Column("change_bucket", SmallInteger, nullable=False, default=0, server_default="0"),  # 0-255
     Column("next_due", Float),
     Column("first_fetch", Float),  # with last_fetch, the span the change history covers
@@ -200,31 +194,21 @@ def sqlite_url(data_dir: Path) -> str:
 def connect(url: str, readonly: bool = False) -> Engine:
     """Open the database (creating the schema unless `readonly`).
 
-    SQLite gets WAL mode (readers never block the writer, nor it them), a busy
-    timeout, and `query_only` for readers.
+    What each database needs (SQLite's WAL mode and locks, PostgreSQL's writer
+    lock, read-only sessions for readers) is set by `webcrawler.dialects`.
     """
-    is_sqlite = url.startswith("sqlite")
-    if is_sqlite and not readonly:
-        path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, future=True)
-    if is_sqlite:
-        _configure_sqlite(engine, readonly)
+    path = dialects.sqlite_file(url)
+    if path is not None and not readonly:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    engine = _engine(url, readonly)
+    dialects.configure(engine, readonly)
     if not readonly:
         metadata.create_all(engine)
         _add_missing_columns(engine)
+        keep = dialects.insert_ignore(engine.dialect.name, meta)
         with engine.begin() as conn:
-            conn.execute(
-                text("INSERT INTO meta (key, value) SELECT 'schema_version', :v "
-                     "WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'schema_version')"),
-                {"v": str(SCHEMA_VERSION)},
-            )
-            conn.execute(
-                text("INSERT INTO meta (key, value) SELECT :k, :v "
-                     "WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = :k)"),
-                {"k": TEXT_KEPT_SINCE, "v": repr(time.time())},
-            )
+            conn.execute(keep.values(key="schema_version", value=str(SCHEMA_VERSION)))
+            conn.execute(keep.values(key=TEXT_KEPT_SINCE, value=repr(time.time())))
     return engine
 
 
@@ -252,49 +236,17 @@ def _add_column_sql(engine: Engine, table: str, column: Column) -> str:
     return f"ALTER TABLE {table} ADD COLUMN {column.name} {kind} NOT NULL DEFAULT {default!r}"
 
 
-def _configure_sqlite(engine: Engine, readonly: bool) -> None:
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
-        # Let SQLAlchemy's BEGIN (below) decide when a transaction starts.
-        dbapi_conn.isolation_level = None
-        cursor = dbapi_conn.cursor()
-        cursor.execute("PRAGMA busy_timeout = 30000")
-        if readonly:
-            cursor.execute("PRAGMA query_only = ON")
-        else:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
-            cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.close()
-
-    turnstile = None if engine.url.database in (None, "", ":memory:") else \
-        f"{engine.url.database}-turnstile"
-
-    @event.listens_for(engine, "begin")
-    def _begin(conn):  # type: ignore[no-untyped-def]
-        if readonly:
-            conn.exec_driver_sql("BEGIN")
-            return
-        # Writers take the write lock up front: a deferred transaction that read first fails at
-        # once ("database is locked", no busy wait) when another writer - a real-time search
-        # beside `webcrawler index` - committed meanwhile. The turnstile, a file lock held while
-        # waiting, hands the lock to the waiting writer rather than back to the one that just
-        # committed.
-        with _turnstile(turnstile):
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-@contextmanager
-def _turnstile(path: str | None) -> Iterator[None]:
-    if path is None or fcntl is None:
-        yield
-        return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+def _engine(url: str, readonly: bool) -> Engine:
+    """create_engine, with a URL it cannot use (or a driver not installed) as one line."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+        return create_engine(url, connect_args=dialects.connect_args(url, readonly))
+    except ModuleNotFoundError as error:
+        raise DatabaseUnavailable(dialects.shown(url), f"needs the Python module {error.name}, "
+                                  "which is not installed (PostgreSQL's: pip install "
+                                  "'webcrawler[postgres]')") from None
+    except (ArgumentError, NoSuchModuleError):
+        raise DatabaseUnavailable(dialects.shown(url), "is not a database URL webcrawler can open: "
+                                  "sqlite:///FILE or postgresql+psycopg://USER@HOST/NAME") from None
 
 
 # --- checking a database before use ---------------------------------------------------
@@ -316,19 +268,36 @@ class DatabaseDamaged(DataDamaged):
                          "not it from the index)")
 
 
+class DatabaseUnavailable(DataDamaged):
+    """The database cannot be opened at all: a URL of no known database, a driver not
+    installed, a server not answering. Nothing is damaged, but the command line reports it
+    the same way: one line (the URL without its password), exit status 1."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        self.where = where
+        super().__init__(f"the database {where} {reason}")
+
+
 def check_database(url: str) -> None:
     """Raise DatabaseDamaged unless the database at `url` reads as a webcrawler database.
     An absent or empty SQLite file is fine (a new crawl). Cheap: the file's header, the
     table list and one row of each table; writes nothing, creates no file."""
-    path = _sqlite_path(url)
+    path = dialects.sqlite_file(url)
     if path is not None:
         if not path.exists() or path.stat().st_size == 0:
             return
         _check_sqlite_file(path)
-    where = path or url
-    engine = create_engine(url, future=True)
+    where = path or dialects.shown(url)
+    engine = _engine(url, readonly=True)
     try:
-        with engine.connect() as conn:
+        try:
+            conn = engine.connect()
+        except DBAPIError as error:
+            if path is None:  # a server: not there, or refusing us
+                raise DatabaseUnavailable(str(where), f"cannot be reached ({_short(error)}): is "
+                                          "the server running, and the URL right?") from None
+            raise
+        with conn:
             names = set(inspect(conn).get_table_names())
             missing = [t for t in REQUIRED_TABLES if t not in names]
             if missing and names:
@@ -339,14 +308,6 @@ def check_database(url: str) -> None:
         raise DatabaseDamaged(where, f"cannot be read ({_short(error)})") from None
     finally:
         engine.dispose()
-
-
-def _sqlite_path(url: str) -> Path | None:
-    """The file of an SQLite URL (None: not SQLite, or in memory)."""
-    parsed = make_url(url)
-    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
-        return None
-    return Path(parsed.database)
 
 
 def _check_sqlite_file(path: Path, attempts: int = 3) -> None:

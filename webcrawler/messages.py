@@ -42,8 +42,9 @@ class Reason:
 
 @dataclass(frozen=True, slots=True)
 class Retrieve:
-    """"Retrieve this URL." `kind` is "document", "robots", or "page" (a document whose
-    answer also carries its decoded markup, for the personal-crawler toolkit).
+    """"Retrieve this URL." `kind` is "document", "robots", "page" (a document whose
+    answer also carries its decoded markup, for the personal-crawler toolkit) or "file"
+    (any type, an image say: the answer's `body` holds the bytes, nothing is parsed).
 
     A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
     the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`

@@ -55,6 +55,9 @@ class Settings:
     fetch_rate: float = 0.0  # requests per second over all servers (0 = no cap): the bandwidth
     recrawl_share: float = 0.5  # weight of each server's recrawl queue against its new URLs
     agents_at: str = ""  # a Dask scheduler (tcp://HOST:PORT) whose agent hosts fetch; empty = local agents
+
+    plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle (issue 12)
+    plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 

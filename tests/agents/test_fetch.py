@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import time
+import zlib
 from collections.abc import Iterator
 
 import pytest
@@ -152,6 +153,15 @@ def test_unindexable_responses(fetcher: Fetcher, web: LoopbackWeb, path: str) ->
     answer = get(fetcher, web, path)
     assert isinstance(answer, Failure) and answer.reason == Reason.UNINDEXABLE
     assert answer.status == 200
+
+
+@pytest.mark.parametrize(("path", "body"), [("/png-as-html", ROUTES["/png-as-html"].body),
+                                          ("/image", b"GIF89a")])
+def test_a_file_is_answered_with_its_bytes_whatever_its_type(fetcher: Fetcher, web: LoopbackWeb,
+                                                            path: str, body: bytes) -> None:
+    answer = get(fetcher, web, path, kind="file")  # the toolkit's images: bytes, nothing parsed
+    assert isinstance(answer, Document) and zlib.decompress(answer.body) == body
+    assert (answer.text, answer.title, answer.links, answer.length) == ("", "", (), len(body))
 
 
 def test_unindexable_url_is_not_requested(fetcher: Fetcher, web: LoopbackWeb) -> None:

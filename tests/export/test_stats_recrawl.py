@@ -35,14 +35,16 @@ def test_history_shows_in_the_text_and_json_sections(crawled, tmp_path: Path):
     with engine.begin() as conn:
         ids = [row.id for row in conn.execute(d.select().where(d.c.state == "fetched").order_by(d.c.id))]
         conn.execute(update(d).where(d.c.id.in_(ids[:3])).values(
-            times_fetched=4, times_changed=1, times_trivial=1, times_unmodified=1, change_bucket=40,
+            times_fetched=4, times_changed=1, times_trivial=1, times_unmodified=1, times_not_modified=1,
+            change_bucket=40,
             next_due=time.time() - 10))
         conn.execute(update(d).where(d.c.id == ids[3]).values(state="gone", times_fetched=2))
     engine.dispose()
     figures = json.loads(webcrawler("stats", "--json", "--data-dir", str(copy)).stdout)["recrawl"]
     assert (figures["due"], figures["recrawled"], figures["recrawls"], figures["gone"]) == (3, 3, 10, 1)
     assert (figures["changed"], figures["trivial"], figures["unmodified"]) == (3, 3, 3)
+    assert figures["not_modified"] == 3
     assert figures["buckets"]["40"] == 3
     text = webcrawler("stats", "--data-dir", str(copy)).stdout.decode()
     assert "recrawl    3 due now, 3 of" in text and "1 gone" in text
-    assert "3 unmodified (304 or identical), 3 trivially changed, 3 changed" in text and " 40:3 " in text
+    assert "3 unmodified (3 answered 304, 0 identical), 3 trivially changed" in text and " 40:3 " in text

@@ -77,8 +77,9 @@ def crawl(settings: Settings, seed: str) -> RecordingSink:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", agents=2, delay=0.0, hours=2.5 / 3600,
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    """On SQLite and on PostgreSQL (tests/conftest.py)."""
+    return Settings(data_dir=tmp_path / "data", db_url=database_url, agents=2, delay=0.0, hours=2.5 / 3600,
                     incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5,
                     commit_seconds=0.5, progress_interval=60.0, connect_timeout=2.0,
                     read_timeout=2.0, total_timeout=5.0)
@@ -189,5 +190,6 @@ def test_validators_make_conditional_requests_and_304_is_unmodified(settings: Se
     assert all(h.get("If-Modified-Since") == stamp for h in asked)
     assert tagged["etag"] == etag and tagged["last_modified"] == stamp
     assert tagged["times_unmodified"] >= len(asked) and tagged["times_changed"] == 0
+    assert tagged["times_not_modified"] == len(asked)  # each conditional GET was answered 304
     assert tagged["state"] == State.FETCHED and tagged["id"] not in sink.added
     assert hits(settings, "validators") == 1

@@ -126,15 +126,36 @@ class _Both:
             action.close()
 
 
+class BelowWithImages(Below):
+    """Also follows the pages' <img> links: each image comes back as a page with `data`."""
+
+    def should_visit(self, link) -> bool:
+        return super().should_visit(link) or "image" in link.labels
+
+
 def test_collect_images_makes_an_album_with_alt_text(web, tmp_path, fast):
     album = CollectImages(tmp_path / "album")
     crawl(fast, web.url("/faculty/"), album)
     truth = web.truth()
     assert {url: image.alt for url, image in album.images.items()} == truth.photos
     page = (tmp_path / "album" / "album.html").read_text(encoding="utf-8")
-    assert all(f'src="{url}"' in page for url in truth.photos)
+    assert all(f'src="{url}"' in page for url in truth.photos)  # not fetched: shown from the web
     rows = read_rows(tmp_path / "album" / "images.csv")
-    assert len(rows) == 3
+    assert len(rows) == 3 and not any(row["local"] for row in rows)
+
+
+def test_collect_images_downloads_the_images_the_crawl_follows(web, tmp_path, fast):
+    album = CollectImages(tmp_path / "album")
+    with album:
+        summary = BelowWithImages(web.url("/faculty/"), album, roots=[web.url("/faculty/")],
+                                  settings=fast).run()
+    assert summary.callback_errors == 0
+    assert set(album.images) == set(web.truth().photos)
+    for image in album.images.values():
+        saved = tmp_path / "album" / image.local
+        assert image.local.startswith("images/") and saved.read_bytes().startswith(b"\x89PNG")
+    page = (tmp_path / "album" / "album.html").read_text(encoding="utf-8")
+    assert page.count('src="images/') == len(album.images)
 
 
 def test_link_report_names_the_broken_links_and_why(web, tmp_path, fast):

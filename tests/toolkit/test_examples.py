@@ -55,6 +55,7 @@ def test_photo_album_collects_every_faculty_photo(web, tmp_path):
     run("photo_album.py", web.url("/faculty/"), "album", cwd=tmp_path)
     rows = read_rows(tmp_path / "album" / "images.csv")
     assert {row["image"]: row["alt"] for row in rows} == web.truth().photos
+    assert all((tmp_path / "album" / row["local"]).read_bytes()[:4] == b"\x89PNG" for row in rows)
     assert (tmp_path / "album" / "album.html").is_file()
 
 

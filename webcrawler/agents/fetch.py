@@ -118,7 +118,8 @@ class Fetcher:
     # documents
 
     def _document(self, request: Retrieve, started: float) -> Answer:
-        if filetypes.unindexable_url(request.url):
+        raw = request.kind == "file"  # any type, body only: the toolkit's images
+        if not raw and filetypes.unindexable_url(request.url):
             return Failure(request.job_id, request.url, Reason.UNINDEXABLE, "file extension")
         deadline = started + self.config.total_timeout
         with self._get(request.url, deadline, _conditional(request)) as response:
@@ -128,9 +129,11 @@ class Fetcher:
             try:
                 body = read_body(response.raw, response.headers.get("Content-Encoding", ""),
                                  self.config.max_bytes, deadline,
-                                 reject=filetypes.binary_bytes)
+                                 reject=None if raw else filetypes.binary_bytes)
             except BodyError as exc:
                 return self._failure(request, response, exc.reason, str(exc), started)
+            if raw:
+                return self._make_file(request, response, body, started)
             return self._make_document(request, response, body, started)
 
     def _early_answer(
@@ -147,7 +150,7 @@ class Fetcher:
         if not 200 <= status < 300:
             return self._failure(request, response, Reason.HTTP_ERROR, f"HTTP {status}", started)
         mime = filetypes.mime_type(response.headers.get("Content-Type"))
-        if filetypes.indexable_type(mime) is False:
+        if request.kind != "file" and filetypes.indexable_type(mime) is False:
             return self._failure(request, response, Reason.UNINDEXABLE, mime, started)
         length = _content_length(response)
         encoded = response.headers.get("Content-Encoding", "").strip().lower()
@@ -196,6 +199,22 @@ class Fetcher:
             etag=response.headers.get("ETag", ""),
             html=text if request.kind == "page" else "",
             sketch=_sketch(parsed.text) if request.sketch else b"",
+            headers=tuple((name, value) for name, value in response.raw.headers.items()),
+            body=zlib.compress(body, 1),
+        )
+
+    def _make_file(
+        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+    ) -> Document:
+        """A file of any type (kind "file"): its bytes in `body`, nothing decoded or parsed."""
+        return Document(
+            job_id=request.job_id, url=request.url,
+            final_url=try_normalize(response.url or request.url) or request.url,
+            status=response.status_code, charset="",
+            content_type=filetypes.mime_type(response.headers.get("Content-Type")) or "",
+            title="", text="", length=len(body),
+            checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
+            elapsed=time.monotonic() - started,
             headers=tuple((name, value) for name, value in response.raw.headers.items()),
             body=zlib.compress(body, 1),
         )

@@ -5,7 +5,9 @@ executing a prebuilt one 70 us; the same SQL on the DBAPI cursor 4 us
 (measured on the crawl's "next document of server S" query). The crawl runs
 a handful of statements per document, so the store compiles each of them
 once, for whatever database the URL names, and runs it on the connection's
-own DBAPI connection, inside the transaction SQLAlchemy began.
+own DBAPI connection, inside the transaction SQLAlchemy began (SQLite's
+sqlite3, PostgreSQL's psycopg 3, which also prepares a statement on the
+server once it has run a few times).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ClauseElement
 
+from webcrawler import dialects
+
 
 class Prepared:
     """One statement, compiled for the connection's dialect; call `rows`, `one`, `run`."""
@@ -27,6 +31,10 @@ class Prepared:
         self._conn = conn
         self._defaults: dict[str, Any] = dict(compiled.construct_params(_check=False))
         self._order = list(compiled.positiontup or ()) if compiled.positional else None
+        clean = dialects.param_cleaner(conn.dialect.name)
+        if clean is not None:  # PostgreSQL; SQLite's hot path stays as it was
+            plain = self._params
+            self._params = lambda given: plain(clean(given))  # type: ignore[method-assign]
 
     def _params(self, given: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
         values = {**self._defaults, **given} if given else self._defaults

@@ -28,10 +28,10 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from sqlalchemy import and_, event, func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Engine
 
-from webcrawler import index, urls
+from webcrawler import dialects, index, urls
 from webcrawler.database import State, connect, documents, index_outbox, links, servers
 from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
@@ -306,11 +306,6 @@ def run_realtime(settings: Settings, options: RealtimeOptions,
 def _writer_engine(url: str) -> Engine:
     """The job's database connection: it waits longer than `webcrawler index` for the lock."""
     engine = connect(url)
-    if engine.dialect.name == "sqlite":
-        @event.listens_for(engine, "connect")
-        def _patient(dbapi_conn, _record):  # type: ignore[no-untyped-def]
-            dbapi_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-
-        engine.dispose()
+    dialects.wait_for_writers(engine, BUSY_TIMEOUT_MS)
     return engine
 

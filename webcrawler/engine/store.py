@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from webcrawler import urls
+from webcrawler import dialects, urls
 from webcrawler.database import State, crawls, documents, index_outbox, links, responses, servers
 from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
@@ -273,14 +273,14 @@ class _HotStatements:
             server_id=bindparam("p_sid"), path=bindparam("p_path"), state=bindparam("p_state"),
             depth=bindparam("p_depth"), redirects=bindparam("p_redirects"),
             discovered_at=bindparam("p_now"), times_fetched=0, times_changed=0,
-            times_trivial=0, times_unmodified=0, change_bucket=0,
+            times_trivial=0, times_unmodified=0, times_not_modified=0, change_bucket=0,
         ).returning(d.id))
         self.previous = Prepared(conn, select(d.checksum, d.times_fetched, d.times_changed).where(
             d.id == bindparam("p_id")))
         self.duplicate = Prepared(conn, select(d.id).where(and_(
             d.checksum == bindparam("p_sum"), d.state == State.FETCHED, d.reason.is_(None),
             d.id != bindparam("p_id"))).limit(1))
-        self.add_link = Prepared(conn, _insert_ignore(conn.dialect.name, links).values(
+        self.add_link = Prepared(conn, dialects.insert_ignore(conn.dialect.name, links).values(
             source_id=bindparam("p_source"), target_id=bindparam("p_target"),
             anchor=bindparam("p_anchor")))
         self.response_delete = Prepared(conn, responses.delete().where(
@@ -294,17 +294,6 @@ class _HotStatements:
             index_outbox.c.doc_id == bindparam("p_id")))
         self.outbox_insert = Prepared(conn, insert(index_outbox).values(
             doc_id=bindparam("p_id"), batch=bindparam("p_batch"), payload=bindparam("p_payload")))
-
-
-def _insert_ignore(dialect: str, table):  # type: ignore[no-untyped-def]
-    """INSERT that keeps an existing row with the same key (SQLite, PostgreSQL, MySQL)."""
-    if dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    elif dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        return insert(table).prefix_with("IGNORE")
-    return dialect_insert(table).on_conflict_do_nothing()
 
 
 def _server_counters(server: ServerState) -> dict[str, object]:

@@ -23,7 +23,8 @@ from webcrawler.urls import origin
 
 PAGE = 500
 EXPORTED = (State.FETCHED, State.REDIRECTED, "gone")  # documents the crawl retrieved at least once
-HISTORY = ("times_trivial", "times_unmodified", "change_bucket", "last_change", "etag", "last_modified")
+HISTORY = ("times_trivial", "times_unmodified", "times_not_modified", "change_bucket", "last_change",
+           "etag", "last_modified")
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ class RecrawlStats:
     recrawled: int = 0  # stored documents fetched more than once
     recrawls: int = 0  # fetches beyond each document's first (gone ones too)
     unmodified: int = 0  # 304s and byte-identical bodies
+    not_modified: int = 0  # of which 304s (no body sent)
     trivial: int = 0  # bodies that differed trivially
     changed: int = 0  # non-trivial changes
     buckets: dict[int, int] = field(default_factory=dict)  # change bucket -> documents
@@ -61,9 +62,13 @@ def gather_recrawl(conn: Connection, now: float | None = None) -> RecrawlStats:
         func.coalesce(func.sum(d.c.times_trivial), 0),
         func.coalesce(func.sum(d.c.times_changed), 0),
     )).one()
+    not_modified = conn.execute(select(func.coalesce(func.sum(d.c.times_not_modified), 0))).scalar() \
+        if "times_not_modified" in present else 0
     buckets = conn.execute(select(d.c.change_bucket, func.count()).where(held)
                            .group_by(d.c.change_bucket).order_by(d.c.change_bucket))
-    return RecrawlStats(True, *row, buckets={int(b): n for b, n in buckets})
+    stored, gone, due, recrawled, recrawls, unmodified, trivial, changed = row
+    return RecrawlStats(True, stored, gone, due, recrawled, recrawls, unmodified, not_modified,
+                        trivial, changed, buckets={int(b): n for b, n in buckets})
 
 
 def recrawl_lines(figures: RecrawlStats) -> list[str]:
@@ -74,7 +79,8 @@ def recrawl_lines(figures: RecrawlStats) -> list[str]:
     histogram = " ".join(f"{bucket}:{count}" for bucket, count in f.buckets.items()) or "none"
     return [f"recrawl    {f.due} due now, {f.recrawled} of {f.stored} stored recrawled "
             f"({f.recrawls} fetches), {f.gone} gone",
-            f"  outcomes {f.unmodified} unmodified (304 or identical), {f.trivial} trivially changed, "
+            f"  outcomes {f.unmodified} unmodified ({f.not_modified} answered 304, "
+            f"{f.unmodified - f.not_modified} identical), {f.trivial} trivially changed, "
             f"{f.changed} changed",
             f"  buckets  {histogram}  (bucket:documents)"]
 

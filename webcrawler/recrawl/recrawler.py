@@ -69,6 +69,7 @@ class _Before:
     changes: int
     trivial: int
     unmodified: int
+    not_modified: int
     first_fetch: float | None
     last_fetch: float | None
     next_due: float | None
@@ -97,7 +98,7 @@ class Recrawler:
         d = documents.c
         self._before = Prepared(store.conn, select(
             d.state, d.checksum, d.sketch, d.times_fetched, d.times_changed, d.times_trivial,
-            d.times_unmodified, d.first_fetch, d.last_fetch, d.next_due,
+            d.times_unmodified, d.times_not_modified, d.first_fetch, d.last_fetch, d.next_due,
         ).where(d.id == bindparam("p_id")))
         self._set_due = Prepared(store.conn, update(documents).where(
             d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
@@ -191,7 +192,8 @@ class Recrawler:
         self._count(Change.UNMODIFIED, counted=True)
         validators = {k: v for k, v in (("etag", answer.etag[:256]),
                                         ("last_modified", answer.last_modified[:64])) if v}
-        self._record(entry, before, Change.UNMODIFIED, now, before.state, **validators)
+        self._record(entry, before, Change.UNMODIFIED, now, before.state,
+                     times_not_modified=before.not_modified + 1, **validators)
 
     def failure(self, entry: FrontierEntry, failure: Failure, now: float) -> None:
         """404/410: the page is gone (kept as a row, out of the index); else try again later."""
@@ -225,9 +227,10 @@ class Recrawler:
     def _read(self, entry: FrontierEntry) -> _Before:
         row = self._before.one(p_id=entry.doc_id)
         assert row is not None, f"document {entry.doc_id} vanished"
-        state, checksum, sketch, fetches, changes, trivial, unmodified, first, last, due = row
+        state, checksum, sketch, fetches, changes, trivial, unmodified, not_modified, first, last, \
+            due = row
         return _Before(state, checksum, sketch, fetches or 0, changes or 0, trivial or 0,
-                       unmodified or 0, first, last, due)
+                       unmodified or 0, not_modified or 0, first, last, due)
 
     def _count(self, change: Change, counted: bool = False) -> None:
         self.stats.recrawled += 1

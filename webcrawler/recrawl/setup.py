@@ -7,6 +7,7 @@ import logging
 from webcrawler.engine.frontier import Ordering
 from webcrawler.engine.policies import DocumentSink
 from webcrawler.engine.store import CrawlStore
+from webcrawler.recrawl.auto_plan import planned
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.recrawler import Recrawler, incremental
 from webcrawler.settings import Settings
@@ -23,7 +24,7 @@ def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
     if settings.order != "server-first" or settings.hot_query.strip():
         log.warning("--incremental crawls servers in the server-first order: --order and "
                     "--hot-query are not used")
-    plan = RecrawlPlan(share=settings.recrawl_share)
+    plan = planned(settings, RecrawlPlan(share=settings.recrawl_share))  # --plan auto: issue 12
     ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate)
     scheduled = recrawler.load()
     log.info("incremental crawl, recrawl policy %s: %d stored pages scheduled", settings.recrawl,

@@ -69,6 +69,7 @@ class Page:
     length: int = 0  # bytes received
     status: int = 200
     origin: Link | None = None  # the link that led here (None for a root)
+    data: bytes = b""  # the bytes of a file fetched through an <img> link (an image); b"" else
 
     def __repr__(self) -> str:
         return f"Page({self.url!r}, depth={self.depth}, links={len(self.links)})"

@@ -176,7 +176,7 @@ class CrawlRun:
         if link is not None:
             self._documents_out += 1
         self.scheduler.dispatched(server)
-        pool.submit(Retrieve(job_id, url, "robots" if link is None else "page"))
+        pool.submit(Retrieve(job_id, url, _kind(link)))
 
     # --- answers --------------------------------------------------------
     def _handle(self, job: Retrieve, answer: object) -> None:
@@ -255,6 +255,8 @@ class CrawlRun:
                                              self.crawler.should_visit, link):
             return self._skip(link, "should-visit")
         reason = self.scope.why_not(link.url, 0)
+        if reason == Reason.UNINDEXABLE and link.element in FILE_ELEMENTS:
+            reason = None  # the last check: an image is fetched as a file, never indexed
         if reason is not None:
             return self._skip(link, reason)
         self.seen.add(link.url)
@@ -284,3 +286,13 @@ class CrawlRun:
 
 def _source_url(link: Link) -> str:
     return link.source.url if link.source is not None else link.url
+
+
+FILE_ELEMENTS = frozenset({"img"})  # links to files that are fetched as bytes, never parsed
+
+
+def _kind(link: Link | None) -> str:
+    """What the agent is asked for: robots.txt, a file's bytes (an image), or a page."""
+    if link is None:
+        return "robots"
+    return "file" if link.element in FILE_ELEMENTS else "page"

@@ -46,9 +46,13 @@ class VisitAction:
         self.skipped = 0  # pages the predicate turned down
         self.closed = False
 
+    takes_files = False  # pages that are a file's bytes (an image through an <img> link)
+
     def __call__(self, page: Page) -> None:
         if self.closed:
             raise RuntimeError(f"{type(self).__name__} is closed")
+        if page.data and not self.takes_files:
+            return  # an image is not a page to save, print or search
         if self.when is not None and not self.when(page):
             self.skipped += 1
             return

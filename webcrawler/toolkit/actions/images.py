@@ -7,18 +7,18 @@ section 1). Every image a visited page shows (its `img` links, with their alt
 text) is recorded once, with the page it was found on; `close()` writes
 ``album.html`` (a page of figures with captions) and ``images.csv``.
 
-Only agents do HTTP. When the crawler offers a way to fetch an image through
-its agents and request policy, pass it as `fetch` (a callable URL -> bytes or
-None) and the album holds local copies (kept only when the bytes are a PNG,
-JPEG, GIF or WebP image, at most `MAX_IMAGE_BYTES`); without it the album
-shows the images from their URLs.
+Only agents do HTTP: an image is downloaded when the crawler follows its <img>
+link (`should_visit` says yes to a link labelled "image"); the crawl then visits
+it as a page whose `data` holds the bytes, through the same agents, robots.txt,
+politeness and request policy as every page. The album keeps a local copy of
+each image so fetched (when the bytes are a PNG, JPEG, GIF or WebP image, at
+most `MAX_IMAGE_BYTES`), and shows the others from their URLs.
 """
 
 from __future__ import annotations
 
 import csv
 import html
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -30,7 +30,6 @@ MAX_IMAGE_BYTES = 10 * 1024 * 1024
 MAX_IMAGES = 100_000
 SIGNATURES = {b"\x89PNG\r\n\x1a\n": ".png", b"\xff\xd8\xff": ".jpg", b"GIF87a": ".gif",
               b"GIF89a": ".gif"}
-Fetch = Callable[[str], bytes | None]
 
 
 @dataclass
@@ -47,26 +46,32 @@ class Image:
 class CollectImages(VisitAction):
     """``CollectImages(folder)``: the images of every visited page, as ``album.html``."""
 
-    def __init__(self, folder: str | Path, when: PagePredicate | None = None,
-                 fetch: Fetch | None = None) -> None:
+    takes_files = True
+
+    def __init__(self, folder: str | Path, when: PagePredicate | None = None) -> None:
         super().__init__(when)
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.fetch = fetch
         self.images: dict[str, Image] = {}
+
+    def __call__(self, page: Page) -> None:
+        """An image's bytes are kept for an image already listed (the page predicate chose
+        the page that shows it); any other page goes through the predicate as usual."""
+        if not page.data:
+            return super().__call__(page)
+        url = page.origin.url if page.origin is not None else page.url
+        if url in self.images and not self.images[url].local:
+            self.images[url].local = self._save(url, page.data)
 
     def handle(self, page: Page) -> None:
         for link in page.links:
             if link.element != "img" or link.url in self.images or len(self.images) >= MAX_IMAGES:
                 continue
-            image = Image(link.url, (link.anchor or "").strip(), page.url, page.title or "")
-            if self.fetch is not None:
-                image.local = self._save(link.url)
-            self.images[link.url] = image
+            self.images[link.url] = Image(link.url, (link.anchor or "").strip(), page.url,
+                                          page.title or "")
 
-    def _save(self, url: str) -> str:
-        """A local copy of the image, or "" when it could not be fetched or is not an image."""
-        data = self.fetch(url) if self.fetch is not None else None
+    def _save(self, url: str, data: bytes) -> str:
+        """A local copy of the image, or "" when the bytes are not an image we keep."""
         extension = image_type(data or b"")
         if not data or not extension or len(data) > MAX_IMAGE_BYTES:
             return ""

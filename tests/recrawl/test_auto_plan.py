@@ -1,0 +1,63 @@
+"""`index --incremental --plan auto`: the model, solved from a real crawl's history, sets the plan."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+from webcrawler.recrawl.auto_plan import as_recrawl_plan, planned
+from webcrawler.recrawl.plan_inputs import PeriodInputs
+from webcrawler.recrawl.policies import YEAR, RecrawlPlan
+from webcrawler.settings import Settings
+from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+
+from .test_incremental import NEW, OLD, crawl, rows
+
+ADDRESS = "127.0.12.1"
+
+
+def test_period_inputs_become_a_recrawl_plan():
+    inputs = PeriodInputs(period_seconds=600.0, bucket_rates={150: 1.0, 200: 0.25, 250: 0.0},
+                          new_share=0.2, recrawl_share=0.8)
+    default = RecrawlPlan(share=0.5)
+    plan = as_recrawl_plan(inputs, default)
+    assert plan.share == 0.8 and len(plan.revisit) == 256
+    assert plan.revisit_interval(150) == 600.0 and plan.revisit_interval(200) == 2400.0
+    assert math.isinf(plan.revisit[250]) and plan.revisit_interval(250) == YEAR  # skipped: bounded
+    assert plan.revisit_interval(100) == default.revisit_interval(100)  # not in the plan: as before
+    idle = PeriodInputs(600.0, {150: 0.0}, new_share=0.0, recrawl_share=0.0)
+    assert as_recrawl_plan(idle, default).share == 0.5
+
+
+def test_plan_auto_solves_from_the_crawl_history_and_crawls_by_it(tmp_path):
+    settings = Settings(data_dir=tmp_path / "data", agents=2, delay=0.0, hours=2.5 / 3600,
+                        incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5,
+                        commit_seconds=0.5, progress_interval=60.0, total_timeout=5.0)
+    counter = itertools.count()
+
+    def route(path: str) -> Page | None:
+        if path == "/":
+            return html("home", "the home page", [(f"/fast{k}", "f") for k in range(3)]
+                        + [(f"/slow{k}", "s") for k in range(3)])
+        if path.startswith("/fast"):
+            return html(path, (OLD, NEW)[next(counter) % 2])  # a new story at every fetch
+        if path.startswith("/slow"):
+            return html(path, "an archive page that never changes, " * 8)
+        return None
+
+    with LoopbackWeb([Site(ADDRESS, route)]) as web:
+        crawl(settings, web.url(ADDRESS, "/"))  # uniform recrawl: every page fetched repeatedly
+        history = rows(settings)
+        auto = dataclasses.replace(settings, plan="auto", recrawl="buckets", plan_strategy=1)
+        assert planned(settings, RecrawlPlan()) == RecrawlPlan()  # without --plan auto: untouched
+        plan = planned(auto, RecrawlPlan(share=0.5))
+        crawl(auto, web.url(ADDRESS, "/"))
+    fast, slow = history["/fast0"]["change_bucket"], history["/slow0"]["change_bucket"]
+    assert history["/fast0"]["times_changed"] >= 1 and history["/slow0"]["times_changed"] == 0
+    assert len(plan.revisit) == 256 and 0 <= plan.share <= 1
+    # the model revisits the changing pages more often (the crawl's min_interval may bound both)
+    assert plan.revisit[fast] < plan.revisit[slow]
+    assert plan.revisit_interval(fast) <= plan.revisit_interval(slow)
+    after = rows(settings)
+    assert after["/fast0"]["times_fetched"] > history["/fast0"]["times_fetched"]

@@ -1,0 +1,59 @@
+"""`webcrawler index --incremental --plan auto`: the model sets the recrawl plan of each cycle.
+
+Section 6, "adaptive at two levels": between cycles the model's data (bucket sizes, change
+rates, new-page rates, crawl cost) is re-measured from the crawl's history and the model
+re-solved; within the cycle the plan coordinates the two queues. Here a cycle is one run of
+`index --incremental` (its --hours split into T periods): at its start the stored history
+is read (history.py), the model solved (solve.py) and its first period turned into the
+RecrawlPlan the buckets policy reads: a revisit interval per change bucket (x_i1 / b_i0
+fetches per page per period) and the recrawl queue's share against new URLs (sum_i x_i1
+against z_1). Without history yet, or if Ipopt fails, the crawl keeps the default plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+import numpy as np
+
+from webcrawler.recrawl.plan_inputs import PeriodInputs, period_inputs
+from webcrawler.recrawl.policies import RecrawlPlan
+from webcrawler.settings import Settings
+
+log = logging.getLogger(__name__)
+PERIODS = 14  # the paper's T
+
+
+def planned(settings: Settings, default: RecrawlPlan) -> RecrawlPlan:
+    """The model's plan for this cycle when --plan auto, else `default`."""
+    if settings.plan != "auto":
+        return default
+    from webcrawler.recrawl.history import NoHistory, from_database
+    from webcrawler.recrawl.instances import Scenario
+    from webcrawler.recrawl.solve import SolveFailed, solve
+
+    period = settings.hours * 3600.0 / PERIODS
+    scenario = Scenario(periods=PERIODS, period_days=period / 86400.0)
+    try:
+        data, source = from_database(settings.database_url, scenario, settings.plan_strategy)
+        if settings.fetch_rate > 0:  # the bandwidth is the fetch rate cap, not the past speed
+            cost = 1.0 / settings.fetch_rate
+            data = dataclasses.replace(data, c=np.full_like(data.c, cost), d=np.full_like(data.d, cost))
+        inputs = period_inputs(solve(data), source["bucket_ids"], period)
+    except (NoHistory, SolveFailed) as exc:
+        log.warning("--plan auto keeps the default plan this cycle: %s", exc)
+        return default
+    plan = as_recrawl_plan(inputs, default)
+    log.warning("--plan auto (strategy %d): recrawl share %.2f, %d buckets planned",
+                settings.plan_strategy, plan.share, len(inputs.bucket_rates))
+    return plan
+
+
+def as_recrawl_plan(inputs: PeriodInputs, default: RecrawlPlan) -> RecrawlPlan:
+    """Per-bucket revisit intervals for all 256 buckets (those the plan does not name keep the
+    default's) and the recrawl share; a plan with no fetch at all keeps the default share."""
+    revisit = tuple(inputs.interval(b) if b in inputs.bucket_rates else default.revisit_interval(b)
+                    for b in range(256))
+    share = inputs.recrawl_share if inputs.new_share + inputs.recrawl_share > 0 else default.share
+    return dataclasses.replace(default, share=share, revisit=revisit)

@@ -1,0 +1,129 @@
+"""`webcrawler plan-recrawl`: solve WebFountain's model and print Table 3, write JSON and Figures 3-4.
+
+The instance is either the paper's (section 5, every unstated value an option with the
+default docs/recrawl-model.md argues for) or, with --from-crawl, the stored crawl's own
+history (recrawl/history.py). Solver failures and a crawl without history are one line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from webcrawler.recrawl.instances import Scenario
+
+HELP = {
+    "pages": "Pages in the repository at the start (the paper: 500 M).",
+    "buckets": "Change-rate buckets B (the paper: 255).",
+    "periods": "Time periods T in a crawler cycle (the paper: 14).",
+    "period_days": "Length of one period in days (assumed: 2, a four-week cycle).",
+    "doubling_days": "Days in which the web doubles (the paper: about 400).",
+    "slowest_days": "Mean days between changes in the slowest bucket.",
+    "fastest_days": "Mean days between changes in the fastest bucket.",
+    "crawls_per_cycle": "Bandwidth: how many times per cycle the repository could be fetched.",
+    "old_cost": "Seconds to crawl an old page (cconst).",
+    "new_cost": "Seconds to crawl a new page (dconst).",
+    "old_finds_new": "New pages found per old page crawled (oldnwt).",
+    "new_finds_new": "New pages found per new page crawled (newnwt).",
+    "version": "The paper's version: 1 equal buckets, 2 3M/1M/3M buckets, 3 changes half as often.",
+}
+
+
+def scenario_options(command: Any) -> Any:
+    """One option per Scenario field, typed and defaulted from the dataclass."""
+    for field in reversed(dataclasses.fields(Scenario)):
+        positive = not field.name.endswith("finds_new")  # a zero elsewhere divides by zero
+        kind = (click.IntRange(1, None) if field.type == "int"
+                else click.FloatRange(0, None, min_open=positive))
+        if field.name == "version":
+            kind = click.IntRange(1, 3)
+        command = click.option("--" + field.name.replace("_", "-"), type=kind, default=field.default,
+                               show_default=True, help=HELP[field.name])(command)
+    return command
+
+
+def plan_options(command: Any) -> Any:
+    """`index --plan auto --plan-strategy N`: the model sets each cycle's recrawl plan."""
+    command = click.option("--plan-strategy", type=click.IntRange(1, 3), default=None,
+                           help="The model's strategy under --plan auto (default 3).")(command)
+    return click.option("--plan", type=click.Choice(["auto"]), default=None,
+                        help="With --incremental: solve WebFountain's model from the crawl's "
+                             "history at the start and recrawl by its plan.")(command)
+
+
+@click.command("plan-recrawl")
+@click.option("--strategy", "strategies", type=click.IntRange(1, 3), multiple=True,
+              help="1 equal weights, 2 last period only, 3 last period and small weights "
+                   "(repeatable; default all three).")
+@click.option("--small-weight", type=click.FloatRange(0, 1), default=0.01, show_default=True,
+              help="Strategy 3's weight on every period but the last.")
+@scenario_options
+@click.option("--from-crawl", is_flag=True,
+              help="Take bucket sizes, change fractions and crawl costs from the stored crawl.")
+@click.option("--data-dir", type=click.Path(path_type=Path), default=None,
+              help="With --from-crawl: the crawl's data directory (default ./webcrawler-data).")
+@click.option("--db", "db_url", default=None, help="With --from-crawl: SQLAlchemy database URL.")
+@click.option("--json", "json_path", default=None, help="Write the plans as JSON here ('-': stdout).")
+@click.option("--figures", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write Figures 3 and 4 as PNG into this directory.")
+@click.option("--max-iter", type=click.IntRange(1, None), default=3000, show_default=True,
+              help="Ipopt's iteration limit.")
+def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: bool,
+                 data_dir: Path | None, db_url: str | None, json_path: str | None,
+                 figures: Path | None, max_iter: int, **scenario: Any) -> None:
+    """Solve WebFountain's recrawl model (Edwards et al. 2001): how many pages of each change
+    bucket, and how many new pages, to crawl in each period of a cycle."""
+    from webcrawler.recrawl.figures import write_figures
+    from webcrawler.recrawl.plan import changes_per_cycle, format_table, plan_json, solve_strategies
+    from webcrawler.recrawl.solve import SolveFailed
+
+    data, source = _instance(Scenario(**scenario), from_crawl, data_dir, db_url)
+    try:
+        plans = solve_strategies(data, strategies or (1, 2, 3), small_weight, max_iter,
+                                 progress=lambda line: click.echo(line, err=True))
+    except SolveFailed as exc:
+        raise click.ClickException(str(exc)) from None
+    document = plan_json(data, plans, source)
+    if json_path == "-":
+        click.echo(json.dumps(document, indent=1))
+    else:
+        click.echo(format_table(plans))
+    if json_path and json_path != "-":
+        Path(json_path).write_text(json.dumps(document, indent=1), encoding="utf-8")
+        click.echo(f"plans written to {json_path}", err=True)
+    if figures is not None:
+        for path in write_figures(plans, changes_per_cycle(data), figures):
+            click.echo(f"figure written to {path}", err=True)
+
+
+def _instance(scenario: Scenario, from_crawl: bool, data_dir: Path | None,
+              db_url: str | None) -> tuple[Any, dict[str, Any]]:
+    """The ModelData to solve and a description of where it came from."""
+    from webcrawler.recrawl.instances import build
+
+    if not from_crawl:
+        return build(scenario), {"kind": "scenario", **dataclasses.asdict(scenario)}
+    from webcrawler.recrawl.history import NoHistory, from_database
+    from webcrawler.settings import from_environment
+
+    try:
+        settings = from_environment()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    data_dir = data_dir or settings.data_dir
+    try:
+        return from_database(db_url or settings.db_url or _sqlite(data_dir), scenario)
+    except NoHistory as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _sqlite(data_dir: Path) -> str:
+    from webcrawler.database import sqlite_url
+
+    if not (data_dir / "webcrawler.db").exists():
+        raise click.ClickException(f"no crawl in {data_dir}: run webcrawler index first")
+    return sqlite_url(data_dir)
