@@ -6,7 +6,7 @@ solves, and within a period the plan's output (x_i1 / b_i0 and z_1) drives the t
 The paper re-solves once per cycle of T periods; a run of `index --incremental --hours H`
 is one such cycle here, split into the model's T = 14 periods, and the plan is re-solved at
 the start of each period over the periods still left in the run (a shrinking horizon: the
-model's last period stays the run's end, so strategy 1's and 3's weight on the last period
+model's last period stays the run's end, so strategy 2's and 3's weight on the last period
 means what the paper means). `--plan-cycle SECONDS` sets the period instead.
 
 The history is read from the live database through its own read-only connection (SQLite in
