@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from webcrawler.recrawl.buckets import UNKNOWN
 from webcrawler.recrawl.model import ModelData, Solution
 from webcrawler.recrawl.plan_inputs import PeriodInputs, period_inputs
 from webcrawler.recrawl.policies import RecrawlPlan
@@ -62,8 +63,12 @@ def model_plan(settings: Settings, default: RecrawlPlan, period: float, periods:
 
 def as_recrawl_plan(inputs: PeriodInputs, default: RecrawlPlan) -> RecrawlPlan:
     """Per-bucket revisit intervals for all 256 buckets (those the plan does not name keep the
-    default's) and the recrawl share; a plan with no fetch at all keeps the default share."""
-    revisit = tuple(inputs.interval(b) if b in inputs.bucket_rates else default.revisit_interval(b)
+    default's) and the recrawl share; a plan with no fetch at all keeps the default share.
+    Pages not yet recrawled (bucket UNKNOWN) keep their first recrawl after first_interval, as
+    in replan.py: the model pools them at the crawl's mean rate, and a plan that skipped them
+    would leave their change rate unmeasured for good."""
+    revisit = tuple(default.first_interval if b == UNKNOWN else
+                    inputs.interval(b) if b in inputs.bucket_rates else default.revisit_interval(b)
                     for b in range(256))
     share = inputs.recrawl_share if inputs.new_share + inputs.recrawl_share > 0 else default.share
     return dataclasses.replace(default, share=share, revisit=revisit)
