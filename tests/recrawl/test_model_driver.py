@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
+
+import numpy as np
 
 from webcrawler.database import connect
 from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
 from webcrawler.engine.store import CrawlStore
+from webcrawler.recrawl.auto_plan import as_recrawl_plan
+from webcrawler.recrawl.buckets import UNKNOWN
+from webcrawler.recrawl.model import Solution
 from webcrawler.recrawl.model_driver import ModelDriver, cycle_seconds
+from webcrawler.recrawl.plan_inputs import period_inputs
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.recrawler import Recrawler
 from webcrawler.recrawl.setup import incremental_parts
@@ -66,6 +73,18 @@ def test_the_cycle_is_the_runs_hours_over_the_models_periods():
     assert cycle_seconds(Settings(hours=1.4, plan_cycle=30.0)) == 30.0
     driver = ModelDriver(Settings(hours=1.4), RecrawlPlan())
     assert [driver.periods_left(p) for p in (0, 1, 13, 14, 20)] == [14, 13, 1, 1, 1]
+
+
+def test_a_bucket_skipped_now_is_due_when_a_later_period_crawls_it():
+    b = np.full((3, 4), 10.0)
+    x = np.array([[5.0, 5.0, 5.0], [0.0, 0.0, 10.0], [0.0, 0.0, 0.0]])  # buckets 150, 200, 250
+    plan = Solution(x=x, z=np.zeros(3), y=np.zeros((3, 4)), n=np.zeros(4), b=b, objective=0.0)
+    inputs = period_inputs(plan, [150, 200, 250], period_seconds=60.0)
+    assert inputs.interval(150) == 120.0  # half the pages each period: every two periods
+    assert inputs.interval(200) == 120.0  # first crawled in period 2: due then
+    assert math.isinf(inputs.interval(250))  # never in this plan
+    auto = as_recrawl_plan(inputs, RecrawlPlan(first_interval=7.0))
+    assert auto.revisit_interval(UNKNOWN) == 7.0  # pages not yet recrawled: as before
 
 
 def test_plan_auto_resolves_each_period_from_the_live_history(tmp_path):
