@@ -11,7 +11,9 @@ it: at equal bandwidth the policies differ only in which pages they spend it on.
 - adaptive: Nutch's AdaptiveFetchSchedule: the interval shrinks by DEC_RATE when the
   page changed, grows by INC_RATE when it did not, bounded by the plan's min and max;
 - buckets (ours, WebFountain): the page's change bucket (buckets.py) gives its
-  change interval, the plan turns a bucket into a revisit interval.
+  change interval, the plan turns a bucket into a revisit interval: by default the
+  optimum of Cho and Garcia-Molina for the bandwidth at hand, which the recrawler
+  recomputes from its bucket counts (allocation.py, replan.py).
 
 `RecrawlPlan` holds the plain inputs: per-bucket revisit intervals and the recrawl
 share are what issue 12's optimisation model will set.
