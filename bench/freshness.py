@@ -69,18 +69,20 @@ def make_web(size: Size, spread: str, seed: int, log_path: Path, epoch: float) -
 
 
 def run_policy(size: Size, spread: str, seed: int, policy: str, work: Path,
-               export: bool = False) -> dict[str, object]:
-    """One crawl from an empty data dir; its figures, the obsolete timeline, and the export's."""
-    data, log_path = work / f"{spread}-{policy}", work / f"{spread}-{policy}.log"
+               export: bool = False, extra: tuple[str, ...] = (), label: str = "") -> dict[str, object]:
+    """One crawl from an empty data dir; its figures, the obsolete timeline, and the export's.
+    `extra`: more `index` options (bench/freshness_plans.py: --plan auto), named by `label`."""
+    name = label or policy
+    data, log_path = work / f"{spread}-{name}", work / f"{spread}-{name}.log"
     web = make_web(size, spread, seed, log_path, epoch=time.time() + STARTUP)
     with GenWebProcess(web) as served:
-        crawl = _crawl(served, size, policy, data, until=served.clock.real(size.days))
+        crawl = _crawl(served, size, policy, data, until=served.clock.real(size.days), extra=extra)
         crawl_end = min(time.time(), served.clock.real(size.days))
     fetches = read_log(log_path)
     samples = timeline(served, fetches, served.epoch, crawl_end)
     figures = _stats(data)
     result: dict[str, object] = {
-        "spread": spread, "policy": policy, "crawl_exit": crawl.returncode,
+        "spread": spread, "policy": name, "crawl_exit": crawl.returncode,
         "mean_obsolete": _mean([s.obsolete for s in samples]),
         "steady_obsolete": _mean([s.obsolete for s in samples if s.day >= size.days / 2]),
         "final_obsolete": samples[-1].obsolete if samples else None,
@@ -88,20 +90,23 @@ def run_policy(size: Size, spread: str, seed: int, policy: str, work: Path,
         "trivial_served": fetches.trivial_served, "real_served": fetches.real_served,
         "trivial_ignored": figures.get("trivial"), "changed_seen": figures.get("changed"),
         "timeline": [asdict(s) | {"obsolete": s.obsolete} for s in samples],
+        "plan_log": [line for line in crawl.stderr.splitlines() if "--plan auto" in line],
     }
     if export:
         result["export"] = live_share(served, _export(data), crawl_end)
     return result
 
 
-def _crawl(web: ChangingWeb, size: Size, policy: str, data: Path,
-           until: float) -> subprocess.CompletedProcess:
+def _crawl(web: ChangingWeb, size: Size, policy: str, data: Path, until: float,
+           extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     hours = (until - time.time()) / 3600
-    argv = [sys.executable, "-m", "webcrawler.cli", "index", "--incremental", "--hours", f"{hours:.5f}",
+    verbose = ["-v"] if extra else []  # bench/freshness_plans.py reads the model's solve lines
+    argv = [sys.executable, "-m", "webcrawler.cli", *verbose, "index", "--incremental",
+            "--hours", f"{hours:.5f}",
             "--recrawl", policy, "--fetch-rate", str(size.fetch_rate), "--seed", web.seed_url,
             "--include", web.include_pattern, "--delay", "0", "--agents", str(size.agents),
-            "--data-dir", str(data), "--no-progress"]
-    log.info("crawling: %s", " ".join(argv[3:]))
+            "--data-dir", str(data), "--no-progress", *extra]
+    log.info("crawling: %s", " ".join(argv[3 + len(verbose):]))
     result = subprocess.run(argv, capture_output=True, text=True, timeout=hours * 3600 + 300)
     if result.returncode:
         log.warning("crawl %s exited %d: %s", policy, result.returncode, result.stderr.strip()[-500:])

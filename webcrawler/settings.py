@@ -59,6 +59,7 @@ class Settings:
 
     plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle (issue 12)
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
+    plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 
 import numpy as np
 
+from webcrawler.recrawl.buckets import UNKNOWN
+from webcrawler.recrawl.model import ModelData, Solution
 from webcrawler.recrawl.plan_inputs import PeriodInputs, period_inputs
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.settings import Settings
@@ -29,31 +32,43 @@ def planned(settings: Settings, default: RecrawlPlan) -> RecrawlPlan:
     """The model's plan for this cycle when --plan auto, else `default`."""
     if settings.plan != "auto":
         return default
-    from webcrawler.recrawl.history import NoHistory, from_database
-    from webcrawler.recrawl.instances import Scenario
-    from webcrawler.recrawl.solve import SolveFailed, solve
+    from webcrawler.recrawl.history import NoHistory
+    from webcrawler.recrawl.solve import SolveFailed
 
-    period = settings.hours * 3600.0 / PERIODS
-    scenario = Scenario(periods=PERIODS, period_days=period / 86400.0)
     try:
-        data, source = from_database(settings.database_url, scenario, settings.plan_strategy)
-        if settings.fetch_rate > 0:  # the bandwidth is the fetch rate cap, not the past speed
-            cost = 1.0 / settings.fetch_rate
-            data = dataclasses.replace(data, c=np.full_like(data.c, cost), d=np.full_like(data.d, cost))
-        inputs = period_inputs(solve(data), source["bucket_ids"], period)
+        plan = model_plan(settings, default, settings.hours * 3600.0 / PERIODS, PERIODS)
     except (NoHistory, SolveFailed) as exc:
         log.warning("--plan auto keeps the default plan this cycle: %s", exc)
         return default
-    plan = as_recrawl_plan(inputs, default)
-    log.warning("--plan auto (strategy %d): recrawl share %.2f, %d buckets planned",
-                settings.plan_strategy, plan.share, len(inputs.bucket_rates))
+    log.warning("--plan auto (strategy %d): recrawl share %.2f", settings.plan_strategy, plan.share)
     return plan
+
+
+def model_plan(settings: Settings, default: RecrawlPlan, period: float, periods: int,
+               solver: Callable[[ModelData], Solution] | None = None) -> RecrawlPlan:
+    """Read the stored history, solve the model over `periods` periods of `period` seconds
+    and turn its first period into a RecrawlPlan; NoHistory or SolveFailed otherwise."""
+    from webcrawler.recrawl.history import from_database
+    from webcrawler.recrawl.instances import Scenario
+    from webcrawler.recrawl.solve import solve
+
+    scenario = Scenario(periods=periods, period_days=period / 86400.0)
+    data, source = from_database(settings.database_url, scenario, settings.plan_strategy)
+    if settings.fetch_rate > 0:  # the bandwidth is the fetch rate cap, not the past speed
+        cost = 1.0 / settings.fetch_rate
+        data = dataclasses.replace(data, c=np.full_like(data.c, cost), d=np.full_like(data.d, cost))
+    inputs = period_inputs((solver or solve)(data), source["bucket_ids"], period)
+    return as_recrawl_plan(inputs, default)
 
 
 def as_recrawl_plan(inputs: PeriodInputs, default: RecrawlPlan) -> RecrawlPlan:
     """Per-bucket revisit intervals for all 256 buckets (those the plan does not name keep the
-    default's) and the recrawl share; a plan with no fetch at all keeps the default share."""
-    revisit = tuple(inputs.interval(b) if b in inputs.bucket_rates else default.revisit_interval(b)
+    default's) and the recrawl share; a plan with no fetch at all keeps the default share.
+    Pages not yet recrawled (bucket UNKNOWN) keep their first recrawl after first_interval, as
+    in replan.py: the model pools them at the crawl's mean rate, and a plan that skipped them
+    would leave their change rate unmeasured for good."""
+    revisit = tuple(default.first_interval if b == UNKNOWN else
+                    inputs.interval(b) if b in inputs.bucket_rates else default.revisit_interval(b)
                     for b in range(256))
     share = inputs.recrawl_share if inputs.new_share + inputs.recrawl_share > 0 else default.share
     return dataclasses.replace(default, share=share, revisit=revisit)

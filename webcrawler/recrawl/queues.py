@@ -109,6 +109,12 @@ class RecrawlQueues:
         scheduler.work_added(server, mono)
         return 1
 
+    def set_share(self, share: float) -> None:
+        """A new weight of the recrawl queue (the model's plan of a new period), for every server."""
+        self.share = min(1.0, max(0.0, share))
+        for turns in self._turns.values():
+            turns.weights = (1.0 - self.share, self.share)
+
     # --- Frontier -----------------------------------------------------------
     def next_document(self, server: ServerState) -> FrontierEntry | None:
         turns = self._turns.setdefault(server.id, WeightedAggregator((1.0 - self.share, self.share)))

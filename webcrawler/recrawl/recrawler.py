@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, select, update
 
@@ -33,6 +33,9 @@ from webcrawler.recrawl.pace import FetchPace
 from webcrawler.recrawl.policies import Buckets, Fetched, Policy, RecrawlPlan, make_policy
 from webcrawler.recrawl.queues import RECRAWLABLE, Notify, RecrawlQueues
 from webcrawler.recrawl.replan import Replanner
+
+if TYPE_CHECKING:  # --plan auto's driver takes the Replanner's place (setup.py)
+    from webcrawler.recrawl.model_driver import ModelDriver
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +96,7 @@ class Recrawler:
         self.pace = FetchPace(fetch_rate)
         self.stats = RecrawlStats()
         # ours: the optimum's revisit table from the live bucket counts (unless a model set one)
-        self.replanner = (Replanner(plan, fetch_rate)
+        self.replanner: Replanner | ModelDriver | None = (Replanner(plan, fetch_rate)
                           if isinstance(policy, Buckets) and not plan.revisit else None)
         d = documents.c
         self._before = Prepared(store.conn, select(
@@ -128,10 +131,16 @@ class Recrawler:
         self.queues.tick(time.time(), scheduler, mono)
         if self.replanner is not None:
             plan = self.replanner.replan(mono, self.pace.spent, self.queues.recrawls)
-            if plan is not None and isinstance(self.policy, Buckets):
-                self.policy.plan = plan  # the table is the policy's input
+            if plan is not None:
+                self.install(plan)
         if spare > 0 and self.queues.due_now() == 0 and self.pace.ready(mono):
             self.queues.pull_ahead(spare, scheduler, mono)
+
+    def install(self, plan: RecrawlPlan) -> None:
+        """A new period's plan: the buckets policy's revisit table, both queues' weights."""
+        if isinstance(self.policy, Buckets):
+            self.policy.plan = plan  # the table is the policy's input
+        self.queues.set_share(plan.share)
 
     def may_dispatch(self, mono: float) -> bool:
         return self.pace.ready(mono)

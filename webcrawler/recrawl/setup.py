@@ -8,6 +8,7 @@ from webcrawler.engine.frontier import Ordering
 from webcrawler.engine.policies import DocumentSink
 from webcrawler.engine.store import CrawlStore
 from webcrawler.recrawl.auto_plan import planned
+from webcrawler.recrawl.model_driver import ModelDriver
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.recrawler import Recrawler, incremental
 from webcrawler.settings import Settings
@@ -26,6 +27,8 @@ def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
                     "--hot-query are not used")
     plan = planned(settings, RecrawlPlan(share=settings.recrawl_share))  # --plan auto: issue 12
     ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate)
+    if settings.plan == "auto":  # the model re-solved each period: issue 12
+        recrawler.replanner = ModelDriver(settings, plan, recrawler.replanner)
     scheduled = recrawler.load()
     log.info("incremental crawl, recrawl policy %s: %d stored pages scheduled", settings.recrawl,
              scheduled)

@@ -1,0 +1,124 @@
+"""Freshness when WebFountain's model drives the crawl (issue 12): strategies 1-3 against issue 11's policies.
+
+On the changing web of bench/freshness.py (Cho and Garcia-Molina's spread, seed 1994, the
+same size and --fetch-rate), each crawl starts empty and runs for the web's whole span:
+
+- buckets, uniform, adaptive: issue 11's policies (buckets with J's Cho optimum, replan.py);
+- auto-1, auto-2, auto-3: `--recrawl buckets --plan auto --plan-strategy N`, the model
+  re-solved at the start of each of the run's 14 periods from the live history
+  (webcrawler/recrawl/model_driver.py).
+
+The measure is bench/freshness_measure.py's obsolete share, sampled twice a simulated day.
+
+    python -m bench.freshness_plans [--quick] [--json out.json] [--publish]
+
+`--publish` replaces the section in BENCHMARKS.md and writes docs/freshness-plans.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from bench.common import ROOT, command_line, commit, machine, table
+from bench.freshness import FULL, QUICK, Size, _obsolete, replace_section, run_policy
+
+log = logging.getLogger("bench.freshness_plans")
+TITLE = "Freshness (issue 12): the model's strategies driving the crawl, against issue 11's policies"
+RUNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (  # (label, --recrawl, more options)
+    *((f"auto-{n}", "buckets", ("--plan", "auto", "--plan-strategy", str(n))) for n in (1, 2, 3)),
+    ("buckets", "buckets", ()),
+    ("uniform", "uniform", ()),
+    ("adaptive", "adaptive", ()),
+)
+COLORS = {"buckets": "tab:red", "uniform": "tab:blue", "adaptive": "tab:green",
+          "auto-1": "tab:purple", "auto-2": "tab:orange", "auto-3": "tab:brown"}
+SOLVED = re.compile(r"re-solved over (\d+) periods in ([\d.]+) s")
+
+
+def solves(result: dict[str, object]) -> tuple[int, int, float | None]:
+    """(solves, failed or skipped solves, slowest solve's seconds) from the crawl's log."""
+    lines = result.get("plan_log") or []
+    times = [float(m.group(2)) for line in lines if (m := SOLVED.search(line))]  # type: ignore[union-attr]
+    kept = sum(1 for line in lines if "keeps the" in line)  # type: ignore[union-attr]
+    return len(times), kept, max(times) if times else None
+
+
+def report(results: list[dict[str, object]], size: Size) -> str:
+    rows = []
+    for r in results:
+        n, kept, slowest = solves(r)
+        rows.append([r["policy"], *_obsolete(r), sum(r["requests"].values()),  # type: ignore[union-attr]
+                     f"{r['changed_seen']} of {r['real_served']}",
+                     f"{n} ({kept} kept)" if r["policy"].startswith("auto") else "",  # type: ignore[union-attr]
+                     f"{slowest:.2f}" if slowest is not None else ""])
+    return "\n".join([
+        f"Web: {size.servers} servers x {size.pages} pages at day 0 (plus births), {size.days:g} days "
+        f"of {size.day_seconds:g} s, Cho and Garcia-Molina's spread (seed 1994), --fetch-rate "
+        f"{size.fetch_rate:g} for every crawl, {size.agents} agents; the model's period is the run "
+        "over 14.", "",
+        table(["crawl", "mean obsolete", "second half", "final", "page requests",
+               "changes seen (of served)", "model solves (failed/no history: plan kept)",
+               "slowest solve s"], rows)])
+
+
+def plot(results: list[dict[str, object]], out: Path) -> None:
+    """Obsolete fraction over simulated days, one line per crawl."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for r in results:
+        points = r["timeline"]
+        ax.plot([p["day"] for p in points], [100 * p["obsolete"] for p in points],  # type: ignore[union-attr]
+                label=r["policy"], color=COLORS[str(r["policy"])],
+                linestyle="-" if str(r["policy"]).startswith("auto") else ":")
+    ax.set_xlabel("simulated day")
+    ax.set_ylabel("obsolete pages (%)")
+    ax.set_title("The model's strategies driving the crawl (issue 12)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="bench/freshness.py's small web (minutes).")
+    parser.add_argument("--json", type=Path, default=None, help="Write every figure and timeline here.")
+    parser.add_argument("--publish", action="store_true",
+                        help="Replace the section in BENCHMARKS.md and write docs/freshness-plans.png.")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s")
+    size = QUICK if args.quick else FULL
+    started, where = time.time(), machine()
+    with tempfile.TemporaryDirectory(prefix="freshness-plans-") as work:
+        results = [run_policy(size, "cho", 1994, policy, Path(work), extra=extra, label=label)
+                   for label, policy, extra in RUNS]
+    minutes = (time.time() - started) / 60
+    body = report(results, size)
+    if args.json:
+        args.json.write_text(json.dumps({"size": asdict(size), "results": results}, indent=1))
+    print(body)
+    print(f"\n{minutes:.1f} minutes")
+    if args.publish:
+        header = (f"{time.strftime('%Y-%m-%d')}, commit `{commit()}`, {where}, {minutes:.0f} minutes."
+                  f"\n\nCommand: `{command_line()}`\n\nPlot: docs/freshness-plans.png; the reading: "
+                  "docs/recrawl-model.md, \"The model drives the crawl\".\n\n")
+        plot(results, ROOT / "docs" / "freshness-plans.png")
+        replace_section(TITLE, header + body, ROOT / "BENCHMARKS.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""`--plan auto` during the crawl: the model re-solved at the start of each period (issue 12).
+
+Section 6's "adaptive at two levels": the model's data (bucket sizes, change rates, the
+pages obsolete now, new pages per fetch) is re-measured from the crawl's history between
+solves, and within a period the plan's output (x_i1 / b_i0 and z_1) drives the two queues.
+The paper re-solves once per cycle of T periods; a run of `index --incremental --hours H`
+is one such cycle here, split into the model's T = 14 periods, and the plan is re-solved at
+the start of each period over the periods still left in the run (a shrinking horizon: the
+model's last period stays the run's end, so strategy 2's and 3's weight on the last period
+means what the paper means). `--plan-cycle SECONDS` sets the period instead.
+
+The history is read from the live database through its own read-only connection (SQLite in
+WAL mode lets a reader beside the engine's writer; PostgreSQL too). A solve that fails keeps
+the current plan with one warning. Until the model has a plan (a fresh crawl has no
+history), the buckets policy's Cho optimum (replan.py) runs as before; after, the model's
+table wins. The driver sits where the recrawler calls its Replanner (`place`, `replan`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+
+from webcrawler.recrawl.auto_plan import PERIODS, model_plan
+from webcrawler.recrawl.history import NoHistory
+from webcrawler.recrawl.model import ModelData, Solution
+from webcrawler.recrawl.policies import RecrawlPlan
+from webcrawler.recrawl.replan import Replanner
+from webcrawler.recrawl.solve import SolveFailed
+from webcrawler.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def cycle_seconds(settings: Settings) -> float:
+    """Seconds between two solves: --plan-cycle, else the run's --hours over the model's T."""
+    return settings.plan_cycle if settings.plan_cycle > 0 else settings.hours * 3600.0 / PERIODS
+
+
+class ModelDriver:
+    """Re-solves the model every `cycle` seconds of the run and hands the recrawler its plan."""
+
+    def __init__(self, settings: Settings, plan: RecrawlPlan, fallback: Replanner | None = None,
+                 solver: Callable[[ModelData], Solution] | None = None) -> None:
+        self.settings = settings
+        self.plan = plan  # the plan in force (the start's solve, or the default)
+        self.fallback = fallback  # J's Cho optimum until the model has a plan of its own
+        self.solver = solver
+        self.cycle = cycle_seconds(settings)
+        self.modelled = bool(plan.revisit)  # the start's solve (auto_plan.planned) succeeded
+        self.solves = 0  # successful in-run solves
+        self.failures = 0
+        self.last_error = ""
+        self.installed: list[RecrawlPlan] = []  # every plan the model installed, in order
+        self._start: float | None = None  # monotonic time of the run's start
+        self._period = 0
+
+    def place(self, doc_id: int, bucket: int | None) -> None:
+        """The fallback counts pages per bucket; the model reads them from the database."""
+        if self.fallback is not None:
+            self.fallback.place(doc_id, bucket)
+
+    def replan(self, mono: float, fetches: int, recrawls: int) -> RecrawlPlan | None:
+        """The model's new plan when a period starts; the fallback's until the model has one."""
+        if self._start is None:
+            self._start = mono
+        period = int((mono - self._start) // self.cycle)
+        if period > self._period:
+            self._period = period
+            plan = self._solve(period)
+            if plan is not None:
+                return plan
+        if not self.modelled and self.fallback is not None:
+            return self.fallback.replan(mono, fetches, recrawls)
+        return None
+
+    def periods_left(self, period: int) -> int:
+        """Periods from `period` to the run's end (at least 1): the solve's horizon."""
+        run = self.settings.hours * 3600.0
+        return max(1, math.ceil(round(run / self.cycle - period, 6)))
+
+    def _solve(self, period: int) -> RecrawlPlan | None:
+        started = time.monotonic()
+        horizon = self.periods_left(period)
+        try:
+            plan = model_plan(self.settings, self.plan, self.cycle, horizon, self.solver)
+        except (NoHistory, SolveFailed) as exc:
+            self.failures += 1
+            self.last_error = str(exc)
+            log.warning("--plan auto keeps the current plan for period %d: %s", period, exc)
+            return None
+        self.plan, self.modelled = plan, True
+        self.solves += 1
+        self.installed.append(plan)
+        log.info("--plan auto: period %d re-solved over %d periods in %.2f s, recrawl share %.2f",
+                 period, horizon, time.monotonic() - started, plan.share)
+        return plan
