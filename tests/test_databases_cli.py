@@ -5,13 +5,13 @@
 from __future__ import annotations
 
 import json
-import signal
 import time
 from pathlib import Path
 
 import requests
 from click.testing import CliRunner
 
+from tests.cli_runner import run_cli as run
 from webcrawler.cli import main
 from webcrawler.query_server import ServerThread, create_app
 from webcrawler.testing.server import LoopbackWeb, Site, html
@@ -35,16 +35,6 @@ def garden() -> dict:
     }
 
 
-def run(*args: str) -> str:
-    """One `webcrawler` command in this process; its output (it must succeed)."""
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    finally:
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def test_every_command_on_the_database(tmp_path: Path, database_url: str) -> None:

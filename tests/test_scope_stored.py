@@ -4,28 +4,17 @@ given on the command line replaces it."""
 from __future__ import annotations
 
 import json
-import signal
 from pathlib import Path
 
-from click.testing import CliRunner
 from sqlalchemy import select
 
-from webcrawler.cli import main
+from tests.cli_runner import run_cli as run
 from webcrawler.database import connect, meta
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.16.1"
 
 
-def run(*args: str) -> str:
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    finally:
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def stored(data: Path) -> dict:

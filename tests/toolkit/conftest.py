@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
 
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.testing.toolkitweb import ToolkitWeb
 
 
 @pytest.fixture
@@ -36,3 +38,16 @@ def documents(web: LoopbackWeb) -> list[str]:
     """The paths the server was asked for, robots.txt left out, in arrival order."""
     web.log.settle()
     return [p for p in web.log.paths() if p != "/robots.txt"]
+
+
+@pytest.fixture(scope="module")
+def web():
+    """The small university web the actions and the examples run on (testing/toolkitweb.py)."""
+    with ToolkitWeb() as served:
+        yield served
+
+
+def read_rows(path: Path, header: bool = True) -> list:
+    """A CSV an action or an example wrote: dicts by header, or plain rows."""
+    with path.open(encoding="utf-8", newline="") as lines:
+        return list(csv.DictReader(lines) if header else csv.reader(lines))

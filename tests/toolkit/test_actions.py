@@ -3,16 +3,14 @@ plus hostile pages: traversal in names, odd encodings, formulas, scripts, size c
 
 from __future__ import annotations
 
-import csv
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.toolkit.conftest import read_rows
 from webcrawler.query_server import create_app
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site
-from webcrawler.testing.toolkitweb import ToolkitWeb
 from webcrawler.toolkit import Crawler, Limits, Regexp, Tagexp
 from webcrawler.toolkit.actions import (
     AddToIndex,
@@ -29,17 +27,6 @@ from webcrawler.toolkit.actions import (
 def fast(tmp_path_factory) -> Settings:
     """Loopback needs no politeness delay; the crawl's lease files go to a scratch folder."""
     return Settings(delay=0.0, agents=2, hours=0.02, data_dir=tmp_path_factory.mktemp("leases"))
-
-
-def read_rows(path: Path, header: bool = True) -> list:
-    with path.open(encoding="utf-8", newline="") as lines:
-        return list(csv.DictReader(lines) if header else csv.reader(lines))
-
-
-@pytest.fixture(scope="module")
-def web():
-    with ToolkitWeb() as served:
-        yield served
 
 
 class Below(Crawler):

@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from webcrawler.testing.toolkitweb import ToolkitWeb, indexed_web
+from tests.toolkit.conftest import read_rows
+from webcrawler.testing.toolkitweb import indexed_web
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Loopback servers need no politeness delay; two agents are plenty for a dozen pages.
 ENV = {**os.environ, "WEBCRAWLER_DELAY": "0", "WEBCRAWLER_AGENTS": "2"}
-
-
-def read_rows(path: Path, header: bool = True) -> list:
-    with path.open(encoding="utf-8", newline="") as lines:
-        return list(csv.DictReader(lines) if header else csv.reader(lines))
-
-
-@pytest.fixture(scope="module")
-def web():
-    with ToolkitWeb() as served:
-        yield served
 
 
 def run(example: str, *args: str, cwd: Path) -> str:
