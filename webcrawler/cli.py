@@ -7,7 +7,6 @@ stderr, results (summaries, answers) to stdout.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
 import signal
@@ -19,10 +18,12 @@ from typing import Any
 import click
 
 from webcrawler.agenthosts.cli import agent_host, agent_scheduler
+from webcrawler.config.command import config_command
+from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.recrawl.plan_cli import plan_options, plan_recrawl
-from webcrawler.settings import Settings, from_environment
+from webcrawler.settings import Settings
 from webcrawler.shard_commands import index_shard_options, optimize_option, register_shard_commands
 from webcrawler.workbench.cli import crawl_command, workbench_command
 
@@ -36,13 +37,8 @@ def _setup_logging(verbose: int) -> None:
 
 
 def _settings(**flags: Any) -> Settings:
-    """Defaults <- WEBCRAWLER_* environment <- flags that were given."""
-    try:
-        base = from_environment()
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    given = {k: v for k, v in flags.items() if v is not None and v != ()}
-    return dataclasses.replace(base, **given)
+    """Defaults <- DATA/webcrawler.toml <- WEBCRAWLER_* environment <- flags that were given."""
+    return crawl_settings(flags)
 
 
 class _Commands(click.Group):
@@ -137,6 +133,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
               help="Rebuild the index from the database's documents (the old index is moved "
                    "aside), then stop; no crawl.")
 @index_shard_options
+@tuning_options
 @data_dir_option
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
@@ -247,6 +244,7 @@ def _install_signals(stop: Any) -> None:
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object a line: results, progress, then the summary.")
 @scope_options
+@tuning_options
 @data_dir_option
 @db_option
 def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], max_fetches: int,
@@ -347,30 +345,19 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 @main.command()
 @data_dir_option
 @db_option
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=5000, show_default=True)
-@click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True)
-@click.option("--allow-from-url", is_flag=True,
-              help="Let the real-time search form start from any URL, not only indexed documents.")
-@click.option("--allow-private-fetch", is_flag=True,
-              help="Let real-time searches reach loopback and private addresses that the crawl's "
-                   "seeds do not name (refused by default).")
-@click.option("--allowed-host", "allowed_hosts", multiple=True,
-              help="A host name the server answers to besides localhost and --host (repeatable); "
-                   "requests naming any other host get 421.")
-def serve(data_dir: Path | None, db_url: str | None, host: str, port: int, threads: int,
-          allow_from_url: bool, allow_private_fetch: bool, allowed_hosts: tuple[str, ...]) -> None:
+@serve_options
+def serve(data_dir: Path | None, db_url: str | None, **flags: Any) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
     from webcrawler.engine.run import check_data
     from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
 
-    settings = _settings(data_dir=data_dir, db_url=db_url)
+    configuration = serve_configuration({"data_dir": data_dir, "db_url": db_url}, flags)
+    settings, options = configuration.crawl.value, configuration.serve.value
     check_data(settings)  # a damaged database or index: one line (_Commands), before serving
     try:
-        run_server(settings.data_dir, host=host, port=port, db_url=settings.db_url or None,
-                   threads=threads, allow_from_url=allow_from_url,
-                   allow_private_fetch=allow_private_fetch, allowed_hosts=allowed_hosts)
+        run_server(settings.data_dir, host=options.host, port=options.port,
+                   db_url=settings.db_url or None, threads=options.threads, **options.app_options())
     except ServeError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -410,6 +397,7 @@ register_shard_commands(main, data_dir_option, db_option)  # issue 15: index sha
 main.add_command(agent_scheduler)  # issue 15: agent hosts through Dask
 main.add_command(agent_host)
 main.add_command(export)  # issue 11: the stored crawl out, JSON Lines or WARC
+main.add_command(config_command)  # issue 16: the effective configuration
 
 if __name__ == "__main__":
     main()

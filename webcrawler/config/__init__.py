@@ -1,0 +1,19 @@
+"""Configuration: where each setting's value comes from (issue 16).
+
+Precedence, lowest first: the dataclass default < the data directory's
+`webcrawler.toml` < a ``WEBCRAWLER_*`` environment variable < a command-line flag.
+
+    kinds     what type a field holds: check a TOML value, parse an environment text
+    file      read and check `<data_dir>/webcrawler.toml` ([crawl] and [serve])
+    serve     ServeSettings: the query server's own settings
+    layers    apply the four layers, remembering each value's origin
+    options   click options generated from the settings, and the CLI's entry points
+    command   `webcrawler config`: the effective configuration and its origins
+
+Everything here is standard library and click only: `webcrawler.cli` imports it, and
+every agent process imports `webcrawler.cli` (tests/test_boundaries.py keeps it light).
+"""
+
+from webcrawler.config.kinds import ConfigError
+
+__all__ = ["ConfigError"]

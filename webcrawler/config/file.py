@@ -1,0 +1,79 @@
+"""The optional config file `<data_dir>/webcrawler.toml`: a [crawl] section of Settings
+fields and a [serve] section of ServeSettings fields, read with the standard library's
+tomllib. Every problem is a ConfigError of one line naming the file, the key and what
+was expected, so the CLI can print it and exit 2:
+
+    [crawl]
+    agents = 8
+    delay = 0.5
+    include = ['^https://docs\\.example\\.org/']
+
+    [serve]
+    port = 8080
+    per_page = 20
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import Field, fields
+from pathlib import Path
+
+from webcrawler.config.kinds import ConfigError, from_toml
+from webcrawler.config.serve import ServeSettings
+from webcrawler.settings import Settings
+
+FILE_NAME = "webcrawler.toml"
+SECTIONS: dict[str, type] = {"crawl": Settings, "serve": ServeSettings}
+# Fields a file may not set: the file lives in the data directory, and the scope's hosts
+# are the crawl's own record of its seeds.
+NOT_IN_FILE = {"crawl": {"data_dir": "it is the directory the file is in: use --data-dir or "
+                                     "WEBCRAWLER_DATA",
+                         "scope_hosts": "the crawl derives it from its seeds"}}
+
+
+def config_path(data_dir: Path) -> Path:
+    return Path(data_dir) / FILE_NAME
+
+
+def read_config(data_dir: Path) -> dict[str, dict[str, object]]:
+    """The file's checked values by section ({} when there is no file)."""
+    path = config_path(data_dir)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ConfigError(f"{path}: cannot be read ({reason})") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML ({error})") from None
+    return {name: _section(path, name, table) for name, table in document.items()}
+
+
+def _section(path: Path, name: str, table: object) -> dict[str, object]:
+    if name not in SECTIONS:
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: {name} is outside a section: put it under [crawl] or "
+                              "[serve]")
+        raise ConfigError(f"{path}: unknown section [{name}]: the sections are [crawl] and "
+                          "[serve]")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: {name} must be a section ([{name}]), not a single value")
+    known = {f.name: f for f in fields(SECTIONS[name])}
+    return {key: _value(path, name, key, value, known) for key, value in table.items()}
+
+
+def _value(path: Path, section: str, key: str, value: object, known: dict[str, Field]) -> object:
+    where = f"{path}: [{section}] {key}"
+    if key not in known:
+        near = difflib.get_close_matches(key.replace("-", "_"), known, n=1)
+        hint = f" (did you mean {near[0]}?)" if near else " (docs/configuration.md lists them)"
+        raise ConfigError(f"{where} is not a setting of [{section}]{hint}")
+    refused = NOT_IN_FILE.get(section, {}).get(key)
+    if refused:
+        raise ConfigError(f"{where} cannot be set in the file: {refused}")
+    return from_toml(known[key], value, where)

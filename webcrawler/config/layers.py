@@ -1,0 +1,105 @@
+"""The four layers of a setting, lowest first: default < file < environment < flag, and
+where each effective value came from (what `webcrawler config` prints)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from webcrawler.config.file import config_path, read_config
+from webcrawler.config.kinds import from_text
+from webcrawler.config.serve import ServeSettings
+from webcrawler.settings import Settings
+
+T = TypeVar("T")
+ALIASES = {"data_dir": "WEBCRAWLER_DATA", "db_url": "WEBCRAWLER_DB"}  # shorter, and older
+PREFIXES = {Settings: "WEBCRAWLER_", ServeSettings: "WEBCRAWLER_SERVE_"}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from: source is default, file, environment or flag; name is the
+    file, the variable or the flag ("" for a default)."""
+
+    source: str
+    name: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.name}".strip()
+
+
+@dataclass(frozen=True)
+class Layered(Generic[T]):
+    """Settings (or ServeSettings) and each field's origin."""
+
+    value: T
+    origins: dict[str, Origin]
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """The effective configuration of one command."""
+
+    file: Path  # the config file looked for (it may not exist)
+    file_found: bool
+    crawl: Layered[Settings]
+    serve: Layered[ServeSettings]
+
+
+def variables(cls: type, name: str) -> list[str]:
+    """The environment variables of a field, the later winning when both are set."""
+    names = [PREFIXES[cls] + name.upper()]
+    if cls is Settings and name in ALIASES:
+        names.append(ALIASES[name])
+    return names
+
+
+def configure(crawl_flags: Mapping[str, tuple[Any, str]] | None = None,
+              serve_flags: Mapping[str, tuple[Any, str]] | None = None,
+              env: Mapping[str, str] | None = None) -> Configuration:
+    """The layers applied. Flags map a field to (value, the flag as typed); only given
+    flags belong there. The data directory (hence the file) comes from flag, environment
+    or default. Raises ConfigError (one line) for a bad file or variable."""
+    env = os.environ if env is None else env
+    crawl_flags, serve_flags = crawl_flags or {}, serve_flags or {}
+    crawl_env = _environment(Settings, env)
+    data_dir = Path(_top(Settings(), "data_dir", crawl_env, crawl_flags))
+    path = config_path(data_dir)
+    sections = read_config(data_dir)
+    return Configuration(
+        file=path, file_found=path.is_file(),
+        crawl=_layer(Settings(), sections.get("crawl", {}), str(path), crawl_env, crawl_flags),
+        serve=_layer(ServeSettings(), sections.get("serve", {}), str(path),
+                     _environment(ServeSettings, env), serve_flags))
+
+
+def _environment(cls: type, env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
+    found: dict[str, tuple[Any, str]] = {}
+    for f in fields(cls):
+        for variable in variables(cls, f.name):
+            if env.get(variable, "") != "":
+                found[f.name] = (from_text(f, env[variable], variable), variable)
+    return found
+
+
+def _top(defaults: Any, name: str, *layers: Mapping[str, tuple[Any, str]]) -> Any:
+    value = getattr(defaults, name)
+    for layer in layers:
+        if name in layer:
+            value = layer[name][0]
+    return value
+
+
+def _layer(defaults: T, file: Mapping[str, Any], path: str, env: Mapping[str, tuple[Any, str]],
+           flags: Mapping[str, tuple[Any, str]]) -> Layered[T]:
+    values: dict[str, Any] = {}
+    origins = {f.name: Origin("default") for f in fields(defaults)}  # type: ignore[arg-type]
+    for name, value in file.items():
+        values[name], origins[name] = value, Origin("file", path)
+    for source, layer in (("environment", env), ("flag", flags)):
+        for name, (value, where) in layer.items():
+            values[name], origins[name] = value, Origin(source, where)
+    return Layered(replace(defaults, **values), origins)  # type: ignore[type-var]

@@ -1,0 +1,117 @@
+"""The command line's side of configuration: options generated from the settings'
+dataclasses, and the calls that turn the flags a command was given into its settings.
+
+    tuning_options      `index` and `search`: the crawl's expert knobs (timeouts, sizes, ...)
+    serve_options       `serve`: one option per ServeSettings field
+    crawl_settings      flags -> Settings, through file and environment
+    serve_configuration flags -> Configuration (Settings and ServeSettings)
+
+A bad file or variable is one line and exit status 2 (BadConfig), never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+import click
+
+from webcrawler.config.kinds import ConfigError, kind_of
+from webcrawler.config.layers import Configuration, configure
+from webcrawler.config.serve import ServeSettings
+from webcrawler.settings import Settings
+
+# Settings fields that had only a variable before issue 16, with their flags' help.
+TUNING = {
+    "connect_timeout": "Seconds to wait for a server to accept the connection (default 10).",
+    "read_timeout": "Seconds to wait for each read from a server (default 20).",
+    "total_timeout": "Seconds one retrieval may take in all (default 60).",
+    "max_bytes": "Largest body kept, in bytes after decompression (default 1048576).",
+    "max_url_length": "Longest URL fetched, in characters (default 2048).",
+    "user_agent": "The whole User-Agent header (default: from --user-agent-token).",
+    "robots_ttl": "Seconds a robots.txt stays valid (default 86400).",
+    "robots_retry": "Seconds before a robots.txt that failed (5xx, unreachable) is asked "
+                    "again (default 600).",
+    "commit_seconds": "Commit at least this often, in seconds, so another writer never waits "
+                      "long (default 5).",
+    "agent_max_urls": "Replace an agent process after this many URLs (default 500).",
+    "agent_memory_mb": "Replace an agent process that grows past this many MB (default 512).",
+    "agent_deadline": "Seconds an agent may hold one URL (default 0: --total-timeout + 15).",
+    "progress_interval": "Seconds between progress lines (default 2).",
+}
+SERVE_RANGES = {"port": click.IntRange(0, 65535), "threads": click.IntRange(1, 64),
+                "realtime_seconds": click.FloatRange(1)}
+
+
+class BadConfig(click.ClickException):
+    """A config file or variable that cannot be used: its one line, and exit status 2."""
+
+    exit_code = 2
+
+
+def flag_of(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _type(kind: str) -> Any:
+    return {"integer": click.IntRange(0), "number": click.FloatRange(0)}.get(kind, str)
+
+
+def tuning_options(command: Any) -> Any:
+    """`--connect-timeout` ... `--progress-interval`: every TUNING field, none defaulted here."""
+    known = {f.name: f for f in fields(Settings)}
+    for name in reversed(list(TUNING)):
+        command = click.option(flag_of(name), type=_type(kind_of(known[name])), default=None,
+                               help=TUNING[name])(command)
+    return command
+
+
+def serve_options(command: Any) -> Any:
+    """One option per ServeSettings field, default None (so file and environment show
+    through), the default named in the help instead."""
+    for f in reversed(fields(ServeSettings)):
+        kind, text = kind_of(f), f.metadata["help"]
+        if kind == "boolean":
+            option = click.option(f"{flag_of(f.name)}/--no-{f.name.replace('_', '-')}",
+                                  default=None, help=text)
+        elif kind == "list of strings":
+            option = click.option(flag_of(f.name).removesuffix("s"), f.name, multiple=True,
+                                  help=text)
+        else:
+            shown = "" if f.default is None else f" [default: {f.default}]"
+            option = click.option(flag_of(f.name), type=SERVE_RANGES.get(f.name, _type(kind)),
+                                  default=None, help=text + shown)
+        command = option(command)
+    return command
+
+
+def crawl_settings(flags: Mapping[str, Any]) -> Settings:
+    """The command's Settings: defaults <- webcrawler.toml <- WEBCRAWLER_* <- given flags."""
+    return _configure(flags, {}).crawl.value
+
+
+def serve_configuration(crawl_flags: Mapping[str, Any],
+                        serve_flags: Mapping[str, Any]) -> Configuration:
+    return _configure(crawl_flags, serve_flags)
+
+
+def _configure(crawl_flags: Mapping[str, Any], serve_flags: Mapping[str, Any]) -> Configuration:
+    try:
+        return configure(_given(crawl_flags), _given(serve_flags))
+    except ConfigError as error:
+        raise BadConfig(str(error)) from None
+
+
+def _given(flags: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """The flags that were given, each with the flag as the user would type it."""
+    return {name: (value, _typed(name, value)) for name, value in flags.items()
+            if value is not None and value != ()}
+
+
+def _typed(name: str, value: Any) -> str:
+    context = click.get_current_context(silent=True)
+    for param in context.command.params if context else ():
+        if param.name == name and isinstance(param, click.Option):
+            return param.secondary_opts[0] if value is False and param.secondary_opts else param.opts[0]
+    return flag_of(name)
