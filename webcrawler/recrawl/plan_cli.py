@@ -110,14 +110,11 @@ def _instance(scenario: Scenario, from_crawl: bool, data_dir: Path | None,
 
     if not from_crawl:
         return build(scenario), {"kind": "scenario", **dataclasses.asdict(scenario)}
+    from webcrawler.config.options import crawl_settings
     from webcrawler.recrawl.history import NoHistory, from_database
-    from webcrawler.settings import from_environment
 
-    try:
-        settings = from_environment()
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    data_dir = data_dir or settings.data_dir
+    settings = crawl_settings({"data_dir": data_dir})  # file and variables, as `index` reads them
+    data_dir = settings.data_dir
     try:
         return from_database(db_url or settings.db_url or _sqlite(data_dir), scenario)
     except NoHistory as exc:
