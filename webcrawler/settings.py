@@ -1,13 +1,15 @@
 """One settings object for a crawl, passed down, never read from globals.
 
-Precedence: the defaults here <- ``WEBCRAWLER_*`` environment variables <-
-command-line flags (the CLI applies the last step with `dataclasses.replace`).
+Precedence: the defaults here <- the data directory's `webcrawler.toml` ([crawl]) <-
+``WEBCRAWLER_*`` environment variables <- command-line flags; `webcrawler.config` applies
+the layers for the CLI, and docs/configuration.md documents every field (a test keeps it so).
+`from_environment` is the layers without the file, for callers with no data directory.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from webcrawler.messages import AgentConfig
@@ -97,30 +99,9 @@ class Settings:
 
 
 def from_environment(env: dict[str, str] | None = None, base: Settings | None = None) -> Settings:
-    """Apply ``WEBCRAWLER_<FIELD>`` variables (and WEBCRAWLER_DATA / WEBCRAWLER_DB) to `base`."""
-    env = dict(os.environ if env is None else env)
-    base = base or Settings()
-    aliases = {"WEBCRAWLER_DATA": "data_dir", "WEBCRAWLER_DB": "db_url"}
-    changes: dict[str, object] = {}
-    for f in fields(Settings):
-        for key in [f"WEBCRAWLER_{f.name.upper()}"] + [k for k, v in aliases.items() if v == f.name]:
-            if key in env and env[key] != "":
-                changes[f.name] = _convert(getattr(base, f.name), env[key], key)
-    return replace(base, **changes)  # type: ignore[arg-type]
+    """Apply ``WEBCRAWLER_<FIELD>`` variables (and WEBCRAWLER_DATA / WEBCRAWLER_DB) to `base`;
+    a variable that is not a number where one is expected raises ValueError (ConfigError)."""
+    from webcrawler.config.layers import environment_values  # it imports Settings
 
-
-def _convert(current: object, text: str, key: str) -> object:
-    try:
-        if isinstance(current, bool):
-            return text.lower() in ("1", "true", "yes", "on")
-        if isinstance(current, int):
-            return int(text)
-        if isinstance(current, float):
-            return float(text)
-        if isinstance(current, Path):
-            return Path(text)
-        if isinstance(current, tuple):
-            return tuple(part for part in text.split() if part)
-    except ValueError:
-        raise ValueError(f"{key}={text!r} is not a valid {type(current).__name__}") from None
-    return text
+    found = environment_values(Settings, os.environ if env is None else env)
+    return replace(base or Settings(), **{name: value for name, (value, _) in found.items()})

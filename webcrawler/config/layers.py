@@ -65,7 +65,7 @@ def configure(crawl_flags: Mapping[str, tuple[Any, str]] | None = None,
     or default. Raises ConfigError (one line) for a bad file or variable."""
     env = os.environ if env is None else env
     crawl_flags, serve_flags = crawl_flags or {}, serve_flags or {}
-    crawl_env = _environment(Settings, env)
+    crawl_env = environment_values(Settings, env)
     data_dir = Path(_top(Settings(), "data_dir", crawl_env, crawl_flags))
     path = config_path(data_dir)
     sections = read_config(data_dir)
@@ -73,10 +73,11 @@ def configure(crawl_flags: Mapping[str, tuple[Any, str]] | None = None,
         file=path, file_found=path.is_file(),
         crawl=_layer(Settings(), sections.get("crawl", {}), str(path), crawl_env, crawl_flags),
         serve=_layer(ServeSettings(), sections.get("serve", {}), str(path),
-                     _environment(ServeSettings, env), serve_flags))
+                     environment_values(ServeSettings, env), serve_flags))
 
 
-def _environment(cls: type, env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
+def environment_values(cls: type, env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
+    """The fields the environment sets: name -> (value, the variable that set it)."""
     found: dict[str, tuple[Any, str]] = {}
     for f in fields(cls):
         for variable in variables(cls, f.name):
