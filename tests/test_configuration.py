@@ -65,9 +65,11 @@ def test_config_text_names_the_file_and_the_origins(tmp_path: Path, monkeypatch)
 
 
 def test_a_crawl_obeys_file_then_environment_then_flag(tmp_path: Path, monkeypatch) -> None:
-    """max_docs from each layer in turn stops a real crawl of a chain of eight pages."""
+    """max_docs from each layer in turn stops a real crawl of a chain of eight pages; the
+    server sees the User-Agent of the file, then of the flag (a setting that had no flag)."""
     pages = {f"/{i}": html(f"Page {i}", f"page {i}", [(f"/{i + 1}", "next")]) for i in range(8)}
-    settings = "[crawl]\nagents = 1\ndelay = 0.0\nhours = 0.05\nmax_docs = 2\n"
+    settings = ('[crawl]\nagents = 1\ndelay = 0.0\nhours = 0.05\nmax_docs = 2\n'
+                'user_agent = "FileBot/1"\n')
     with LoopbackWeb([Site(ADDRESS, pages)]) as web:
         seed = web.url(ADDRESS, "/0")
         write_config(tmp_path / "a", settings)
@@ -77,10 +79,13 @@ def test_a_crawl_obeys_file_then_environment_then_flag(tmp_path: Path, monkeypat
         by_env = run_cli("index", "--no-progress", "--data-dir", str(tmp_path / "b"), "--seed", seed)
         write_config(tmp_path / "c", settings)
         by_flag = run_cli("index", "--no-progress", "--data-dir", str(tmp_path / "c"), "--seed", seed,
-                          "--max-docs", "4")
+                          "--max-docs", "4", "--user-agent", "FlagBot/2")
+        web.log.settle()
+        agents = [hit.user_agent for hit in web.log.snapshot()]
     assert "documents retrieved  2" in by_file and "document limit" in by_file
     assert "documents retrieved  3" in by_env
     assert "documents retrieved  4" in by_flag
+    assert set(agents) == {"FileBot/1", "FlagBot/2"} and agents[-1] == "FlagBot/2"
 
 
 @pytest.mark.parametrize(("text", "expected"), [

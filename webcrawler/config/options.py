@@ -55,7 +55,7 @@ def flag_of(name: str) -> str:
 
 
 def _type(kind: str) -> Any:
-    return {"integer": click.IntRange(0), "number": click.FloatRange(0)}.get(kind, str)
+    return {"integer": click.IntRange(1), "number": click.FloatRange(0)}.get(kind, str)
 
 
 def tuning_options(command: Any) -> Any:
