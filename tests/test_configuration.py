@@ -97,6 +97,8 @@ def test_a_crawl_obeys_file_then_environment_then_flag(tmp_path: Path, monkeypat
     ("[crawl]\ndata_dir = \"/elsewhere\"\n", "[crawl] data_dir cannot be set in the file"),
     ("[server]\nport = 1\n", "unknown section [server]"),
     ("agents = 3\n", "agents is outside a section"),
+    ("[serve]\nper_page = 0\n", "[serve] per_page = 0: 0 is not in the range x>=1"),
+    ("[crawl]\norder = \"fastest\"\n", "[crawl] order = 'fastest': 'fastest' is not one of"),
 ])
 def test_a_bad_file_is_one_line_and_exit_2(tmp_path: Path, text: str, expected: str) -> None:
     path = write_config(tmp_path, text)

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from webcrawler.config.kinds import ConfigError, kind_of
-from webcrawler.config.layers import Configuration, configure
+from webcrawler.config.layers import Configuration, Layered, configure
 from webcrawler.config.serve import ServeSettings
 from webcrawler.settings import Settings
 
@@ -98,9 +98,33 @@ def serve_configuration(crawl_flags: Mapping[str, Any],
 
 def _configure(crawl_flags: Mapping[str, Any], serve_flags: Mapping[str, Any]) -> Configuration:
     try:
-        return configure(_given(crawl_flags), _given(serve_flags))
+        configuration = configure(_given(crawl_flags), _given(serve_flags))
     except ConfigError as error:
         raise BadConfig(str(error)) from None
+    _check_ranges(configuration.crawl, "index")
+    _check_ranges(configuration.serve, "serve")
+    return configuration
+
+
+def _check_ranges(layered: Layered[Any], command: str) -> None:
+    """A file's value within the range or choices the command's flag takes (`per_page = 0`,
+    `order = "fastest"`): the same one line and exit 2 as a wrong type. Variables are left
+    as they always were (WEBCRAWLER_AGENTS=100 has long been allowed)."""
+    context = click.get_current_context(silent=True)
+    group = context.find_root().command if context else None
+    target = group.commands.get(command) if isinstance(group, click.Group) else None
+    params = {p.name: p for p in target.params} if target else {}
+    for name, origin in layered.origins.items():
+        param = params.get(name)
+        if origin.source != "file" or not isinstance(param, click.Option) or not isinstance(
+                param.type, (click.IntRange, click.FloatRange, click.Choice)):
+            continue
+        value = getattr(layered.value, name)
+        try:
+            param.type.convert(value, param, context)
+        except click.BadParameter as error:
+            section = "serve" if command == "serve" else "crawl"
+            raise BadConfig(f"{origin.name}: [{section}] {name} = {value!r}: {error.message}") from None
 
 
 def _given(flags: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
