@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from webcrawler.database import State
 from webcrawler.engine.frontier import FoundLink, Ordering
 from webcrawler.engine.leases import ServerLeases
-from webcrawler.engine.orderings import server_first
+from webcrawler.engine.orders.batch import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
 from webcrawler.engine.scheduler import Scheduler, ServerState
