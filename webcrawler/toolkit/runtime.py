@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 from webcrawler.engine.leases import ServerLeases
 from webcrawler.engine.policies import Scope
 from webcrawler.engine.pool import AgentPool
+from webcrawler.engine.robots_txt import obey, rules_of
 from webcrawler.engine.scheduler import Scheduler, ServerState
-from webcrawler.messages import Document, Failure, Reason, Redirect, Retrieve, RobotsFile
-from webcrawler.robots import RobotsRules
+from webcrawler.messages import Document, Failure, Reason, Redirect, Retrieve
 from webcrawler.settings import Settings
 from webcrawler.toolkit.agents import start_pool
 from webcrawler.toolkit.classifiers import StandardClassifier
@@ -198,11 +198,9 @@ class CrawlRun:
         self.scheduler.answered(server, now, first_document_done=True)
 
     def _robots(self, server: ServerState, answer: object) -> None:
-        status, body = (answer.status, answer.body) if isinstance(answer, RobotsFile) else (None, "")
-        server.robots = RobotsRules.from_response(status, body, self.settings.robots_token)
-        delay = server.robots.crawl_delay or 0.0
-        server.crawl_delay = delay if delay > self.settings.delay else 0.0
-        if server.robots.unavailable:
+        rules = rules_of(answer, self.settings.robots_token)[0]
+        obey(server, rules, self.settings.delay)  # a short crawl: no expiry, no retry
+        if rules.unavailable:
             log.info("%s/robots.txt unavailable: nothing on that server is fetched", server.origin)
 
     def _page(self, doc: Document, link: Link) -> None:

@@ -13,7 +13,7 @@ queued documents) under a `BestDocumentOrder` (ready servers by their best
 document), with the key policy of `document_keys`. `hot_query` puts the
 paper's hot queue in front of any of them: URLs whose anchor text or URL
 mention the query words, or within three links of a page that does, first.
-Politeness stays in the Scheduler and robots.txt in the Crawler for all.
+Politeness stays in the Scheduler and robots.txt in engine/robots_txt.py for all.
 """
 
 from __future__ import annotations
