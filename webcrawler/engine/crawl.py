@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from webcrawler.database import State
 from webcrawler.engine.frontier import FoundLink, Ordering
-from webcrawler.engine.leases import ServerLeases
+from webcrawler.engine.leases import ServerLeases, next_leased_server
 from webcrawler.engine.orders.batch import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
@@ -224,11 +224,9 @@ class Crawler:
         return any(s.has_work() and not self.robots.retrying(s) for s in self.scheduler.cooling())
 
     def _poll_timeout(self, now: float, deadline: float) -> float:
-        wake = self.scheduler.next_wakeup()
-        timeout = 0.25 if wake is None else min(0.25, max(0.0, wake - now))
+        timeout = self.scheduler.poll_timeout(now, deadline)
         hint = self.recrawl.wait_hint(now) if self.recrawl is not None else None
-        timeout = timeout if hint is None else min(timeout, hint)
-        return min(timeout, max(0.0, deadline - now))
+        return timeout if hint is None else min(timeout, hint)
 
     def _drain(self, pool: AgentPool) -> None:
         """Collect the answers of in-flight retrievals for a little while; the rest stay queued."""
@@ -258,13 +256,9 @@ class Crawler:
         while pool.free() and not self._stop_requested:
             if self.recrawl is not None and not self.recrawl.may_dispatch(now):
                 return  # --fetch-rate: the next slot is not yet
-            server = self.scheduler.next_server(now)
+            server = next_leased_server(self.scheduler, self.leases, self.settings.delay, now)
             if server is None:
                 return
-            wait = self.leases.acquire(server.origin, max(self.settings.delay, server.crawl_delay))
-            if wait is not None:  # another process is asking this server, or just did
-                self.scheduler.defer(server, now + wait)
-                continue
             job = self._job_for(server, now)
             if job is None:
                 self.leases.release(server.origin, requested=False)
