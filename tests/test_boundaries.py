@@ -1,67 +1,254 @@
-"""The house rules as a test: who may import what (walks each module's imports with ast)."""
+"""The house rules as a test: who may import what, and who may do what (walks each module with ast).
+
+Each test is one rule of README's "The rules" list (under "How it works"), in the same words. The
+walk sees every form an import takes: `import a.b as c`, `from a import b` (a.b), relative
+imports, attributes of an imported module (`index.open_writer`), imports inside
+functions, and `importlib.import_module("a")`; test_the_walk_sees_every_form_of_import
+keeps it so.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "webcrawler"
 
 
-def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def tree_of(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _absolute(path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    package = package[:len(package) - (node.level - 1)]
+    return ".".join([*package, node.module] if node.module else package)
+
+
+@cache
+def imports_of(path: Path) -> frozenset[str]:
+    """Every module, and every name of a module, that `path` imports or uses."""
+    return imports_in(tree_of(path), path)
+
+
+def imports_in(tree: ast.Module, path: Path) -> frozenset[str]:
+    """imports_of for `tree`, the source of the module at `path`."""
     names: set[str] = set()
+    bound: dict[str, str] = {}  # local name -> what it stands for
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+            for alias in node.names:
+                names.add(alias.name)
+                top = alias.name.split(".")[0]
+                bound[alias.asname or top] = alias.name if alias.asname else top
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(path, node)
+            names.add(base)
+            for alias in node.names:
+                names.add(f"{base}.{alias.name}")
+                bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+        elif (isinstance(node, ast.Call) and _called(node) in ("import_module", "__import__")
+              and node.args and isinstance(node.args[0], ast.Constant)):
+            names.add(str(node.args[0].value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in bound:
+            names.add(f"{bound[node.value.id]}.{node.attr}")
+    return frozenset(names)
 
 
-def modules(sub: str = ""):
-    return sorted((PACKAGE / sub).rglob("*.py"))
+def _called(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
-def uses(path: Path, top: str) -> bool:
-    return any(name == top or name.startswith(top + ".") for name in imports_of(path))
+def calls_in(path: Path) -> list[ast.Call]:
+    return [node for node in ast.walk(tree_of(path)) if isinstance(node, ast.Call)]
 
 
-def test_only_the_index_package_imports_whoosh():
-    offenders = [p for p in modules()
-                 if uses(p, "whoosh") and p.relative_to(PACKAGE).parts[0] != "index"]
-    assert not offenders
+def modules(*subs: str) -> list[Path]:
+    found = []
+    for sub in subs or ("",):
+        found += sorted((PACKAGE / sub).rglob("*.py")) if (PACKAGE / sub).is_dir() \
+            else [PACKAGE / sub]
+    return found
 
 
+def part(path: Path) -> str:
+    """The package of the house a module belongs to ("index", "agents", "cli.py", ...)."""
+    return path.relative_to(PACKAGE).parts[0]
+
+
+def used(path: Path, *tops: str) -> list[str]:
+    """What of `tops` (modules, or names in modules) `path` imports or uses."""
+    return sorted(name for name in imports_of(path)
+                  if any(name == top or name.startswith(top + ".") for top in tops))
+
+
+def offenders(paths: list[Path], *tops: str) -> dict[str, list[str]]:
+    return {module_name(p): hits for p in paths if (hits := used(p, *tops))}
+
+
+def loaded_by(*subs: str, tops: tuple[str, ...]) -> list[str]:
+    """Which of `tops` a fresh interpreter has loaded after importing every module of `subs`
+    (the rule again, through every import chain: what the process really pays for)."""
+    import subprocess
+    import sys
+
+    names = " ".join(module_name(p) for p in modules(*subs))
+    code = ("import importlib, sys\n"
+            "tops = tuple(sys.argv[2].split())\n"
+            "for name in sys.argv[1].split(): importlib.import_module(name)\n"
+            "print(*sorted({m for m in sys.modules for t in tops if m == t or m.startswith(t + '.')}))")
+    return subprocess.run([sys.executable, "-c", code, names, " ".join(tops)], capture_output=True,
+                          text=True, timeout=120, check=True).stdout.split()
+
+
+def test_the_walk_sees_every_form_of_import(tmp_path: Path) -> None:
+    """A rule is only as good as the walk: each import form below must be seen."""
+    fake = PACKAGE / "index" / "_probe.py"  # never written: only parsed from tmp_path's copy
+    source = tmp_path / "probe.py"
+    source.write_text(
+        "import whoosh.fields as wf\n"
+        "from .. import engine\n"
+        "from . import writer as w\n"
+        "from webcrawler import query_server\n"
+        "def later():\n"
+        "    import importlib\n"
+        "    importlib.import_module('requests')\n"
+        "    return w.open_writer, wf.TEXT\n", encoding="utf-8")
+    names = imports_in(ast.parse(source.read_text(encoding="utf-8")), fake)
+    for expected in ("whoosh.fields", "webcrawler.engine", "webcrawler.index.writer.open_writer",
+                     "webcrawler.query_server", "requests", "whoosh.fields.TEXT"):
+        assert expected in names, expected
+
+
+# --- the rules ---------------------------------------------------------------------------
+
+def test_only_the_index_imports_whoosh() -> None:
+    assert offenders([p for p in modules() if part(p) != "index"], "whoosh") == {}
+
+
+HTTP_CLIENTS = ("requests", "urllib3", "http.client", "urllib.request", "httpx", "aiohttp",
+                "pycurl", "websockets", "xmlrpc.client", "ftplib")
+SOCKET_MODULES = ("socket", "ssl", "asyncio", "selectors")
+SOCKET_CLIENT_CALLS = {"connect", "connect_ex", "create_connection", "open_connection",
+                       "open_unix_connection", "wrap_socket"}
 # The one HTTP client outside the agents: `webcrawler crawl definition.json --on URL` hands a
 # crawl definition to another machine's workbench (its API, never a page of the Web).
 WORKBENCH_CLIENT = PACKAGE / "workbench" / "remote.py"
 
 
-def test_only_the_agents_do_http():
-    allowed = {"agents"}
-    offenders = [p for p in modules() if any(uses(p, top) for top in HTTP_CLIENTS)
-                 and p.relative_to(PACKAGE).parts[0] not in allowed and p != WORKBENCH_CLIENT]
-    assert not offenders
+def test_only_the_agents_and_the_agent_hosts_do_http() -> None:
+    """No HTTP client library, and no socket-level client (connect, create_connection,
+    open_connection) in a module that imports sockets; servers that only listen (the query
+    server, the loopback test webs) may bind."""
+    others = [p for p in modules() if part(p) not in ("agents", "agenthosts")
+              and p != WORKBENCH_CLIENT]
+    assert offenders(others, *HTTP_CLIENTS) == {}
+    clients = {module_name(p): sorted({_called(c) for c in calls_in(p)} & SOCKET_CLIENT_CALLS)
+               for p in others if used(p, *SOCKET_MODULES)}
+    assert {name: calls for name, calls in clients.items() if calls} == {}
 
 
-HTTP_CLIENTS = ("requests", "urllib3", "http.client", "urllib.request", "httpx", "aiohttp")
+def test_the_index_never_imports_the_engine_or_the_query_server() -> None:
+    banned = ("webcrawler.engine", "webcrawler.query_server", "webcrawler.agents",
+              "webcrawler.recrawl")
+    assert offenders(modules("index"), *banned) == {}
+    assert loaded_by("index", tops=banned) == []
 
 
-def test_agents_never_touch_the_database_or_the_index():
-    offenders = [p for p in modules("agents")
-                 if uses(p, "sqlalchemy") or uses(p, "whoosh") or uses(p, "webcrawler.engine")
-                 or uses(p, "webcrawler.index")]
-    assert not offenders
+def test_the_agents_never_import_the_database_or_the_index() -> None:
+    """sqlalchemy, webcrawler.database, the engine (its store) and the index: the agents,
+    and the agent hosts that run them elsewhere, answer with messages only."""
+    banned = ("sqlalchemy", "webcrawler.database", "webcrawler.dialects", "webcrawler.engine",
+              "webcrawler.index", "whoosh")
+    assert offenders(modules("agents", "agenthosts"), *banned) == {}
+    assert loaded_by("agents", tops=banned) == []  # the agent hosts need Dask, an extra
 
 
-def test_query_server_only_reads():
-    offenders = [p for p in modules("query_server")
-                 if uses(p, "webcrawler.engine") or uses(p, "webcrawler.agents")]
-    assert not offenders
+WRITERS = ("webcrawler.engine", "webcrawler.recrawl", "webcrawler.agents", "webcrawler.toolkit",
+           "webcrawler.index.writer", "webcrawler.index.termwriter", "webcrawler.index.merging",
+           "webcrawler.index.shards", "webcrawler.index.open_writer",
+           "webcrawler.index.IndexWriter", "webcrawler.index.open_shard_writer",
+           "webcrawler.index.optimize", "webcrawler.index.prepare_layout",
+           "webcrawler.index.set_aside")
+SQL_WRITES = {"insert", "update", "delete", "create_all", "drop_all", "commit", "executescript"}
+WRITE_STATEMENT = re.compile(r"^\s*(insert|update|delete|replace|create|drop|alter|vacuum)\s",
+                             re.IGNORECASE)
 
 
-def test_the_command_line_module_stays_light():
+def test_the_query_server_never_writes() -> None:
+    """It imports none of the engine's, the recrawl's or the index's writers, no SQL write
+    (insert, update, delete, create_all, commit) and no write statement, and every database
+    `connect` it makes passes readonly=True."""
+    paths = modules("query_server")
+    assert offenders(paths, *WRITERS) == {}
+    # Through import chains only whole packages count: `webcrawler.index` brings its writer
+    # module along (unused), as any user of the index does.
+    assert loaded_by("query_server", tops=WRITERS[:4]) == []
+    sql = {module_name(p): [n for n in imports_of(p) if n.rpartition(".")[2] in SQL_WRITES
+                            and n.startswith(("sqlalchemy", "webcrawler.database"))]
+           for p in paths}
+    assert {name: hits for name, hits in sql.items() if hits} == {}
+    for path in paths:
+        commits = [c.lineno for c in calls_in(path) if _called(c) in ("commit", "executescript")]
+        assert commits == [], f"{module_name(path)} commits (lines {commits})"
+        statements = [n.value for n in ast.walk(tree_of(path)) if isinstance(n, ast.Constant)
+                      and isinstance(n.value, str) and WRITE_STATEMENT.match(n.value)]
+        assert statements == [], f"{module_name(path)}: {statements}"
+        if "webcrawler.database.connect" in imports_of(path):
+            for call in calls_in(path):
+                if _called(call) == "connect" and isinstance(call.func, ast.Name):
+                    flags = {k.arg: k.value for k in call.keywords}
+                    readonly = flags.get("readonly")
+                    assert isinstance(readonly, ast.Constant) and readonly.value is True, \
+                        f"{module_name(path)}:{call.lineno} connects without readonly=True"
+
+
+def test_the_query_server_opens_the_database_read_only(database_url: str) -> None:
+    """What the static rule stands for, on a real database: its connection refuses writes."""
+    from sqlalchemy import insert, select
+    from sqlalchemy.exc import DBAPIError
+
+    from webcrawler.database import connect, meta
+    from webcrawler.query_server.readonly import open_readonly
+
+    connect(database_url).dispose()  # the schema, as the crawl leaves it
+    reader = open_readonly(database_url)
+    try:
+        with reader.connect() as conn:
+            assert conn.execute(select(meta)).all() != []  # reading works
+            with pytest.raises(DBAPIError):
+                conn.execute(insert(meta).values(key="written-by", value="the query server"))
+    finally:
+        reader.dispose()
+
+
+def test_only_the_engine_decides_what_to_fetch() -> None:
+    """A `Retrieve` (the agents' one request) is made only by the engine's crawl loop and the
+    toolkit's run, which crawls on the engine's parts."""
+    makers = {module_name(p) for p in modules()
+              if any(_called(c) == "Retrieve" for c in calls_in(p))}
+    assert makers <= {"webcrawler.engine.crawl", "webcrawler.toolkit.runtime"}
+    assert makers  # the walk still finds the engine's own requests
+
+
+def test_the_command_line_module_stays_light() -> None:
     """Every agent process imports the `webcrawler` script, hence webcrawler.cli (forkserver
     children re-import the parent's main module): a heavy import there is paid 16 times per
     crawl (numpy alone cost the test web's crawl about 3 s of start-up)."""

@@ -5,8 +5,9 @@ what to fetch (through the scheduler and the policies), it never does HTTP
 (the agents do), and it is the single writer of the database (the store) and
 of the full-text index (the sink).
 
-Per server the order of requests is: robots.txt first, then documents
-breadth-first, one at a time, with the politeness delay between them.
+Per server the order of requests is: robots.txt first (robots_txt.py keeps its
+lifecycle), then documents in the ordering's order (orders/; breadth-first by
+default), one at a time, with the politeness delay between them.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from typing import TYPE_CHECKING
 
 from webcrawler.database import State
 from webcrawler.engine.frontier import FoundLink, Ordering
-from webcrawler.engine.leases import ServerLeases
-from webcrawler.engine.orderings import server_first
+from webcrawler.engine.leases import ServerLeases, next_leased_server
+from webcrawler.engine.orders.batch import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
+from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import Scheduler, ServerState
 from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
 from webcrawler.messages import (
@@ -34,9 +36,7 @@ from webcrawler.messages import (
     Reason,
     Redirect,
     Retrieve,
-    RobotsFile,
 )
-from webcrawler.robots import RobotsRules
 from webcrawler.settings import Settings
 from webcrawler.storage_errors import StorageFull, is_disk_full
 from webcrawler.urls import split, try_normalize
@@ -48,7 +48,6 @@ log = logging.getLogger(__name__)
 
 MAX_REDIRECTS = 5
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
-_REFUSED = RobotsRules.from_response(404, "", "WebCrawler")  # allows all: the scope gives the reason
 
 
 @dataclass
@@ -95,6 +94,7 @@ class Crawler:
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
         self.leases = ServerLeases(settings.data_dir / "leases")  # politeness across processes
+        self.robots = RobotsTxt(settings, store, self.scope.refuses_server)
         self.stats = CrawlStats()
         self._pool_factory = pool_factory or self._default_pool
         self._progress = progress
@@ -113,14 +113,9 @@ class Crawler:
 
     def _load(self) -> None:
         """Resume: servers, their frontier sizes and unexpired robots rules from the database."""
-        now_wall, now = time.time(), time.monotonic()
+        now = time.monotonic()
         servers = self.store.load_servers()
-        for server_id, status, body, expires in self.store.robots_rows():
-            server = self.store.servers_by_id[server_id]
-            if expires and expires > now_wall:
-                self._set_robots(server, RobotsRules.from_response(status, body or "",
-                                                                   self.settings.robots_token),
-                                 expires)
+        self.robots.restore()
         for server in servers:
             self.scheduler.add(server, now)
 
@@ -226,15 +221,12 @@ class Crawler:
 
     def _cooling_work(self) -> bool:
         """Is any server with work waiting out its delay (robots retries do not count)?"""
-        return any(s.has_work() and not (s.robots is not None and s.robots.unavailable)
-                   for s in self.scheduler.cooling())
+        return any(s.has_work() and not self.robots.retrying(s) for s in self.scheduler.cooling())
 
     def _poll_timeout(self, now: float, deadline: float) -> float:
-        wake = self.scheduler.next_wakeup()
-        timeout = 0.25 if wake is None else min(0.25, max(0.0, wake - now))
+        timeout = self.scheduler.poll_timeout(now, deadline)
         hint = self.recrawl.wait_hint(now) if self.recrawl is not None else None
-        timeout = timeout if hint is None else min(timeout, hint)
-        return min(timeout, max(0.0, deadline - now))
+        return timeout if hint is None else min(timeout, hint)
 
     def _drain(self, pool: AgentPool) -> None:
         """Collect the answers of in-flight retrievals for a little while; the rest stay queued."""
@@ -264,13 +256,9 @@ class Crawler:
         while pool.free() and not self._stop_requested:
             if self.recrawl is not None and not self.recrawl.may_dispatch(now):
                 return  # --fetch-rate: the next slot is not yet
-            server = self.scheduler.next_server(now)
+            server = next_leased_server(self.scheduler, self.leases, self.settings.delay, now)
             if server is None:
                 return
-            wait = self.leases.acquire(server.origin, max(self.settings.delay, server.crawl_delay))
-            if wait is not None:  # another process is asking this server, or just did
-                self.scheduler.defer(server, now + wait)
-                continue
             job = self._job_for(server, now)
             if job is None:
                 self.leases.release(server.origin, requested=False)
@@ -296,14 +284,10 @@ class Crawler:
         A server deny_private refuses gets no request at all, not even for robots.txt.
         Returns None after telling the scheduler where the server goes instead.
         """
-        rules = server.robots
-        if self.scope.refuses_server(server.origin):
-            rules = _REFUSED
-        elif rules is None or server.robots_expires <= time.time():
+        if self.robots.due(server, now):
             return _Job(server, None)
-        elif rules.unavailable:
-            if now >= server.robots_retry_at:
-                return _Job(server, None)
+        rules = self.robots.rules(server)
+        if rules is None:  # robots.txt unavailable: ask again at its retry time
             self.scheduler.defer(server, server.robots_retry_at)
             return None
         cap = self.settings.max_docs_per_server
@@ -333,7 +317,8 @@ class Crawler:
         self.leases.release(job.server.origin)
         now = time.monotonic()
         if job.entry is None:
-            self._robots_answered(job.server, answer)
+            self.robots.answered(job.server, answer)
+            self.stats.robots += 1
             self.scheduler.answered(job.server, now, first_document_done=False)
             return
         if isinstance(answer, Document):
@@ -350,30 +335,6 @@ class Crawler:
         self.stats.answered += 1
         self._since_commit += 1
         self.scheduler.answered(job.server, now, first_document_done=True)
-
-    def _robots_answered(self, server: ServerState, answer: object) -> None:
-        token = self.settings.robots_token
-        if isinstance(answer, RobotsFile):
-            status, body = answer.status, answer.body
-        else:
-            status, body = None, ""
-        rules = RobotsRules.from_response(status, body, token)
-        wall = time.time()
-        expires = wall + (self.settings.robots_retry if rules.unavailable else self.settings.robots_ttl)
-        self._set_robots(server, rules, expires)
-        self.store.save_robots(server, status, body, wall, expires)
-        self.stats.robots += 1
-        if rules.unavailable:
-            detail = getattr(answer, "reason", "") or f"status {status}"
-            log.info("%s/robots.txt unavailable (%s): retrying in %.0f s", server.origin, detail,
-                     self.settings.robots_retry)
-
-    def _set_robots(self, server: ServerState, rules: RobotsRules, expires: float) -> None:
-        server.robots = rules
-        server.robots_expires = expires
-        server.robots_retry_at = time.monotonic() + (expires - time.time())
-        delay = rules.crawl_delay or 0.0
-        server.crawl_delay = delay if delay > self.settings.delay else 0.0
 
     def _document(self, job: _Job, doc: Document) -> None:
         entry, server = job.entry, job.server

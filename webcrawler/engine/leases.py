@@ -25,6 +25,10 @@ import hashlib
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webcrawler.engine.scheduler import Scheduler, ServerState
 
 try:
     import fcntl
@@ -82,6 +86,21 @@ class ServerLeases:
             self._made = True
         name = hashlib.blake2b(origin.encode(), digest_size=12).hexdigest()
         return os.open(self.directory / name, os.O_RDWR | os.O_CREAT, 0o644)
+
+
+def next_leased_server(scheduler: Scheduler, leases: ServerLeases, delay: float,
+                       now: float) -> ServerState | None:
+    """The scheduler's next server whose lease this process now holds, or None.
+
+    A server another process is asking (or just asked) is deferred until its lease may be
+    free. The one seam shared by the engine's crawl loop and the toolkit's run.
+    """
+    while (server := scheduler.next_server(now)) is not None:
+        wait = leases.acquire(server.origin, max(delay, server.crawl_delay))
+        if wait is None:
+            return server
+        scheduler.defer(server, now + wait)
+    return None
 
 
 def _last_end(fd: int) -> float:

@@ -6,7 +6,7 @@ noted, and any unexplored links from those documents are followed. As new
 documents are retrieved, they are added to the index, and the query is re-run.
 [...] new documents near the top of the list become candidates for further
 exploration." Links are chosen by the similarity of their anchor text to the
-query (`realtime_order`).
+query (`orders/anchor_text.py`).
 
     run_realtime(settings, options, on_event=None, cancelled=None) -> RealtimeSummary
 
@@ -35,7 +35,7 @@ from webcrawler import dialects, index, urls
 from webcrawler.database import State, connect, documents, index_outbox, links, servers
 from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
-from webcrawler.engine.realtime_order import AnchorFrontier, Candidate, anchor_ordering
+from webcrawler.engine.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
 from webcrawler.engine.store import CrawlStore, FrontierEntry
 from webcrawler.engine.stored_scope import resolve
 from webcrawler.index.query import parse as parse_query

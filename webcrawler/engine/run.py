@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection
 from webcrawler.agenthosts import pool_factory
 from webcrawler.database import check_database, connect
 from webcrawler.engine.crawl import Crawler
-from webcrawler.engine.orderings import make_ordering, watch_pages
+from webcrawler.engine.orders.batch import make_ordering, watch_pages
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_sink import make_index_sink

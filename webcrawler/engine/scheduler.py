@@ -194,6 +194,13 @@ class Scheduler:
         """Monotonic time at which a cooling server becomes ready, if any."""
         return self._cooling[0][0] if self._cooling else None
 
+    def poll_timeout(self, now: float, deadline: float, most: float = 0.25) -> float:
+        """How long a crawl loop may wait for answers: until the next server wakes, at
+        most `most` seconds (stop requests are seen), never past `deadline`."""
+        wake = self.next_wakeup()
+        timeout = most if wake is None else min(most, max(0.0, wake - now))
+        return min(timeout, max(0.0, deadline - now))
+
     def ready(self) -> int:
         """Servers with work that could be served now."""
         return self.order.backlog()

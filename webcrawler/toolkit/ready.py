@@ -7,8 +7,9 @@ can define an arbitrary traversal strategy by attaching priority values".
 
 Politeness needs the queue split by server (one request in flight per server,
 a delay between two), so each server keeps a heap of its links under the
-order's key, and `ReadyServers` (a `ServerOrder` for the engine's Scheduler)
-offers the ready server whose best link is best overall. On one server the
+order's key, and the engine's `BestFirstServers` (engine/orders/best_first.py,
+the server order of the batch and real-time orders too) offers the ready server
+whose best link is best overall. On one server the
 order is exactly FIFO / LIFO / highest priority first; across servers it is
 as close as politeness allows.
 """
@@ -19,17 +20,15 @@ import heapq
 import itertools
 from collections.abc import Callable
 
+from webcrawler.engine.orders.best_first import NOTHING, BestFirstServers, Key
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.sequencers import PriorityQueue
 from webcrawler.toolkit.model import Link
 
-Key = tuple[float, ...]
 ORDERS: dict[str, Callable[[Link, int], Key]] = {
     "bfs": lambda link, seq: (float(seq),),
     "dfs": lambda link, seq: (float(-seq),),
     "priority": lambda link, seq: (-link.priority, float(seq)),
 }
-NOTHING: Key = (float("inf"),)
 
 
 class ReadyLinks:
@@ -41,7 +40,7 @@ class ReadyLinks:
         self._key = ORDERS[order]
         self._counter = itertools.count()
         self._heaps: dict[int, list[tuple[Key, int, Link]]] = {}
-        self.servers = ReadyServers(self)
+        self.servers = BestFirstServers(self.best_key)
 
     def push(self, server: ServerState, link: Link) -> None:
         seq = next(self._counter)
@@ -73,33 +72,3 @@ class ReadyLinks:
 
     def __len__(self) -> int:
         return sum(len(heap) for heap in self._heaps.values())
-
-
-class ReadyServers:
-    """Ready servers, the one holding the best link first (the Scheduler's `ServerOrder`)."""
-
-    def __init__(self, links: ReadyLinks) -> None:
-        self.links = links
-        self.queue: PriorityQueue[ServerState] = PriorityQueue()
-
-    def push(self, server: ServerState) -> None:
-        self.queue.push(server, self.links.best_key(server))
-
-    def reprioritise(self, server: ServerState) -> None:
-        if server in self.queue:
-            self.push(server)
-
-    def hold(self, server: ServerState) -> None:
-        pass
-
-    def release(self, server: ServerState) -> None:
-        pass
-
-    def has_next(self) -> bool:
-        return self.queue.has_next()
-
-    def next(self) -> ServerState:
-        return self.queue.next()
-
-    def backlog(self) -> int:
-        return self.queue.backlog()

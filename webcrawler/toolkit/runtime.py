@@ -26,12 +26,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from webcrawler.engine.leases import ServerLeases
+from webcrawler.engine.leases import ServerLeases, next_leased_server
 from webcrawler.engine.policies import Scope
 from webcrawler.engine.pool import AgentPool
+from webcrawler.engine.robots_txt import obey, rules_of
 from webcrawler.engine.scheduler import Scheduler, ServerState
-from webcrawler.messages import Document, Failure, Reason, Redirect, Retrieve, RobotsFile
-from webcrawler.robots import RobotsRules
+from webcrawler.messages import Document, Failure, Reason, Redirect, Retrieve
 from webcrawler.settings import Settings
 from webcrawler.toolkit.agents import start_pool
 from webcrawler.toolkit.classifiers import StandardClassifier
@@ -133,11 +133,10 @@ class CrawlRun:
         return any(s.has_work() for s in self.scheduler.cooling())
 
     def _timeout(self, now: float, deadline: float, pool: PolicedPool) -> float:
-        wake = self.scheduler.next_wakeup()
-        timeout = 0.25 if wake is None else min(0.25, max(0.0, wake - now))
-        if self.scheduler.ready():
+        timeout = self.scheduler.poll_timeout(now, deadline)
+        if self.scheduler.ready():  # the request policy's rate: wake when the next may go
             timeout = min(timeout, max(pool.wait(now), 0.005))
-        return min(timeout, max(0.0, deadline - now))
+        return timeout
 
     # --- dispatch -------------------------------------------------------
     def _dispatch(self, pool: PolicedPool, now: float) -> None:
@@ -145,13 +144,9 @@ class CrawlRun:
             if self.limits.pages is not None and \
                     self.summary.pages + self._documents_out >= self.limits.pages:
                 return  # enough pages are on their way
-            server = self.scheduler.next_server(now)
+            server = next_leased_server(self.scheduler, self.leases, self.settings.delay, now)
             if server is None:
                 return
-            wait = self.leases.acquire(server.origin, max(self.settings.delay, server.crawl_delay))
-            if wait is not None:  # another process is asking this server, or just did
-                self.scheduler.defer(server, now + wait)
-                continue
             link = self._next_link(server)
             if link is None and server.robots is not None:
                 self.leases.release(server.origin, requested=False)
@@ -198,11 +193,9 @@ class CrawlRun:
         self.scheduler.answered(server, now, first_document_done=True)
 
     def _robots(self, server: ServerState, answer: object) -> None:
-        status, body = (answer.status, answer.body) if isinstance(answer, RobotsFile) else (None, "")
-        server.robots = RobotsRules.from_response(status, body, self.settings.robots_token)
-        delay = server.robots.crawl_delay or 0.0
-        server.crawl_delay = delay if delay > self.settings.delay else 0.0
-        if server.robots.unavailable:
+        rules = rules_of(answer, self.settings.robots_token)[0]
+        obey(server, rules, self.settings.delay)  # a short crawl: no expiry, no retry
+        if rules.unavailable:
             log.info("%s/robots.txt unavailable: nothing on that server is fetched", server.origin)
 
     def _page(self, doc: Document, link: Link) -> None:

@@ -10,10 +10,10 @@
 
 Every order but server-first is a `PriorityFrontier` (per-server heaps of
 queued documents) under a `BestDocumentOrder` (ready servers by their best
-document), with the key policy of `orders_keys`. `hot_query` puts the
+document), with the key policy of `document_keys`. `hot_query` puts the
 paper's hot queue in front of any of them: URLs whose anchor text or URL
 mention the query words, or within three links of a page that does, first.
-Politeness stays in the Scheduler and robots.txt in the Crawler for all.
+Politeness stays in the Scheduler and robots.txt in engine/robots_txt.py for all.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from webcrawler.engine.frontier import BreadthFirstFrontier, Ordering
-from webcrawler.engine.orders_keys import (
+from webcrawler.engine.orders.document_keys import (
     BacklinkKeys,
     BreadthFirstKeys,
     DocumentKeys,
     HotQueryKeys,
     PageRankKeys,
 )
-from webcrawler.engine.orders_priority import BestDocumentOrder, PageReadingSink, PriorityFrontier
+from webcrawler.engine.orders.priority_frontier import BestDocumentOrder, PageReadingSink, PriorityFrontier
 from webcrawler.engine.scheduler import ServerFirstOrder
 from webcrawler.engine.store import CrawlStore
 

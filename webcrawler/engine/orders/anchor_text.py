@@ -15,8 +15,8 @@ links of different documents compare. A target linked from several explored
 documents keeps its best priority.
 
 - `AnchorFrontier.next_document(server)`: the server's best candidate.
-- `BestLinkOrder`: ready servers by their best candidate (a priority queue
-  with lazy re-push), so the best link of the whole search goes first, as
+- `BestLinkOrder`: ready servers by their best candidate (`BestFirstServers`,
+  lazy re-push), so the best link of the whole search goes first, as
   politeness allows.
 
 `guided=False` gives the unguided baseline for the benchmark: every link of
@@ -34,8 +34,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from webcrawler.engine.frontier import FoundLink, Ordering
+from webcrawler.engine.orders.best_first import NOTHING, BestFirstServers, Key
 from webcrawler.engine.scheduler import Scheduler, ServerState
-from webcrawler.engine.sequencers import PriorityQueue
 from webcrawler.engine.store import FrontierEntry
 from webcrawler.index import build_anchor_index
 
@@ -136,6 +136,11 @@ class AnchorFrontier:
             heapq.heappop(heap)
         return None
 
+    def best_key(self, server: ServerState) -> Key:
+        """`best` as a key for `BestFirstServers` (smaller first; NOTHING: no candidate)."""
+        best = self.best(server)
+        return NOTHING if best is None else (-best,)
+
     def _add(self, cand: Candidate, priority: float) -> bool:
         doc_id = cand.entry.doc_id
         old = self._priority.get(doc_id)
@@ -152,8 +157,8 @@ class AnchorFrontier:
         return old is None
 
 
-class BestLinkOrder:
-    """A `ServerOrder`: ready servers by their best candidate's priority.
+class BestLinkOrder(BestFirstServers):
+    """A `ServerOrder`: ready servers by their best candidate's priority (best_first.py).
 
     A server the scheduler offers without a candidate waits here until one
     comes (the scheduler counts it as offered). `backlog` also counts one while
@@ -162,37 +167,25 @@ class BestLinkOrder:
     """
 
     def __init__(self, frontier: AnchorFrontier) -> None:
+        super().__init__(frontier.best_key)
         self.frontier = frontier
-        self._queue: PriorityQueue[ServerState] = PriorityQueue()
         self._waiting: dict[int, ServerState] = {}
 
     def push(self, server: ServerState) -> None:
-        best = self.frontier.best(server)
-        if best is None:
+        key = self.best_key(server)
+        if key == NOTHING:
             self._waiting[server.id] = server
         else:
             self._waiting.pop(server.id, None)
-            self._queue.push(server, -best)
+            self.queue.push(server, key)
 
     def improved(self, server: ServerState) -> None:
         """`server` has a new or better candidate: re-push it if it is offered."""
-        if server.id in self._waiting or server in self._queue:
+        if server.id in self._waiting or server in self.queue:
             self.push(server)
 
-    def hold(self, server: ServerState) -> None:
-        pass
-
-    def release(self, server: ServerState) -> None:
-        pass
-
-    def has_next(self) -> bool:
-        return self._queue.has_next()
-
-    def next(self) -> ServerState:
-        return self._queue.next()
-
     def backlog(self) -> int:
-        return self._queue.backlog() + int(self.frontier.expecting())
+        return super().backlog() + int(self.frontier.expecting())
 
 
 def anchor_ordering(query: str, guided: bool = True, max_fetches: int = 0) -> Ordering:

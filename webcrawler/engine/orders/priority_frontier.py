@@ -1,16 +1,16 @@
 """A frontier that fetches each server's documents by priority, and servers by their best one.
 
 `PriorityFrontier` keeps, per server, an in-memory heap of its queued
-documents keyed by a policy (`orders_keys`); a key that changes is re-pushed
+documents keyed by a policy (`document_keys`); a key that changes is re-pushed
 and the old entry skipped when it surfaces (lazy, O(log n)). A server's heap
 is filled from the database the first time the server is asked for (a
 resumed crawl), then kept up to date from `links_found`.
 
-`BestDocumentOrder` is the matching server order: a `PriorityQueue` of the
+`BestDocumentOrder` is the matching server order (best_first.py): the
 ready servers keyed by each one's best queued document, re-pushed when that
 changes. The Scheduler around it keeps politeness (one request per server,
-the delay) exactly as for the WebCrawler's order; robots.txt stays the
-Crawler's. A pick costs O(log servers) + O(log documents of that server).
+the delay) exactly as for the WebCrawler's order; robots.txt stays
+engine/robots_txt.py's. A pick costs O(log servers) + O(log documents of that server).
 """
 
 from __future__ import annotations
@@ -22,43 +22,14 @@ from sqlalchemy import and_, select
 
 from webcrawler.database import State, documents
 from webcrawler.engine.frontier import FoundLink
-from webcrawler.engine.orders_keys import DocumentKeys, Key
+from webcrawler.engine.orders.best_first import NOTHING, BestFirstServers, Key
+from webcrawler.engine.orders.document_keys import DocumentKeys
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.sequencers import PriorityQueue
 from webcrawler.engine.store import CrawlStore, FrontierEntry
 
-NOTHING: Key = (float("inf"),)
 
-
-class BestDocumentOrder:
-    """Ready servers, the one holding the best-keyed document first."""
-
-    def __init__(self) -> None:
-        self.queue: PriorityQueue[ServerState] = PriorityQueue()
-        self.frontier: PriorityFrontier | None = None
-
-    def push(self, server: ServerState) -> None:
-        assert self.frontier is not None, "BestDocumentOrder needs its PriorityFrontier"
-        self.queue.push(server, self.frontier.best_key(server))
-
-    def hold(self, server: ServerState) -> None:
-        pass
-
-    def release(self, server: ServerState) -> None:
-        pass
-
-    def reprioritise(self, server: ServerState) -> None:
-        if server in self.queue:
-            self.push(server)
-
-    def has_next(self) -> bool:
-        return self.queue.has_next()
-
-    def next(self) -> ServerState:
-        return self.queue.next()
-
-    def backlog(self) -> int:
-        return self.queue.backlog()
+class BestDocumentOrder(BestFirstServers):
+    """Ready servers, the one holding the best-keyed document first (its PriorityFrontier's)."""
 
 
 class PriorityFrontier:
@@ -68,8 +39,8 @@ class PriorityFrontier:
         self.store = store
         self.keys = keys
         self.order = order  # told when a server's best document changes (BestDocumentOrder)
-        if isinstance(order, BestDocumentOrder):
-            order.frontier = self
+        if isinstance(order, BestFirstServers):
+            order.best_key = self.best_key
         self._heaps: dict[int, list[tuple[Key, int]]] = {}
         self._live: dict[int, Key] = {}  # doc id -> key of its live heap entry
         self._docs: dict[int, tuple[int, str, int, int | None]] = {}  # id -> server, path, depth, redirects

@@ -33,12 +33,12 @@ from sqlalchemy.engine import Connection
 
 from webcrawler.database import links
 from webcrawler.engine.frontier import FoundLink
+from webcrawler.engine.orders.best_first import Key
 from webcrawler.importance.pagerank import DAMPING, pagerank_edges
 from webcrawler.importance.similarity import WORD, mentions, query_words
 
 log = logging.getLogger(__name__)
 
-Key = tuple[float, ...]
 HOT_DISTANCE = 3
 ON_TOPIC_COUNT = 10
 FAR = 1 << 30
