@@ -7,8 +7,8 @@ and the query server's real-time jobs read it back. Without this, a real-time
 job started from the web would run with no include rule at all and fetch
 whatever a page links to.
 
-Precedence: defaults <- ``WEBCRAWLER_*`` environment <- the stored scope <-
-flags given on the command line. A flag replaces the stored value whole: one
+Precedence: defaults <- ``DATA/webcrawler.toml`` <- ``WEBCRAWLER_*`` environment <-
+the stored scope <- flags given on the command line. A flag replaces the stored value whole: one
 ``--include`` replaces the stored include list (give ``--include ''`` to lift
 it; ``--exclude ''`` excludes nothing). The seeds' hosts only grow: a resumed
 `index` with new seeds adds theirs; `search --from` never adds any (those URLs
