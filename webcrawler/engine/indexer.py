@@ -158,13 +158,17 @@ class IndexSink(OutboxWriter):
         self._process.start()
         self._in_flight: set[int] = set()
         self._acked: list[int] = []
+        self._removal_batches: set[int] = set()  # sent batches that may hold a removal row
         self._number = self._resend_outbox()
 
     def commit(self) -> None:
         """Called after the database committed: announce the batch, forget acknowledged ones."""
         self._collect_acks(block=len(self._in_flight) >= MAX_BATCHES_IN_FLIGHT)
-        batch = self._next_batch()
-        if batch is not None:
+        closed = self._next_batch()
+        if closed is not None:
+            batch, removes = closed
+            if removes:
+                self._removal_batches.add(batch)
             self._send((batch,))
         self._mark_indexed()
 
@@ -187,7 +191,9 @@ class IndexSink(OutboxWriter):
 
     def _mark_indexed(self) -> None:
         """Acknowledged batches are in the index: documents' rows stay (INDEXED), removals go."""
-        acknowledge_batches(self.store.conn, self._acked)
+        removals = self._removal_batches.intersection(self._acked)
+        acknowledge_batches(self.store.conn, self._acked, removals)
+        self._removal_batches -= removals
         self._acked = []
 
     def _send(self, numbers: tuple[int, ...]) -> None:
@@ -237,6 +243,7 @@ class IndexSink(OutboxWriter):
                                               .where(index_outbox.c.batch != INDEXED))]
         if waiting:
             log.info("re-sending %d batches from the index outbox", len(waiting))
+            self._removal_batches.update(waiting)  # what they hold is not known here
             waiting.sort()
             for start in range(0, len(waiting), MAX_BATCHES_PER_COMMIT):  # commit-sized messages
                 self._send(tuple(waiting[start : start + MAX_BATCHES_PER_COMMIT]))

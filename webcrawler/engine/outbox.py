@@ -45,6 +45,7 @@ class OutboxWriter:
     store: CrawlStore
     _number: int  # the last batch number used
     _pending: int = 0  # rows written for the next batch
+    _pending_removals: int = 0  # of which removals
 
     def add(self, doc_id: int, document: Document) -> None:
         self.store.outbox_put(doc_id, self._number + 1, payload_of(doc_id, document))
@@ -55,14 +56,17 @@ class OutboxWriter:
         stored text goes with it, so neither a restart nor `--reindex` brings the page back."""
         self.store.outbox_put(doc_id, self._number + 1, REMOVED)
         self._pending += 1
+        self._pending_removals += 1
 
-    def _next_batch(self) -> int | None:
-        """Close the batch being written: its number, or None when it is empty."""
+    def _next_batch(self) -> tuple[int, bool] | None:
+        """Close the batch being written: (its number, does it hold a removal?), or None when
+        it is empty. A batch crawl never removes: its acknowledgements stay one UPDATE."""
         if not self._pending:
             return None
         self._number += 1
-        self._pending = 0
-        return self._number
+        removes = self._pending_removals > 0
+        self._pending = self._pending_removals = 0
+        return self._number, removes
 
 
 def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]]) -> tuple[int, int]:
@@ -75,13 +79,15 @@ def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]]) -> tuple[i
     return len(rows) - len(removed), len(removed)
 
 
-def acknowledge_batches(conn: Connection, batches: Sequence[int]) -> None:
-    """The index has committed these batches: removals go, documents stay as INDEXED."""
-    if not batches:
-        return
-    taken = index_outbox.c.batch.in_(batches)
-    conn.execute(delete(index_outbox).where(and_(taken, func.length(index_outbox.c.payload) == 0)))
-    conn.execute(update(index_outbox).where(taken).values(batch=INDEXED))
+def acknowledge_batches(conn: Connection, batches: Sequence[int], removals: Iterable[int]) -> None:
+    """The index has committed `batches`: documents stay as INDEXED, and the removal rows of
+    those of them in `removals` (the batches that may hold one) go."""
+    removing = sorted(removals)
+    if removing:
+        conn.execute(delete(index_outbox).where(and_(index_outbox.c.batch.in_(removing),
+                                                     func.length(index_outbox.c.payload) == 0)))
+    if batches:
+        conn.execute(update(index_outbox).where(index_outbox.c.batch.in_(batches)).values(batch=INDEXED))
 
 
 def forget_removals(conn: Connection) -> None:
