@@ -30,7 +30,7 @@ from webcrawler.index import IndexedDocument, IndexWriter
 from webcrawler.messages import Document
 from webcrawler.urls import split
 
-if TYPE_CHECKING:  # the store reads stored text through this module
+if TYPE_CHECKING:  # only a type here: the store imports this module for stored text
     from webcrawler.engine.store import CrawlStore
 
 REMOVED = b""  # the payload of a removal row
@@ -39,8 +39,8 @@ REMOVED = b""  # the payload of a removal row
 class OutboxWriter:
     """The engine's side of a sink: documents and removals as outbox rows of the next batch.
 
-    A subclass decides how a committed batch reaches the index (`_next_batch()` after
-    the database committed gives its number, or None when nothing was written)."""
+    A subclass decides how a committed batch reaches the index (`_next_batch()`, called
+    after the database committed, closes the batch)."""
 
     store: CrawlStore
     _number: int  # the last batch number used
