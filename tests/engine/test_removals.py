@@ -1,6 +1,7 @@
 """Index removals are durable outbox rows (engine/outbox.py): the last row of a document wins
-in both index writers, and a crawl killed with kill -9 after the database said a page is
-gone, before the index applied it, converges when `webcrawler index` starts again."""
+in both index writers and in a rebuild (`--reindex`), and a crawl killed with kill -9 after
+the database said a page is gone, before the index applied it, converges when `webcrawler
+index` starts again."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from sqlalchemy import select
 from webcrawler.database import INDEXED, State, connect, documents, index_outbox
 from webcrawler.engine.indexer import IndexSink
 from webcrawler.engine.outbox import REMOVED, pack
+from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_writer import run_shard_writer
 from webcrawler.engine.store import CrawlStore
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
+from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.17.1"
@@ -35,6 +38,10 @@ def _apply_sharded(store: CrawlStore, index_dir: Path, url: str) -> None:
         run_shard_writer(index_dir, url, shard, 2, lambda: False, until_empty=True)
 
 
+def _apply_reindex(store: CrawlStore, index_dir: Path, url: str) -> None:
+    run_reindex(Settings(data_dir=index_dir.parent, db_url=url), progress=False)
+
+
 def outbox(url: str) -> dict[int, tuple[int, bytes]]:
     engine = connect(url, readonly=True)
     try:
@@ -46,7 +53,8 @@ def outbox(url: str) -> dict[int, tuple[int, bytes]]:
     return {int(d): (int(b), bytes(p)) for d, b, p in rows}
 
 
-@pytest.mark.parametrize("apply", [_apply_single, _apply_sharded], ids=["one-index", "two-shards"])
+@pytest.mark.parametrize("apply", [_apply_single, _apply_sharded, _apply_reindex],
+                         ids=["one-index", "two-shards", "reindex"])
 def test_the_last_row_of_a_document_wins_in_both_writers(
         tmp_path: Path, database_url: str, apply: Callable[[CrawlStore, Path, str], None]) -> None:
     engine = connect(database_url)
