@@ -21,7 +21,7 @@ from webcrawler.engine.indexer import IndexSink
 from webcrawler.engine.outbox import REMOVED, pack
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_writer import run_shard_writer
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.store import CrawlStore, NewURL
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
@@ -60,32 +60,35 @@ def test_the_last_row_of_a_document_wins_in_both_writers(
     engine = connect(database_url)
     store = CrawlStore(engine)
     index_dir = tmp_path / "index"
+    server = store.add_server(f"http://{ADDRESS}", time.time())  # fetched documents: a rebuild's
+    ids, _ = store.add_urls(server, [NewURL("/1", 0), NewURL("/2", 0)], time.time(), State.FETCHED)
+    one, two = ids["/1"], ids["/2"]
 
     def put(doc_id: int, batch: int, text: str | None) -> None:
         document = IndexedDocument(doc_id, f"http://{ADDRESS}/{doc_id}", "note", str(text), ADDRESS)
         store.outbox_put(doc_id, batch, REMOVED if text is None else pack(document))
 
     try:
-        put(1, 1, "tomato")
-        put(2, 1, "basil")
-        store.conn.commit()
+        put(one, 1, "tomato")
+        put(two, 1, "basil")
+        store.commit()
         apply(store, index_dir, database_url)
         with open_searcher(index_dir) as searcher:
             assert searcher.search("tomato").total == searcher.search("basil").total == 1
-        put(1, 2, "cider")  # an add, then a removal of the same document: removed
-        put(2, 2, None)  # a removal, then an add: indexed
+        put(one, 2, "cider")  # an add, then a removal of the same document: removed
+        put(two, 2, None)  # a removal, then an add: indexed
         store.conn.commit()
-        put(1, 3, None)
-        put(2, 3, "sage")
+        put(one, 3, None)
+        put(two, 3, "sage")
         store.conn.commit()
         apply(store, index_dir, database_url)
     finally:
         store.close()
         engine.dispose()
     with open_searcher(index_dir) as searcher:
-        assert [h.doc_id for h in searcher.search("sage").hits] == [2]
+        assert [h.doc_id for h in searcher.search("sage").hits] == [two]
         assert sum(searcher.search(w).total for w in ("tomato", "basil", "cider")) == 0
-    assert {d: b for d, (b, _p) in outbox(database_url).items()} == {2: INDEXED}  # removal gone
+    assert {d: b for d, (b, _p) in outbox(database_url).items()} == {two: INDEXED}  # removal gone
 
 
 def _index(data: Path, url: str, *args: str) -> list[str]:
