@@ -11,14 +11,14 @@ from webcrawler.engine.indexer import MAX_BATCHES_PER_COMMIT, _take_waiting
 def test_waiting_batches_are_taken_a_commit_at_a_time() -> None:
     inbox = multiprocessing.get_context("spawn").Queue()
     for number in range(1, 13):
-        inbox.put(((number,), ()))
-    inbox.put(((13, 14, 15, 16, 17), (99,)))  # a re-sent piece of the outbox
+        inbox.put((number,))
+    inbox.put((13, 14, 15, 16, 17))  # a re-sent piece of the outbox
     inbox.put(None)
     time.sleep(0.2)  # let the feeder thread deliver everything
     taken, stopped = [], False
     while not stopped:
         messages, stopped = _take_waiting(inbox)
-        taken.append([n for numbers, _ in messages for n in numbers])
+        taken.append([n for numbers in messages for n in numbers])
     assert MAX_BATCHES_PER_COMMIT == 5
     assert taken == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12, 13, 14, 15, 16, 17], []]
     inbox.close()

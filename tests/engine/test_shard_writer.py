@@ -15,10 +15,9 @@ from sqlalchemy import select
 
 from webcrawler.cli import main
 from webcrawler.database import INDEXED, connect, index_outbox
-from webcrawler.engine.indexer import _pack
+from webcrawler.engine.outbox import REMOVED, pack
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_writer import (
-    REMOVED,
     Databases,
     ShardWriterSummary,
     _acknowledge,
@@ -126,7 +125,7 @@ def test_a_removal_reaches_its_shard_and_a_replaced_row_stays_waiting(tmp_path: 
     store = CrawlStore(databases.writer)
 
     def put(doc_id: int, batch: int, text: str | None) -> None:
-        payload = REMOVED if text is None else _pack(_document(doc_id, text))
+        payload = REMOVED if text is None else pack(_document(doc_id, text))
         store.outbox_put(doc_id, batch, payload)
         store.conn.commit()
 

@@ -12,7 +12,8 @@ the database comes from an outbox:
 3. Acknowledged batches are marked INDEXED in a later transaction. The rows
    stay: they are the text `webcrawler index --reindex` rebuilds the index
    from (`engine/reindex.py`), a document's row replaced when it is fetched
-   again and deleted when it leaves the index.
+   again. A document leaving the index is a removal row (`outbox.py`), sent
+   the same way and deleted once acknowledged.
 
 After a crash the outbox still holds what the index may have missed; the next
 start sends it again (adding a document twice replaces it), so the index and
@@ -22,23 +23,20 @@ documents.
 
 from __future__ import annotations
 
-import json
 import logging
 import multiprocessing
 import queue
 import time
-import zlib
 from pathlib import Path
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from webcrawler.database import INDEXED, connect, index_outbox
+from webcrawler.engine.outbox import OutboxWriter, acknowledge_batches, apply
 from webcrawler.engine.store import CrawlStore
-from webcrawler.index import IndexedDocument, IndexWriter, open_writer
-from webcrawler.messages import Document
+from webcrawler.index import IndexWriter, open_writer
 from webcrawler.storage_errors import StorageFull, is_disk_full
-from webcrawler.urls import split
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +58,8 @@ def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
                   acks: multiprocessing.Queue) -> None:
     """The index writer's process: index committed outbox batches, acknowledge them, until None.
 
-    Messages are `(batch numbers, doc ids to delete)`; the documents themselves
-    are read from the outbox, so the crawl never pickles page text.
+    Messages are batch numbers; the documents and removals themselves are read from
+    the outbox, so the crawl never pickles page text.
     """
     import signal
 
@@ -89,13 +87,11 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
         messages, stop = _take_waiting(inbox)
         if not messages:
             continue
-        batches = [n for numbers, _ in messages for n in numbers]
+        batches = [n for numbers in messages for n in numbers]
         with engine.connect() as conn:
             rows = conn.execute(select(index_outbox.c.doc_id, index_outbox.c.payload)
                                 .where(index_outbox.c.batch.in_(batches))).all()
-        writer.add([unpack(payload) for _, payload in rows if payload])
-        removed = [doc_id for doc_id, payload in rows if not payload]  # a sharded crawl's removal
-        writer.delete([doc_id for _, deletes in messages for doc_id in deletes] + removed)
+        apply(writer, ((int(doc_id), bytes(payload)) for doc_id, payload in rows))
         writer.commit()
         acks.put(batches)
 
@@ -110,7 +106,7 @@ def _failure(exc: BaseException) -> tuple[str, bool, str]:
     return ("failed", is_disk_full(exc), f"{type(exc).__name__}: {exc}"[:500])
 
 
-Message = tuple[tuple[int, ...], tuple[int, ...]]  # (batch numbers, doc ids to delete)
+Message = tuple[int, ...]  # batch numbers
 
 
 def _take_waiting(inbox: multiprocessing.Queue,
@@ -122,7 +118,7 @@ def _take_waiting(inbox: multiprocessing.Queue,
     item = _next_message(inbox)
     while item is not None:
         messages.append(item)
-        batches += max(1, len(item[0]))
+        batches += max(1, len(item))
         if batches >= limit:
             return messages, False
         try:
@@ -144,8 +140,9 @@ def _next_message(inbox: multiprocessing.Queue) -> Message | None:
                 return None
 
 
-class IndexSink:
-    """The crawl's `DocumentSink` for the full-text index (see the module docstring)."""
+class IndexSink(OutboxWriter):
+    """The crawl's `DocumentSink` for the full-text index (see the module docstring): rows
+    written by `OutboxWriter`, announced to the index process after each commit."""
 
     def __init__(self, store: CrawlStore, index_dir: Path) -> None:
         self.store = store
@@ -159,29 +156,20 @@ class IndexSink:
                                     args=(index_dir, db_url, self._inbox, self._acks),
                                     name="webcrawler-indexer", daemon=True)
         self._process.start()
-        self._pending = 0  # documents written to the outbox for the next batch
         self._in_flight: set[int] = set()
         self._acked: list[int] = []
-        self._removed: list[int] = []
+        self._removal_batches: set[int] = set()  # sent batches that may hold a removal row
         self._number = self._resend_outbox()
-
-    def add(self, doc_id: int, document: Document) -> None:
-        self.store.outbox_put(doc_id, self._number + 1, payload_of(doc_id, document))
-        self._pending += 1
-
-    def remove(self, doc_id: int) -> None:
-        """Sent with the next batch (not kept in the outbox: a crash forgets it); its stored
-        text goes now, so a rebuilt index does not bring it back."""
-        self.store.conn.execute(delete(index_outbox).where(index_outbox.c.doc_id == doc_id))
-        self._removed.append(doc_id)
 
     def commit(self) -> None:
         """Called after the database committed: announce the batch, forget acknowledged ones."""
         self._collect_acks(block=len(self._in_flight) >= MAX_BATCHES_IN_FLIGHT)
-        if self._pending or self._removed:
-            self._number += 1
-            self._send((self._number,) if self._pending else (), tuple(self._removed))
-            self._pending, self._removed = 0, []
+        closed = self._next_batch()
+        if closed is not None:
+            batch, removes = closed
+            if removes:
+                self._removal_batches.add(batch)
+            self._send((batch,))
         self._mark_indexed()
 
     def close(self) -> None:
@@ -202,15 +190,15 @@ class IndexSink:
         self._acks.close()
 
     def _mark_indexed(self) -> None:
-        """Acknowledged batches are in the index: keep their rows, as INDEXED."""
-        if self._acked:
-            self.store.conn.execute(update(index_outbox).where(index_outbox.c.batch.in_(self._acked))
-                                    .values(batch=INDEXED))
-            self._acked = []
+        """Acknowledged batches are in the index: documents' rows stay (INDEXED), removals go."""
+        removals = self._removal_batches.intersection(self._acked)
+        acknowledge_batches(self.store.conn, self._acked, removals)
+        self._removal_batches -= removals
+        self._acked = []
 
-    def _send(self, numbers: tuple[int, ...], deletes: tuple[int, ...]) -> None:
+    def _send(self, numbers: tuple[int, ...]) -> None:
         self._in_flight.update(numbers)
-        self._inbox.put((numbers, deletes))
+        self._inbox.put(numbers)
 
     def _collect_acks(self, block: bool = False, timeout: float = 60.0) -> None:
         while True:
@@ -255,25 +243,10 @@ class IndexSink:
                                               .where(index_outbox.c.batch != INDEXED))]
         if waiting:
             log.info("re-sending %d batches from the index outbox", len(waiting))
+            self._removal_batches.update(waiting)  # what they hold is not known here
             waiting.sort()
             for start in range(0, len(waiting), MAX_BATCHES_PER_COMMIT):  # commit-sized messages
-                self._send(tuple(waiting[start : start + MAX_BATCHES_PER_COMMIT]), ())
+                self._send(tuple(waiting[start : start + MAX_BATCHES_PER_COMMIT]))
         conn.commit()
         return int(top)
-
-
-def payload_of(doc_id: int, document: Document) -> bytes:
-    """The outbox payload of a retrieved document: what the index needs of it, compressed."""
-    origin, _ = split(document.url)
-    return _pack(IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
-                                 text=document.text, host=origin.split("://", 1)[1]))
-
-
-def _pack(doc: IndexedDocument) -> bytes:
-    return zlib.compress(json.dumps([doc.doc_id, doc.url, doc.title, doc.text, doc.host]).encode(), 1)
-
-
-def unpack(payload: bytes) -> IndexedDocument:
-    doc_id, url, title, text, host = json.loads(zlib.decompress(payload))
-    return IndexedDocument(doc_id=doc_id, url=url, title=title, text=text, host=host)
 

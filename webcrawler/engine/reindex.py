@@ -6,7 +6,8 @@ or one in another format after a Whoosh upgrade, can be rebuilt without a
 refetch. The old index directory is moved aside (`index.damaged-<time>`, or
 `index.previous-<time>` when it was sound), never deleted; a new one is built
 from the stored documents in doc_id order, one commit per `BATCH`, with progress
-on stderr; the summary goes to stdout. Then every stored row is marked INDEXED.
+on stderr; the summary goes to stdout. Then every stored row is marked INDEXED, and
+removal rows not applied yet are dropped (the new index never had their documents).
 With `--index-shards S` the index is rebuilt as S shards (`index/shards.py`); without,
 as many as it had.
 
@@ -38,7 +39,7 @@ from webcrawler.database import (
     index_outbox,
     meta,
 )
-from webcrawler.engine.indexer import unpack
+from webcrawler.engine.outbox import forget_removals, unpack
 from webcrawler.index import (
     IndexDamaged,
     IndexedDocument,
@@ -82,6 +83,7 @@ def run_reindex(settings: Settings, progress: bool = True) -> str:
                     rate = done / max(time.monotonic() - started, 1e-6)
                     print(f"reindexed {done:,} of {total:,} documents ({rate:,.0f}/s)", file=sys.stderr)
         with engine.begin() as conn:
+            forget_removals(conn)
             conn.execute(update(index_outbox).where(index_outbox.c.batch != INDEXED).values(batch=INDEXED))
         missing = _without_text(engine)
     finally:

@@ -4,10 +4,11 @@ With `--index-shards 1` (the default) the crawl keeps its one index process
 (`indexer.IndexSink`, unchanged). With S > 1 the engine only writes the outbox, in
 the same transaction as the documents, and S writers (`shard_writer.py`) drain it,
 each its own shard: started here as local processes, or, with
-`--external-index-writers`, run by `webcrawler index-writer` on other hosts. A
-removal is an outbox row with an empty payload, so that it reaches the shard's
-writer across hosts too. Back-pressure: above `MAX_ROWS_WAITING` rows not yet
-indexed the crawl waits for the writers, as it waits for the one index process.
+`--external-index-writers`, run by `webcrawler index-writer` on other hosts. Rows,
+documents and removals alike, are written as the one index process's are
+(`outbox.OutboxWriter`), so they reach the shard's writer across hosts too.
+Back-pressure: above `MAX_ROWS_WAITING` rows not yet indexed the crawl waits for the
+writers, as it waits for the one index process.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from webcrawler.database import INDEXED, connect, index_outbox
-from webcrawler.engine.indexer import CLOSE_TIMEOUT, IndexFailed, IndexSink, payload_of
-from webcrawler.engine.shard_writer import REMOVED, run_shard_writer
+from webcrawler.engine.indexer import CLOSE_TIMEOUT, IndexFailed, IndexSink
+from webcrawler.engine.outbox import OutboxWriter
+from webcrawler.engine.shard_writer import run_shard_writer
 from webcrawler.engine.store import CrawlStore
 from webcrawler.index import prepare_layout, shards_wanted
-from webcrawler.messages import Document
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -56,14 +57,13 @@ def shard_writer_process(index_dir: Path, db_url: str, shard: int, shards: int, 
     log.info("%s", summary)
 
 
-class ShardedIndexSink:
+class ShardedIndexSink(OutboxWriter):
     """Writes documents (and removals) to the outbox; the shard writers index them."""
 
     def __init__(self, store: CrawlStore, index_dir: Path, shards: int, start_writers: bool) -> None:
         self.store = store
         self.index_dir = index_dir
         self.failed = False
-        self._pending = 0
         db_url = store.engine.url.render_as_string(hide_password=False)
         self._reader = connect(db_url, readonly=True)  # counts, outside the crawl's transaction
         with self._reader.connect() as conn:
@@ -78,20 +78,10 @@ class ShardedIndexSink:
         for process in self._processes:
             process.start()
 
-    def add(self, doc_id: int, document: Document) -> None:
-        self.store.outbox_put(doc_id, self._number + 1, payload_of(doc_id, document))
-        self._pending += 1
-
-    def remove(self, doc_id: int) -> None:
-        self.store.outbox_put(doc_id, self._number + 1, REMOVED)
-        self._pending += 1
-
     def commit(self) -> None:
         """Called after the database committed: the next batch number; wait while too much
         is waiting for the writers."""
-        if self._pending:
-            self._number += 1
-            self._pending = 0
+        self._next_batch()
         self._check_writers()
         told = 0.0
         while (waiting := self._waiting()) > MAX_ROWS_WAITING and self._writers_alive():

@@ -8,9 +8,9 @@ a writer polls `index_outbox` for its own rows (doc_id % S == K, the shard rule 
 `index/shards.py`) that are not INDEXED yet, oldest batch first, adds them to its
 shard, commits, and then marks exactly those rows INDEXED, each only if its batch
 is still the one read: a row the engine replaced meanwhile (the page fetched
-again) keeps its new batch and is taken next round. A row with an empty payload
-is a removal (`shard_sink.py`): the document is deleted from the shard and the row
-goes. A writer that dies loses nothing: its rows are still waiting, and adding a
+again) keeps its new batch and is taken next round. A removal row (`outbox.py`)
+is applied as the one index process applies it: the document is deleted from the
+shard and the row goes. A writer that dies loses nothing: its rows are still waiting, and adding a
 document twice replaces it. Writers never share a row, so they never conflict.
 """
 
@@ -26,14 +26,13 @@ from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from webcrawler.database import INDEXED, connect, index_outbox
-from webcrawler.engine.indexer import unpack
+from webcrawler.engine.outbox import REMOVED, apply
 from webcrawler.index import IndexWriter, open_shard_writer
 
 log = logging.getLogger(__name__)
 
 ROWS_PER_COMMIT = 1_000  # as the one writer's largest commit (indexer.MAX_BATCHES_PER_COMMIT)
 POLL_SECONDS = 0.5  # an idle writer looks at the outbox this often
-REMOVED = b""  # the payload of a removal row
 
 
 @dataclass
@@ -91,13 +90,11 @@ def index_round(writer: IndexWriter, databases: Databases, shard: int, shards: i
         rows = take(conn, shard, shards)
     if not rows:
         return 0
-    removed = [doc_id for doc_id, _batch, payload in rows if payload == REMOVED]
-    writer.add([unpack(payload) for _doc_id, _batch, payload in rows if payload != REMOVED])
-    writer.delete(removed)
+    added, removed = apply(writer, ((doc_id, payload) for doc_id, _batch, payload in rows))
     writer.commit()
     _acknowledge(databases.writer, rows)
-    summary.documents += len(rows) - len(removed)
-    summary.removed += len(removed)
+    summary.documents += added
+    summary.removed += removed
     summary.commits += 1
     return len(rows)
 

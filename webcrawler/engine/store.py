@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import time
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -252,11 +251,10 @@ class CrawlStore:
 def stored_text(conn: Connection, doc_id: int) -> str | None:
     """The text the index holds for a document (its newest indexed version), read from the
     outbox the index is fed from (engine/indexer.py): no Whoosh needed. None: not indexed."""
-    payload = conn.execute(select(index_outbox.c.payload)
-                           .where(index_outbox.c.doc_id == doc_id)).scalar()
-    if payload is None:
-        return None
-    return str(json.loads(zlib.decompress(payload))[3])
+    from webcrawler.engine.outbox import text_of  # here: it loads the index package (Whoosh)
+
+    return text_of(conn.execute(select(index_outbox.c.payload)
+                                .where(index_outbox.c.doc_id == doc_id)).scalar())
 
 
 class _HotStatements:

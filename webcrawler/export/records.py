@@ -116,8 +116,9 @@ def _record(row, have: set[str]) -> Record:  # type: ignore[no-untyped-def]
 
 
 def _text(payload: bytes | None) -> str | None:
-    """The text the index holds: the outbox row is zlib'd JSON [doc_id, url, title, text, host]."""
-    return None if payload is None else json.loads(zlib.decompress(payload))[3]
+    """The text the index holds: the outbox row is zlib'd JSON [doc_id, url, title, text, host]
+    (empty: a removal waiting for the index, engine/outbox.py)."""
+    return None if not payload else json.loads(zlib.decompress(payload))[3]
 
 
 def _response(row) -> StoredResponse | None:  # type: ignore[no-untyped-def]

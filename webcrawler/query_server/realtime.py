@@ -9,11 +9,12 @@
 
 The query server only reads: a job is the engine's real-time search run as a
 child process (`webcrawler search --json ... -- QUERY`: after "--" a query such as
-"-foo" is never an option), whose JSON lines a thread collects. The child leads
-its own process group, ended as a whole (`processes.py`) on cancel, timeout and
-close. Bodies are strict JSON objects (`payload.py`); only same-origin requests
-reach start and cancel (`guard.py`); a failed job shows a reason of ours
-(`failures.py`), its stderr goes to the log.
+"-foo" is never an option), kept by the bookkeeping the workbench's crawls share
+(`jobs.py`): a thread collects its JSON lines, and the child leads its own process
+group, ended as a whole (`processes.py`) on cancel, timeout and close. Bodies are
+strict JSON objects (`payload.py`); only same-origin requests reach start and cancel
+(`guard.py`); a failed job shows a reason of ours (`failures.py`), its stderr goes
+to the log.
 Every job is bounded in time and fetches, at most `realtime_max_jobs` run at
 once, and job ids are unguessable; the page polls, so a client that goes away
 cancels nothing (the job ends at its own limits).
@@ -21,28 +22,21 @@ cancels nothing (the job ends at its own limits).
 
 from __future__ import annotations
 
-import json
 import logging
-import re
-import secrets
-import subprocess
 import sys
-import tempfile
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from flask import Blueprint, Flask, abort, current_app, jsonify, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from webcrawler.index import QueryError
 from webcrawler.index.query import parse as parse_query
-from webcrawler.query_server import processes
 from webcrawler.query_server.errors import csp_nonce
 from webcrawler.query_server.failures import visitor_reason
+from webcrawler.query_server.jobs import BackgroundJob, JobList
 from webcrawler.query_server.payload import count_param, json_object, number_field, text_field
 from webcrawler.query_server.queries import BadQuery, check_query
 
@@ -62,27 +56,20 @@ OPTIONS: dict[str, Any] = {
     "realtime_grace": 30.0,  # seconds past its limit before a job's processes are killed
 }
 KEEP_FINISHED = 50  # finished jobs remembered
-STOP_GRACE = 5.0  # seconds a job's processes get between SIGTERM and SIGKILL
-JOB_ID = re.compile(r"[A-Za-z0-9_-]{16}")  # what secrets.token_urlsafe(12) makes
 MAX_RESULTS = 10_000  # no job finds more (max_fetches is far smaller): the largest `after`
 
 
 @dataclass
-class Job:
-    id: str
+class Job(BackgroundJob):
+    """One real-time search; its state is running, done, cancelled or failed."""
+
     query: str
     seconds: float
     want: int
     started: float = field(default_factory=time.monotonic)
-    state: str = "running"  # running, done, cancelled, failed
     results: list[dict[str, Any]] = field(default_factory=list)
     progress: dict[str, Any] = field(default_factory=dict)
     summary: dict[str, Any] | None = None
-    error: str = ""
-    process: subprocess.Popen | None = None
-    log: IO[str] | None = None  # the job's stderr
-    timed_out: bool = False  # the watchdog ended it
-    collector: threading.Thread | None = None
 
     def view(self, after: int = 0) -> dict[str, Any]:
         return {"id": self.id, "query": self.query, "state": self.state,
@@ -91,59 +78,52 @@ class Job:
                 "results": self.results[after:], "summary": self.summary,
                 "error": self.error or None}
 
+    def take(self, event: dict[str, Any]) -> None:
+        kind = event.pop("type", "")
+        if kind == "result":
+            self.results.append(event)
+        elif kind == "progress":
+            self.progress = event
+        elif kind == "summary":
+            self.summary = event
+
+    def ended(self, code: int, errors: str) -> None:
+        if self.summary is not None:
+            self.state = "cancelled" if self.summary.get("stop_reason") == "cancelled" else "done"
+        elif self.state != "cancelled":
+            self.state = "failed"
+            self.error = visitor_reason(code, errors, self.timed_out)
+            log.warning("real-time search %s failed (code %s): %s", self.id, code,
+                        errors.strip()[-2000:])
+
 
 class Jobs:
-    """The running and recently finished jobs of one app; thread-safe."""
+    """The real-time searches of one app (`jobs.JobList` keeps them); thread-safe."""
 
     def __init__(self, data_dir: Path, db_url: str | None, config: dict[str, Any]) -> None:
         self.data_dir, self.db_url, self.config = data_dir, db_url, config
-        self._jobs: OrderedDict[str, Job] = OrderedDict()
-        self._lock = threading.Lock()
+        self._jobs: JobList[Job] = JobList(config["max_jobs"], KEEP_FINISHED, "realtime")
 
     def start(self, query: str, seconds: float, want: int, start_url: str | None) -> Job | None:
-        """Start a job; None when `realtime_max_jobs` are running already."""
-        with self._lock:
-            if sum(j.state == "running" for j in self._jobs.values()) >= self.config["max_jobs"]:
-                return None
-            job = Job(secrets.token_urlsafe(12), query, seconds, want)
-            job.log = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed by _collect
-            job.process = processes.start(self._command(job, start_url), job.log)
-            self._jobs[job.id] = job
-            finished = [k for k, j in self._jobs.items() if j.state != "running"]
-            for key in finished[: max(0, len(finished) - KEEP_FINISHED)]:
-                del self._jobs[key]
-        job.collector = threading.Thread(target=self._collect, args=(job,), daemon=True,
-                                         name=f"realtime-{job.id[:6]}")
-        job.collector.start()
-        return job
+        """Start a job; None when `realtime_max_jobs` are running already. Its processes are
+        killed `realtime_grace` seconds past its limit."""
+        def make(job_id: str) -> tuple[Job, list[str]]:
+            job = Job(job_id, query, seconds, want)
+            return job, self._command(job, start_url)
+
+        return self._jobs.start(make, seconds + self.config["grace"])
 
     def get(self, job_id: str) -> Job | None:
-        if not JOB_ID.fullmatch(job_id):
-            return None
-        with self._lock:
-            return self._jobs.get(job_id)
+        return self._jobs.get(job_id)
 
     def cancel(self, job: Job) -> None:
         """Ask the job's processes to stop (SIGTERM to its group: it keeps what it found);
         what is left after STOP_GRACE seconds is killed."""
-        if job.process is not None and job.process.poll() is None:
-            job.state = "cancelled"
-            processes.signal_group(job.process.pid, processes.signal.SIGTERM)
-            killer = threading.Timer(STOP_GRACE, processes.end_group, (job.process, STOP_GRACE))
-            killer.daemon = True
-            killer.start()
+        self._jobs.stop(job, "cancelled", whole_group=True)
 
     def close(self) -> None:
         """End every job and its processes, and wait for them (the app is going away)."""
-        with self._lock:
-            jobs = list(self._jobs.values())
-        for job in jobs:
-            self.cancel(job)
-        for job in jobs:
-            if job.process is not None:
-                processes.end_group(job.process, STOP_GRACE)
-            if job.collector is not None:
-                job.collector.join(STOP_GRACE)
+        self._jobs.close("cancelled", whole_group=True)
 
     def _command(self, job: Job, start_url: str | None) -> list[str]:
         """`webcrawler search` for the job: the crawl's stored scope applies (no scope flag is
@@ -162,53 +142,6 @@ class Jobs:
         if start_url:
             command += ["--from", start_url]
         return [*command, "--", job.query]  # after "--", a query such as "-foo" is never an option
-
-    def _collect(self, job: Job) -> None:
-        """Read the job's JSON lines until it ends; kill it if it overstays its limit."""
-        process = job.process
-        assert process is not None and process.stdout is not None
-        watchdog = threading.Timer(job.seconds + self.config["grace"], self._overstayed, (job,))
-        watchdog.daemon = True
-        watchdog.start()
-        with process:  # closes the pipes
-            try:
-                for line in process.stdout:
-                    self._take(job, line)
-                code = process.wait()
-            finally:
-                watchdog.cancel()
-                processes.end_group(process, STOP_GRACE)  # agents, forkserver, indexer: none stay
-        assert job.log is not None
-        job.log.seek(0)
-        error = job.log.read()[-20000:]
-        job.log.close()
-        if job.summary is not None:
-            job.state = "cancelled" if job.summary.get("stop_reason") == "cancelled" else "done"
-        elif job.state != "cancelled":
-            job.state = "failed"
-            job.error = visitor_reason(code, error, job.timed_out)
-            log.warning("real-time search %s failed (code %s): %s", job.id, code,
-                        error.strip()[-2000:])
-
-    @staticmethod
-    def _overstayed(job: Job) -> None:
-        job.timed_out = True
-        if job.process is not None:
-            processes.end_group(job.process, STOP_GRACE)
-
-    @staticmethod
-    def _take(job: Job, line: str) -> None:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            return
-        kind = event.pop("type", "")
-        if kind == "result":
-            job.results.append(event)
-        elif kind == "progress":
-            job.progress = event
-        elif kind == "summary":
-            job.summary = event
 
 
 def init_app(app: Flask, data_dir: Path, db_url: str | None) -> None:
