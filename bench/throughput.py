@@ -36,7 +36,7 @@ import psutil
 from bench import scrapy_env
 from bench.common import ROOT, median, publish, table
 
-TESTWEB = ROOT.parent / "shared" / "testweb"
+TESTWEB = Path(os.environ.get("TESTWEB_DIR", ROOT.parent / "shared" / "testweb"))  # a worktree: set it
 SEED = "http://127.0.1.100:8080/"
 INCLUDE = r"^http://127\.0\.1\.[0-9]+:8080/"
 WEBCRAWLER = Path(sys.executable).with_name("webcrawler")
