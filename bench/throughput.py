@@ -229,9 +229,10 @@ def main(argv: list[str] | None = None) -> str:
     links_only = median([p / s for p, s, _ in results[CONTENDERS[1][0]]])
     links_cpu = median([p / c for p, _, c in results[CONTENDERS[1][0]]])
     return publish("Crawl throughput on the test web (dev group, --delay 0)", body, args.json,
-                   headline=f"{ours:.0f} pages/s, {ours / links_only:.2f}x Scrapy links-only "
-                            f"({ours_cpu / links_cpu:.2f}x per CPU-second)",
-                   goal="at least Scrapy's link-following rate (1.00x)", met=ours >= links_only)
+                   headline=f"{ours_cpu / links_cpu:.2f}x Scrapy links-only per CPU-second; wall: "
+                            f"{ours:.0f} pages/s, {ours / links_only:.2f}x",
+                   goal="at least Scrapy's link-following rate (per CPU-second: the figure a loaded "
+                        "machine does not distort)", met=min(ours_cpu / links_cpu, ours / links_only) >= 1)
 
 
 if __name__ == "__main__":
