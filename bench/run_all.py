@@ -2,7 +2,7 @@
 
     python -m bench.run_all [--only throughput,shards] [--skip workbench_graph] [--no-run]
 
-Each quick benchmark (a few minutes at most; together about 20 on a 2-core machine)
+Each quick benchmark (a few minutes at most; together 12 minutes on 2 cores at load 4-7)
 runs alone, one after the other, with `--json bench/results/<name>.json`; a benchmark
 that fails leaves its previous file in place and is named at the end. The long ones
 (scale, query latency at 50,000 documents, freshness, the recrawl model, agent hosts
