@@ -1,6 +1,6 @@
 """Dask distributed against Celery+Redis for agents on other hosts (issue 15), on loopback.
 
-    python -m bench.agent_hosts [--tasks 300] [--no-append]
+    python -m bench.agent_hosts [--tasks 300] [--json FILE]
 
 For each engine, two workers with one thread each on their own loopback
 addresses, and:
@@ -144,7 +144,7 @@ def _end(process: subprocess.Popen[bytes]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tasks", type=int, default=300)
-    parser.add_argument("--no-append", action="store_true")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         sys.exit("redis-server is not installed (apt-get install redis-server)")
@@ -155,7 +155,11 @@ def main() -> None:
     rows = [[name, *(f[k] for k in keys)] for name, f in figures.items()]
     body = table(["engine", "round trip per task (median)", f"{args.tasks} in flight, per task",
                   "killed worker dropped after", "its task re-run"], rows)
-    publish("Agent hosts: Dask distributed against Celery + Redis", body, append=not args.no_append)
+    dask = figures["Dask distributed"]
+    publish("Agent hosts: Dask distributed against Celery + Redis", body, args.json,
+            headline=f"Dask: {dask['round trip']} a round trip, {dask['pipelined']} a task in flight, "
+                     f"a killed worker's task re-run {dask['re-run']}",
+            goal="measure two engines on dispatch and failure detection, then choose")
     shutil.rmtree(logs, ignore_errors=True)
 
 

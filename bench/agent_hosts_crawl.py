@@ -1,6 +1,6 @@
 """A crawl with local agents against one and two agent hosts (issue 15), on loopback.
 
-    python -m bench.agent_hosts_crawl [--servers 24] [--pages 25] [--latency 0.1] [--netns] [--no-append]
+    python -m bench.agent_hosts_crawl [--servers 24] [--pages 25] [--latency 0.1] [--netns] [--json FILE]
 
 The web runs in its own process (`--serve-web`: `LoopbackWeb`, every answer
 `--latency` seconds late, so fetching is network-bound as on the real Web);
@@ -181,7 +181,7 @@ def main() -> None:
     parser.add_argument("--netns", action="store_true", help="one network namespace per role (root)")
     parser.add_argument("--serve-web", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--web-base", default="127.0.10", help=argparse.SUPPRESS)
-    parser.add_argument("--no-append", action="store_true")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     args = parser.parse_args()
     if args.serve_web:
         serve_web(args.servers, args.pages, args.latency, args.web_base)
@@ -201,8 +201,13 @@ def main() -> None:
              f"{AGENTS} agents in all, --delay 0; {where}; 2 cores shared by every role.\n\n")
     body += table(["a host lost mid-crawl", "pages", "crawl s", "pages/s", "failures"], killed)
     title = "a crawl with local agents and 1, 2, 4 agent hosts"
-    publish(f"Agent hosts{' in network namespaces' if args.netns else ''}: {title}", body,
-            append=not args.no_append)
+    by_name = {str(row[0]): row for row in rows}
+    publish(f"Agent hosts{' in network namespaces' if args.netns else ''}: {title}", body, args.json,
+            headline="CPU ms a page, local / 1 / 2 / 4 agent hosts: "
+                     + " / ".join(f"{float(row[-1]):.1f}" for row in rows)
+                     + f"; a killed host: {killed[0][-1]} failures",
+            goal="pages/s and CPU per role for 1, 2, 4 agent hosts; a lost host loses no page",
+            met=all(row[-1] == 0 for row in killed) and len(by_name) == 4)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
-"""What every benchmark shares: the machine, the commit, medians, tables, BENCHMARKS.md.
+"""What every benchmark shares: the machine, the commit, medians, tables, its result as JSON.
 
-Sections are appended to BENCHMARKS.md in one write on a file opened for
-appending (other benchmarks append too), and the file is created with a short
-header when missing.
+A benchmark prints its section and, with `--json PATH`, writes it as data (bench/results/
+<name>.json is the published figures' source); bench/report.py renders BENCHMARKS.md from
+those files. No benchmark writes BENCHMARKS.md itself, so the page cannot drift from its data.
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import platform
 import shlex
@@ -18,16 +19,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCHMARKS = ROOT / "BENCHMARKS.md"
-HEADER = ("# Benchmarks\n\nFigures measured on this project's machines; each section says when, "
-          "at which commit, on what, and the command that produced it. Newest last.\n")
+RESULTS = ROOT / "bench" / "results"
 
 
 def commit() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                              text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+        # The results a run writes (bench/results/) are not a change of the code measured.
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)bench/results"], cwd=ROOT,
                                capture_output=True, text=True, timeout=10).stdout.strip()
         return out.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
@@ -73,27 +74,39 @@ def _module_argv() -> list[str]:
     return [name, *sys.argv[1:]]
 
 
-def append_section(title: str, body: str, command: str | None = None) -> str:
-    """Append one section (title, date, commit, machine, command, body); return its text."""
-    when = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    text = (f"\n## {title}\n\n{when}, commit `{commit()}`, {machine()}.\n\n"
-            f"Command: `{command or command_line()}`\n\n{body.rstrip()}\n")
-    try:
-        fd = os.open(BENCHMARKS, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        os.write(fd, HEADER.encode())
-        os.close(fd)
-    except FileExistsError:
-        pass
-    fd = os.open(BENCHMARKS, os.O_WRONLY | os.O_APPEND)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
-    return text
+def section(title: str, body: str, headline: str = "", goal: str = "", met: bool | None = None,
+            command: str | None = None) -> dict[str, object]:
+    """One benchmark's result as data: what bench/results/<name>.json holds and BENCHMARKS.md renders.
+
+    `headline` is the figure the table of contents shows, `goal` the issue's goal beside it and
+    `met` whether it is reached (None: no goal to meet).
+    """
+    return {"title": title, "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": commit(), "machine": machine(), "command": command or command_line(),
+            "headline": headline, "goal": goal, "met": met, "body": body.rstrip()}
 
 
-def publish(title: str, body: str, append: bool = True) -> str:
-    """Print a benchmark's section; with `append`, also add it to BENCHMARKS.md first."""
-    text = append_section(title, body) if append else body
+def render(result: dict[str, object]) -> str:
+    """The markdown of one result: title, date, commit, machine, command, then its figures."""
+    return (f"### {result['title']}\n\n{result['date']}, commit `{result['commit']}`, "
+            f"{result['machine']}.\n\nCommand: `{result['command']}`\n\n{result['body']}\n")
+
+
+def publish(title: str, body: str, json_path: Path | None = None, **summary: object) -> str:
+    """Print a benchmark's section; with `json_path`, also write it there as data (`section`).
+
+    Nothing is appended to BENCHMARKS.md: `python -m bench.report` renders the page from
+    bench/results/*.json (`make bench-report`).
+    """
+    result = section(title, body, **summary)  # type: ignore[arg-type]
+    text = render(result)
     print(text)
+    if json_path is not None:
+        save(json_path, result)
     return text
+
+
+def save(json_path: Path, result: dict[str, object]) -> None:
+    """Write one result where `make bench-report` reads it (one object, indented, a final newline)."""
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,6 +1,6 @@
 """The store's hot path and a small crawl, on SQLite and on PostgreSQL.
 
-    python -m bench.databases [--docs 3000] [--rounds 3] [--postgres]
+    python -m bench.databases [--docs 3000] [--rounds 3] [--postgres] [--json FILE]
 
 Two figures per database, medians over the rounds:
 
@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.common import publish
 from webcrawler.database import State, connect
 from webcrawler.engine.run import run_index
 from webcrawler.engine.store import CrawlStore, NewURL
@@ -101,6 +102,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--postgres", action="store_true", help="also on a throwaway PostgreSQL")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     args = parser.parse_args()
     lines = ["| database | store documents/s (median) | each round | crawl pages/s (median) "
              "| each round |", "|---|---|---|---|---|"]
@@ -115,7 +117,12 @@ def main() -> None:
         with Cluster(bindir, Path(tempfile.mkdtemp(prefix="bench-pg-"))) as cluster:
             lines += measure("PostgreSQL 15 (unix socket, fsync off)",
                              lambda _tmp: cluster.new_database(), args.docs, args.rounds)
-    print("\n".join(lines))
+    publish("Databases (issue 15): SQLite and PostgreSQL, the store's hot path and a small crawl",
+            "\n".join(lines), args.json,
+            headline="store documents/s, crawl pages/s: " + "; ".join(
+                f"{cells[0].split(' (')[0]} {cells[1]}, {cells[3]}"
+                for cells in (line.strip("| ").split(" | ") for line in lines[2:])),
+            goal="PostgreSQL works; what one engine's store carries on each")
 
 
 if __name__ == "__main__":

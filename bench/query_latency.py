@@ -1,6 +1,6 @@
 """Query latency over HTTP on an index of 50,000 documents, with and without a writer.
 
-    python -m bench.query_latency [--quick] [--docs 50000] [--rounds 3] [--queries 150]
+    python -m bench.query_latency [--quick] [--docs 50000] [--rounds 3] [--queries 150] [--json FILE]
 
 The index is built directly with `webcrawler.index.open_writer` from
 generated-web pages (webcrawler/testing/genweb.py: Zipf text around 2.5 KB a
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> str:
                         help="measure at least this long in each round with the writer")
     parser.add_argument("--build-minutes", type=float, default=60.0,
                         help="stop building after this long and measure the index as it is")
-    parser.add_argument("--no-append", action="store_true")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     parser.add_argument("--writer", nargs=2, metavar=("DATA", "FIRST"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.writer:
@@ -230,7 +230,14 @@ def main(argv: list[str] | None = None) -> str:
             f"added about {statistics.median(written) if written else 0:.0f} documents/s "
             f"({commits} commits of 200 measured in all).\n\n"
             + table(["condition", "queries", "p50 ms", "p99 ms", "max ms", "answers not 200"], rows))
-    return publish(f"Query latency over HTTP, {indexed:,} documents", body, append=not args.no_append)
+    quiet, busy = results["no writer"], results["writer committing"]
+    p50, p99 = statistics.median(quiet), percentile(quiet, 99)
+    return publish(f"Query latency over HTTP, {indexed:,} documents", body, args.json,
+                   headline=f"{indexed:,} documents: p50 {p50:.1f} ms, p99 {p99:.1f} ms "
+                            f"(writer committing: {statistics.median(busy):.1f} / "
+                            f"{percentile(busy, 99):.1f} ms)",
+                   goal="p50 <= 10 ms, p99 <= 50 ms at >= 50,000 documents",
+                   met=indexed >= 50_000 and p50 <= 10 and p99 <= 50)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Real-time search: relevant documents found per 100 fetches, anchor-guided vs breadth-first.
 
-    python -m bench.realtime [--pages-per-topic 150] [--index-docs 150] [--fetches 100]
+    python -m bench.realtime [--pages-per-topic 150] [--index-docs 150] [--fetches 100] [--json FILE]
 
 A generated loopback web (tests/realtime/topicweb.py: 6 topics over 4 servers
 on 127.0.7.x, anchors naming their target's topic) is partly indexed by
@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.common import publish  # noqa: E402
 from tests.realtime.topicweb import TOPICS, TopicWeb  # noqa: E402
 from webcrawler.engine.realtime import RealtimeOptions, run_realtime  # noqa: E402
 from webcrawler.engine.run import run_index  # noqa: E402
@@ -59,6 +60,7 @@ def main() -> int:
     parser.add_argument("--index-docs", type=int, default=150)
     parser.add_argument("--fetches", type=int, default=100)
     parser.add_argument("--topics", type=int, default=len(TOPICS))
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp, TopicWeb(pages_per_topic=args.pages_per_topic) as web:
@@ -74,17 +76,26 @@ def main() -> int:
             b = search(web, base, work, query, topic, False, args.fetches)
             rows.append((query, g, b))
             print(f"{query}: guided {g}, breadth-first {b}", file=sys.stderr)
-    print("| query | guided: relevant / fetched | per 100 | breadth-first: relevant / fetched "
-          "| per 100 | ratio |")
-    print("|---|---|---|---|---|---|")
+    lines = ["| query | guided: relevant / fetched | per 100 | breadth-first: relevant / fetched "
+             "| per 100 | ratio |", "|---|---|---|---|---|---|"]
     totals = [0, 0, 0, 0]
     for query, (gf, gr, _), (bf, br, _) in rows:
         totals = [totals[0] + gr, totals[1] + gf, totals[2] + br, totals[3] + bf]
-        print(f"| {query} | {gr} / {gf} | {100 * gr / max(gf, 1):.0f} | {br} / {bf} "
-              f"| {100 * br / max(bf, 1):.0f} | {_ratio(gr, gf, br, bf)} |")
+        lines.append(f"| {query} | {gr} / {gf} | {100 * gr / max(gf, 1):.0f} | {br} / {bf} "
+                     f"| {100 * br / max(bf, 1):.0f} | {_ratio(gr, gf, br, bf)} |")
     gr, gf, br, bf = totals
-    print(f"| **all** | {gr} / {gf} | **{100 * gr / max(gf, 1):.0f}** | {br} / {bf} "
-          f"| **{100 * br / max(bf, 1):.0f}** | **{_ratio(gr, gf, br, bf)}** |")
+    lines.append(f"| **all** | {gr} / {gf} | **{100 * gr / max(gf, 1):.0f}** | {br} / {bf} "
+                 f"| **{100 * br / max(bf, 1):.0f}** | **{_ratio(gr, gf, br, bf)}** |")
+    body = (f"A generated loopback web of {len(TOPICS) * args.pages_per_topic} pages on "
+            f"{len(TOPICS)} topics, {args.index_docs} of them indexed first; per query, "
+            f"{args.fetches} fetches guided by anchor text against {args.fetches} breadth-first "
+            "from the same documents.\n\n" + "\n".join(lines))
+    guided, bfs = gr / max(gf, 1), br / max(bf, 1)
+    publish("Real-time search (issue 4): anchor-text guidance against breadth-first", body, args.json,
+            headline=f"{100 * guided:.0f} relevant per 100 fetches against {100 * bfs:.0f}: "
+                     f"{_ratio(gr, gf, br, bf)}",
+            goal="at least twice as many relevant documents per 100 fetches",
+            met=bool(bfs) and guided >= 2 * bfs)
     return 0
 
 

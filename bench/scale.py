@@ -1,6 +1,6 @@
 """Scale: a crawl of the generated web that discovers a million URLs on ten thousand servers.
 
-    python -m bench.scale [--quick] [--servers 10000] [--urls 1000000] [--minutes 45]
+    python -m bench.scale [--quick] [--servers 10000] [--urls 1000000] [--minutes 45] [--json FILE]
 
 The generated web (webcrawler/testing/genweb.py) is served by one asyncio
 process listening on 10,000 loopback addresses; `webcrawler index` (the full
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--urls", type=int, default=1_000_000)
     parser.add_argument("--minutes", type=float, default=45.0)
     parser.add_argument("--agents", type=int, default=15)
-    parser.add_argument("--no-append", action="store_true")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     args = parser.parse_args(argv)
     if args.quick:
         args.servers, args.urls, args.minutes = 1_000, 100_000, 6.0
@@ -164,7 +164,14 @@ def main(argv: list[str] | None = None) -> str:
             f"other servers), text around 6 KB; {args.agents} agents, --delay 0.\n\n"
             + table(["measure", "value", "goal"], rows)
             + "\n\nThe crawl's summary:\n\n```\n" + out.strip() + "\n```")
-    return publish("Scale: a million URLs on ten thousand servers", body, append=not args.no_append)
+    ratio = early / late if late else float("inf")
+    return publish("Scale: a million URLs on ten thousand servers", body, args.json,
+                   headline=f"{urls:,} URLs on {servers:,} servers; engine {watch.engine / mb:,.0f} MB; "
+                            f"early / late {ratio:.2f}",
+                   goal=f">= {args.urls:,} URLs, >= {args.servers:,} servers, engine <= 200 MB, "
+                        "early / late <= 1.5",
+                   met=urls >= args.urls and servers >= args.servers and watch.engine <= 200 * mb
+                   and ratio <= 1.5)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=6000)
     parser.add_argument("--queries", type=int, default=400)
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-shards-") as tmp:
         work = Path(tmp)
@@ -119,7 +120,11 @@ def main(argv: list[str] | None = None) -> str:
             + table(["index", "queries", "p50 ms", "p99 ms", "mean ms"],
                     [(name, len(t), median(t), percentile(t, 99), sum(t) / max(len(t), 1))
                      for name, t in times.items()]))
-    return publish("Index shards (issue 15): 1 and 2 writers, query latency", body, append=False)
+    per_cpu = " / ".join(f"{row[5]:.0f}" for row in rows)
+    return publish("Index shards (issue 15): 1 and 2 writers, query latency", body, args.json,
+                   headline=f"{per_cpu} documents per CPU s (1 / 2 writers); p50 "
+                            + " / ".join(f"{median(t):.1f}" for t in times.values()) + " ms",
+                   goal="S writers index about S times one's documents/s on S free cores")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Toolkit overhead: a personal crawl with trivial callbacks against `webcrawler index`.
 
-    python -m bench.toolkit_overhead [--sites 8] [--pages 60] [--rounds 2] [--no-write]
+    python -m bench.toolkit_overhead [--sites 8] [--pages 60] [--rounds 2] [--json FILE]
 
 Both crawl the same generated loopback web (a hub linking to `--sites`
 sites of `--pages` pages, each page linking to five others of its site),
@@ -10,19 +10,18 @@ page; the toolkit crawl classifies each page (StandardClassifier), offers
 every link to a `should_visit` that says yes, and a `visit` that does
 nothing. Pages/s is pages over wall time from start to summary. Rounds
 alternate, so load on the shared machine hits both alike; medians are
-reported. The section "Toolkit overhead" of BENCHMARKS.md is replaced in place.
+reported. With --json FILE the result is written for `make bench-report` (BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import re
 import tempfile
 import time
 from pathlib import Path
 
-from bench.common import ROOT, command_line, commit, machine, median, table
+from bench.common import median, publish, table
 from webcrawler.engine.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
@@ -108,30 +107,16 @@ def report(results: dict[str, list[tuple[int, float]]]) -> tuple[str, float]:
     return body + f"\n\nToolkit / index: **{ratio:.0%}** (goal: at least 90%).\n", ratio
 
 
-def write(body: str) -> None:
-    """Replace this benchmark's section of BENCHMARKS.md (or append it the first time)."""
-    path = ROOT / "BENCHMARKS.md"
-    when = time.strftime("%Y-%m-%d %H:%M %Z")
-    section = (f"## {TITLE}\n\n{when}, commit `{commit()}`, {machine()}.\n\n"
-               f"Command: `{command_line()}`\n\n{body.rstrip()}\n")
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"## {re.escape(TITLE)}\n.*?(?=\n## |\Z)", re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else \
-        text.rstrip() + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sites", type=int, default=8)
     parser.add_argument("--pages", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--no-write", action="store_true", help="Print only; leave BENCHMARKS.md.")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     args = parser.parse_args()
-    body, _ = report(measure(args.sites, args.pages, args.rounds))
-    print(body)
-    if not args.no_write:
-        write(body)
+    body, ratio = report(measure(args.sites, args.pages, args.rounds))
+    publish(TITLE, body, args.json, headline=f"toolkit / index: {ratio:.0%} of the pages/s",
+            goal="at least 90%", met=ratio >= 0.9)
 
 
 if __name__ == "__main__":

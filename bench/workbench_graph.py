@@ -1,6 +1,6 @@
 """Workbench responsiveness at 2,000 nodes: the live graph in headless Chromium during a crawl.
 
-    python -m bench.workbench_graph [--pages 2000] [--no-write]
+    python -m bench.workbench_graph [--pages 2000] [--json FILE]
 
 A loopback site of `--pages` pages (a ten-way tree, each page also linking
 back to its parent) is crawled from the workbench page, served in-process
@@ -9,13 +9,12 @@ During the crawl, every 200 ms, the bench asks the page's main thread for
 the node count and times the answer (how long a click would wait), and the
 page records the gaps between its animation frames. Reported: the crawl, the
 nodes and edges drawn, and the median / 95th percentile / largest of both.
-The section of BENCHMARKS.md is replaced in place.
+With --json FILE the result is written for `make bench-report` (BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import tempfile
 import time
@@ -23,7 +22,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from bench.common import ROOT, command_line, commit, machine, table
+from bench.common import publish, table
 from webcrawler.query_server import ServerThread
 from webcrawler.testing.server import LoopbackWeb, Site, html
 from webcrawler.workbench.app import create_app
@@ -105,25 +104,18 @@ def report(result: dict) -> str:
                          row("gap between animation frames", result["gaps"])])
 
 
-def write(body: str) -> None:
-    path = ROOT / "BENCHMARKS.md"
-    section = (f"## {TITLE}\n\n{time.strftime('%Y-%m-%d %H:%M %Z')}, commit `{commit()}`, "
-               f"{machine()}.\n\nCommand: `{command_line()}`\n\n{body.rstrip()}\n")
-    text = path.read_text(encoding="utf-8")
-    pattern = re.compile(rf"## {re.escape(TITLE)}\n.*?(?=\n## |\Z)", re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip() + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", type=int, default=2000)
-    parser.add_argument("--no-write", action="store_true", help="Print only; leave BENCHMARKS.md.")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     args = parser.parse_args()
-    body = report(measure(args.pages))
-    print(body)
-    if not args.no_write:
-        write(body)
+    result = measure(args.pages)
+    waits = sorted(result["waits"])
+    p95 = waits[int(0.95 * (len(waits) - 1))] if waits else float("nan")
+    publish(TITLE, report(result), args.json,
+            headline=f"{result['nodes']:,} nodes: a click waits {statistics.median(waits):.0f} ms "
+                     f"(median), {p95:.0f} ms (95th pct)",
+            goal="the page stays responsive with the live graph at 2,000 nodes")
 
 
 if __name__ == "__main__":

@@ -35,8 +35,10 @@ def evaluate_ordering(db_url: str, index_dir: Path | None, spec: str, *, thresho
     """Run the harness; write `<prefix>-curves.csv` and one PNG per measure into `out_dir`."""
     from webcrawler.evaluate.report import table, write_csv, write_plots
     from webcrawler.importance import compute_importance, load_graph
+    from webcrawler.plots import require_plots
     from webcrawler.urls import try_normalize
 
+    require_plots()  # before the evaluation, not after it: its plots are part of the output
     graph = load_graph(db_url)
     if not len(graph):
         raise ValueError("the crawl has no fetched pages")

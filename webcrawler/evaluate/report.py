@@ -28,10 +28,9 @@ def write_csv(evaluation: Evaluation, path: Path) -> None:
 
 
 def write_plots(evaluation: Evaluation, out_dir: Path, prefix: str = "ordering") -> list[Path]:
-    import matplotlib
+    from webcrawler.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     paths = []
     for measure, curves in evaluation.curves.items():

@@ -19,10 +19,9 @@ FIGURE_4 = "recrawl-fig4-obsolete-per-period.png"
 def write_figures(plans: dict[int, Solution], changes_per_cycle: np.ndarray, out: Path,
                   prefix: str = "") -> list[Path]:
     """Write both figures into `out` (created); returns their paths."""
-    import matplotlib
+    from webcrawler.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / (prefix + FIGURE_3), out / (prefix + FIGURE_4)]

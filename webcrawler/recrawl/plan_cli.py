@@ -84,6 +84,13 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
     from webcrawler.recrawl.plan import changes_per_cycle, format_table, plan_json, solve_strategies
     from webcrawler.recrawl.solve import SolveFailed
 
+    if figures is not None:
+        from webcrawler.plots import PlotsUnavailable, require_plots
+
+        try:
+            require_plots()
+        except PlotsUnavailable as exc:
+            raise click.ClickException(str(exc)) from None
     data, source = _instance(Scenario(**scenario), from_crawl, data_dir, db_url)
     try:
         plans = solve_strategies(data, strategies or (1, 2, 3), small_weight, max_iter,

@@ -1,0 +1,166 @@
+"""BENCHMARKS.md from bench/results/*.json: the page cannot drift from its data.
+
+    python -m bench.report            # rewrite the generated parts of BENCHMARKS.md
+    python -m bench.report --check    # exit 1 if BENCHMARKS.md differs from its data
+
+Each result file bench/results/NAME.json is rendered between `<!-- bench:NAME -->` and
+`<!-- /bench:NAME -->`; everything outside the markers is hand-written prose and left
+alone. The table of contents (`<!-- bench:contents -->`) is generated too: one row per
+area, its headline figure and goal from the area's JSON, or from `AREAS` below for the
+figures measured by hand or before their bench wrote JSON. Most files come from
+`bench.common.publish`; the freshness benches keep their own schema ({size, results}),
+rendered by their own `report` functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.common import RESULTS, ROOT, render
+
+PAGE = ROOT / "BENCHMARKS.md"
+MARKER = re.compile(r"(<!-- bench:(?P<name>[\w-]+) -->\n)(?P<inner>.*?)(<!-- /bench:(?P=name) -->)", re.S)
+
+
+@dataclass(frozen=True)
+class Area:
+    """One row of the table of contents: a section of the page and where its headline comes from."""
+
+    title: str  # the section's heading (## ...), linked from the table
+    result: str | None = None  # bench/results/<result>.json gives headline, goal and met
+    headline: str = ""  # for figures with no JSON source
+    goal: str = ""
+    met: bool | None = None
+
+
+AREAS = [
+    Area("Crawl throughput against Scrapy", "throughput"),
+    Area("Scale: a million URLs on ten thousand servers", None,
+         "1,840,544 URLs on 10,000 servers; engine 90 MB; early / late 0.85",
+         ">= 1,000,000 URLs, >= 10,000 servers, engine <= 200 MB, early / late <= 1.5", True),
+    Area("Index throughput", None, "100 docs/s in crawl-sized batches (1.5x stock Whoosh); "
+         "79 docs/s at 20,000 pages", "keep up with the crawl", True),
+    Area("Query latency", None, "50,000 documents: p50 4.35 ms, p99 7.54 ms (writer committing: "
+         "4.53 / 13.5 ms)", "p50 <= 10 ms, p99 <= 50 ms at >= 50,000 documents", True),
+    Area("Ranking quality", "quality"),
+    Area("Real-time search", "realtime"),
+    Area("URL ordering", None, "backlink ordering: 47% of the hot pages at 10% of the crawl "
+         "(breadth-first 22%)", "the paper's orderings compared on our crawl"),
+    Area("Freshness: recrawl policies", "freshness"),
+    Area("Freshness: the recrawl model driving the crawl", "freshness_plans"),
+    Area("The recrawl model at the paper's scale", None, "strategies 1-3 solved in 14-23 CPU s; "
+         "objectives 2 < 3 < 1", "within the minute, objectives ordered 2 < 3 < 1", True),
+    Area("Toolkit overhead", "toolkit_overhead"),
+    Area("Workbench responsiveness", "workbench_graph"),
+    Area("Scale-out: agent hosts", "agent_hosts_crawl"),
+    Area("Scale-out: agent hosts in network namespaces", None,
+         "CPU ms a page, local / 1 / 2 / 4 agent hosts: 8.6 / 10.7 / 12.9 / 17.3; a lost host: 0 failures",
+         "pages/s and CPU per role for 1, 2, 4 agent hosts; a lost host loses no page", True),
+    Area("Scale-out: Dask against Celery", None, "Dask: 27 ms a round trip, 5.4 ms a task in flight, "
+         "a killed worker's task re-run at once; Celery's not within 30 s",
+         "measure two engines on dispatch and failure detection, then choose", True),
+    Area("Scale-out: index shards", "shards"),
+    Area("Scale-out: databases", "databases"),
+    Area("Scale-out: 100 million pages a day", None, "one engine carries 270-450 pages/s "
+         "(26-39 million a day)", "100 million pages a day (1,157 pages/s)", False),
+    Area("Change detection threshold", "change_threshold"),
+]
+
+
+def load(results: Path = RESULTS) -> dict[str, dict]:
+    """Every result file by name (its stem)."""
+    return {path.stem: json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted(results.glob("*.json"))}
+
+
+def _freshness(name: str) -> tuple[Callable[..., str], type]:
+    """The freshness benches' own renderers (their JSON is {size, results}, as they write it)."""
+    module = __import__(f"bench.{name}", fromlist=["report"])
+    from bench.freshness import Size
+
+    return module.report, Size
+
+
+def block(name: str, result: dict) -> str:
+    """The generated markdown of one result file."""
+    if "body" in result:
+        return render(result)
+    report, size = _freshness(name)
+    return report(result["results"], size(**result["size"])).rstrip() + "\n"
+
+
+def summary(name: str, result: dict) -> tuple[str, str, bool | None]:
+    """(headline, goal, met) of one result file, for the table of contents."""
+    if "body" in result:
+        return str(result["headline"]), str(result["goal"]), result["met"]
+    rows = result["results"]["changing"] if isinstance(result["results"], dict) else result["results"]
+    obsolete = {r["policy"]: r["mean_obsolete"] for r in rows}
+    if name == "freshness":
+        ours, others = obsolete["buckets"], [obsolete["uniform"], obsolete["adaptive"]]
+        static = {r["policy"]: r["mean_obsolete"] for r in result["results"]["static"]}
+        return (f"mean obsolete: buckets {ours:.1%}, uniform {others[0]:.1%}, adaptive {others[1]:.1%}",
+                "fewer obsolete than uniform and adaptive; never behind uniform on a static web",
+                ours < min(others) and static["buckets"] <= static["uniform"])
+    best = min((p for p in obsolete if p.startswith("auto")), key=obsolete.__getitem__)
+    return (f"mean obsolete: best model strategy ({best}) {obsolete[best]:.1%}, buckets "
+            f"{obsolete['buckets']:.1%}", "compare with issue 11's policies (no target set)", None)
+
+
+def contents(results: dict[str, dict]) -> str:
+    """The table of contents: area, headline figure, goal, met."""
+    lines = ["| area | headline figure | goal | met? |", "|---|---|---|---|"]
+    for area in AREAS:
+        if area.result is not None and area.result in results:
+            headline, goal, met = summary(area.result, results[area.result])
+        else:
+            headline, goal, met = area.headline, area.goal, area.met
+        anchor = re.sub(r"[^\w\- ]", "", area.title.lower()).replace(" ", "-")
+        mark = {True: "yes", False: "**no**", None: "-"}[met]
+        lines.append(f"| [{area.title}](#{anchor}) | {headline} | {goal} | {mark} |")
+    return "\n".join(lines) + "\n"
+
+
+def rewrite(page: str, results: dict[str, dict]) -> str:
+    """The page with every marked block replaced by its data's rendering."""
+    blocks = {name: block(name, result) for name, result in results.items()}
+    blocks["contents"] = contents(results)
+    missing = sorted(set(blocks) - set(m.group("name") for m in MARKER.finditer(page)))
+    if missing:
+        raise SystemExit(f"BENCHMARKS.md has no <!-- bench:NAME --> marker for: {', '.join(missing)}")
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group("name")
+        if name not in blocks:
+            raise SystemExit(f"BENCHMARKS.md marks bench:{name} but bench/results/{name}.json is missing")
+        return match.group(1) + blocks[name] + match.group(4)
+
+    return MARKER.sub(replace, page)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only say whether the page matches its data")
+    args = parser.parse_args(argv)
+    page = PAGE.read_text(encoding="utf-8")
+    results = load()
+    new = rewrite(page, results)
+    if args.check:
+        if new != page:
+            print("BENCHMARKS.md differs from bench/results/*.json: run `python -m bench.report`",
+                  file=sys.stderr)
+            return 1
+        print(f"BENCHMARKS.md matches its {len(results)} result files")
+        return 0
+    PAGE.write_text(new, encoding="utf-8")
+    print(f"BENCHMARKS.md rendered from {len(results)} result files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
