@@ -99,3 +99,15 @@ def test_every_route_is_documented_and_nothing_else(tmp_path: Path) -> None:
 def test_the_readme_leads_to_the_page() -> None:
     top = (DOC.parent.parent / "README.md").read_text(encoding="utf-8")[:600]
     assert "(docs/configuration.md)" in top
+
+
+def test_every_command_is_in_the_readmes_command_list() -> None:
+    """A newcomer finds each command in README's "Using it" block, and the block names no
+    command that is gone."""
+    readme = (DOC.parent.parent / "README.md").read_text(encoding="utf-8")
+    using = re.search(r"^## Using it\n+```sh\n(.*?)^```", readme, re.M | re.S)
+    assert using, "README.md has no '## Using it' command block"
+    named = set(re.findall(r"^webcrawler ([a-z-]+)", using.group(1), re.M))
+    assert named == set(main.commands), (
+        f"missing from README: {sorted(set(main.commands) - named)}; "
+        f"not a command: {sorted(named - set(main.commands))}")
