@@ -31,7 +31,9 @@ plus Cho and Garcia-Molina's half-changed pseudo-recrawl (their +0.5), here of t
 length J of the shortest changed recrawl, which makes it theirs exactly when the
 intervals are equal. Three numbers per page keep it (`History`): the changed recrawls'
 total length, the shortest of them, and the span (U is the span less the changed
-total); the changed recrawls other than the shortest are taken as equally long.
+total); the changed recrawls other than the shortest are taken as equally long. A page
+never seen to change gets the equal-interval form above (X = 0) over its whole span.
+
 Certainty grows with history: an estimate from n recrawls has a relative error of
 about 1 / sqrt(n), so the bucket is rounded to a grid whose step is that error in
 octaves, `resolution(n)`: two octaves after one recrawl, one after four, a tenth of
