@@ -122,6 +122,9 @@ documents = Table(
     Column("change_bucket", SmallInteger, nullable=False, default=0, server_default="0"),  # 0-255
     Column("next_due", Float),
     Column("first_fetch", Float),  # with last_fetch, the span the change history covers
+    # seconds of the recrawls that saw a change, and the shortest of them (buckets.History)
+    Column("changed_seconds", Float),
+    Column("shortest_change", Float),
     Column("sketch", LargeBinary),
     UniqueConstraint("server_id", "path", name="uq_document_url"),
 )

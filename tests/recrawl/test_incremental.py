@@ -151,6 +151,10 @@ def test_unchanged_and_timestamp_only_pages_are_not_reindexed_edited_ones_are(
     assert body is not None and b"quinces" in __import__("zlib").decompress(body)
     # the page seen to change has a faster bucket than the one never seen to change
     assert 0 < edited["change_bucket"] < static["change_bucket"]
+    # the one changed recrawl's length is kept, as the shortest change too (buckets.History)
+    assert 0 < edited["changed_seconds"] == edited["shortest_change"] <= (
+        edited["last_fetch"] - edited["first_fetch"])
+    assert not static["changed_seconds"] and static["shortest_change"] is None
 
 
 def test_deleted_page_leaves_the_index_and_a_new_redirect_is_followed(settings: Settings) -> None:

@@ -12,13 +12,27 @@ and 255 about 1.4 years (the paper's span: minutes to a year, with room either s
 crawler does not know how fast a test web's clock runs).
 
 The rate comes from the history by the estimator of Cho and Garcia-Molina (2003)
-for a Poisson process seen at intervals I: of n recrawls, X saw a change,
+for a Poisson process seen at equal intervals I: of n recrawls, X saw a change,
 
     rate = -ln((n - X + 0.5) / (n + 1)) / I
 
 which, unlike X / (n I), does not stop at one change per visit when a page changes
 faster than it is visited, and for X = 0 gives about 1 / (2 n I): a page never seen
 to change is thought to change about twice as slowly as the whole span observed.
+
+Recrawls are not equally spaced (the allocation moves, probes are short: policies.py),
+and a page that changed within a short recrawl is fast, whatever its long ones said. So
+the rate is the same estimator's irregular-interval form: the maximum of the Poisson
+likelihood of what was seen,
+
+    sum over changed recrawls of ln(1 - exp(-rate t_i)) - rate U,
+
+plus Cho and Garcia-Molina's half-changed pseudo-recrawl (their +0.5), here of the
+length J of the shortest changed recrawl, which makes it theirs exactly when the
+intervals are equal. Three numbers per page keep it (`History`): the changed recrawls'
+total length, the shortest of them, and the span (U is the span less the changed
+total); the changed recrawls other than the shortest are taken as equally long. A page
+never seen to change gets the equal-interval form above (X = 0) over its whole span.
 
 Certainty grows with history: an estimate from n recrawls has a relative error of
 about 1 / sqrt(n), so the bucket is rounded to a grid whose step is that error in
@@ -35,6 +49,7 @@ from dataclasses import dataclass
 STEPS_PER_OCTAVE = 10
 UNKNOWN = 0
 FASTEST, SLOWEST = 1, 255
+_BISECTIONS = 80  # halvings of the log(rate) bracket: far below a bucket's width
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +60,18 @@ class History:
     fetches: int
     changes: int
     span: float  # seconds from the first fetch to the last
+    changed_span: float = 0.0  # seconds of the recrawls that saw a change (0: not kept)
+    shortest_change: float | None = None  # the shortest of them
+
+    def changed_intervals(self) -> tuple[float, float]:
+        """(shortest changed recrawl, mean length of the other changed ones); equal intervals
+        when the irregular figures were not kept (a history older than them)."""
+        n, changes = self.recrawls, min(self.changes, self.recrawls)
+        if self.changed_span <= 0 or not self.shortest_change or self.changed_span > self.span * 1.001:
+            return self.span / n, self.span / n
+        shortest = min(self.shortest_change, self.changed_span)
+        rest = (self.changed_span - shortest) / (changes - 1) if changes > 1 else shortest
+        return shortest, max(rest, shortest)
 
     @property
     def recrawls(self) -> int:
@@ -52,13 +79,32 @@ class History:
 
 
 def change_rate(history: History) -> float | None:
-    """Estimated non-trivial changes per second, or None before any recrawl."""
+    """Estimated non-trivial changes per second, or None before any recrawl: the
+    likelihood's maximum (module docstring), by bisection on its slope in log(rate)."""
     n = history.recrawls
     if n == 0 or history.span <= 0:
         return None
     changes = min(history.changes, n)
-    interval = history.span / n
-    return -math.log((n - changes + 0.5) / (n + 1)) / interval
+    if changes == 0:  # all unchanged: the pseudo-recrawl alone, over the mean interval
+        return -math.log((n + 0.5) / (n + 1)) / (history.span / n)
+    shortest, rest = history.changed_intervals()
+    unchanged = max(0.0, history.span - shortest - rest * (changes - 1))
+
+    def slope(rate: float) -> float:  # d/d rate of the log-likelihood: falls from +inf to < 0
+        return (1.5 * _hazard(rate, shortest) + (changes - 1) * _hazard(rate, rest)
+                - unchanged - 0.5 * shortest)
+
+    low, high = -60.0, 30.0  # log(rate): e^-60 .. e^30 changes a second
+    for _ in range(_BISECTIONS):
+        mid = 0.5 * (low + high)
+        low, high = (mid, high) if slope(math.exp(mid)) > 0 else (low, mid)
+    return math.exp(0.5 * (low + high))
+
+
+def _hazard(rate: float, interval: float) -> float:
+    """d/d rate of ln(1 - exp(-rate t)): t / (exp(rate t) - 1)."""
+    x = rate * interval
+    return interval / math.expm1(x) if x < 700 else 0.0
 
 
 def resolution(recrawls: int) -> int:

@@ -13,7 +13,12 @@ it: at equal bandwidth the policies differ only in which pages they spend it on.
 - buckets (ours, WebFountain): the page's change bucket (buckets.py) gives its
   change interval, the plan turns a bucket into a revisit interval: by default the
   optimum of Cho and Garcia-Molina for the bandwidth at hand, which the recrawler
-  recomputes from its bucket counts (allocation.py, replan.py).
+  recomputes from its bucket counts (allocation.py, replan.py). A page seen changed at
+  every recrawl so far is probed: recrawled once after the plan's short `probe` interval
+  (the fastest change interval the optimum still follows). Recrawls as far apart as the
+  optimum's cannot tell a page that changes every day (worth the most recrawls) from one
+  that changes every ten minutes (worth none): both change between any two; a change
+  within the probe says the page is too fast to follow, no change that it is not.
 
 `RecrawlPlan` holds the plain inputs: per-bucket revisit intervals and the recrawl
 share are what issue 12's optimisation model will set.
@@ -24,10 +29,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from webcrawler.recrawl.buckets import UNKNOWN, interval_of_bucket
+from webcrawler.recrawl.buckets import UNKNOWN, History, interval_of_bucket
 from webcrawler.recrawl.changes import Change
 
 YEAR = 365 * 86400.0
+PROBES = 3  # a page is probed only while its first few recrawls all saw a change
+PROBED = 1.5  # a changed recrawl this much longer than the probe does not count as one
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,7 @@ class RecrawlPlan:
     revisit: tuple[float, ...] = ()  # seconds between recrawls for each bucket 0-255 (the
     #                                  model's output); empty: the bucket's change interval
     revisit_factor: float = 1.0  # ... times this
+    probe: float = 0.0  # seconds to a probing recrawl of a page seen changed at every one (0: none)
 
     def revisit_interval(self, bucket: int) -> float:
         """Seconds from a fetch to the next recrawl of a page in `bucket`."""
@@ -62,6 +70,7 @@ class Fetched:
     change: Change | None  # None: the first fetch
     bucket: int  # after this fetch
     last_interval: float | None  # seconds the previous schedule gave it (adaptive's memory)
+    history: History | None = None  # after this fetch (None: the first)
 
 
 class Policy(Protocol):
@@ -115,7 +124,18 @@ class Buckets:
     name: str = "buckets"
 
     def next_due(self, now: float, page: Fetched) -> float | None:
-        return now + self.plan.revisit_interval(page.bucket)
+        interval = self.plan.revisit_interval(page.bucket)
+        if page.history is not None and needs_probe(page.history, self.plan.probe):
+            interval = min(interval, self.plan.probe)
+        return now + interval
+
+
+def needs_probe(history: History, probe: float) -> bool:
+    """A page to recrawl after `probe` seconds: every recrawl so far (at most PROBES) saw a
+    change, and none of them was about as short as a probe."""
+    n = history.recrawls
+    shortest = history.changed_intervals()[0] if n else 0.0
+    return probe > 0 and 0 < n <= PROBES and history.changes >= n and shortest > PROBED * probe
 
 
 POLICIES = {"none": NoRecrawl, "uniform": Uniform, "adaptive": Adaptive, "buckets": Buckets}

@@ -76,6 +76,8 @@ class _Before:
     first_fetch: float | None
     last_fetch: float | None
     next_due: float | None
+    changed_seconds: float
+    shortest_change: float | None
 
     def last_interval(self) -> float | None:
         if self.next_due is None or self.last_fetch is None:
@@ -102,6 +104,7 @@ class Recrawler:
         self._before = Prepared(store.conn, select(
             d.state, d.checksum, d.sketch, d.times_fetched, d.times_changed, d.times_trivial,
             d.times_unmodified, d.times_not_modified, d.first_fetch, d.last_fetch, d.next_due,
+            d.changed_seconds, d.shortest_change,
         ).where(d.id == bindparam("p_id")))
         self._set_due = Prepared(store.conn, update(documents).where(
             d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
@@ -238,9 +241,10 @@ class Recrawler:
         row = self._before.one(p_id=entry.doc_id)
         assert row is not None, f"document {entry.doc_id} vanished"
         state, checksum, sketch, fetches, changes, trivial, unmodified, not_modified, first, last, \
-            due = row
+            due, changed_seconds, shortest_change = row
         return _Before(state, checksum, sketch, fetches or 0, changes or 0, trivial or 0,
-                       unmodified or 0, not_modified or 0, first, last, due)
+                       unmodified or 0, not_modified or 0, first, last, due, changed_seconds or 0.0,
+                       shortest_change)
 
     def _count(self, change: Change, counted: bool = False) -> None:
         self.stats.recrawled += 1
@@ -254,13 +258,13 @@ class Recrawler:
     def _record(self, entry: FrontierEntry, before: _Before, change: Change, now: float,
                 state: str, **values: Any) -> None:
         """The history after this answer, its bucket and next due time, in one UPDATE."""
-        fetches = before.fetches + 1
-        changes = before.changes + (change is Change.CHANGED)
+        history = _history_after(before, change is Change.CHANGED, now)
+        page_bucket = bucket(history)
+        due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval(), history))
         first = before.first_fetch or before.last_fetch or now
-        page_bucket = bucket(History(fetches, changes, now - first))
-        due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval()))
         self.store.finish(
-            entry, state, times_fetched=fetches, times_changed=changes,
+            entry, state, times_fetched=history.fetches, times_changed=history.changes,
+            changed_seconds=history.changed_span, shortest_change=history.shortest_change,
             times_trivial=before.trivial + (change is Change.TRIVIAL),
             times_unmodified=before.unmodified + (change is Change.UNMODIFIED),
             first_fetch=first, last_fetch=now, change_bucket=page_bucket, next_due=due, **values)
@@ -274,6 +278,18 @@ class Recrawler:
     def _schedule(self, entry: FrontierEntry, due: float | None) -> None:
         self._set_due.run(p_id=entry.doc_id, p_due=due)
         self.queues.schedule(entry.doc_id, entry.server_id, due)
+
+
+def _history_after(before: _Before, changed: bool, now: float) -> History:
+    """The page's change history with this recrawl (buckets.History: the changed recrawls'
+    seconds and the shortest of them beside the counts)."""
+    first = before.first_fetch or before.last_fetch or now
+    gap = max(0.0, now - before.last_fetch) if before.last_fetch is not None else 0.0
+    changed_span, shortest = before.changed_seconds, before.shortest_change
+    if changed and gap > 0:
+        changed_span += gap
+        shortest = gap if shortest is None else min(shortest, gap)
+    return History(before.fetches + 1, before.changes + changed, now - first, changed_span, shortest)
 
 
 def incremental(store: CrawlStore, sink: DocumentSink, policy_name: str, plan: RecrawlPlan,

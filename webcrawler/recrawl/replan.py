@@ -14,6 +14,11 @@ whose bucket is still unknown keep `first_interval` and their demand (at most ha
 the recrawl's) comes off first. A bucket the optimum leaves alone (f_b = 0: it
 changes too fast to follow) is visited only as often as the least-visited recrawled
 one, so that a bucket estimated from a few recrawls can still be corrected.
+
+The plan also says how soon to probe a page seen changed at every recrawl (policies.py):
+after PROBE_FRACTION of the shortest revisit interval in the table. The optimum visits
+most often the pages whose changes are about as frequent as its visits; a page that
+changes within a fraction of that is faster, and worth fewer visits, or none.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ log = logging.getLogger(__name__)
 
 PERIOD = 2.0  # seconds between recomputations: cheap (a few ms), and the crawl's mix moves slowly
 FLOOR_ROUNDS = 4
+PROBE_FRACTION = 0.5
 RATES = np.array([0.0] + [1.0 / (interval_of_bucket(b) or 1.0) for b in range(FASTEST, SLOWEST + 1)])
 
 
@@ -55,6 +61,13 @@ def revisit_table(plan: RecrawlPlan, counts: np.ndarray, bandwidth: float) -> tu
                          1.0 / floor if floor > 0 else plan.max_interval)
     table[UNKNOWN] = plan.first_interval
     return tuple(float(x) for x in table)
+
+
+def probe_interval(table: tuple[float, ...]) -> float:
+    """Seconds to a probing recrawl: PROBE_FRACTION of the table's shortest revisit interval
+    among the known buckets (the optimum's most visited pages: a page that changes within
+    it changes faster than those)."""
+    return PROBE_FRACTION * min(table[FASTEST:])
 
 
 def recrawl_bandwidth(plan: RecrawlPlan, total: float, new: float, unknown: int) -> float:
@@ -103,4 +116,4 @@ class Replanner:
         table = revisit_table(self.plan, self.counts, bandwidth)
         log.debug("replan: %.2f recrawls/s over %d known pages", bandwidth,
                   int(self.counts[FASTEST:].sum()))
-        return replace(self.plan, revisit=table)
+        return replace(self.plan, revisit=table, probe=probe_interval(table))

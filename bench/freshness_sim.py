@@ -1,0 +1,172 @@
+"""An offline stand-in for bench/freshness.py: the recrawl's real estimation and allocation code
+driven against the changing web's truth, with no servers and no clock (seconds per run).
+
+It exists to compare variants of the buckets policy (estimators, shares) over several seeds
+before the real bench, which alone decides (bench/freshness.py: real crawls, real servers).
+Simplified on purpose: every day-0 page is known at the start (no link discovery), no births
+or deaths, one global queue of due pages instead of one per server, perfect change detection.
+Time is the bench's: `day_seconds` real seconds a simulated day, `fetch_rate` fetches a second.
+
+    python -m bench.freshness_sim [--seeds 1994 1995 ...] [--size full|quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
+from webcrawler.recrawl.changes import Change
+from webcrawler.recrawl.policies import Fetched, RecrawlPlan, make_policy
+from webcrawler.recrawl.queues import WeightedAggregator
+from webcrawler.recrawl.replan import Replanner
+from webcrawler.testing.changes import SPREADS, Changes
+
+SIZES = {"full": (6, 50, 32.0, 4.5, 15.0), "quick": (4, 25, 30.0, 1.0, 20.0)}
+
+
+@dataclass
+class Page:
+    """What the crawler knows of one page, and the truth it last saw."""
+
+    server: int
+    number: int
+    seen: int = -1  # real changes before the last fetch (-1: never fetched)
+    fetches: int = 0
+    changes: int = 0
+    first: float = 0.0
+    last: float = 0.0
+    interval: float | None = None  # the schedule's last interval (adaptive's memory)
+    changed_seconds: float = 0.0  # total length of the recrawl intervals that saw a change
+    shortest_change: float | None = None  # the shortest of them
+
+    def history(self) -> History:
+        return History(self.fetches, self.changes, self.last - self.first, self.changed_seconds,
+                       self.shortest_change)
+
+
+Estimator = Callable[[History], int]  # a page's history -> its bucket
+
+
+@dataclass
+class Crawl:
+    """One simulated crawl: its pages, queues and measure."""
+
+    changes: Changes
+    day_seconds: float
+    pages: list[Page]
+    policy_name: str
+    plan: RecrawlPlan
+    estimator: Estimator
+    fetch_rate: float
+    replan_hook: Callable[[Crawl], None] | None = None
+
+    def __post_init__(self) -> None:
+        self.policy = make_policy(self.policy_name, self.plan)
+        self.replanner = Replanner(self.plan, self.fetch_rate) if self.policy_name == "buckets" else None
+        self.new = list(range(len(self.pages)))[::-1]
+        self.due: list[tuple[float, int]] = []
+        self.turns = WeightedAggregator((1.0 - self.plan.share, self.plan.share))
+        self.fetched = self.recrawls = 0
+
+    def events(self, page: Page, t: float) -> int:
+        return self.changes.events_before(page.server, page.number, t / self.day_seconds)
+
+    def step(self, t: float) -> None:
+        """One fetch at real second t: a new page or a due recrawl (or the soonest due one)."""
+        ready = [bool(self.new), bool(self.due) and self.due[0][0] <= t]
+        order = self.turns.order(ready)
+        if order:
+            child = order[0]
+            self.turns.took(child)
+        elif self.due:
+            child = 1
+        else:
+            return
+        if child == 0:
+            self.fetch_new(self.new.pop(), t)
+        else:
+            self.recrawl(heapq.heappop(self.due)[1], t)
+        self.fetched += 1
+        if self.replanner is not None:
+            if self.replan_hook is not None:
+                self.replan_hook(self)
+            plan = self.replanner.replan(t, self.fetched, self.recrawls)
+            if plan is not None:
+                self.policy.plan = plan  # type: ignore[attr-defined]
+
+    def fetch_new(self, k: int, t: float) -> None:
+        page = self.pages[k]
+        page.seen, page.fetches, page.first, page.last = self.events(page, t), 1, t, t
+        self.place(k, UNKNOWN)
+        self.schedule(k, t, self.policy.next_due(t, Fetched(None, UNKNOWN, None)))
+
+    def recrawl(self, k: int, t: float) -> None:
+        self.recrawls += 1
+        page = self.pages[k]
+        now_events = self.events(page, t)
+        changed = now_events != page.seen
+        gap = t - page.last
+        if changed:
+            page.changed_seconds += gap
+            page.shortest_change = min(gap, page.shortest_change or gap)
+        page.seen, page.fetches, page.last = now_events, page.fetches + 1, t
+        page.changes += changed
+        history = page.history()
+        b = self.estimator(history)
+        self.place(k, b)
+        change = Change.CHANGED if changed else Change.UNMODIFIED
+        self.schedule(k, t, self.policy.next_due(t, Fetched(change, b, page.interval, history)))
+
+    def place(self, k: int, b: int) -> None:
+        if self.replanner is not None:
+            self.replanner.place(k, b)
+
+    def schedule(self, k: int, t: float, due: float | None) -> None:
+        if due is not None:
+            self.pages[k].interval = due - t
+            heapq.heappush(self.due, (due, k))
+
+    def obsolete(self, t: float) -> float:
+        return sum(p.seen < 0 or self.events(p, t) != p.seen for p in self.pages) / len(self.pages)
+
+
+def run(seed: int, size: str, policy: str, estimator: Estimator = bucket, share: float = 0.5,
+        hook: Callable[[Crawl], None] | None = None) -> tuple[float, float, float]:
+    """(mean, second half, end) obsolete share of one simulated crawl."""
+    servers, per_server, days, day_seconds, rate = SIZES[size]
+    changes = Changes(seed, SPREADS["cho"])
+    pages = [Page(s, p) for p in range(per_server) for s in range(servers)]
+    crawl = Crawl(changes, day_seconds, pages, policy, RecrawlPlan(share=share), estimator, rate, hook)
+    samples: list[tuple[float, float]] = []
+    step, next_sample, t = 1.0 / rate, day_seconds / 2, 0.0
+    while t < days * day_seconds:
+        crawl.step(t)
+        t += step
+        if t >= next_sample:
+            samples.append((t / day_seconds, crawl.obsolete(t)))
+            next_sample += day_seconds / 2
+    values = np.array([o for _, o in samples])
+    half = np.array([o for d, o in samples if d >= days / 2])
+    return float(values.mean()), float(half.mean()), float(values[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1994, 1995, 1996, 1997])
+    parser.add_argument("--size", choices=sorted(SIZES), default="full")
+    args = parser.parse_args()
+    for name in ("uniform", "adaptive", "buckets"):
+        rows = np.array([run(s, args.size, name) for s in args.seeds])
+        print(f"{name:10s} mean {rows[:, 0].mean():.3f}  half {rows[:, 1].mean():.3f} "
+              f"(per seed {' '.join(f'{x:.3f}' for x in rows[:, 1])})  end {rows[:, 2].mean():.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
