@@ -19,7 +19,8 @@ the web's truth (`bench/freshness_measure.py`). Three experiments:
 
     python -m bench.freshness [--quick] [--json out.json] [--publish]
 
-`--publish` replaces the section in BENCHMARKS.md and writes docs/freshness.png.
+`--publish` writes bench/results/freshness.json and docs/freshness.png, then renders
+BENCHMARKS.md from the results (bench/report.py).
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ log = logging.getLogger("bench.freshness")
 POLICIES = ("none", "uniform", "adaptive", "buckets")
 COLORS = {"none": "tab:gray", "uniform": "tab:blue", "adaptive": "tab:green", "buckets": "tab:red"}
 STARTUP = 3.0  # real seconds from building the web to its day 0: the server starts, then the crawl
-TITLE = "Freshness (issue 11): recrawl policies at equal bandwidth on a changing web"
 
 
 @dataclass(frozen=True)
@@ -197,17 +197,19 @@ def plot(results: dict[str, list[dict[str, object]]], out: Path) -> None:
     plt.close(fig)
 
 
-def replace_section(title: str, body: str, path: Path) -> None:
-    """Put the section in BENCHMARKS.md, replacing the one of the same title (figures replaced in place)."""
-    text = path.read_text(encoding="utf-8")
-    section = f"## {title}\n\n{body.rstrip()}\n"
-    start = text.find(f"## {title}\n")
-    if start < 0:
-        text = text.rstrip() + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + (text[end:] if end >= 0 else "")
-    path.write_text(text, encoding="utf-8")
+def publish(name: str, result: dict[str, object], minutes: float, where: str) -> None:
+    """Write the run to bench/results/NAME.json, with when, where and how it was measured, and
+    render BENCHMARKS.md from the results (bench/report.py): the page is its data, nothing
+    appends. Call it before writing the plot, so the commit it names is not "+dirty" by it."""
+    from bench.report import RESULTS
+    from bench.report import main as render
+
+    result = dict(result, run={"date": time.strftime("%Y-%m-%d"), "commit": commit(),
+                               "machine": where, "minutes": round(minutes, 1),
+                               "command": command_line()})
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    render([])
 
 
 def main() -> int:
@@ -215,11 +217,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="A small web and short days (a few minutes).")
     parser.add_argument("--json", type=Path, default=None, help="Write every figure and timeline here.")
     parser.add_argument("--publish", action="store_true",
-                        help="Replace the section in BENCHMARKS.md and write docs/freshness.png.")
+                        help="Write bench/results/freshness.json and docs/freshness.png, then "
+                        "render BENCHMARKS.md from the results.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s")
     size = QUICK if args.quick else FULL
-    started = time.time()
+    started, where = time.time(), machine()
     with tempfile.TemporaryDirectory(prefix="freshness-") as work:
         results = experiments(size, Path(work))
     minutes = (time.time() - started) / 60
@@ -229,11 +232,8 @@ def main() -> int:
     print(body)
     print(f"\n{minutes:.1f} minutes")
     if args.publish:
-        header = (f"{time.strftime('%Y-%m-%d')}, commit `{commit()}`, {machine()}, "
-                  f"{minutes:.0f} minutes.\n\nCommand: `{command_line()}`\n\n"
-                  "Plot: docs/freshness.png; the measure: docs/freshness.md.\n\n")
-        plot(results, ROOT / "docs" / "freshness.png")  # after commit(): the plot is not a change of code
-        replace_section(TITLE, header + body, ROOT / "BENCHMARKS.md")
+        publish("freshness", {"size": asdict(size), "results": results}, minutes, where)
+        plot(results, ROOT / "docs" / "freshness.png")
     return 0
 
 

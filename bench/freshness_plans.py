@@ -12,7 +12,8 @@ The measure is bench/freshness_measure.py's obsolete share, sampled twice a simu
 
     python -m bench.freshness_plans [--quick] [--json out.json] [--publish]
 
-`--publish` replaces the section in BENCHMARKS.md and writes docs/freshness-plans.png.
+`--publish` writes bench/results/freshness_plans.json and docs/freshness-plans.png, then
+renders BENCHMARKS.md from the results (bench/report.py).
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from bench.common import ROOT, command_line, commit, machine, table
-from bench.freshness import FULL, QUICK, Size, _obsolete, replace_section, run_policy
+from bench.common import ROOT, machine, table
+from bench.freshness import FULL, QUICK, Size, _obsolete, publish, run_policy
 
 log = logging.getLogger("bench.freshness_plans")
-TITLE = "Freshness (issue 12): the model's strategies driving the crawl, against issue 11's policies"
 RUNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (  # (label, --recrawl, more options)
     *((f"auto-{n}", "buckets", ("--plan", "auto", "--plan-strategy", str(n))) for n in (1, 2, 3)),
     ("buckets", "buckets", ()),
@@ -97,7 +97,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="bench/freshness.py's small web (minutes).")
     parser.add_argument("--json", type=Path, default=None, help="Write every figure and timeline here.")
     parser.add_argument("--publish", action="store_true",
-                        help="Replace the section in BENCHMARKS.md and write docs/freshness-plans.png.")
+                        help="Write bench/results/freshness_plans.json and docs/freshness-plans.png, "
+                        "then render BENCHMARKS.md from the results.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s")
     size = QUICK if args.quick else FULL
@@ -112,11 +113,8 @@ def main() -> int:
     print(body)
     print(f"\n{minutes:.1f} minutes")
     if args.publish:
-        header = (f"{time.strftime('%Y-%m-%d')}, commit `{commit()}`, {where}, {minutes:.0f} minutes."
-                  f"\n\nCommand: `{command_line()}`\n\nPlot: docs/freshness-plans.png; the reading: "
-                  "docs/recrawl-model.md, \"The model drives the crawl\".\n\n")
+        publish("freshness_plans", {"size": asdict(size), "results": results}, minutes, where)
         plot(results, ROOT / "docs" / "freshness-plans.png")
-        replace_section(TITLE, header + body, ROOT / "BENCHMARKS.md")
     return 0
 
 

@@ -63,3 +63,21 @@ def test_a_published_result_renders_its_command_machine_and_figures(
     page = "<!-- bench:one -->\n<!-- /bench:one -->\n<!-- bench:contents -->\n<!-- /bench:contents -->\n"
     rendered = report.rewrite(page, {"one": result})
     assert "| 42 |" in rendered and f"Command: `{result['command']}`" in rendered
+
+
+def test_freshness_is_met_only_when_ours_wins_every_run_kept() -> None:
+    """Issue 11's verdict on the contents line: buckets below uniform and adaptive over the second
+    half in every repeated run (and not behind uniform on the static web), not on average."""
+    result = json.loads((RESULTS / "freshness.json").read_text(encoding="utf-8"))
+    runs = sorted({row["run"] for row in result["repeats"]})
+    won = dict(result, repeats=[
+        {"run": run, "policy": policy, "steady_obsolete": value}
+        for run in runs for policy, value in (("uniform", 0.41), ("adaptive", 0.40), ("buckets", 0.38))])
+    assert report.summary("freshness", won)[2] is True
+    lost_one = dict(won, repeats=[dict(row, steady_obsolete=0.405) if row["run"] == runs[0]
+                                  and row["policy"] == "buckets" else row for row in won["repeats"]])
+    headline, _, met = report.summary("freshness", lost_one)
+    assert met is False and f"lowest in {len(runs) - 1} of {len(runs)}" in headline
+    behind_on_static = dict(won, results=dict(won["results"], static=[
+        {"policy": "uniform", "mean_obsolete": 0.10}, {"policy": "buckets", "mean_obsolete": 0.11}]))
+    assert report.summary("freshness", behind_on_static)[2] is False
