@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -161,6 +162,54 @@ def report(results: dict[str, list[dict[str, object]]], size: Size) -> str:
     return "\n".join(text)
 
 
+def render_result(result: dict, render: Callable[[object, Size], str] = report) -> str:
+    """A published run (bench/results/*.json) as BENCHMARKS.md shows it: when, where and by which
+    command it was measured, its report, and the repeated runs kept with it."""
+    run = result.get("run")
+    text = (f"{run['date']}, commit `{run['commit']}`, {run['machine']}, {run['minutes']:.0f} "
+            f"minutes.\n\nCommand: `{run['command']}`\n\n") if run else ""
+    text += render(result["results"], Size(**result["size"])).rstrip()
+    if result.get("repeats"):
+        text += "\n\n" + _repeats(result["repeats"])
+    return text.rstrip() + "\n"
+
+
+def _repeats(rows: list[dict]) -> str:
+    """Obsolete pages over the second half in every full-size run kept with the result: the
+    run-to-run spread a single run's differences must beat."""
+    runs, policies, cell = _by_run(rows)
+    lines = ["Repeated full-size runs, obsolete over the second half:", "",
+             "| run | " + " | ".join(policies) + " |", "|---|" + "---|" * len(policies)]
+    for run in runs:
+        lines.append(f"| {run} | " + " | ".join(_pct(cell.get((run, p))) for p in policies) + " |")
+    means = [_mean([cell[r, p] for r in runs if (r, p) in cell]) for p in policies]
+    lines.append("| mean | " + " | ".join(_pct(m) for m in means) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _by_run(rows: list[dict]) -> tuple[list[str], list[str], dict[tuple[str, str], float]]:
+    """The runs, the policies and each (run, policy)'s obsolete share over the second half."""
+    runs = list(dict.fromkeys(row["run"] for row in rows))
+    policies = list(dict.fromkeys(row["policy"] for row in rows))
+    return runs, policies, {(row["run"], row["policy"]): row["steady_obsolete"] for row in rows}
+
+
+def summary(result: dict) -> tuple[str, str, bool]:
+    """Issue 11's test, for BENCHMARKS.md's contents: over the second half (the first goes to
+    discovering the web, alike for every policy), ours below uniform and adaptive in every run
+    kept, and on the static web never behind uniform."""
+    rows = result.get("repeats") or [dict(r, run="") for r in result["results"]["changing"]]
+    runs, _, cell = _by_run(rows)
+    won = [r for r in runs if cell[r, "buckets"] < min(cell[r, "uniform"], cell[r, "adaptive"])]
+    means = {p: _mean([cell[r, p] for r in runs]) for p in ("buckets", "uniform", "adaptive")}
+    static = {r["policy"]: r["mean_obsolete"] for r in result["results"]["static"]}
+    headline = (f"second half, mean of {len(runs)} run(s): buckets {_pct(means['buckets'])}, uniform "
+                f"{_pct(means['uniform'])}, adaptive {_pct(means['adaptive'])}; buckets lowest in "
+                f"{len(won)} of {len(runs)}")
+    return (headline, "fewer obsolete than uniform and adaptive; never behind uniform on a static web",
+            len(won) == len(runs) and static["buckets"] <= static["uniform"])
+
+
 def _obsolete(result: dict[str, object]) -> list[str]:
     return [_pct(result[k]) for k in ("mean_obsolete", "steady_obsolete", "final_obsolete")]
 
@@ -212,30 +261,35 @@ def publish(name: str, result: dict[str, object], minutes: float, where: str) ->
     render([])
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def bench_main(name: str, doc: str, run: Callable[[Size, Path], object],
+               render: Callable[[object, Size], str], draw: Callable[[object, Path], None]) -> int:
+    """The command line both freshness benches share: run at full or quick size, print the
+    report, keep the JSON, and with --publish write bench/results/NAME.json, the plot
+    docs/NAME.png (underscores as dashes) and render BENCHMARKS.md."""
+    png = ROOT / "docs" / f"{name.replace('_', '-')}.png"
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="A small web and short days (a few minutes).")
     parser.add_argument("--json", type=Path, default=None, help="Write every figure and timeline here.")
     parser.add_argument("--publish", action="store_true",
-                        help="Write bench/results/freshness.json and docs/freshness.png, then "
-                        "render BENCHMARKS.md from the results.")
+                        help=f"Write bench/results/{name}.json and {png.relative_to(ROOT)}, then render "
+                        "BENCHMARKS.md from the results.")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s")
     size = QUICK if args.quick else FULL
     started, where = time.time(), machine()
-    with tempfile.TemporaryDirectory(prefix="freshness-") as work:
-        results = experiments(size, Path(work))
+    with tempfile.TemporaryDirectory(prefix=f"{name}-") as work:
+        results = run(size, Path(work))
     minutes = (time.time() - started) / 60
-    body = report(results, size)
+    data = {"size": asdict(size), "results": results}
     if args.json:
-        args.json.write_text(json.dumps({"size": asdict(size), "results": results}, indent=1))
-    print(body)
+        args.json.write_text(json.dumps(data, indent=1))
+    print(render(results, size))
     print(f"\n{minutes:.1f} minutes")
     if args.publish:
-        publish("freshness", {"size": asdict(size), "results": results}, minutes, where)
-        plot(results, ROOT / "docs" / "freshness.png")
+        publish(name, data, minutes, where)
+        draw(results, png)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bench_main("freshness", __doc__, experiments, report, plot))

@@ -18,18 +18,14 @@ renders BENCHMARKS.md from the results (bench/report.py).
 
 from __future__ import annotations
 
-import argparse
-import json
 import logging
 import re
 import sys
-import tempfile
-import time
-from dataclasses import asdict
 from pathlib import Path
 
-from bench.common import ROOT, machine, table
-from bench.freshness import FULL, QUICK, Size, _obsolete, publish, run_policy
+from bench import freshness
+from bench.common import table
+from bench.freshness import Size, _obsolete, bench_main, run_policy
 
 log = logging.getLogger("bench.freshness_plans")
 RUNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (  # (label, --recrawl, more options)
@@ -92,31 +88,24 @@ def plot(results: list[dict[str, object]], out: Path) -> None:
     plt.close(fig)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="bench/freshness.py's small web (minutes).")
-    parser.add_argument("--json", type=Path, default=None, help="Write every figure and timeline here.")
-    parser.add_argument("--publish", action="store_true",
-                        help="Write bench/results/freshness_plans.json and docs/freshness-plans.png, "
-                        "then render BENCHMARKS.md from the results.")
-    args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s")
-    size = QUICK if args.quick else FULL
-    started, where = time.time(), machine()
-    with tempfile.TemporaryDirectory(prefix="freshness-plans-") as work:
-        results = [run_policy(size, "cho", 1994, policy, Path(work), extra=extra, label=label)
-                   for label, policy, extra in RUNS]
-    minutes = (time.time() - started) / 60
-    body = report(results, size)
-    if args.json:
-        args.json.write_text(json.dumps({"size": asdict(size), "results": results}, indent=1))
-    print(body)
-    print(f"\n{minutes:.1f} minutes")
-    if args.publish:
-        publish("freshness_plans", {"size": asdict(size), "results": results}, minutes, where)
-        plot(results, ROOT / "docs" / "freshness-plans.png")
-    return 0
+def render_result(result: dict) -> str:
+    """The published run as BENCHMARKS.md shows it (bench/report.py)."""
+    return freshness.render_result(result, report)
+
+
+def summary(result: dict) -> tuple[str, str, None]:
+    """BENCHMARKS.md's contents line: the best model strategy against buckets (no target set)."""
+    obsolete = {r["policy"]: r["mean_obsolete"] for r in result["results"]}
+    best = min((p for p in obsolete if p.startswith("auto")), key=obsolete.__getitem__)
+    return (f"mean obsolete: best model strategy ({best}) {obsolete[best]:.1%}, buckets "
+            f"{obsolete['buckets']:.1%}", "compare with issue 11's policies (no target set)", None)
+
+
+def crawls(size: Size, work: Path) -> list[dict[str, object]]:
+    """Each of RUNS, one crawl after another, on the same changing web."""
+    return [run_policy(size, "cho", 1994, policy, work, extra=extra, label=label)
+            for label, policy, extra in RUNS]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(bench_main("freshness_plans", __doc__, crawls, report, plot))

@@ -8,19 +8,20 @@ Each result file bench/results/NAME.json is rendered between `<!-- bench:NAME --
 alone. The table of contents (`<!-- bench:contents -->`) is generated too: one row per
 area, its headline figure and goal from the area's JSON, or from `AREAS` below for the
 figures measured by hand or before their bench wrote JSON. Most files come from
-`bench.common.publish`; the freshness benches keep their own schema ({size, results}),
-rendered by their own `report` functions.
+`bench.common.publish`; the freshness benches keep their own schema ({size, results, run}),
+rendered by their own `render_result` and `summary` functions.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import re
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from bench.common import RESULTS, ROOT, render
 
@@ -79,84 +80,21 @@ def load(results: Path = RESULTS) -> dict[str, dict]:
             for path in sorted(results.glob("*.json"))}
 
 
-def _freshness(name: str) -> tuple[Callable[..., str], type]:
-    """The freshness benches' own renderers (their JSON is {size, results}, as they write it)."""
-    module = __import__(f"bench.{name}", fromlist=["report"])
-    from bench.freshness import Size
-
-    return module.report, Size
+def _bench(name: str) -> ModuleType:
+    """A bench that renders its own JSON (the freshness benches: {size, results, run})."""
+    return importlib.import_module(f"bench.{name}")
 
 
 def block(name: str, result: dict) -> str:
     """The generated markdown of one result file."""
-    if "body" in result:
-        return render(result)
-    report, size = _freshness(name)
-    text = _run_header(result.get("run")) + report(result["results"], size(**result["size"])).rstrip()
-    if result.get("repeats"):
-        text += "\n\n" + _repeats(result["repeats"])
-    return text.rstrip() + "\n"
-
-
-def _run_header(run: dict | None) -> str:
-    """When, at which commit, on what and by which command a freshness run was measured."""
-    if not run:
-        return ""
-    return (f"{run['date']}, commit `{run['commit']}`, {run['machine']}, {run['minutes']:.0f} minutes.\n\n"
-            f"Command: `{run['command']}`\n\n")
-
-
-def _repeats(rows: list[dict]) -> str:
-    """Obsolete pages over the second half in every full-size run kept with the result: the
-    run-to-run spread a single run's differences must beat."""
-    runs = list(dict.fromkeys(row["run"] for row in rows))
-    policies = list(dict.fromkeys(row["policy"] for row in rows))
-    cell = {(row["run"], row["policy"]): row["steady_obsolete"] for row in rows}
-    lines = ["Repeated full-size runs, obsolete over the second half:", "",
-             "| run | " + " | ".join(policies) + " |", "|---|" + "---|" * len(policies)]
-    for run in runs:
-        lines.append(f"| {run} | " + " | ".join(_pct(cell.get((run, p))) for p in policies) + " |")
-    means = [_mean([cell[r, p] for r in runs if (r, p) in cell]) for p in policies]
-    lines.append("| mean | " + " | ".join(_pct(m) for m in means) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
+    return render(result) if "body" in result else _bench(name).render_result(result)
 
 
 def summary(name: str, result: dict) -> tuple[str, str, bool | None]:
     """(headline, goal, met) of one result file, for the table of contents."""
     if "body" in result:
         return str(result["headline"]), str(result["goal"]), result["met"]
-    rows = result["results"]["changing"] if isinstance(result["results"], dict) else result["results"]
-    obsolete = {r["policy"]: r["mean_obsolete"] for r in rows}
-    if name == "freshness":
-        return _freshness_summary(result)
-    best = min((p for p in obsolete if p.startswith("auto")), key=obsolete.__getitem__)
-    return (f"mean obsolete: best model strategy ({best}) {obsolete[best]:.1%}, buckets "
-            f"{obsolete['buckets']:.1%}", "compare with issue 11's policies (no target set)", None)
-
-
-def _freshness_summary(result: dict) -> tuple[str, str, bool | None]:
-    """Issue 11's test: over the second half (the first goes to discovering the web, alike for
-    every policy), ours below uniform and adaptive in every run kept, and on the static web
-    never behind uniform."""
-    rows = result.get("repeats") or [dict(r, run="") for r in result["results"]["changing"]]
-    runs = list(dict.fromkeys(row["run"] for row in rows))
-    cell = {(row["run"], row["policy"]): row["steady_obsolete"] for row in rows}
-    won = [r for r in runs if cell[r, "buckets"] < min(cell[r, "uniform"], cell[r, "adaptive"])]
-    means = {p: _mean([cell[r, p] for r in runs]) for p in ("buckets", "uniform", "adaptive")}
-    static = {r["policy"]: r["mean_obsolete"] for r in result["results"]["static"]}
-    headline = (f"second half, mean of {len(runs)} run(s): buckets {means['buckets']:.1%}, uniform "
-                f"{means['uniform']:.1%}, adaptive {means['adaptive']:.1%}; buckets lowest in "
-                f"{len(won)} of {len(runs)}")
-    return (headline, "fewer obsolete than uniform and adaptive; never behind uniform on a static web",
-            len(won) == len(runs) and static["buckets"] <= static["uniform"])
+    return _bench(name).summary(result)
 
 
 def contents(results: dict[str, dict]) -> str:
