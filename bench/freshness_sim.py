@@ -14,21 +14,22 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.utils import formatdate
 
 import numpy as np
 
-from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, change_age
+from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change
+from webcrawler.recrawl.lastmod import ages_after
 from webcrawler.recrawl.policies import Fetched, RecrawlPlan, make_policy
 from webcrawler.recrawl.queues import WeightedAggregator
 from webcrawler.recrawl.replan import Replanner
 from webcrawler.testing.changes import SPREADS, Changes
 
-LM_PHASE = 0.37  # the crawl's start within a real second: where HTTP dates round down
+EPOCH = 1_795_000_000.37  # Unix time of day 0: HTTP dates round down to its whole seconds
 SIZES = {"full": (6, 50, 32.0, 4.5, 15.0), "quick": (4, 25, 30.0, 1.0, 20.0)}
 
 
@@ -46,7 +47,7 @@ class Page:
     interval: float | None = None  # the schedule's last interval (adaptive's memory)
     changed_seconds: float = 0.0  # total length of the recrawl intervals that saw a change
     shortest_change: float | None = None  # the shortest of them
-    lastmod: float | None = None  # the Last-Modified of the last fetch (real seconds)
+    lastmod: str | None = None  # the Last-Modified of the last fetch
     ages: float | None = 0.0  # sum of the last change's age at changed recrawls (None: untrusted)
 
     def history(self, dated: bool = False) -> History:
@@ -83,23 +84,19 @@ class Crawl:
         return self.changes.events_before(page.server, page.number, t / self.day_seconds)
 
     def last_modified(self, page: Page, t: float) -> float:
-        """The server's Last-Modified at real second t: the latest change of either kind (real or
-        the clock/counter tick), whole seconds of real time as HTTP dates have (phase LM_PHASE)."""
+        """The server's Last-Modified at real second t (of the crawl's clock): the latest change of
+        either kind, the real one or the clock/counter line's tick."""
         day = t / self.day_seconds
         real = self.changes.last_event(page.server, page.number, day) or 0.0
         ticks = self.changes.trivial_version(page.server, page.number, day)
         tick = ticks * self.changes.trivial_period(page.server, page.number) if ticks else 0.0
-        return math.floor(max(real, tick) * self.day_seconds + LM_PHASE) - LM_PHASE
+        return max(real, tick) * self.day_seconds
 
-    def date(self, page: Page, t: float, gap: float, changed: bool) -> None:
-        """The crawler's trust rules for Last-Modified (recrawler.py) and the age it adds."""
-        lastmod = self.last_modified(page, t)
-        if page.ages is not None:
-            moved = lastmod != page.lastmod
-            if lastmod > t or moved != changed:
-                page.ages = None  # a tick moved it, or it did not move with a real change
-            elif changed:
-                page.ages += change_age(t - lastmod, gap)
+    def date(self, page: Page, t: float, changed: bool) -> None:
+        """The crawler's own trust rules and ages (recrawl/lastmod.py) on the served date, an
+        HTTP date: whole seconds of Unix time, with the crawl starting at EPOCH."""
+        lastmod = formatdate(EPOCH + self.last_modified(page, t), usegmt=True)
+        page.ages = ages_after(page.ages, page.lastmod, lastmod, changed, EPOCH + t, EPOCH + page.last)
         page.lastmod = lastmod
 
     def step(self, t: float) -> None:
@@ -128,7 +125,7 @@ class Crawl:
     def fetch_new(self, k: int, t: float) -> None:
         page = self.pages[k]
         page.seen, page.fetches, page.first, page.last = self.events(page, t), 1, t, t
-        page.lastmod = self.last_modified(page, t)
+        page.lastmod = formatdate(EPOCH + self.last_modified(page, t), usegmt=True)
         self.place(k, UNKNOWN)
         self.schedule(k, t, self.policy.next_due(t, Fetched(None, UNKNOWN, None)))
 
@@ -138,7 +135,7 @@ class Crawl:
         now_events = self.events(page, t)
         changed = now_events != page.seen
         gap = t - page.last
-        self.date(page, t, gap, changed)
+        self.date(page, t, changed)
         if changed:
             page.changed_seconds += gap
             page.shortest_change = min(gap, page.shortest_change or gap)
