@@ -6,6 +6,9 @@ before the real bench, which alone decides (bench/freshness.py: real crawls, rea
 Simplified on purpose: every day-0 page is known at the start (no link discovery), no births
 or deaths, one global queue of due pages instead of one per server, perfect change detection.
 Time is the bench's: `day_seconds` real seconds a simulated day, `fetch_rate` fetches a second.
+Each fetch also gets the server's Last-Modified (the latest real or trivial change, as an HTTP
+date: whole real seconds), which `buckets+lm` dates changes with where the crawler's trust rules
+(recrawl/lastmod.py) allow; `buckets` ignores it.
 
     python -m bench.freshness_sim [--seeds 1994 1995 ...] [--size full|quick]
 """
