@@ -34,6 +34,10 @@ total length, the shortest of them, and the span (U is the span less the changed
 total); the changed recrawls other than the shortest are taken as equally long. A page
 never seen to change gets the equal-interval form above (X = 0) over its whole span.
 
+When the page's Last-Modified can be trusted (lastmod.py) the history also carries the age of
+the last change at each changed recrawl, and the rate is Cho and Garcia-Molina's estimator for
+known change times instead: X / (sum of the ages + the unchanged recrawls' seconds).
+
 Certainty grows with history: an estimate from n recrawls has a relative error of
 about 1 / sqrt(n), so the bucket is rounded to a grid whose step is that error in
 octaves, `resolution(n)`: two octaves after one recrawl, one after four, a tenth of
