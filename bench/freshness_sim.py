@@ -6,6 +6,9 @@ before the real bench, which alone decides (bench/freshness.py: real crawls, rea
 Simplified on purpose: every day-0 page is known at the start (no link discovery), no births
 or deaths, one global queue of due pages instead of one per server, perfect change detection.
 Time is the bench's: `day_seconds` real seconds a simulated day, `fetch_rate` fetches a second.
+Each fetch also gets the server's Last-Modified (the latest real or trivial change, as an HTTP
+date: whole real seconds), which `buckets+lm` dates changes with where the crawler's trust rules
+(recrawl/lastmod.py) allow; `buckets` ignores it.
 
     python -m bench.freshness_sim [--seeds 1994 1995 ...] [--size full|quick]
 """
@@ -17,16 +20,19 @@ import heapq
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.utils import formatdate
 
 import numpy as np
 
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change
+from webcrawler.recrawl.lastmod import ages_after
 from webcrawler.recrawl.policies import Fetched, RecrawlPlan, make_policy
 from webcrawler.recrawl.queues import WeightedAggregator
 from webcrawler.recrawl.replan import Replanner
 from webcrawler.testing.changes import SPREADS, Changes
 
+EPOCH = 1_795_000_000.37  # Unix time of day 0: HTTP dates round down to its whole seconds
 SIZES = {"full": (6, 50, 32.0, 4.5, 15.0), "quick": (4, 25, 30.0, 1.0, 20.0)}
 
 
@@ -44,10 +50,12 @@ class Page:
     interval: float | None = None  # the schedule's last interval (adaptive's memory)
     changed_seconds: float = 0.0  # total length of the recrawl intervals that saw a change
     shortest_change: float | None = None  # the shortest of them
+    lastmod: str | None = None  # the Last-Modified of the last fetch
+    ages: float | None = 0.0  # sum of the last change's age at changed recrawls (None: untrusted)
 
-    def history(self) -> History:
+    def history(self, dated: bool = False) -> History:
         return History(self.fetches, self.changes, self.last - self.first, self.changed_seconds,
-                       self.shortest_change)
+                       self.shortest_change, self.ages if dated else None)
 
 
 Estimator = Callable[[History], int]  # a page's history -> its bucket
@@ -65,6 +73,7 @@ class Crawl:
     estimator: Estimator
     fetch_rate: float
     replan_hook: Callable[[Crawl], None] | None = None
+    dated: bool = False  # estimate from Last-Modified ages where trusted (buckets.change_ages)
 
     def __post_init__(self) -> None:
         self.policy = make_policy(self.policy_name, self.plan)
@@ -76,6 +85,22 @@ class Crawl:
 
     def events(self, page: Page, t: float) -> int:
         return self.changes.events_before(page.server, page.number, t / self.day_seconds)
+
+    def last_modified(self, page: Page, t: float) -> float:
+        """The server's Last-Modified at real second t (of the crawl's clock): the latest change of
+        either kind, the real one or the clock/counter line's tick."""
+        day = t / self.day_seconds
+        real = self.changes.last_event(page.server, page.number, day) or 0.0
+        ticks = self.changes.trivial_version(page.server, page.number, day)
+        tick = ticks * self.changes.trivial_period(page.server, page.number) if ticks else 0.0
+        return max(real, tick) * self.day_seconds
+
+    def date(self, page: Page, t: float, changed: bool) -> None:
+        """The crawler's own trust rules and ages (recrawl/lastmod.py) on the served date, an
+        HTTP date: whole seconds of Unix time, with the crawl starting at EPOCH."""
+        lastmod = formatdate(EPOCH + self.last_modified(page, t), usegmt=True)
+        page.ages = ages_after(page.ages, page.lastmod, lastmod, changed, EPOCH + t, EPOCH + page.last)
+        page.lastmod = lastmod
 
     def step(self, t: float) -> None:
         """One fetch at real second t: a new page or a due recrawl (or the soonest due one)."""
@@ -103,6 +128,7 @@ class Crawl:
     def fetch_new(self, k: int, t: float) -> None:
         page = self.pages[k]
         page.seen, page.fetches, page.first, page.last = self.events(page, t), 1, t, t
+        page.lastmod = formatdate(EPOCH + self.last_modified(page, t), usegmt=True)
         self.place(k, UNKNOWN)
         self.schedule(k, t, self.policy.next_due(t, Fetched(None, UNKNOWN, None)))
 
@@ -112,12 +138,13 @@ class Crawl:
         now_events = self.events(page, t)
         changed = now_events != page.seen
         gap = t - page.last
+        self.date(page, t, changed)
         if changed:
             page.changed_seconds += gap
             page.shortest_change = min(gap, page.shortest_change or gap)
         page.seen, page.fetches, page.last = now_events, page.fetches + 1, t
         page.changes += changed
-        history = page.history()
+        history = page.history(self.dated)
         b = self.estimator(history)
         self.place(k, b)
         change = Change.CHANGED if changed else Change.UNMODIFIED
@@ -137,12 +164,12 @@ class Crawl:
 
 
 def run(seed: int, size: str, policy: str, estimator: Estimator = bucket, share: float = 0.5,
-        hook: Callable[[Crawl], None] | None = None) -> tuple[float, float, float]:
+        hook: Callable[[Crawl], None] | None = None, dated: bool = False) -> tuple[float, float, float]:
     """(mean, second half, end) obsolete share of one simulated crawl."""
     servers, per_server, days, day_seconds, rate = SIZES[size]
     changes = Changes(seed, SPREADS["cho"])
     pages = [Page(s, p) for p in range(per_server) for s in range(servers)]
-    crawl = Crawl(changes, day_seconds, pages, policy, RecrawlPlan(share=share), estimator, rate, hook)
+    crawl = Crawl(changes, day_seconds, pages, policy, RecrawlPlan(share=share), estimator, rate, hook, dated)
     samples: list[tuple[float, float]] = []
     step, next_sample, t = 1.0 / rate, day_seconds / 2, 0.0
     while t < days * day_seconds:
@@ -161,8 +188,10 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1994, 1995, 1996, 1997])
     parser.add_argument("--size", choices=sorted(SIZES), default="full")
     args = parser.parse_args()
-    for name in ("uniform", "adaptive", "buckets"):
-        rows = np.array([run(s, args.size, name) for s in args.seeds])
+    variants = (("uniform", False), ("adaptive", False), ("buckets", False), ("buckets", True))
+    for name, dated in variants:
+        rows = np.array([run(s, args.size, name, dated=dated) for s in args.seeds])
+        name += "+lm" if dated else ""
         print(f"{name:10s} mean {rows[:, 0].mean():.3f}  half {rows[:, 1].mean():.3f} "
               f"(per seed {' '.join(f'{x:.3f}' for x in rows[:, 1])})  end {rows[:, 2].mean():.3f}")
     return 0

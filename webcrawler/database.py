@@ -125,6 +125,9 @@ documents = Table(
     # seconds of the recrawls that saw a change, and the shortest of them (buckets.History)
     Column("changed_seconds", Float),
     Column("shortest_change", Float),
+    # sum of the last change's age (from Last-Modified) at each changed recrawl; -1: the page's
+    # dates are untrusted (recrawl/lastmod.py)
+    Column("change_ages", Float),
     Column("sketch", LargeBinary),
     UniqueConstraint("server_id", "path", name="uq_document_url"),
 )

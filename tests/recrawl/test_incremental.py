@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import random
+import time
+from email.utils import formatdate
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,7 @@ from webcrawler.engine.indexer import IndexSink
 from webcrawler.engine.store import CrawlStore, stored_text
 from webcrawler.index import open_searcher
 from webcrawler.messages import Document
+from webcrawler.recrawl.lastmod import UNTRUSTED
 from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
@@ -197,3 +201,30 @@ def test_validators_make_conditional_requests_and_304_is_unmodified(settings: Se
     assert tagged["times_not_modified"] == len(asked)  # each conditional GET was answered 304
     assert tagged["state"] == State.FETCHED and tagged["id"] not in sink.added
     assert hits(settings, "validators") == 1
+
+
+def test_last_modified_dates_changes_only_while_it_agrees_with_the_shingles(
+        settings: Settings) -> None:
+    vocabulary = ["".join(w) for w in itertools.product("bdfgklmnprst", "aeiou", "bdfgklmnprst")]
+    visits = itertools.count()
+
+    def route(path: str) -> Page | None:
+        second = int(time.time())
+        if path == "/dated":  # rewritten every second, dated by that second
+            words = random.Random(second).sample(vocabulary, 60)
+            page = html("dated", " ".join(words))
+        elif path == "/counted":  # a visitor counter (trivial), dated by the second served
+            page = html("counted", f"visitor {next(visits)}. " + "the words stay the same " * 8)
+        else:
+            return html("home", "home", [("/dated", "dated"), ("/counted", "counted")])
+        return dataclasses.replace(page, headers=(("Last-Modified", formatdate(second, usegmt=True)),))
+
+    with LoopbackWeb([Site(ADDRESS, route)]) as web:
+        for _ in range(2):  # 5 s of recrawls: several seconds turn over, even under load
+            crawl(settings, web.url(ADDRESS, "/"))
+    after = rows(settings)
+    dated, counted = after["/dated"], after["/counted"]
+    assert dated["times_changed"] >= 1 and counted["times_changed"] == 0 < counted["times_trivial"]
+    # each change is at most a second old when fetched, never older than its recrawl
+    assert 0 <= dated["change_ages"] <= min(dated["changed_seconds"], dated["times_changed"])
+    assert counted["change_ages"] == UNTRUSTED  # its date moved with a trivial change

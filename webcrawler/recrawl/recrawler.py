@@ -29,6 +29,7 @@ from webcrawler.engine.store import CrawlStore, FrontierEntry
 from webcrawler.messages import Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change, classify
+from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, stored_ages
 from webcrawler.recrawl.pace import FetchPace
 from webcrawler.recrawl.policies import Buckets, Fetched, Policy, RecrawlPlan, make_policy
 from webcrawler.recrawl.queues import RECRAWLABLE, Notify, RecrawlQueues
@@ -78,6 +79,8 @@ class _Before:
     next_due: float | None
     changed_seconds: float
     shortest_change: float | None
+    last_modified: str | None
+    change_ages: float | None  # trusted sum of ages (lastmod.py), None: untrusted
 
     def last_interval(self) -> float | None:
         if self.next_due is None or self.last_fetch is None:
@@ -104,7 +107,7 @@ class Recrawler:
         self._before = Prepared(store.conn, select(
             d.state, d.checksum, d.sketch, d.times_fetched, d.times_changed, d.times_trivial,
             d.times_unmodified, d.times_not_modified, d.first_fetch, d.last_fetch, d.next_due,
-            d.changed_seconds, d.shortest_change,
+            d.changed_seconds, d.shortest_change, d.last_modified, d.change_ages,
         ).where(d.id == bindparam("p_id")))
         self._set_due = Prepared(store.conn, update(documents).where(
             d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
@@ -241,10 +244,10 @@ class Recrawler:
         row = self._before.one(p_id=entry.doc_id)
         assert row is not None, f"document {entry.doc_id} vanished"
         state, checksum, sketch, fetches, changes, trivial, unmodified, not_modified, first, last, \
-            due, changed_seconds, shortest_change = row
+            due, changed_seconds, shortest_change, last_modified, change_ages = row
         return _Before(state, checksum, sketch, fetches or 0, changes or 0, trivial or 0,
                        unmodified or 0, not_modified or 0, first, last, due, changed_seconds or 0.0,
-                       shortest_change)
+                       shortest_change, last_modified, stored_ages(change_ages, changes or 0))
 
     def _count(self, change: Change, counted: bool = False) -> None:
         self.stats.recrawled += 1
@@ -258,13 +261,15 @@ class Recrawler:
     def _record(self, entry: FrontierEntry, before: _Before, change: Change, now: float,
                 state: str, **values: Any) -> None:
         """The history after this answer, its bucket and next due time, in one UPDATE."""
-        history = _history_after(before, change is Change.CHANGED, now)
+        lastmod = values.get("last_modified", before.last_modified)
+        history = _history_after(before, change is Change.CHANGED, now, lastmod)
         page_bucket = bucket(history)
         due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval(), history))
         first = before.first_fetch or before.last_fetch or now
         self.store.finish(
             entry, state, times_fetched=history.fetches, times_changed=history.changes,
             changed_seconds=history.changed_span, shortest_change=history.shortest_change,
+            change_ages=UNTRUSTED if history.change_ages is None else history.change_ages,
             times_trivial=before.trivial + (change is Change.TRIVIAL),
             times_unmodified=before.unmodified + (change is Change.UNMODIFIED),
             first_fetch=first, last_fetch=now, change_bucket=page_bucket, next_due=due, **values)
@@ -280,16 +285,20 @@ class Recrawler:
         self.queues.schedule(entry.doc_id, entry.server_id, due)
 
 
-def _history_after(before: _Before, changed: bool, now: float) -> History:
+def _history_after(before: _Before, changed: bool, now: float, lastmod: str | None) -> History:
     """The page's change history with this recrawl (buckets.History: the changed recrawls'
-    seconds and the shortest of them beside the counts)."""
+    seconds and the shortest of them beside the counts, the ages of its last changes from
+    `lastmod`, the answer's Last-Modified, while trusted)."""
     first = before.first_fetch or before.last_fetch or now
     gap = max(0.0, now - before.last_fetch) if before.last_fetch is not None else 0.0
     changed_span, shortest = before.changed_seconds, before.shortest_change
     if changed and gap > 0:
         changed_span += gap
         shortest = gap if shortest is None else min(shortest, gap)
-    return History(before.fetches + 1, before.changes + changed, now - first, changed_span, shortest)
+    ages = ages_after(before.change_ages, before.last_modified, lastmod, changed, now,
+                      before.last_fetch)
+    return History(before.fetches + 1, before.changes + changed, now - first, changed_span, shortest,
+                   ages)
 
 
 def incremental(store: CrawlStore, sink: DocumentSink, policy_name: str, plan: RecrawlPlan,

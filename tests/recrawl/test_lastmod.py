@@ -1,0 +1,69 @@
+"""Change ages from Last-Modified (recrawl/lastmod.py) and the dated estimator they feed
+(buckets.change_rate): hand-computed maximum-likelihood values and the trust rules."""
+
+from __future__ import annotations
+
+import math
+from email.utils import formatdate
+
+import pytest
+
+from webcrawler.recrawl.buckets import History, bucket, change_age, change_rate
+from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, http_date, stored_ages
+
+NOW = 1_795_000_000.0
+LAST = NOW - 100.0  # the previous fetch
+OLD = formatdate(NOW - 500.0, usegmt=True)  # the date stored with it
+
+
+def test_dated_estimate_is_changes_over_ages_plus_unchanged_seconds() -> None:
+    # 3 recrawls over 300 s: changed ones of 50 and 150 s whose last changes were 10 and 20 s
+    # old, an unchanged one of 100 s: rate = 2 / (10 + 20 + 100)
+    dated = History(fetches=4, changes=2, span=300.0, changed_span=200.0, shortest_change=50.0,
+                    change_ages=30.0)
+    assert change_rate(dated) == pytest.approx(2 / 130, rel=1e-12)
+    # the same recrawls undated keep the irregular-interval estimate (slower here: 0.0117)
+    rate = change_rate(History(4, 2, 300.0, 200.0, 50.0))
+    assert rate is not None and rate < 0.9 * 2 / 130
+    # a page seen changed at every recrawl, each change a second old: 3 / 3, not ln(2n) / I
+    fast = History(fetches=4, changes=3, span=3000.0, changed_span=3000.0, shortest_change=1000.0,
+                   change_ages=3.0)
+    assert change_rate(fast) == pytest.approx(1.0)
+    assert bucket(fast) < bucket(History(4, 3, 3000.0, 3000.0, 1000.0))
+    # nothing changed yet: the dates say nothing, the interval estimate stands
+    still = History(fetches=4, changes=0, span=300.0, change_ages=0.0)
+    assert change_rate(still) == pytest.approx(-math.log(3.5 / 4) / 100)
+
+
+def test_an_age_is_the_middle_of_what_a_whole_second_date_allows() -> None:
+    assert change_age(10.0, gap=100.0) == 9.5  # the change came 0-1 s after the stated second
+    assert change_age(0.6, gap=100.0) == 0.3  # not before the fetch's own second
+    assert change_age(10.0, gap=4.0) == 4.0  # not before the previous fetch
+
+
+def test_a_real_change_with_a_moved_date_adds_its_age() -> None:
+    new = formatdate(NOW - 20.0, usegmt=True)
+    assert ages_after(7.0, OLD, new, True, NOW, LAST) == pytest.approx(7.0 + 19.5)
+    assert http_date(new) == NOW - 20.0
+
+
+@pytest.mark.parametrize("new, changed, why", [
+    (formatdate(NOW - 20.0, usegmt=True), False, "a trivial change (or none) moved the date"),
+    (formatdate(NOW + 3600.0, usegmt=True), True, "a date in the future"),
+    (OLD, True, "a real change did not move the date"),
+    (formatdate(LAST - 60.0, usegmt=True), True, "a date before the previous fetch"),
+    (None, True, "a real change without a date"),
+    ("not a date", True, "a date that does not parse"),
+])
+def test_dates_that_disagree_with_the_shingles_make_the_page_untrusted(
+        new: str | None, changed: bool, why: str) -> None:
+    assert ages_after(7.0, OLD, new, changed, NOW, LAST) is None, why
+
+
+def test_untrusted_is_for_good_and_agreeing_answers_keep_the_sum() -> None:
+    assert ages_after(7.0, OLD, OLD, False, NOW, LAST) == 7.0  # identical body, same date
+    assert ages_after(7.0, OLD, None, False, NOW, LAST) == 7.0  # a 304 without a date
+    assert ages_after(None, OLD, formatdate(NOW - 20.0), True, NOW, LAST) is None
+    assert stored_ages(None, changes=0) == 0.0  # never changed: nothing missing
+    assert stored_ages(None, changes=2) is None  # changes from before the column: ages missing
+    assert stored_ages(UNTRUSTED, changes=2) is None and stored_ages(12.5, changes=2) == 12.5

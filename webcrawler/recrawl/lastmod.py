@@ -1,0 +1,58 @@
+"""When did a page last change? Its Last-Modified, where the page's own history says it can be
+trusted (Cho and Garcia-Molina 2003, "Estimating frequency of change": the estimator that knows
+the time of the last change, buckets.change_rate).
+
+A server's Last-Modified may date something other than the page's content: a clock or visitor
+counter line (our changing web's is the latest change of either kind, testing/changes.py), a
+template, the time it was served. So a page's dates are used only while every answer agreed with
+what the crawler itself saw of the body:
+
+- a recrawl that saw a real change (shingles differ) carries a date that moved, is not in the
+  future and is after the previous fetch: its age is added to the page's sum;
+- a recrawl that saw no real change (byte-identical body, a 304, or a change the shingles judged
+  trivial) carries the same date as before, or none.
+
+Anything else makes the page's dates untrusted for good: `documents.change_ages` holds
+UNTRUSTED (-1) and the page keeps the irregular-interval estimate. The column holds the sum of
+the ages (seconds) otherwise; NULL reads as 0 for a page never seen to change, and as untrusted
+for one that was (a history older than the column: its sum is missing ages).
+"""
+
+from __future__ import annotations
+
+from email.utils import parsedate_to_datetime
+
+from webcrawler.recrawl.buckets import change_age
+
+UNTRUSTED = -1.0
+
+
+def http_date(value: str | None) -> float | None:
+    """An HTTP date as a Unix time; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def stored_ages(column: float | None, changes: int) -> float | None:
+    """The page's trusted sum of ages from its column, None when untrusted."""
+    if column is None:
+        return 0.0 if changes == 0 else None
+    return None if column < 0 else column
+
+
+def ages_after(ages: float | None, old: str | None, new: str | None, changed: bool,
+               now: float, last_fetch: float | None) -> float | None:
+    """The sum of ages after this answer (None: untrusted from now on). `old` and `new` are the
+    Last-Modified values stored before and received now (a 304 without one: `new` = `old`)."""
+    if ages is None:
+        return None
+    if not changed:
+        return ages if not new or new == old else None  # a trivial change or nothing moved it
+    dated, before = http_date(new), last_fetch if last_fetch is not None else now
+    if dated is None or new == old or dated > now or dated + 1 <= before:
+        return None  # no date, or one that did not move with the change, or cannot be its time
+    return ages + change_age(now - dated, now - before)
