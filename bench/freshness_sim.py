@@ -43,19 +43,11 @@ class Page:
     server: int
     number: int
     seen: int = -1  # real changes before the last fetch (-1: never fetched)
-    fetches: int = 0
-    changes: int = 0
-    first: float = 0.0
     last: float = 0.0
+    history: History = History(0, 0, 0.0)  # as the crawler's documents row keeps it
     interval: float | None = None  # the schedule's last interval (adaptive's memory)
-    changed_seconds: float = 0.0  # total length of the recrawl intervals that saw a change
-    shortest_change: float | None = None  # the shortest of them
     lastmod: str | None = None  # the Last-Modified of the last fetch
     ages: float | None = 0.0  # sum of the last change's age at changed recrawls (None: untrusted)
-
-    def history(self, dated: bool = False) -> History:
-        return History(self.fetches, self.changes, self.last - self.first, self.changed_seconds,
-                       self.shortest_change, self.ages if dated else None)
 
 
 Estimator = Callable[[History], int]  # a page's history -> its bucket
@@ -127,7 +119,7 @@ class Crawl:
 
     def fetch_new(self, k: int, t: float) -> None:
         page = self.pages[k]
-        page.seen, page.fetches, page.first, page.last = self.events(page, t), 1, t, t
+        page.seen, page.last, page.history = self.events(page, t), t, History(1, 0, 0.0)
         page.lastmod = formatdate(EPOCH + self.last_modified(page, t), usegmt=True)
         self.place(k, UNKNOWN)
         self.schedule(k, t, self.policy.next_due(t, Fetched(None, UNKNOWN, None)))
@@ -137,14 +129,9 @@ class Crawl:
         page = self.pages[k]
         now_events = self.events(page, t)
         changed = now_events != page.seen
-        gap = t - page.last
         self.date(page, t, changed)
-        if changed:
-            page.changed_seconds += gap
-            page.shortest_change = min(gap, page.shortest_change or gap)
-        page.seen, page.fetches, page.last = now_events, page.fetches + 1, t
-        page.changes += changed
-        history = page.history(self.dated)
+        history = page.history.after(t - page.last, changed, page.ages if self.dated else None)
+        page.seen, page.last, page.history = now_events, t, history
         b = self.estimator(history)
         self.place(k, b)
         change = Change.CHANGED if changed else Change.UNMODIFIED

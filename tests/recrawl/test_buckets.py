@@ -117,3 +117,11 @@ def test_pages_seen_changed_at_every_recrawl_are_probed_until_a_short_one() -> N
 def test_the_probe_is_a_fraction_of_the_shortest_revisit() -> None:
     table = tuple([0.0] + [500.0] * 40 + [80.0, 60.0, 90.0] + [400.0] * 212)
     assert probe_interval(table) == pytest.approx(PROBE_FRACTION * 60.0)
+
+
+def test_a_recrawl_extends_the_history_the_estimate_reads() -> None:
+    start = History(fetches=2, changes=1, span=60.0, changed_span=60.0, shortest_change=60.0)
+    changed = start.after(20.0, True, ages=5.0)
+    assert changed == History(3, 2, 80.0, 80.0, 20.0, 5.0)  # the short change is the shortest now
+    assert start.after(20.0, False, ages=None) == History(3, 1, 80.0, 60.0, 60.0, None)
+    assert History(1, 0, 0.0).after(30.0, True, None) == History(2, 1, 30.0, 30.0, 30.0)

@@ -8,8 +8,8 @@ from email.utils import formatdate
 
 import pytest
 
-from webcrawler.recrawl.buckets import History, bucket, change_age, change_rate
-from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, http_date, stored_ages
+from webcrawler.recrawl.buckets import History, bucket, change_rate
+from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, change_age, http_date, stored_ages
 
 NOW = 1_795_000_000.0
 LAST = NOW - 100.0  # the previous fetch

@@ -79,6 +79,16 @@ class History:
         rest = (self.changed_span - shortest) / (changes - 1) if changes > 1 else shortest
         return shortest, max(rest, shortest)
 
+    def after(self, gap: float, changed: bool, ages: float | None) -> History:
+        """This history with one more recrawl, `gap` seconds after the last fetch, that saw a
+        real change or not; `ages`: the trusted sum of ages after it (lastmod.ages_after)."""
+        changed_span, shortest = self.changed_span, self.shortest_change
+        if changed and gap > 0:
+            changed_span += gap
+            shortest = gap if shortest is None else min(shortest, gap)
+        return History(self.fetches + 1, self.changes + changed, self.span + gap, changed_span,
+                       shortest, ages)
+
     @property
     def recrawls(self) -> int:
         return max(0, self.fetches - 1)
@@ -120,14 +130,6 @@ def _dated_rate(history: History, changes: int) -> float | None:
         return None
     exposure = ages + max(0.0, history.span - history.changed_span)
     return changes / exposure if exposure > 0 else None
-
-
-def change_age(dated: float, gap: float) -> float:
-    """The last change's age at a fetch from `dated` = fetch time - Last-Modified: HTTP dates
-    are whole seconds, rounded down, so the change was 0-1 s later than stated: the middle of
-    what is possible (the page's own interval `gap` bounds it: the change came after the last
-    fetch)."""
-    return min(gap, max(dated - 0.5, dated / 2, 0.0))
 
 
 def _hazard(rate: float, interval: float) -> float:

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from email.utils import parsedate_to_datetime
 
-from webcrawler.recrawl.buckets import change_age
-
 UNTRUSTED = -1.0
 
 
@@ -42,6 +40,14 @@ def stored_ages(column: float | None, changes: int) -> float | None:
     if column is None:
         return 0.0 if changes == 0 else None
     return None if column < 0 else column
+
+
+def change_age(dated: float, gap: float) -> float:
+    """The last change's age at a fetch from `dated` = fetch time - Last-Modified: HTTP dates
+    are whole seconds, rounded down, so the change was 0-1 s later than stated: the middle of
+    what is possible (the page's own interval `gap` bounds it: the change came after the last
+    fetch)."""
+    return min(gap, max(dated - 0.5, dated / 2, 0.0))
 
 
 def ages_after(ages: float | None, old: str | None, new: str | None, changed: bool,

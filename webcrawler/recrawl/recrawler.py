@@ -82,6 +82,10 @@ class _Before:
     last_modified: str | None
     change_ages: float | None  # trusted sum of ages (lastmod.py), None: untrusted
 
+    def first_seen(self, now: float) -> float:
+        """When the page's history starts (a page from before first_fetch: its last fetch)."""
+        return self.first_fetch or self.last_fetch or now
+
     def last_interval(self) -> float | None:
         if self.next_due is None or self.last_fetch is None:
             return None
@@ -265,14 +269,14 @@ class Recrawler:
         history = _history_after(before, change is Change.CHANGED, now, lastmod)
         page_bucket = bucket(history)
         due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval(), history))
-        first = before.first_fetch or before.last_fetch or now
         self.store.finish(
             entry, state, times_fetched=history.fetches, times_changed=history.changes,
             changed_seconds=history.changed_span, shortest_change=history.shortest_change,
             change_ages=UNTRUSTED if history.change_ages is None else history.change_ages,
             times_trivial=before.trivial + (change is Change.TRIVIAL),
             times_unmodified=before.unmodified + (change is Change.UNMODIFIED),
-            first_fetch=first, last_fetch=now, change_bucket=page_bucket, next_due=due, **values)
+            first_fetch=before.first_seen(now), last_fetch=now, change_bucket=page_bucket,
+            next_due=due, **values)
         self.queues.schedule(entry.doc_id, entry.server_id, due)
         self._place(entry.doc_id, page_bucket)
 
@@ -286,19 +290,14 @@ class Recrawler:
 
 
 def _history_after(before: _Before, changed: bool, now: float, lastmod: str | None) -> History:
-    """The page's change history with this recrawl (buckets.History: the changed recrawls'
-    seconds and the shortest of them beside the counts, the ages of its last changes from
-    `lastmod`, the answer's Last-Modified, while trusted)."""
-    first = before.first_fetch or before.last_fetch or now
-    gap = max(0.0, now - before.last_fetch) if before.last_fetch is not None else 0.0
-    changed_span, shortest = before.changed_seconds, before.shortest_change
-    if changed and gap > 0:
-        changed_span += gap
-        shortest = gap if shortest is None else min(shortest, gap)
+    """The page's change history with this recrawl, the ages of its last changes dated from
+    `lastmod` (the answer's Last-Modified) while trusted."""
+    last = before.last_fetch if before.last_fetch is not None else now
+    past = History(before.fetches, before.changes, last - before.first_seen(now), before.changed_seconds,
+                   before.shortest_change)
     ages = ages_after(before.change_ages, before.last_modified, lastmod, changed, now,
                       before.last_fetch)
-    return History(before.fetches + 1, before.changes + changed, now - first, changed_span, shortest,
-                   ages)
+    return past.after(max(0.0, now - last), changed, ages)
 
 
 def incremental(store: CrawlStore, sink: DocumentSink, policy_name: str, plan: RecrawlPlan,
