@@ -142,19 +142,20 @@ def experiments(size: Size, work: Path) -> dict[str, list[dict[str, object]]]:
 
 
 COMPARED = ("uniform", "adaptive", "buckets")  # the policies issue 11 compares run after run
+REPEATED_FIGURES = ("policy", "mean_obsolete", "steady_obsolete", "final_obsolete", "requests")
 
 
 def repeated(size: Size, work: Path, count: int, results: dict[str, list[dict]]) -> list[dict]:
     """The changing web's compared policies over `count` runs in all: the first is the run just
     made, the others crawl again from empty data dirs (the web and its seed are the same; what
     differs is the machine's timing, which is what a single run's difference must beat)."""
-    keep = ("policy", "mean_obsolete", "steady_obsolete", "final_obsolete", "requests")
-    rows = [{k: r[k] for k in keep} | {"run": "1"} for r in results["changing"] if r["policy"] in COMPARED]
+    def kept(result: dict, run: int) -> dict:
+        return {k: result[k] for k in REPEATED_FIGURES} | {"run": str(run)}
+
+    rows = [kept(r, 1) for r in results["changing"] if r["policy"] in COMPARED]
     for run in range(2, count + 1):
         (work / f"repeat-{run}").mkdir()
-        for policy in COMPARED:
-            r = run_policy(size, "cho", 1994, policy, work / f"repeat-{run}")
-            rows.append({k: r[k] for k in keep} | {"run": str(run)})
+        rows += [kept(run_policy(size, "cho", 1994, p, work / f"repeat-{run}"), run) for p in COMPARED]
     return rows
 
 
