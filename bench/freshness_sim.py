@@ -65,7 +65,7 @@ class Crawl:
     estimator: Estimator
     fetch_rate: float
     replan_hook: Callable[[Crawl], None] | None = None
-    dated: bool = False  # estimate from Last-Modified ages where trusted (buckets.change_ages)
+    dated: bool = False  # estimate from Last-Modified ages where trusted (lastmod.ages_after)
 
     def __post_init__(self) -> None:
         self.policy = make_policy(self.policy_name, self.plan)
