@@ -30,7 +30,7 @@ from pathlib import Path
 from bench.common import median, publish, table
 from bench.query_latency import WEBCRAWLER, document, percentile, query_stream
 from webcrawler.database import connect
-from webcrawler.engine.indexer import _pack
+from webcrawler.engine.outbox import pack
 from webcrawler.engine.store import CrawlStore
 from webcrawler.index import QueryError, open_searcher
 
@@ -44,7 +44,7 @@ def fill_outbox(data: Path, docs: int) -> None:
     try:
         for number in range(docs):
             doc = document(number)
-            store.outbox_put(doc.doc_id, number // BATCH + 1, _pack(doc))
+            store.outbox_put(doc.doc_id, number // BATCH + 1, pack(doc))
             if number % BATCH == BATCH - 1:
                 store.conn.commit()
         store.conn.commit()
