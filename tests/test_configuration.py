@@ -97,7 +97,7 @@ def test_a_crawl_obeys_file_then_environment_then_flag(tmp_path: Path, monkeypat
     ("[crawl]\ndata_dir = \"/elsewhere\"\n", "[crawl] data_dir cannot be set in the file"),
     ("[server]\nport = 1\n", "unknown section [server]"),
     ("agents = 3\n", "agents is outside a section"),
-    ("[serve]\nper_page = 0\n", "[serve] per_page = 0: 0 is not in the range x>=1"),
+    ("[serve]\nper_page = 0\n", "[serve] per_page = 0: 0 is not in the range x>=1."),
     ("[crawl]\norder = \"fastest\"\n", "[crawl] order = 'fastest': 'fastest' is not one of"),
 ])
 def test_a_bad_file_is_one_line_and_exit_2(tmp_path: Path, text: str, expected: str) -> None:
@@ -109,10 +109,18 @@ def test_a_bad_file_is_one_line_and_exit_2(tmp_path: Path, text: str, expected: 
         assert expected in output and output.count("\n") == 1 and "Traceback" not in output
 
 
-def test_a_bad_serve_variable_is_one_line_and_exit_2(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("WEBCRAWLER_SERVE_PER_PAGE", "ten")
-    code, output = failing("config", "--data-dir", str(tmp_path))
-    assert code == 2 and output == "Error: WEBCRAWLER_SERVE_PER_PAGE='ten' is not a valid int\n"
+@pytest.mark.parametrize("name, value, expected", [
+    ("PER_PAGE", "ten", "WEBCRAWLER_SERVE_PER_PAGE='ten' is not a valid int"),
+    ("PER_PAGE", "0", "WEBCRAWLER_SERVE_PER_PAGE=0: 0 is not in the range x>=1."),
+    ("REALTIME_MAX_JOBS", "-1", "WEBCRAWLER_SERVE_REALTIME_MAX_JOBS=-1: -1 is not in the range x>=1."),
+    ("THREADS", "0", "WEBCRAWLER_SERVE_THREADS=0: 0 is not in the range 1<=x<=64."),
+])
+def test_a_bad_serve_variable_is_one_line_and_exit_2(tmp_path: Path, monkeypatch, name: str,
+                                                       value: str, expected: str) -> None:
+    monkeypatch.setenv(f"WEBCRAWLER_SERVE_{name}", value)
+    for command in (["config"], ["serve", "--port", "0"]):
+        code, output = failing(*command, "--data-dir", str(tmp_path))
+        assert code == 2 and output == f"Error: {expected}\n", (command, output)
 
 
 def test_serve_settings_match_the_query_servers_options() -> None:

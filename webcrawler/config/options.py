@@ -58,6 +58,11 @@ def _type(kind: str) -> Any:
     return {"integer": click.IntRange(1), "number": click.FloatRange(0)}.get(kind, str)
 
 
+def serve_type(name: str, kind: str) -> Any:
+    """The click type of a ServeSettings field: its flag's, and what file and variables must obey."""
+    return SERVE_RANGES.get(name, _type(kind))
+
+
 def tuning_options(command: Any) -> Any:
     """`--connect-timeout` ... `--progress-interval`: every TUNING field, none defaulted here."""
     known = {f.name: f for f in fields(Settings)}
@@ -80,7 +85,7 @@ def serve_options(command: Any) -> Any:
                                   help=text)
         else:
             shown = "" if f.default is None else f" [default: {f.default}]"
-            option = click.option(flag_of(f.name), type=SERVE_RANGES.get(f.name, _type(kind)),
+            option = click.option(flag_of(f.name), type=serve_type(f.name, kind),
                                   default=None, help=text + shown)
         command = option(command)
     return command
@@ -102,14 +107,32 @@ def _configure(crawl_flags: Mapping[str, Any], serve_flags: Mapping[str, Any]) -
     except ConfigError as error:
         raise BadConfig(str(error)) from None
     _check_ranges(configuration.crawl, "index")
-    _check_ranges(configuration.serve, "serve")
+    _check_serve_ranges(configuration.serve)
     return configuration
 
 
+def _check_serve_ranges(layered: Layered[ServeSettings]) -> None:
+    """A `[serve]` value from the file or a WEBCRAWLER_SERVE_* variable within its flag's range
+    (`per_page = 0` would divide by zero on every result page): one line and exit 2."""
+    for f in fields(ServeSettings):
+        origin, kind = layered.origins[f.name], serve_type(f.name, kind_of(f))
+        if origin.source not in ("file", "environment") or not isinstance(
+                kind, (click.IntRange, click.FloatRange)):
+            continue
+        value = getattr(layered.value, f.name)
+        try:
+            kind.convert(value, None, None)
+        except click.BadParameter as error:
+            line = (f"{origin.name}: [serve] {f.name} = {value!r}" if origin.source == "file"
+                    else f"{origin.name}={value!r}")
+            raise BadConfig(f"{line}: {error.message}") from None
+
+
 def _check_ranges(layered: Layered[Any], command: str) -> None:
-    """A file's value within the range or choices the command's flag takes (`per_page = 0`,
+    """A `[crawl]` file value within the range or choices the command's flag takes (`agents = 0`,
     `order = "fastest"`): the same one line and exit 2 as a wrong type. Variables are left
-    as they always were (WEBCRAWLER_AGENTS=100 has long been allowed)."""
+    as they always were (WEBCRAWLER_AGENTS=100 has long been allowed). The serve section has
+    its own check (`_check_serve_ranges`)."""
     context = click.get_current_context(silent=True)
     group = context.find_root().command if context else None
     target = group.commands.get(command) if isinstance(group, click.Group) else None
@@ -123,8 +146,7 @@ def _check_ranges(layered: Layered[Any], command: str) -> None:
         try:
             param.type.convert(value, param, context)
         except click.BadParameter as error:
-            section = "serve" if command == "serve" else "crawl"
-            raise BadConfig(f"{origin.name}: [{section}] {name} = {value!r}: {error.message}") from None
+            raise BadConfig(f"{origin.name}: [crawl] {name} = {value!r}: {error.message}") from None
 
 
 def _given(flags: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
