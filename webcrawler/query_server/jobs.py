@@ -135,10 +135,11 @@ class JobList(Generic[J]):
                 job.collector.join(STOP_GRACE)
 
     def _reap(self) -> None:
-        """Forget the oldest finished jobs beyond `keep_finished` (called under the lock)."""
+        """Forget the oldest finished jobs beyond `keep_finished` (called under the lock); a job
+        still busy (a stopped one whose processes are ending) is kept, so `close` ends it."""
         if self.keep_finished is None:
             return
-        finished = [key for key, job in self._jobs.items() if job.state != "running"]
+        finished = [key for key, job in self._jobs.items() if not job.busy()]
         for key in finished[: max(0, len(finished) - self.keep_finished)]:
             del self._jobs[key]
 

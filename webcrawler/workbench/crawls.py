@@ -107,7 +107,7 @@ class Crawls:
 
     def __init__(self, root: Path, settings: Settings, policy: dict[str, Any] | None,
                  max_crawls: int) -> None:
-        self.root, self.settings, self.policy, self.max_crawls = root, settings, policy, max_crawls
+        self.root, self.settings, self.policy = root, settings, policy
         self._crawls: JobList[Crawl] = JobList(max_crawls, name="crawl")
         self._load()
 
