@@ -18,7 +18,9 @@ query server opens the same database read-only.
 
 from __future__ import annotations
 
+import json
 import time
+import zlib
 from pathlib import Path
 
 from sqlalchemy import (
@@ -171,6 +173,16 @@ index_outbox = Table(
 )
 Index("ix_index_outbox_batch", index_outbox.c.batch)
 INDEXED = 0  # index_outbox.batch of a row the index has committed (batches are never 0)
+REMOVED = b""  # the payload of a removal row (engine/outbox.py)
+
+
+def outbox_text(payload: bytes | None) -> str | None:
+    """The indexed text an outbox payload holds (zlib'd JSON [doc_id, url, title, text, host],
+    engine/outbox.pack); None for no row or a removal. Here, with the table, so that readers of
+    stored text (the store, export) need not load the index package."""
+    return None if not payload else str(json.loads(zlib.decompress(payload))[3])
+
+
 # The newest response of each document that brought a body, for archivists (WARC export).
 responses = Table(
     "responses",

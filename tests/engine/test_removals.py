@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import INDEXED, State, connect, documents, index_outbox
+from webcrawler.database import INDEXED, REMOVED, State, connect, documents, index_outbox
 from webcrawler.engine.indexer import IndexSink
-from webcrawler.engine.outbox import REMOVED, pack
+from webcrawler.engine.outbox import pack
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_writer import run_shard_writer
 from webcrawler.engine.store import CrawlStore, NewURL

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from webcrawler.cli import main
-from webcrawler.database import INDEXED, connect, index_outbox
-from webcrawler.engine.outbox import REMOVED, pack
+from webcrawler.database import INDEXED, REMOVED, connect, index_outbox
+from webcrawler.engine.outbox import pack
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_writer import (
     Databases,

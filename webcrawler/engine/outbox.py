@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import and_, delete, func, update
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import INDEXED, index_outbox
+from webcrawler.database import INDEXED, REMOVED, index_outbox
 from webcrawler.index import IndexedDocument, IndexWriter
 from webcrawler.messages import Document
 from webcrawler.urls import split
@@ -33,7 +33,6 @@ from webcrawler.urls import split
 if TYPE_CHECKING:  # only a type here: the store imports this module for stored text
     from webcrawler.engine.store import CrawlStore
 
-REMOVED = b""  # the payload of a removal row
 
 
 class OutboxWriter:
@@ -109,10 +108,3 @@ def pack(doc: IndexedDocument) -> bytes:
 def unpack(payload: bytes) -> IndexedDocument:
     doc_id, url, title, text, host = json.loads(zlib.decompress(payload))
     return IndexedDocument(doc_id=doc_id, url=url, title=title, text=text, host=host)
-
-
-def text_of(payload: bytes | None) -> str | None:
-    """The indexed text a row holds (None: no row, or a removal)."""
-    if not payload:
-        return None
-    return str(json.loads(zlib.decompress(payload))[3])

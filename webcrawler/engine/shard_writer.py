@@ -25,8 +25,8 @@ from pathlib import Path
 from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from webcrawler.database import INDEXED, connect, index_outbox
-from webcrawler.engine.outbox import REMOVED, apply
+from webcrawler.database import INDEXED, REMOVED, connect, index_outbox
+from webcrawler.engine.outbox import apply
 from webcrawler.index import IndexWriter, open_shard_writer
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,16 @@ from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from webcrawler import dialects, urls
-from webcrawler.database import State, crawls, documents, index_outbox, links, responses, servers
+from webcrawler.database import (
+    State,
+    crawls,
+    documents,
+    index_outbox,
+    links,
+    outbox_text,
+    responses,
+    servers,
+)
 from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
 from webcrawler.messages import Document
@@ -251,9 +260,7 @@ class CrawlStore:
 def stored_text(conn: Connection, doc_id: int) -> str | None:
     """The text the index holds for a document (its newest indexed version), read from the
     outbox the index is fed from (engine/indexer.py): no Whoosh needed. None: not indexed."""
-    from webcrawler.engine.outbox import text_of  # here: it loads the index package (Whoosh)
-
-    return text_of(conn.execute(select(index_outbox.c.payload)
+    return outbox_text(conn.execute(select(index_outbox.c.payload)
                                 .where(index_outbox.c.doc_id == doc_id)).scalar())
 
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from sqlalchemy import inspect, select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import State, documents, index_outbox, responses, servers
+from webcrawler.database import State, documents, index_outbox, outbox_text, responses, servers
 from webcrawler.urls import origin
 
 PAGE = 500
@@ -110,15 +110,9 @@ def _record(row, have: set[str]) -> Record:  # type: ignore[no-untyped-def]
         state=row["state"], status=row["status"], content_type=row["content_type"],
         fetched_at=row["last_fetch"], times_fetched=row["times_fetched"], times_changed=row["times_changed"],
         change_bucket=row["change_bucket"] if "change_bucket" in have else None,
-        title=row["title"], text=_text(row["payload"]) if row["state"] == State.FETCHED else None,
+        title=row["title"], text=outbox_text(row["payload"]) if row["state"] == State.FETCHED else None,
         history={name: row[name] for name in HISTORY if name in have},
         response=_response(row))
-
-
-def _text(payload: bytes | None) -> str | None:
-    """The text the index holds: the outbox row is zlib'd JSON [doc_id, url, title, text, host]
-    (empty: a removal waiting for the index, engine/outbox.py)."""
-    return None if not payload else json.loads(zlib.decompress(payload))[3]
 
 
 def _response(row) -> StoredResponse | None:  # type: ignore[no-untyped-def]
