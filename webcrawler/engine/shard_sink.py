@@ -1,7 +1,7 @@
 """The crawl's `DocumentSink` for a sharded index: the outbox, drained by S shard writers.
 
 With `--index-shards 1` (the default) the crawl keeps its one index process
-(`indexer.IndexSink`, unchanged). With S > 1 the engine only writes the outbox, in
+(`indexer.IndexSink`). With S > 1 the engine only writes the outbox, in
 the same transaction as the documents, and S writers (`shard_writer.py`) drain it,
 each its own shard: started here as local processes, or, with
 `--external-index-writers`, run by `webcrawler index-writer` on other hosts. Rows,
