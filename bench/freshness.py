@@ -245,10 +245,9 @@ def _pct(value: object) -> str:
 
 def plot(results: dict[str, list[dict[str, object]]], out: Path) -> None:
     """Obsolete fraction over simulated days, one line per policy, changing and static webs."""
-    import matplotlib
+    from webcrawler.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, name in zip(axes, ("changing", "static"), strict=True):

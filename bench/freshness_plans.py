@@ -67,10 +67,9 @@ def report(results: list[dict[str, object]], size: Size) -> str:
 
 def plot(results: list[dict[str, object]], out: Path) -> None:
     """Obsolete fraction over simulated days, one line per crawl."""
-    import matplotlib
+    from webcrawler.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for r in results:

@@ -8,7 +8,6 @@ install leaves matplotlib (and its dozen dependencies) out. Those commands call
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 INSTALL = "pip install 'webcrawler[plots]'"
@@ -24,19 +23,16 @@ class PlotsUnavailable(ValueError):
 def require_plots() -> None:
     """Raise PlotsUnavailable now, before a long computation whose plots could not be drawn."""
     try:
-        found = importlib.util.find_spec("matplotlib") is not None
-    except ValueError:  # a module set to None in sys.modules (how tests hide it)
-        found = False
-    if not found:
-        raise PlotsUnavailable()
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise PlotsUnavailable() from None
 
 
 def pyplot() -> Any:
     """matplotlib.pyplot on the Agg backend (files only, no display)."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise PlotsUnavailable() from None
+    require_plots()
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
