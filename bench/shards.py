@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> str:
                      for name, t in times.items()]))
     per_cpu = " / ".join(f"{row[5]:.0f}" for row in rows)
     return publish("Index shards (issue 15): 1 and 2 writers, query latency", body, args.json,
-                   headline=f"{per_cpu} documents per CPU s (1 / 2 writers); p50 "
-                            + " / ".join(f"{median(t):.1f}" for t in times.values()) + " ms",
+                   headline=f"{per_cpu} documents per CPU s (1 / 2 writers); query p50 "
+                            + ", ".join(f"{name} {median(t):.1f}" for name, t in times.items()) + " ms",
                    goal="S writers index about S times one's documents/s on S free cores")
 
 
