@@ -151,7 +151,7 @@ class AnchorFrontier:
         heapq.heappush(self._heaps.setdefault(cand.server.id, []), (-priority, next(self._seq), cand))
         server = cand.server
         server.queued = max(server.queued, self._live[server.id])  # whatever the database says
-        self.order.improved(server)
+        self.order.reprioritise(server)
         if self.scheduler is not None:
             self.scheduler.work_added(server, time.monotonic())
         return old is None
@@ -179,8 +179,9 @@ class BestLinkOrder(BestFirstServers):
             self._waiting.pop(server.id, None)
             self.queue.push(server, key)
 
-    def improved(self, server: ServerState) -> None:
-        """`server` has a new or better candidate: re-push it if it is offered."""
+    def reprioritise(self, server: ServerState) -> None:
+        """`server` has a new or better candidate: re-push it if it is offered (waiting here
+        for one, or queued)."""
         if server.id in self._waiting or server in self.queue:
             self.push(server)
 

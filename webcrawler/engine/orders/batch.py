@@ -9,7 +9,7 @@
 - `pagerank`: highest PageRank over the graph seen so far first (IR'(P), d = 0.9).
 
 Every order but server-first is a `PriorityFrontier` (per-server heaps of
-queued documents) under a `BestDocumentOrder` (ready servers by their best
+queued documents) under a `BestFirstServers` (ready servers by their best
 document), with the key policy of `document_keys`. `hot_query` puts the
 paper's hot queue in front of any of them: URLs whose anchor text or URL
 mention the query words, or within three links of a page that does, first.
@@ -29,7 +29,7 @@ from webcrawler.engine.orders.document_keys import (
     HotQueryKeys,
     PageRankKeys,
 )
-from webcrawler.engine.orders.priority_frontier import BestDocumentOrder, PageReadingSink, PriorityFrontier
+from webcrawler.engine.orders.priority_frontier import PageReadingSink, PriorityFrontier
 from webcrawler.engine.scheduler import ServerFirstOrder
 from webcrawler.engine.store import CrawlStore
 
@@ -39,8 +39,8 @@ def server_first(store: CrawlStore) -> Ordering:
 
 
 def by_priority(name: str, store: CrawlStore, keys: DocumentKeys) -> Ordering:
-    order = BestDocumentOrder()
-    return Ordering(name, order, PriorityFrontier(store, keys, order))
+    frontier = PriorityFrontier(store, keys)
+    return Ordering(name, frontier.order, frontier)
 
 
 KEYS: dict[str, Callable[[], DocumentKeys]] = {

@@ -24,14 +24,10 @@ Key = tuple[float, ...]
 NOTHING: Key = (float("inf"),)  # the key of a server with nothing queued
 
 
-def _unset(server: ServerState) -> Key:
-    raise RuntimeError("BestFirstServers used before its frontier gave it best_key")
-
-
 class BestFirstServers:
     """Ready servers, the one whose best item has the smallest key first."""
 
-    def __init__(self, best_key: Callable[[ServerState], Key] = _unset) -> None:
+    def __init__(self, best_key: Callable[[ServerState], Key]) -> None:
         self.best_key = best_key  # the frontier's: the key of a server's best item now
         self.queue: PriorityQueue[ServerState] = PriorityQueue()
 

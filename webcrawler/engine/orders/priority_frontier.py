@@ -6,7 +6,7 @@ and the old entry skipped when it surfaces (lazy, O(log n)). A server's heap
 is filled from the database the first time the server is asked for (a
 resumed crawl), then kept up to date from `links_found`.
 
-`BestDocumentOrder` is the matching server order (best_first.py): the
+Its server order, `self.order`, is a `BestFirstServers` (best_first.py): the
 ready servers keyed by each one's best queued document, re-pushed when that
 changes. The Scheduler around it keeps politeness (one request per server,
 the delay) exactly as for the WebCrawler's order; robots.txt stays
@@ -28,19 +28,13 @@ from webcrawler.engine.scheduler import ServerState
 from webcrawler.engine.store import CrawlStore, FrontierEntry
 
 
-class BestDocumentOrder(BestFirstServers):
-    """Ready servers, the one holding the best-keyed document first (its PriorityFrontier's)."""
-
-
 class PriorityFrontier:
     """Each server's queued documents in a heap by `keys`."""
 
-    def __init__(self, store: CrawlStore, keys: DocumentKeys, order: Any = None) -> None:
+    def __init__(self, store: CrawlStore, keys: DocumentKeys) -> None:
         self.store = store
         self.keys = keys
-        self.order = order  # told when a server's best document changes (BestDocumentOrder)
-        if isinstance(order, BestFirstServers):
-            order.best_key = self.best_key
+        self.order = BestFirstServers(self.best_key)  # told when a server's best document changes
         self._heaps: dict[int, list[tuple[Key, int]]] = {}
         self._live: dict[int, Key] = {}  # doc id -> key of its live heap entry
         self._docs: dict[int, tuple[int, str, int, int | None]] = {}  # id -> server, path, depth, redirects
@@ -76,9 +70,8 @@ class PriorityFrontier:
         for doc_id in {*changed, *touched}:
             if doc_id in self._docs and self._push(doc_id):
                 touched[doc_id] = servers.get(doc_id) or self.store.servers_by_id[self._docs[doc_id][0]]
-        if self.order is not None:
-            for server in {id(s): s for s in touched.values()}.values():
-                self.order.reprioritise(server)
+        for server in {id(s): s for s in touched.values()}.values():
+            self.order.reprioritise(server)
 
     # --- priorities -----------------------------------------------------
     def best_key(self, server: ServerState) -> Key:
@@ -96,9 +89,8 @@ class PriorityFrontier:
             self._heaps.setdefault(server_id, []).append((key, doc_id))
         for heap in self._heaps.values():
             heapq.heapify(heap)
-        if self.order is not None:
-            for server_id in self._heaps:
-                self.order.reprioritise(self.store.servers_by_id[server_id])
+        for server_id in self._heaps:
+            self.order.reprioritise(self.store.servers_by_id[server_id])
 
     def queued(self) -> int:
         return len(self._docs)
@@ -112,9 +104,8 @@ class PriorityFrontier:
         for target in reader(doc_id, title, text):
             if target in self._docs and self._push(target):
                 servers.add(self._docs[target][0])
-        if self.order is not None:
-            for server_id in servers:
-                self.order.reprioritise(self.store.servers_by_id[server_id])
+        for server_id in servers:
+            self.order.reprioritise(self.store.servers_by_id[server_id])
 
     # --- internals ------------------------------------------------------
     def _push(self, doc_id: int) -> bool:
