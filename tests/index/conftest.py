@@ -34,3 +34,10 @@ def tiny_index(tmp_path: Path) -> Path:
 def tiny(tiny_index: Path):
     with open_searcher(tiny_index) as searcher:
         yield searcher
+
+
+@pytest.fixture
+def tiny_exact(tiny_index: Path):
+    """The tiny index searched without stemming: only the forms typed score."""
+    with open_searcher(tiny_index, stemming=False) as searcher:
+        yield searcher

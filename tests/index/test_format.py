@@ -14,7 +14,7 @@ from webcrawler.index.format import FORMAT_FILE, FORMAT_VERSION, WHOOSH_VERSION
 
 def test_a_new_index_names_its_format_and_whoosh(tiny_index: Path) -> None:
     written = json.loads((tiny_index / FORMAT_FILE).read_text())
-    assert written["format"] == FORMAT_VERSION == 1
+    assert written["format"] == FORMAT_VERSION == 2
     assert written["whoosh"] == WHOOSH_VERSION == "2.7.5"
 
 
@@ -23,7 +23,7 @@ def test_whoosh_is_pinned_to_the_version_the_format_names() -> None:
     assert f'"whoosh-reloaded=={WHOOSH_VERSION}"' in pyproject
 
 
-@pytest.mark.parametrize("record", [{"format": 2, "whoosh": "2.7.5"}, {"format": 1, "whoosh": "2.8.0"},
+@pytest.mark.parametrize("record", [{"format": 1, "whoosh": "2.7.5"}, {"format": 2, "whoosh": "2.8.0"},
                                     "not json"])
 def test_another_format_is_refused_by_readers_and_the_writer(tiny_index: Path, record) -> None:
     path = tiny_index / FORMAT_FILE
@@ -36,13 +36,13 @@ def test_another_format_is_refused_by_readers_and_the_writer(tiny_index: Path, r
         assert FORMAT_FILE in str(caught.value)
 
 
-def test_an_index_from_before_the_format_file_is_format_1(tiny_index: Path) -> None:
+def test_an_index_from_before_the_format_file_is_format_1_and_refused(tiny_index: Path) -> None:
+    """Format 2 added the facet fields: a format 1 index (no file) must be rebuilt."""
     (tiny_index / FORMAT_FILE).unlink()
-    with open_searcher(tiny_index) as searcher:
-        assert searcher.search("apple").total == 2
-    assert not (tiny_index / FORMAT_FILE).exists()  # readers never write
-    open_writer(tiny_index).close()
-    assert json.loads((tiny_index / FORMAT_FILE).read_text())["format"] == 1
+    for opening in (open_searcher, open_writer):
+        with pytest.raises(IndexDamaged, match="format 1.*webcrawler index --reindex"):
+            opening(tiny_index)
+    assert not (tiny_index / FORMAT_FILE).exists()  # refusing writes nothing
 
 
 def test_an_index_from_before_the_file_written_by_another_whoosh_is_refused(tiny_index: Path) -> None:

@@ -36,7 +36,8 @@ def test_word_weight_matches_the_formula() -> None:
     assert word_weight(5, 7, 6, N, MU) == pytest.approx(hand_weight(5, 7, 6))
 
 
-def test_two_word_query_scores_by_hand(tiny) -> None:
+def test_two_word_query_scores_by_hand(tiny_exact) -> None:
+    tiny = tiny_exact
     # relevance(q, d) = sum_t w(t, d) * w(t, q) / |q|, with w(t, q) = 1 and |q| = 2:
     r1 = (hand_weight(5, 7, 6) + hand_weight(4, 7, 6)) / 2  # doc 1: apple and pie
     r2 = hand_weight(1, 5, 6) / 2  # doc 2: apple only
@@ -48,7 +49,8 @@ def test_two_word_query_scores_by_hand(tiny) -> None:
     assert results.total == 3
 
 
-def test_repeated_query_word_weighs_more_in_the_query(tiny) -> None:
+def test_repeated_query_word_weighs_more_in_the_query(tiny_exact) -> None:
+    tiny = tiny_exact
     # "pie pie apple": w(pie, q) = 2, |q| = 3; doc 3 = 2 * w(pie, 3) / 3, doc 1 adds apple.
     hits = tiny.search("pie pie apple").hits
     r1 = (2 * hand_weight(4, 7, 6) + hand_weight(5, 7, 6)) / 3

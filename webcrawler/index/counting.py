@@ -30,9 +30,9 @@ from webcrawler.index.schema import CONTENT
 
 def count_matches(searcher: WhooshSearcher, parsed: ParsedQuery, query: Query) -> int:
     """How many live documents match `query` (the Whoosh form of `parsed`)."""
-    if parsed.phrases or parsed.site or parsed.excluded:
+    if parsed.phrases or parsed.site or parsed.excluded or parsed.filters:
         return sum(1 for _ in searcher.docs_for_query(query))
-    terms = list(dict.fromkeys([*parsed.words, *parsed.expansions]))
+    terms = parsed.terms()
     return sum(_count_segment(s.reader(), terms) for s, _ in searcher.leaf_searchers())
 
 

@@ -5,15 +5,14 @@ W3 posting-block pickles, term-info layout, reader and writer attributes): an
 index written by another Whoosh, or by another version of this package, may
 read wrong rather than fail. So every index carries `FORMAT_FILE`:
 
-    {"format": 1, "whoosh": "2.7.5", "schema": [field names]}
+    {"format": 2, "whoosh": "2.7.5", "schema": [field names]}
 
 written when the index is created, checked whenever it is opened (readers and
 the writer); a mismatch raises `IndexDamaged` with the way out
 (`webcrawler index --reindex`). An index created before the file existed (a
-table of contents, no file) is accepted as format 1 when its table of contents
-says Whoosh 2.7.5 wrote it with our schema: format 1 is exactly what this
-package wrote before the file existed (the file was added without changing a
-byte of the segments). The writer then adds the file; readers never write.
+table of contents, no file) is format 1: what this package wrote before the file
+existed. Format 2 added the facet fields (site, kind, lang), so format 1 indexes,
+with or without the file, are refused until rebuilt.
 
 A sharded index (`shards.py`) has no Whoosh files of its own: its directory holds
 the shard layout, the same record plus `"shards": S, "shard_by": "doc_id"`, and
@@ -36,7 +35,7 @@ from webcrawler.index.schema import build_schema
 log = logging.getLogger(__name__)
 
 FORMAT_FILE = "webcrawler-index.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the facet fields site, kind, lang
 WHOOSH_VERSION = "2.7.5"  # the whoosh-reloaded release pinned in pyproject.toml
 SHARD_BY = "doc_id"  # a document's shard: doc_id modulo the number of shards (shards.py)
 
@@ -108,15 +107,12 @@ def check_whoosh(index_dir: Path) -> None:
 
 
 def check_format(index_dir: Path, ix: Index, adopt: bool) -> None:
-    """Raise IndexDamaged unless the index in `index_dir` is in our format; `adopt`
-    (the writer): give an index from before the format file its file."""
+    """Raise IndexDamaged unless the index in `index_dir` is in our format (`adopt`, the
+    writer's flag, no longer adopts anything: an index without the file is format 1)."""
     check_whoosh(index_dir)
     path = Path(index_dir) / FORMAT_FILE
     if not path.exists():
         _check_legacy(index_dir, ix)
-        if adopt:
-            write_format(index_dir)
-        return
     try:
         found = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -127,12 +123,13 @@ def check_format(index_dir: Path, ix: Index, adopt: bool) -> None:
 
 
 def _check_legacy(index_dir: Path, ix: Index) -> None:
-    """An index without a format file: format 1 if Whoosh 2.7.5 wrote it with our schema."""
+    """An index without a format file: format 1 at best, which this webcrawler cannot read."""
     release = ".".join(map(str, ix.release))
-    if release != WHOOSH_VERSION or sorted(ix.schema.names()) != expected()["schema"]:
+    if release != WHOOSH_VERSION:
         raise IndexDamaged(index_dir, f"has no {FORMAT_FILE} and was written by whoosh {release} "
                                       "with another schema or Whoosh than this webcrawler's")
-    log.info("index %s predates its format file: format 1 (whoosh %s)", index_dir, release)
+    raise IndexDamaged(index_dir, f"has no {FORMAT_FILE}: it is in format 1 (whoosh {release}), "
+                                  f"without the facet fields of format {FORMAT_VERSION}")
 
 
 def _describe(found: object) -> str:

@@ -23,6 +23,8 @@ class IndexedDocument:
     the index: adding a document with an id already present replaces it.
     `host` is the URL's host, with ":port" when the URL has one; `site:` matches
     the host with and without the port, and any parent domain of a host name.
+    `language` is an ISO 639-1 code ("" unknown: the writer detects it), `kind` the
+    document's type for the `type:` facet ("html", "pdf", ...; "" is "html").
     """
 
     doc_id: int
@@ -30,13 +32,16 @@ class IndexedDocument:
     title: str
     text: str
     host: str = ""
+    language: str = ""
+    kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One result. `score` is the relevance normalised to 1000 for the query's best document
     (over the whole result list, not per page). `snippet` is HTML-safe: escaped text with the
-    query's words wrapped in <b>..</b>."""
+    query's words wrapped in <b>..</b>. `site` is the document's host; `more` is True on
+    the last hit of a site on its page when the site has more matches than the page shows."""
 
     rank: int
     score: int
@@ -44,11 +49,14 @@ class Hit:
     url: str
     title: str
     snippet: str
+    site: str = ""
+    more: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class SearchResults:
-    """One page of results. `total` counts every document that matched the query."""
+    """One page of results. `total` counts every document that matched the query; `facets`
+    counts them by "site", "type" and "language": (value, count) pairs, most first."""
 
     query: str
     total: int
@@ -56,6 +64,7 @@ class SearchResults:
     page: int
     per_page: int
     hits: list[Hit] = field(default_factory=list)
+    facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
 
 REINDEX = "rebuild it from the database with `webcrawler index --reindex`"

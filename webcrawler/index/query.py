@@ -4,6 +4,8 @@
     "two words"      the words next to each other, in this order (required)
     -word, -"a b"    leave out documents with the word / phrase
     site:host        only documents from this host (or a sub-domain of it)
+    type:html        only documents of this type (html, pdf, text, ...: the `type` facet)
+    lang:en          only documents in this language (an ISO 639-1 code: the `language` facet)
 
 Anything else is a word. A query that cannot run - empty, too long, only stop
 words, only exclusions - raises `QueryError` with a message for the user; an
@@ -44,15 +46,21 @@ class ParsedQuery:
     excluded: list[list[str]] = field(default_factory=list)  # each: one word or a phrase
     site: str | None = None
     expansions: dict[str, float] = field(default_factory=dict)
+    filters: dict[str, str] = field(default_factory=dict)  # index field (kind, lang) -> value
+    variants: dict[str, float] = field(default_factory=dict)  # other forms of a word (stemming.py)
 
     @property
     def highlight_words(self) -> set[str]:
-        return set(self.words) | set(self.expansions)
+        return set(self.words) | set(self.expansions) | set(self.variants)
+
+    def terms(self) -> list[str]:
+        """Every word that scores: typed, then thesaurus words, then other forms; once each."""
+        return list(dict.fromkeys([*self.words, *self.expansions, *self.variants]))
 
     def weights(self) -> tuple[dict[str, float], int]:
         """(query weight of each word, number of words in the query) for the relevance."""
         counts: dict[str, float] = dict(Counter(self.words))
-        for word, weight in self.expansions.items():
+        for word, weight in [*self.expansions.items(), *self.variants.items()]:
             counts.setdefault(word, weight)
         return counts, len(self.words)
 
@@ -73,6 +81,10 @@ def parse(text: str, site: str | None = None) -> ParsedQuery:
         minus, phrase, token = match.groups()
         if token is not None and token.lower().startswith("site:"):
             parsed.site = _site(token[5:])
+            continue
+        if token is not None and token.lower().startswith(tuple(FILTERS)):
+            name, _, value = token.partition(":")
+            parsed.filters[FILTERS[name.lower() + ":"]] = _filter_value(name.lower(), value)
             continue
         if token is not None and token.startswith("-") and len(token) > 1:
             minus, token = "-", token[1:]
@@ -99,6 +111,17 @@ def parse(text: str, site: str | None = None) -> ParsedQuery:
             raise QueryError("Give at least one word to look for, not only -excluded words.")
         raise QueryError("Type one or more words to search for.")
     return parsed
+
+
+FILTERS = {"type:": "kind", "lang:": "lang"}  # operator -> the index field it filters on
+_VALUE = re.compile(r"[a-z0-9][a-z0-9.+-]{0,31}")
+
+
+def _filter_value(name: str, value: str) -> str:
+    value = value.strip().lower()
+    if not _VALUE.fullmatch(value):
+        raise QueryError(f"{name}: needs a value, for example {name}:{'pdf' if name == 'type' else 'en'}")
+    return value
 
 
 def _site(host: str) -> str:
@@ -146,13 +169,14 @@ class _Require(wq.Require):
 def to_whoosh(parsed: ParsedQuery) -> wq.Query:
     """The Whoosh query: OR over the words (the relevance sums them), phrases and site
     required, exclusions masked out. Only the word terms score."""
-    terms = [wq.Term(CONTENT, w) for w in dict.fromkeys([*parsed.words, *parsed.expansions])]
+    terms = [wq.Term(CONTENT, w) for w in parsed.terms()]
     # A tree of unions on every segment (Whoosh's automatic choice preloads every match
     # of three or more words on small segments: no block skipping).
     q: wq.Query = terms[0] if len(terms) == 1 else wq.compound.DefaultOr(terms)
     required: list[wq.Query] = [wq.Phrase(CONTENT, p) for p in parsed.phrases]
     if parsed.site:
         required.append(wq.Term("host", parsed.site))
+    required += [wq.Term(name, value) for name, value in sorted(parsed.filters.items())]
     if required:
         q = _Require(q, required[0] if len(required) == 1 else wq.And(required))
     if parsed.excluded:

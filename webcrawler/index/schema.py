@@ -4,18 +4,24 @@ Fields: `doc_id` (unique key, also a column so the ids of a committed index read
 fast), `content` (title + body, positions for phrases, peculiarity-weighted),
 `host` (the words `site:` matches), and stored `url`, `title`, `text` (the start
 of the visible text, for snippets; Whoosh's W3 codec already zlib-compresses
-each document's stored fields).
+each document's stored fields). The facets' fields: `site` (the host, a column
+only), `kind` (the document's type) and `lang` (its language), each a column of
+one small number per document pointing into the segment's distinct values
+(`facets.py` counts matches with them); `kind` and `lang` are also terms, for the
+`type:` and `lang:` filters on Whoosh's path.
 """
 
 from __future__ import annotations
 
 import ipaddress
 
-from whoosh.fields import ID, KEYWORD, STORED, Schema
+from whoosh.columns import RefBytesColumn
+from whoosh.fields import COLUMN, ID, KEYWORD, STORED, Schema
 
 from webcrawler.index.analysis import TitledText
 from webcrawler.index.models import IndexedDocument
 from webcrawler.index.postings import ContentField
+from webcrawler.language import detect
 
 CONTENT = "content"
 SNIPPET_CHARS = 6000  # stored text per document: enough for a snippet, not the whole page
@@ -29,7 +35,32 @@ def build_schema() -> Schema:
         text=STORED,
         host=KEYWORD(lowercase=True, scorable=False),
         content=ContentField(),
+        site=COLUMN(RefBytesColumn()),
+        kind=ID(sortable=RefBytesColumn()),
+        lang=ID(sortable=RefBytesColumn()),
     )
+
+
+def document_kind(content_type: str) -> str:
+    """The `type:` facet's value for a media type: its subtype without vendor clutter.
+
+    >>> document_kind("text/html; charset=utf-8"), document_kind("application/pdf")
+    ('html', 'pdf')
+    """
+    media = content_type.split(";", 1)[0].strip().lower()
+    subtype = media.rpartition("/")[2]
+    kind = KINDS.get(media) or subtype.removeprefix("x-").rpartition("+")[0] or subtype
+    return kind.removeprefix("x-")[:32] or "html"
+
+
+KINDS = {  # media types whose subtype is not the name people know
+    "": "html",
+    "application/xhtml+xml": "html",
+    "text/plain": "text",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/msword": "doc",
+    "application/vnd.oasis.opendocument.text": "odt",
+}
 
 
 def host_terms(host: str) -> list[str]:
@@ -68,4 +99,7 @@ def fields_of(doc: IndexedDocument) -> dict[str, object]:
         "text": doc.text[:SNIPPET_CHARS],
         "host": " ".join(host_terms(doc.host)),
         CONTENT: TitledText(doc.title, doc.text),
+        "site": doc.host.strip().lower().encode("utf-8"),
+        "kind": doc.kind or "html",
+        "lang": doc.language or detect(doc.title, doc.text) or "unknown",
     }

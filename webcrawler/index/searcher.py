@@ -8,7 +8,10 @@ counted by `counting.py`. Each query's ranked list - the top
 max(page * per_page, `CACHE_DEPTH`) (score, docnum) pairs and the exact total -
 is cached until the index changes, so repeated queries cost only the page's
 stored fields. Scores are normalised against the query's best document,
-whatever the page.
+whatever the page. Every query also counts its matches by site, type and language
+(`facets.py`, from per-document arrays, on either path), adds the other forms of
+its words (`stemming.py`), and its results are grouped by site (`grouping.py`,
+over a ranked list `grouping.DEPTH` times the page's depth) unless it names a site.
 
 New commits: `search()` looks for one at most every `REFRESH_INTERVAL` seconds
 (a look costs a directory listing). When there is one, a background thread opens
@@ -34,8 +37,7 @@ from whoosh.reading import SegmentReader
 from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import vectors
-from webcrawler.index.counting import count_matches
+from webcrawler.index import facets, grouping, stemming, vectors
 from webcrawler.index.format import shard_count
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -54,7 +56,8 @@ CACHE_QUERIES = 512
 REFRESH_INTERVAL = 0.5
 MAX_PER_PAGE = 100
 
-Ranked = tuple[list[tuple[float, int]], int]  # ([(score, docnum), ...] best first, total)
+# ([(score, docnum), ...] best first, total, the matches' facet counts)
+Ranked = tuple[list[tuple[float, int]], int, facets.Counts]
 
 
 class Searcher:
@@ -68,6 +71,7 @@ class Searcher:
         ranking: str = "peculiarity",
         weighting_options: dict[str, Any] | None = None,
         cache_queries: int = CACHE_QUERIES,
+        stemming: bool = True,
     ) -> None:
         self._ix = open_index(index_dir, create=False)
         self._searcher = self._open()
@@ -84,6 +88,9 @@ class Searcher:
         self._ranking = ranking  # "peculiarity", or "bm25f" (Whoosh's stock model, to compare)
         self._options = dict(weighting_options or {})  # Peculiarity() keyword arguments
         self._cache_queries = cache_queries
+        self.stemming = stemming  # False: only the forms typed (the relevance formula's tests)
+        self._forms: dict[str, list[str]] = {}  # word -> its other forms, until refresh
+        self._languages: list[str] | None = None  # languages the commit holds, until refresh
 
     def search(
         self,
@@ -98,15 +105,29 @@ class Searcher:
         parsed, per_page = self.parse_query(query, page, per_page, expand, site)
         with self._lock:
             self._look_for_commits()
-            ranked, total = self._ranked(parsed, page * per_page)
-            first = (page - 1) * per_page
+            stemming.add_forms(parsed, self.forms)
+            ranked, total, counts = self._ranked(parsed, depth(parsed, page * per_page))
             best = ranked[0][0] if ranked else 0.0
-            hits = [
-                self._hit(first + i + 1, score, docnum, best, parsed)
-                for i, (score, docnum) in enumerate(ranked[first : first + per_page])
-            ]
+            items = [(score, docnum, site) for (score, docnum), site
+                     in zip(ranked, self._sites([d for _s, d in ranked]), strict=True)]
+            shown = on_page(parsed, items, page, per_page, counts)
+            hits = [self._hit(rank, score, docnum, best, parsed, site, more)
+                    for rank, (score, docnum, site), more in shown]
         took = (time.perf_counter() - started) * 1000
-        return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits)
+        return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
+                             facets.listed(counts))
+
+    def forms(self, word: str) -> list[str]:
+        """Other forms of `word` in this commit's vocabulary (lock held; `stemming.py`)."""
+        found = self._forms.get(word)
+        if not self.stemming:
+            return []
+        if found is None:
+            if self._languages is None:
+                self._languages = _languages(self._searcher)
+            reader = self._searcher.reader()
+            found = self._forms[word] = stemming.forms(reader, word, self._languages)
+        return found
 
     def parse_query(self, query: str, page: int, per_page: int, expand: bool,
                     site: str | None) -> tuple[ParsedQuery, int]:
@@ -128,6 +149,8 @@ class Searcher:
             tuple(map(tuple, parsed.excluded)),
             parsed.site,
             tuple(sorted(parsed.expansions)),
+            tuple(sorted(parsed.filters.items())),
+            tuple(sorted(parsed.variants)),
             stamp,
         )
         cached = self._cache.get(key)
@@ -150,9 +173,8 @@ class Searcher:
         query = to_whoosh(parsed)
         searcher.search_with_collector(query, collector, context=context)
         ranked = [(score, docnum) for score, docnum in collector.results().top_n]
-        full = len(ranked) >= collector.limit
-        total = count_matches(searcher, parsed, query) if full else len(ranked)
-        return self._remember(key, (ranked, total))
+        matched = list(searcher.docs_for_query(query))  # every match, for the facets
+        return self._remember(key, (ranked, len(matched), facets.count_global(searcher, matched)))
 
     def _statistics(self, words: list[str]) -> tuple[int, int, dict[bytes, float]]:
         """This index's part of the collection statistics of `words` (lock held): total
@@ -175,7 +197,8 @@ class Searcher:
             self._cache.popitem(last=False)
         return ranked
 
-    def _hit(self, rank: int, score: float, docnum: int, best: float, parsed: ParsedQuery) -> Hit:
+    def _hit(self, rank: int, score: float, docnum: int, best: float, parsed: ParsedQuery,
+             site: str = "", more: bool = False) -> Hit:
         fields = self._searcher.stored_fields(docnum)
         normalized = round(1000 * score / best) if best > 0 else 0
         return Hit(
@@ -185,7 +208,13 @@ class Searcher:
             url=fields.get("url", ""),
             title=fields.get("title", ""),
             snippet=snippet(fields.get("text", ""), parsed.highlight_words),
+            site=site,
+            more=more,
         )
+
+    def _sites(self, docnums: list[int]) -> list[str]:
+        """The site of documents by number in the commit queries run on (lock held)."""
+        return facets.site_of(self._searcher, docnums)
 
     def refresh(self) -> None:
         """Pick up new commits now (cheap when there are none); drops the result cache."""
@@ -244,6 +273,8 @@ class Searcher:
         old.close()
         self._cache.clear()
         self._stats.clear()
+        self._forms.clear()
+        self._languages = None
 
     def doc_count(self) -> int:
         """Documents in the commit queries run on (a newer one is opened as search() would)."""
@@ -271,6 +302,35 @@ class Searcher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def depth(parsed: ParsedQuery, needed: int) -> int:
+    """How many ranked results a page that ends at result `needed` is drawn from."""
+    return needed if parsed.site else needed * grouping.DEPTH
+
+
+def on_page(parsed: ParsedQuery, items: list[tuple[float, Any, str]], page: int, per_page: int,
+            counts: facets.Counts) -> list[tuple[int, tuple[float, Any, str], bool]]:
+    """(rank, item, more from its site?) of the page's items; `items` are (score, ...,
+    site), best first. Grouped by site unless the query names one."""
+    if not parsed.site:
+        items = grouping.group(items, [site for *_rest, site in items])
+    first = (page - 1) * per_page
+    shown = items[first : first + per_page]
+    site_counts = counts.get("site", {}) if not parsed.site else {}
+    more = grouping.more_from([site for *_rest, site in shown], site_counts)
+    return [(first + i + 1, item, flag) for i, (item, flag) in enumerate(zip(shown, more, strict=True))]
+
+
+def _languages(searcher: WhooshSearcher) -> list[str]:
+    """The languages detected in a commit's documents (those a stemmer exists for)."""
+    found: set[str] = set()
+    for sub, _offset in searcher.leaf_searchers():
+        reader = sub.reader()
+        column = facets.column(reader, "lang") if isinstance(reader, SegmentReader) else None
+        if column is not None:
+            found.update(column[1])
+    return sorted(language for language in found if stemming.stemmer(language) is not None)
 
 
 def _generation(searcher: WhooshSearcher) -> int:

@@ -8,7 +8,9 @@ with the summed statistics, in parallel, so a document scores exactly what it wo
 holding every shard's documents. The shards' top lists are merged best first,
 ties broken by doc_id (one index breaks them by document number, which follows
 doc_id when documents are added in the order they were fetched), and scores are
-normalised to 1000 against the best document of all shards. Match counts add up.
+normalised to 1000 against the best document of all shards. Match counts and facet
+counts add up; the merged list is grouped by site as one index's is (`searcher.on_page`),
+and a word's other forms (`stemming.py`) are those of every shard's vocabulary.
 
 In parallel or in turn: the shards are in one process, and under the GIL threads
 overlap only waits (pages of a shard on slow storage, numpy). Measured on the shared
@@ -26,16 +28,17 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from webcrawler.index import facets, stemming
 from webcrawler.index.format import index_dirs
 from webcrawler.index.models import SearchResults
 from webcrawler.index.query import ParsedQuery
-from webcrawler.index.searcher import Searcher
+from webcrawler.index.searcher import Searcher, depth, on_page
 from webcrawler.index.writer import has_index
 
 T = TypeVar("T")
@@ -60,6 +63,10 @@ class CollectionStatistics:
     def stamp(self) -> tuple:
         """What ranked lists depend on: cached lists are reused only with the same."""
         return self.total, self.documents, tuple(sorted(self.frequencies.items()))
+
+
+def _union(lists: Iterable[list[str]]) -> list[str]:
+    return list(dict.fromkeys(word for found in lists for word in found))
 
 
 def combine(parts: Sequence[tuple[int, int, dict[bytes, float]]]) -> CollectionStatistics:
@@ -92,33 +99,42 @@ class ShardedSearcher:
         started = time.perf_counter()
         with self._holding() as shards:
             parsed, per_page = shards[0].parse_query(query, page, per_page, expand, site)
+            stemming.add_forms(parsed, lambda word: _union(shard.forms(word) for shard in shards))
             excluded = [word for part in parsed.excluded for word in part]
-            words = list(dict.fromkeys([*parsed.words, *parsed.expansions, *excluded]))
+            words = list(dict.fromkeys([*parsed.terms(), *excluded]))
             collection = combine([s._statistics(words) for s in shards])  # lookups: cheap
-            merged, total = self._merge(shards, parsed, page * per_page, collection)
-            first = (page - 1) * per_page
+            merged, total, counts = self._merge(shards, parsed, depth(parsed, page * per_page),
+                                                collection)
             best = merged[0][0] if merged else 0.0
-            hits = [shards[k]._hit(first + i + 1, score, docnum, best, parsed)
-                    for i, (score, _doc_id, k, docnum) in enumerate(merged[first : first + per_page])]
+            items = [(score, (k, docnum), site) for score, _doc_id, k, docnum, site in merged]
+            hits = [shards[k]._hit(rank, score, docnum, best, parsed, site, more)
+                    for rank, (score, (k, docnum), site), more
+                    in on_page(parsed, items, page, per_page, counts)]
         took = (time.perf_counter() - started) * 1000
-        return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits)
+        return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
+                             facets.listed(counts))
 
     def _merge(self, shards: list[Searcher], parsed: ParsedQuery, needed: int,
-               collection: CollectionStatistics) -> tuple[list[tuple[float, int, int, int]], int]:
-        """([(score, doc_id, shard, docnum), ...] best first, ties by doc_id; the total)."""
-        def rank(shard: Searcher) -> tuple[list[tuple[float, int, int]], int]:
-            ranked, total = shard._ranked(parsed, needed, collection, collection.stamp)
-            ids = shard._doc_ids([docnum for _score, docnum in ranked])
-            pairs = zip(ranked, ids, strict=True)
-            return [(score, doc_id, docnum) for (score, docnum), doc_id in pairs], total
+               collection: CollectionStatistics) -> tuple[list[tuple[float, int, int, int, str]],
+                                                          int, facets.Counts]:
+        """([(score, doc_id, shard, docnum, site), ...] best first, ties by doc_id; the
+        total; the facet counts)."""
+        def rank(shard: Searcher) -> tuple[list[tuple[float, int, int, str]], int, facets.Counts]:
+            ranked, total, counts = shard._ranked(parsed, needed, collection, collection.stamp)
+            docnums = [docnum for _score, docnum in ranked]
+            found = zip(ranked, shard._doc_ids(docnums), shard._sites(docnums), strict=True)
+            return [(score, doc_id, docnum, site) for (score, docnum), doc_id, site in found], \
+                total, counts
 
-        merged: list[tuple[float, int, int, int]] = []
+        merged: list[tuple[float, int, int, int, str]] = []
         total = 0
-        for k, (ranked, count) in enumerate(self._each(shards, rank)):
-            merged += [(score, doc_id, k, docnum) for score, doc_id, docnum in ranked]
+        parts = []
+        for k, (ranked, count, counts) in enumerate(self._each(shards, rank)):
+            merged += [(score, doc_id, k, docnum, site) for score, doc_id, docnum, site in ranked]
             total += count
+            parts.append(counts)
         merged.sort(key=lambda item: (-item[0], item[1]))
-        return merged[:needed], total
+        return merged[:needed], total, facets.merge(parts)
 
     def _each(self, shards: list[Searcher], work: Callable[[Searcher], T]) -> list[T]:
         """work(shard) for every shard, in parallel (the first in this thread: one thread

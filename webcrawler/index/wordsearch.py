@@ -8,7 +8,8 @@ query. This module takes each word's whole posting list in a segment as numpy
 arrays (`vectors.py`: read, not unpickled), scores it in one vector step, and
 adds the scores into one array per segment, so a word in every one of 50,000
 documents costs about a millisecond instead of tens. The count of matching
-documents is the number of documents any word touched, less the deleted ones.
+documents is the number of documents any word touched, less the deleted ones; a `type:` or `lang:` filter is a
+mask over them, and the facets are counted from them (`facets.py`).
 
 Scores follow `PeculiarityScorer._score` step by step in float64; numpy's log1p
 may differ from the C library's in the last bit, so a score can differ from the
@@ -25,29 +26,31 @@ import numpy as np
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import vectors
+from webcrawler.index import facets, vectors
 from webcrawler.index.blocks import is_w3
 from webcrawler.index.fastpaths import note
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.weighting import Peculiarity
 
-Ranked = tuple[list[tuple[float, int]], int]
+Ranked = tuple[list[tuple[float, int]], int, facets.Counts]
 
 
 def rank_words(
     searcher: WhooshSearcher, parsed: ParsedQuery, model: object, limit: int
 ) -> Ranked | None:
     """([(score, docnum), ...] best first, at most `limit`; the number of matching
-    documents), or None when this query or index needs Whoosh's general path."""
+    documents; their facet counts), or None when this query or index needs Whoosh's
+    general path."""
     if parsed.phrases or parsed.site or parsed.excluded or not isinstance(model, Peculiarity):
         return None
     if model.mode != "log":
         return None
-    words = list(dict.fromkeys([*parsed.words, *parsed.expansions]))
+    words = parsed.terms()
     parameters = [model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words]
     candidates: list[tuple[float, int]] = []
     total = 0
+    counts: facets.Counts = {}
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
         if not isinstance(reader, SegmentReader) or not is_w3(reader):
@@ -59,10 +62,14 @@ def rank_words(
             return None
         note("wordsearch.arrays")
         docnums, scores = _score_segment(reader, words, parameters, lengths)
+        if parsed.filters:
+            passed = facets.passing(reader, docnums, parsed.filters)
+            docnums, scores = docnums[passed], scores[passed]
         total += len(docnums)
+        facets.count(reader, docnums, counts)
         candidates += _top(docnums, scores, limit, offset)
     candidates.sort(key=lambda item: (-item[0], item[1]))
-    return candidates[:limit], total
+    return candidates[:limit], total, counts
 
 
 def _score_segment(reader, words, parameters, lengths):  # type: ignore[no-untyped-def]

@@ -1,0 +1,97 @@
+"""Facets, filters and grouping by site: counts over every match, equal to the totals of the
+filtered queries, on the fast word path (which they must not leave) and on Whoosh's path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webcrawler.index import IndexedDocument, QueryError, fastpaths, open_searcher, open_writer
+from webcrawler.index.grouping import PER_SITE, group, more_from
+
+ENGLISH = "the harbour boats sail out at dawn and the sailors mend their nets on the quay"
+GERMAN = "die Boote im Hafen segeln bei Sonnenaufgang hinaus und die Fischer flicken ihre Netze"
+FRENCH = "les bateaux du port partent a l'aube et les marins reparent leurs filets sur le quai"
+
+
+def _documents() -> list[IndexedDocument]:
+    """24 documents: site a.test has 12 (english html), b.test 6 (german, 2 of them pdf),
+    c.test 6 (french text); every one says "boats" or "Boote" or "bateaux" and "harbour"."""
+    docs = []
+    for n in range(1, 25):
+        if n <= 12:
+            host, text, kind = "a.test", ENGLISH, "html"
+        elif n <= 18:
+            host, text, kind = "b.test:8080", GERMAN, "pdf" if n % 3 == 0 else "html"
+        else:
+            host, text, kind = "c.test", FRENCH, "text"
+        body = f"{text} harbour {'harbour ' * (n % 4)}page {n}"
+        docs.append(IndexedDocument(n, f"http://{host}/{n}", f"Page {n}", body, host, kind=kind))
+    return docs
+
+
+@pytest.fixture(scope="module")
+def web_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    index_dir = tmp_path_factory.mktemp("facets") / "index"
+    docs = _documents()
+    with open_writer(index_dir) as writer:
+        writer.add(docs[:10])
+        writer.commit()  # two segments: counts add up across them
+        writer.add(docs[10:])
+    return index_dir
+
+
+def test_languages_are_detected_when_indexed(web_index: Path) -> None:
+    with open_searcher(web_index) as searcher:
+        languages = dict(searcher.search("harbour").facets["language"])
+    assert languages == {"en": 12, "de": 6, "fr": 6}
+
+
+@pytest.mark.parametrize("usequality", [True, False], ids=["fast-path", "whoosh-matchers"])
+@pytest.mark.parametrize("query", ["harbour", "harbour page", '"page 3" harbour', "harbour -boats"])
+def test_facet_counts_equal_the_totals_of_the_filtered_queries(web_index: Path, query: str,
+                                                              usequality: bool) -> None:
+    with open_searcher(web_index, usequality=usequality) as searcher:
+        results = searcher.search(query)
+        assert results.total and set(results.facets) == {"site", "type", "language"}
+        for facet, operator in (("site", "site"), ("type", "type"), ("language", "lang")):
+            counted = results.facets[facet]
+            assert sum(n for _value, n in counted) == results.total, facet
+            for value, n in counted:
+                assert searcher.search(f"{query} {operator}:{value}").total == n, (facet, value)
+
+
+def test_facets_keep_word_queries_on_the_fast_path(web_index: Path) -> None:
+    with open_searcher(web_index) as searcher:
+        fastpaths.reset()
+        results = searcher.search("harbour lang:de type:pdf")
+        assert fastpaths.taken["wordsearch.arrays"] >= 1 and not fastpaths.taken["wordsearch.whoosh"]
+    assert results.total == 2 and {h.doc_id for h in results.hits} == {15, 18}
+    assert results.facets["type"] == [("pdf", 2)]
+
+
+def test_a_filter_value_must_look_like_one(web_index: Path) -> None:
+    with open_searcher(web_index) as searcher, pytest.raises(QueryError, match="type:"):
+        searcher.search("harbour type:")
+
+
+def test_one_site_shows_at_most_a_few_results_on_a_page(web_index: Path) -> None:
+    with open_searcher(web_index) as searcher:
+        hits = searcher.search("harbour", per_page=9).hits
+        by_site = [h.site for h in hits]
+        assert {s: by_site.count(s) for s in by_site} == {"a.test": 3, "b.test:8080": 3, "c.test": 3}
+        more = [h for h in hits if h.more]  # each site's last hit says there is more of it
+        assert sorted(h.site for h in more) == ["a.test", "b.test:8080", "c.test"]
+        # the site's own query shows all of it, ungrouped
+        site_hits = searcher.search("harbour site:a.test", per_page=20).hits
+        assert len(site_hits) == 12 and not any(h.more for h in site_hits)
+        # every match is on some page exactly once
+        pages = [h.doc_id for p in (1, 2, 3) for h in searcher.search("harbour", page=p, per_page=9).hits]
+        assert sorted(pages) == list(range(1, 25))
+
+
+def test_grouping_keeps_rank_order_within_rounds() -> None:
+    sites = ["a", "a", "a", "a", "b", "a", "c"]
+    assert group(list(range(7)), sites, per_site=PER_SITE) == [0, 1, 2, 4, 6, 3, 5]
+    assert more_from(["a", "b", "a"], {"a": 3, "b": 1}) == [False, False, True]

@@ -1,0 +1,116 @@
+"""Facet counts and filters from per-document arrays: no query leaves its fast path for them.
+
+Each segment keeps, for the facet fields (`schema.py`: `site`, `kind`, `lang`), a
+column of one small number per document pointing into the segment's list of distinct
+values (Whoosh's RefBytesColumn). Read once per open segment as a numpy array (a view
+of the memory-mapped segment, one or two bytes a document), it turns the matched
+document numbers of a query into counts with one `bincount`, and a `type:` or `lang:`
+filter into a boolean mask, whatever path ranked the query. Counts are over every
+match (not the page); values are summed across segments by name, since each segment
+numbers its own values. Never writes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+from whoosh.columns import RefBytesColumn
+from whoosh.reading import SegmentReader
+from whoosh.searching import Searcher as WhooshSearcher
+
+FACETS = {"site": "site", "type": "kind", "language": "lang"}  # facet name -> index field
+FACET_VALUES = 10  # values listed per facet, most matches first
+Counts = dict[str, Counter]  # facet name -> value -> matches
+
+_ARRAYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_DTYPES = {"B": np.uint8, "H": np.dtype(">u2")}
+
+
+def column(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | None:
+    """(each document's value number, the values) of a facet field in one segment; None
+    for a segment without the column (written before the field existed)."""
+    per_field = _ARRAYS.setdefault(reader, {})
+    if field not in per_field:
+        per_field[field] = _read(reader, field)
+    return per_field[field]
+
+
+def _read(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | None:
+    if field not in reader.schema or not reader.has_column(field):
+        return None
+    found = reader.column_reader(field, translate=False)
+    if not isinstance(found, RefBytesColumn.Reader):
+        return None
+    dtype = _DTYPES[found._typecode]
+    raw = found._dbfile.get(found._basepos, found._doccount * found._itemsize)
+    refs = np.frombuffer(raw, dtype=dtype, count=found._doccount)
+    return refs, [value.decode("utf-8", "replace") for value in found._uniques]
+
+
+def count(reader: SegmentReader, docnums: np.ndarray, into: Counts) -> None:
+    """Add the facet values of a segment's (live, matched) `docnums` to `into`."""
+    for facet, field in FACETS.items():
+        found = column(reader, field)
+        if found is None or not len(docnums):
+            continue
+        refs, values = found
+        tally = np.bincount(refs[docnums], minlength=len(values))
+        counter = into.setdefault(facet, Counter())
+        for ref in np.flatnonzero(tally):
+            if values[ref]:
+                counter[values[ref]] += int(tally[ref])
+
+
+def count_global(searcher: WhooshSearcher, docnums: Iterable[int]) -> Counts:
+    """Facet counts of top-level document numbers (Whoosh's path: phrases, site:, ...)."""
+    ordered = np.fromiter(docnums, dtype=np.int64)
+    ordered.sort()
+    counts: Counts = {}
+    leaves = searcher.leaf_searchers()
+    for i, (sub, offset) in enumerate(leaves):
+        end = leaves[i + 1][1] if i + 1 < len(leaves) else offset + sub.doc_count_all()
+        inside = ordered[(ordered >= offset) & (ordered < end)] - offset
+        reader = sub.reader()
+        if isinstance(reader, SegmentReader):
+            count(reader, inside, counts)
+    return counts
+
+
+def passing(reader: SegmentReader, docnums: np.ndarray, filters: dict[str, str]) -> np.ndarray:
+    """Which of a segment's `docnums` (a boolean mask) hold the `filters`' values (index
+    field -> value); documents of a segment without the column never pass."""
+    passed = np.ones(len(docnums), dtype=bool)
+    for field, wanted in filters.items():
+        found = column(reader, field)
+        if found is None:
+            return np.zeros(len(docnums), dtype=bool)
+        refs, values = found
+        numbers = [i for i, value in enumerate(values) if value == wanted]
+        passed &= np.isin(refs[docnums], numbers)
+    return passed
+
+
+def merge(parts: Iterable[Counts]) -> Counts:
+    """Counts of several indexes (a sharded index's shards) added up."""
+    total: Counts = {}
+    for part in parts:
+        for facet, counter in part.items():
+            total.setdefault(facet, Counter()).update(counter)
+    return total
+
+
+def listed(counts: Counts) -> dict[str, list[tuple[str, int]]]:
+    """The facets as answered: each facet's `FACET_VALUES` most frequent values, ties by name."""
+    return {facet: sorted(counts.get(facet, Counter()).items(), key=lambda item: (-item[1], item[0]))
+            [:FACET_VALUES] for facet in FACETS}
+
+
+def site_of(searcher: WhooshSearcher, docnums: list[int]) -> list[str]:
+    """The `site` value of each top-level document number (for grouping the results)."""
+    if not docnums:
+        return []
+    column_reader = searcher.reader().column_reader("site", translate=False)
+    return [column_reader[n].decode("utf-8", "replace") for n in docnums]

@@ -1,0 +1,37 @@
+"""Which natural language a document is written in, for the index's analysis and facets.
+
+py3langid (langid.py's naive Bayes over byte n-grams; the model ships inside its wheel,
+nothing is fetched) reads the start of the text: a page's language shows in its first
+paragraphs, and reading more costs time on every page. A text too short to tell, or a
+guess the model is not sure of, gives "" (unknown): a wrong language would send the
+document to the wrong stemmer and the wrong facet, an unknown one only to neither.
+Agents call this in their own processes; the index's writer calls it for documents that
+arrive without a language. Never touches the network, the database or the index.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+SAMPLE_CHARS = 1000  # of the title and the text: enough for a confident guess
+MIN_LETTERS = 20  # fewer letters than this: too short to tell
+MIN_PROBABILITY = 0.5
+_LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
+
+
+@cache
+def _identifier():  # type: ignore[no-untyped-def]
+    """The model, loaded once per process (0.1 s) with probabilities normalised."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def detect(title: str, text: str) -> str:
+    """The ISO 639-1 code of the language of `title` and `text` ("en", "de", ...), or ""."""
+    sample = f"{title}\n{text[:SAMPLE_CHARS]}"
+    if len(_LETTERS.findall(sample)) < MIN_LETTERS:
+        return ""
+    language, probability = _identifier().classify(sample)
+    return str(language) if probability >= MIN_PROBABILITY else ""
