@@ -191,7 +191,9 @@ def main() -> None:
         )
         rows = [
             ("peculiarity (ours: MU = average doc length)", {}),
-            ("Whoosh BM25F", {"ranking": "bm25f"}),
+            ("Whoosh BM25F", {"ranking": "bm25f", "stemming": False, "per_site": 0}),
+            ("ours, results not grouped by site", {"per_site": 0}),
+            ("ours, no stemming, not grouped (before issue 26)", {"stemming": False, "per_site": 0}),
         ]
         if args.variants:
             rows += variant_rows()

@@ -105,6 +105,7 @@ documents = Table(
     Column("discovered_at", Float, nullable=False),
     Column("status", Integer),
     Column("content_type", String(128)),
+    Column("language", String(16)),  # ISO 639-1, detected by the agent (webcrawler/language.py)
     Column("title", Text),
     Column("length", Integer),
     Column("checksum", String(64)),

@@ -15,7 +15,7 @@ def test_answer_has_the_documented_shape(client: FlaskClient) -> None:
     assert isinstance(data["total"], int) and data["total"] >= 4
     assert isinstance(data["took_ms"], float) and data["took_ms"] >= 0
     first = data["results"][0]
-    assert set(first) == {"rank", "score", "title", "url", "snippet"}
+    assert set(first) == {"rank", "score", "title", "url", "snippet", "site", "more"}
     assert first == {
         **first,
         "rank": 1,
@@ -25,8 +25,28 @@ def test_answer_has_the_documented_shape(client: FlaskClient) -> None:
     }
     scores = [r["score"] for r in data["results"]]
     assert all(isinstance(s, int) and 0 <= s <= 1000 for s in scores)
-    assert scores == sorted(scores, reverse=True)
+    for site in {r["site"] for r in data["results"]}:  # grouped by site, ranked within each
+        own = [r["score"] for r in data["results"] if r["site"] == site]
+        assert own == sorted(own, reverse=True)
     assert [r["rank"] for r in data["results"]] == list(range(1, len(scores) + 1))
+    assert set(data["facets"]) == {"site", "type", "language"}
+    assert sum(f["count"] for f in data["facets"]["site"]) == data["total"]
+
+
+def test_facet_links_and_more_from_this_site(client: FlaskClient) -> None:
+    """Facet counts equal the totals of the filtered queries; a site shows at most 3 results
+    on a page while other sites have results to show, its last one carrying the query for
+    the rest of them."""
+    data = client.get("/api/search?q=biology").get_json()
+    for value in data["facets"]["site"]:
+        narrowed = client.get("/api/search", query_string={"q": f"biology site:{value['value']}"})
+        assert narrowed.get_json()["total"] == value["count"]
+    sites = [r["site"] for r in data["results"]]
+    others = sum(f["count"] for f in data["facets"]["site"] if f["value"] != "127.0.3.4")
+    assert sites[: others + 3].count("127.0.3.4") == 3 and len(sites) == 10
+    more = [r for r in data["results"] if r["more"]]
+    assert [r["more"] for r in more] == ["biology site:127.0.3.4"]
+    assert client.get("/api/search", query_string={"q": more[0]["more"], "n": 50}).get_json()["total"] == 20
 
 
 def test_n_and_page_select_a_slice(client: FlaskClient) -> None:

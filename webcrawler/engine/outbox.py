@@ -28,7 +28,7 @@ from sqlalchemy import and_, delete, func, update
 from sqlalchemy.engine import Connection
 
 from webcrawler.database import INDEXED, REMOVED, index_outbox
-from webcrawler.index import IndexedDocument, IndexWriter
+from webcrawler.index import IndexedDocument, IndexWriter, document_kind
 from webcrawler.messages import Document
 from webcrawler.urls import split
 
@@ -100,13 +100,16 @@ def payload_of(doc_id: int, document: Document) -> bytes:
     """The outbox payload of a retrieved document: what the index needs of it, compressed."""
     origin, _ = split(document.url)
     return pack(IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
-                                text=document.text, host=origin.split("://", 1)[1]))
+                                text=document.text, host=origin.split("://", 1)[1],
+                                kind=document_kind(document.content_type)))
 
 
 def pack(doc: IndexedDocument) -> bytes:
-    return zlib.compress(json.dumps([doc.doc_id, doc.url, doc.title, doc.text, doc.host]).encode(), 1)
+    fields = [doc.doc_id, doc.url, doc.title, doc.text, doc.host, doc.language, doc.kind]
+    return zlib.compress(json.dumps(fields).encode(), 1)
 
 
 def unpack(payload: bytes) -> IndexedDocument:
-    doc_id, url, title, text, host = json.loads(zlib.decompress(payload))
-    return IndexedDocument(doc_id=doc_id, url=url, title=title, text=text, host=host)
+    """A payload's document; one written before language and kind were kept has five fields
+    (the writer then detects the language, and the kind is html, all that was indexed)."""
+    return IndexedDocument(*json.loads(zlib.decompress(payload)))

@@ -11,6 +11,7 @@ one (`shards.py`, `sharded.py`). Nothing outside this package sees a Whoosh type
 from webcrawler.index.anchors import AnchorIndex, build_anchor_index
 from webcrawler.index.check import check, set_aside
 from webcrawler.index.models import Hit, IndexDamaged, IndexedDocument, QueryError, SearchResults
+from webcrawler.index.schema import document_kind
 from webcrawler.index.searcher import Searcher, open_searcher
 from webcrawler.index.shards import (
     open_shard_writer,
@@ -32,6 +33,7 @@ __all__ = [
     "Searcher",
     "build_anchor_index",
     "check",
+    "document_kind",
     "open_searcher",
     "open_shard_writer",
     "open_writer",

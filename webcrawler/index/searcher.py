@@ -72,6 +72,7 @@ class Searcher:
         weighting_options: dict[str, Any] | None = None,
         cache_queries: int = CACHE_QUERIES,
         stemming: bool = True,
+        per_site: int = grouping.PER_SITE,
     ) -> None:
         self._ix = open_index(index_dir, create=False)
         self._searcher = self._open()
@@ -89,6 +90,7 @@ class Searcher:
         self._options = dict(weighting_options or {})  # Peculiarity() keyword arguments
         self._cache_queries = cache_queries
         self.stemming = stemming  # False: only the forms typed (the relevance formula's tests)
+        self.per_site = per_site  # results of one site in a page's round; 0: no grouping
         self._forms: dict[str, list[str]] = {}  # word -> its other forms, until refresh
         self._languages: list[str] | None = None  # languages the commit holds, until refresh
 
@@ -106,11 +108,12 @@ class Searcher:
         with self._lock:
             self._look_for_commits()
             stemming.add_forms(parsed, self.forms)
-            ranked, total, counts = self._ranked(parsed, depth(parsed, page * per_page))
+            ranked, total, counts = self._ranked(parsed, depth(parsed, page * per_page,
+                                                               self.per_site))
             best = ranked[0][0] if ranked else 0.0
             items = [(score, docnum, site) for (score, docnum), site
                      in zip(ranked, self._sites([d for _s, d in ranked]), strict=True)]
-            shown = on_page(parsed, items, page, per_page, counts)
+            shown = on_page(parsed, items, page, per_page, counts, self.per_site)
             hits = [self._hit(rank, score, docnum, best, parsed, site, more)
                     for rank, (score, docnum, site), more in shown]
         took = (time.perf_counter() - started) * 1000
@@ -304,17 +307,17 @@ class Searcher:
         self.close()
 
 
-def depth(parsed: ParsedQuery, needed: int) -> int:
+def depth(parsed: ParsedQuery, needed: int, per_site: int) -> int:
     """How many ranked results a page that ends at result `needed` is drawn from."""
-    return needed if parsed.site else needed * grouping.DEPTH
+    return needed if parsed.site or not per_site else needed * grouping.DEPTH
 
 
 def on_page(parsed: ParsedQuery, items: list[tuple[float, Any, str]], page: int, per_page: int,
-            counts: facets.Counts) -> list[tuple[int, tuple[float, Any, str], bool]]:
+            counts: facets.Counts, per_site: int) -> list[tuple[int, tuple[float, Any, str], bool]]:
     """(rank, item, more from its site?) of the page's items; `items` are (score, ...,
-    site), best first. Grouped by site unless the query names one."""
-    if not parsed.site:
-        items = grouping.group(items, [site for *_rest, site in items])
+    site), best first. Grouped by site (`per_site` a round) unless the query names one."""
+    if not parsed.site and per_site:
+        items = grouping.group(items, [site for *_rest, site in items], per_site)
     first = (page - 1) * per_page
     shown = items[first : first + per_page]
     site_counts = counts.get("site", {}) if not parsed.site else {}

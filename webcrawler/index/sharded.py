@@ -103,13 +103,14 @@ class ShardedSearcher:
             excluded = [word for part in parsed.excluded for word in part]
             words = list(dict.fromkeys([*parsed.terms(), *excluded]))
             collection = combine([s._statistics(words) for s in shards])  # lookups: cheap
-            merged, total, counts = self._merge(shards, parsed, depth(parsed, page * per_page),
-                                                collection)
+            per_site = shards[0].per_site
+            merged, total, counts = self._merge(shards, parsed,
+                                                depth(parsed, page * per_page, per_site), collection)
             best = merged[0][0] if merged else 0.0
             items = [(score, (k, docnum), site) for score, _doc_id, k, docnum, site in merged]
             hits = [shards[k]._hit(rank, score, docnum, best, parsed, site, more)
                     for rank, (score, (k, docnum), site), more
-                    in on_page(parsed, items, page, per_page, counts)]
+                    in on_page(parsed, items, page, per_page, counts, per_site)]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
                              facets.listed(counts))

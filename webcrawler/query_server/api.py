@@ -1,8 +1,11 @@
 """The JSON search API: /api/search?q=...&n=...&page=...&expand=1.
 
 Answers `{"query", "total", "took_ms", "page", "per_page", "results": [{"rank",
-"score", "title", "url", "snippet"}]}` with integer scores, 1000 for the best
-document; `snippet` is HTML (escaped text with <b> around query words). A bad
+"score", "title", "url", "snippet", "site", "more"}], "facets": {"site": [{"value",
+"count"}], "type": [...], "language": [...]}}` with integer scores, 1000 for the best
+document; `snippet` is HTML (escaped text with <b> around query words). Facets count
+every match, not the page; `more` is the query for "more from this site" on a
+site's last result of the page (when the site has more), else null. A bad
 query or parameter gets 400 `{"error": message}`; with no index yet, an
 empty answer with a "message".
 """
@@ -12,7 +15,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from webcrawler.query_server.queries import BadQuery, parse_flag, parse_int, run_query
+from webcrawler.query_server.queries import BadQuery, more_query, parse_flag, parse_int, run_query
 from webcrawler.query_server.sources import NO_INDEX, Sources
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -41,6 +44,7 @@ def search() -> ResponseReturnValue:
             page=page,
             per_page=per_page,
             results=[],
+            facets={"site": [], "type": [], "language": []},
             message=NO_INDEX,
         )
     return jsonify(
@@ -56,7 +60,11 @@ def search() -> ResponseReturnValue:
                 "title": hit.title,
                 "url": hit.url,
                 "snippet": hit.snippet,
+                "site": hit.site,
+                "more": more_query(results.query, hit.site) if hit.more else None,
             }
             for hit in results.hits
         ],
+        facets={name: [{"value": value, "count": count} for value, count in values]
+                for name, values in results.facets.items()},
     )

@@ -68,3 +68,14 @@ def run_query(
         return query, sources.search(query, page=page, per_page=per_page, expand=expand)
     except QueryError as error:
         raise BadQuery(str(error) or "The index could not understand that query.") from None
+
+
+def more_query(query: str, site: str) -> str:
+    """The query of a "more from this site" link: the query narrowed to `site`."""
+    return f"{query} site:{site}"
+
+
+def with_operator(query: str, operator: str, value: str) -> str:
+    """The query of a facet's link: the query with `operator:value` (replacing one given)."""
+    kept = [part for part in query.split() if not part.lower().startswith(operator + ":")]
+    return " ".join([*kept, f"{operator}:{value}"])

@@ -15,7 +15,14 @@ from flask import Blueprint, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
-from webcrawler.query_server.queries import BadQuery, parse_flag, parse_int, run_query
+from webcrawler.query_server.queries import (
+    BadQuery,
+    more_query,
+    parse_flag,
+    parse_int,
+    run_query,
+    with_operator,
+)
 from webcrawler.query_server.sources import NO_INDEX, Sources
 from webcrawler.query_server.stats import current_stats
 
@@ -84,3 +91,15 @@ def link_target(url: str) -> str | None:
 def snippet(html: str) -> Markup:
     """The index's snippet, which is escaped text with <b> around query words."""
     return Markup(html)
+
+
+@bp.app_template_filter("with_operator")
+def add_operator(query: str, operator: str, value: str) -> str:
+    """The query of a facet value's link (`queries.with_operator`)."""
+    return with_operator(query, operator, value)
+
+
+@bp.app_template_filter("more_from_site")
+def more_from_site(query: str, site: str) -> str:
+    """The query of a "more from this site" link (`queries.more_query`)."""
+    return more_query(query, site)
