@@ -11,6 +11,11 @@ prefer) but are never counted as relevant.
     python bench/quality.py --variants           # + the weighting variants measured
     python bench/quality.py --scale 50000        # + throughput and latency at 50k docs
 
+The pages' links give each page the anchor texts of links to it (from another
+site, or from its own: navigation), as the crawl's links table would; the
+"plain" index leaves them and the URL words out, as the index was before them,
+and Whoosh's BM25F runs on it (stock Whoosh knows neither).
+
 Needs the documentation packages (`bash /work/shared/testweb/testweb.sh install`).
 """
 
@@ -30,8 +35,16 @@ import lxml.html
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from dataclasses import replace  # noqa: E402
+
 from bench.common import save, section  # noqa: E402
-from webcrawler.index import IndexedDocument, QueryError, open_searcher, open_writer  # noqa: E402
+from webcrawler.index import (  # noqa: E402
+    IndexedDocument,
+    QueryError,
+    open_searcher,
+    open_writer,
+    schema,  # noqa: E402
+)
 
 SITES = {
     "python": Path("/usr/share/doc/python3.11/html"),
@@ -69,6 +82,40 @@ def parse_page(doc_id: int, site: str, path: Path) -> IndexedDocument | None:
     title = " ".join((tree.findtext(".//title") or "").split())
     text = " ".join(tree.text_content().split())
     return IndexedDocument(doc_id, path.as_uri(), title, text, f"{site}.docs.test")
+
+
+def page_links(path: Path) -> list[tuple[str, str]]:
+    """(target page URI, anchor text) of a page's relative links."""
+    try:
+        tree = lxml.html.fromstring(path.read_bytes())
+    except (ValueError, lxml.etree.ParserError):
+        return []
+    found = []
+    for a in tree.xpath("//a[@href]"):
+        targets = _targets(path, [a.get("href")])
+        text = " ".join(a.text_content().split())
+        found += [(target, text) for target in targets if text]
+    return found
+
+
+def with_anchors(docs: list[IndexedDocument], sites: dict[str, str],
+                 paths: dict[str, Path]) -> list[IndexedDocument]:
+    """`docs` with the anchor texts of the links to them (other sites', their own site's) and
+    their link counts (distinct pages linking to them, pages they link to), as the engine
+    reads them from the links table."""
+    other: dict[str, list[str]] = {}
+    own: dict[str, list[str]] = {}
+    inlinks: dict[str, int] = {}
+    outlinks: dict[str, int] = {}
+    for doc in docs:
+        links = [(t, text) for t, text in page_links(paths[doc.url]) if t in sites and t != doc.url]
+        for target, text in links:
+            (own if sites[target] == sites[doc.url] else other).setdefault(target, []).append(text)
+        outlinks[doc.url] = len({t for t, _text in links})
+        for target in {t for t, _text in links}:
+            inlinks[target] = inlinks.get(target, 0) + 1
+    return [replace(d, anchors=tuple(other.get(d.url, ())), site_anchors=tuple(own.get(d.url, ())),
+                    inlinks=inlinks.get(d.url, 0), outlinks=outlinks.get(d.url, 0)) for d in docs]
 
 
 def _clean_term(term: str) -> str:
@@ -137,14 +184,20 @@ def save_queries(queries: list[tuple[str, str, set[str]]]) -> None:
             out.write(f"{site}\t{query}\t{' '.join(sorted(links))}\n")
 
 
-def build(index_dir: Path, docs: list[IndexedDocument], batch: int = 200) -> float:
-    """Index `docs` in crawl-sized batches, committing each; returns docs/s."""
+def build(index_dir: Path, docs: list[IndexedDocument], batch: int = 200, plain: bool = False) -> float:
+    """Index `docs` in crawl-sized batches, committing each; returns docs/s. `plain`: without
+    URL words and anchor texts (the index as it was before them)."""
     started = time.perf_counter()
-    writer = open_writer(index_dir)
-    for i in range(0, len(docs), batch):
-        writer.add(docs[i : i + batch])
-        writer.commit()
-    writer.close()
+    before = schema.extras
+    schema.extras = (lambda doc: ()) if plain else before
+    try:
+        writer = open_writer(index_dir)
+        for i in range(0, len(docs), batch):
+            writer.add(docs[i : i + batch])
+            writer.commit()
+        writer.close()
+    finally:
+        schema.extras = before
     return len(docs) / (time.perf_counter() - started)
 
 
@@ -178,30 +231,37 @@ def main() -> None:
     )
     ap.add_argument("--json", type=Path, default=None, help="also write the quality table here")
     args = ap.parse_args()
-    docs = [d for i, (site, p) in enumerate(pages(), 1) if (d := parse_page(i, site, p))]
+    found = [(site, p, d) for i, (site, p) in enumerate(pages(), 1) if (d := parse_page(i, site, p))]
+    plain = [d for _site, _p, d in found]
+    docs = with_anchors(plain, {d.url: site for site, _p, d in found}, {d.url: p for _s, p, d in found})
     queries = sample_queries({d.url for d in docs})
     save_queries(queries)
     with tempfile.TemporaryDirectory() as tmp:
-        index_dir = Path(tmp) / "index"
+        index_dir, plain_dir = Path(tmp) / "index", Path(tmp) / "plain"
         rate = build(index_dir, docs)
+        build(plain_dir, plain, plain=True)  # parse_page's documents: no links, no counts
         print(f"command: python bench/quality.py {' '.join(sys.argv[1:])}".rstrip())
         print(
             f"\n{len(docs)} documents, {len(queries)} judged queries ({DATA.name}), "
             f"indexed at {rate:.0f} docs/s\n"
         )
         rows = [
-            ("peculiarity (ours: MU = average doc length)", {}),
-            ("Whoosh BM25F", {"ranking": "bm25f", "stemming": False, "per_site": 0}),
-            ("ours, results not grouped by site", {"per_site": 0}),
-            ("ours, no stemming, not grouped (before issue 26)", {"stemming": False, "per_site": 0}),
+            ("ours: peculiarity, link prior, anchors, URL words, stemming, grouped by site",
+             index_dir, {}),
+            ("Whoosh BM25F (plain index, no stemming)", plain_dir,
+             {"ranking": "bm25f", "stemming": False, "per_site": 0}),
+            ("ours, results not grouped by site", index_dir, {"per_site": 0}),
+            ("ours, plain index, not grouped", plain_dir, {"per_site": 0}),
+            ("ours, plain index, no stemming, not grouped (before issue 26)", plain_dir,
+             {"stemming": False, "per_site": 0}),
         ]
         if args.variants:
-            rows += variant_rows()
+            rows += [(name, plain_dir, options) for name, options in variant_rows()]
         lines = ["| ranking | MRR@10 | success@10 |", "|---|---|---|"]
         scores = []
-        for name, options in rows:
+        for name, directory, options in rows:
             try:
-                mrr, success = evaluate(index_dir, queries, **options)
+                mrr, success = evaluate(directory, queries, **options)
             except ImportError as exc:
                 lines.append(f"| {name} | n/a ({exc}) | |")
                 continue

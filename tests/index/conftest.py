@@ -17,7 +17,7 @@ TINY = [
         3, "http://b.test:8080/pie", "Pies", "pie crust and pie filling", "b.test:8080"
     ),
     IndexedDocument(
-        4, "http://docs.b.test/car", "Motor", "an automobile engine manual", "docs.b.test"
+        4, "http://docs.b.test/manual", "Motor", "an automobile engine manual", "docs.b.test"
     ),
 ]
 

@@ -10,17 +10,18 @@ from webcrawler.index.analysis import TITLE_WEIGHT
 from webcrawler.index.weighting import word_weight
 
 # The tiny collection (conftest.TINY), after the stop list ("for", "and", "is", "from",
-# "an" are stop words; title words count TITLE_WEIGHT = 3 times in a word's count):
-#   doc 1: title [apple, pie]      body [apple, pie, recipe, apple, cinnamon]   length 7
-#   doc 2: title [cider]           body [apple, cider, pressed, apples]         length 5
-#   doc 3: title [pies]            body [pie, crust, pie, filling]              length 5
-#   doc 4: title [motor]           body [automobile, engine, manual]            length 4
-# N, the collection's length in words, is 7+5+5+4 = 21 (Whoosh counts each token once);
-# cf and tf count title words 3 times:
-#   apple: doc1 title 3 + body 2 = 5, doc2 1     -> cf 6
-#   pie:   doc1 title 3 + body 1 = 4, doc3 2     -> cf 6
-N = 21.0
-MU = N / 4  # the prior document length is the average document length: 21 words / 4 docs
+# "an" are stop words; title words count TITLE_WEIGHT = 3 times in a word's count, the
+# URL's words URL_WEIGHT = 2 times):
+#   doc 1: title [apple, pie]  URL [apple]   body [apple, pie, recipe, apple, cinnamon]  length 8
+#   doc 2: title [cider]       URL [cider]   body [apple, cider, pressed, apples]        length 6
+#   doc 3: title [pies]        URL [pie]     body [pie, crust, pie, filling]             length 6
+#   doc 4: title [motor]       URL [manual]  body [automobile, engine, manual]           length 5
+# N, the collection's length in words, is 8+6+6+5 = 25 (Whoosh counts each token once);
+# cf and tf count title words 3 times and URL words 2 times:
+#   apple: doc1 title 3 + URL 2 + body 2 = 7, doc2 1     -> cf 8
+#   pie:   doc1 title 3 + body 1 = 4, doc3 URL 2 + body 2 = 4     -> cf 8
+N = 25.0
+MU = N / 4  # the prior document length is the average document length: 25 words / 4 docs
 
 
 def hand_weight(tf: float, length: float, cf: float) -> float:
@@ -33,15 +34,15 @@ def test_title_weight_is_three() -> None:
 
 
 def test_word_weight_matches_the_formula() -> None:
-    assert word_weight(5, 7, 6, N, MU) == pytest.approx(hand_weight(5, 7, 6))
+    assert word_weight(7, 8, 8, N, MU) == pytest.approx(hand_weight(7, 8, 8))
 
 
 def test_two_word_query_scores_by_hand(tiny_exact) -> None:
     tiny = tiny_exact
     # relevance(q, d) = sum_t w(t, d) * w(t, q) / |q|, with w(t, q) = 1 and |q| = 2:
-    r1 = (hand_weight(5, 7, 6) + hand_weight(4, 7, 6)) / 2  # doc 1: apple and pie
-    r2 = hand_weight(1, 5, 6) / 2  # doc 2: apple only
-    r3 = hand_weight(2, 5, 6) / 2  # doc 3: pie only
+    r1 = (hand_weight(7, 8, 8) + hand_weight(4, 8, 8)) / 2  # doc 1: apple and pie
+    r2 = hand_weight(1, 6, 8) / 2  # doc 2: apple only
+    r3 = hand_weight(4, 6, 8) / 2  # doc 3: pie only
     assert r1 > r3 > r2
     results = tiny.search("apple pie")
     assert [h.doc_id for h in results.hits] == [1, 3, 2]
@@ -53,8 +54,8 @@ def test_repeated_query_word_weighs_more_in_the_query(tiny_exact) -> None:
     tiny = tiny_exact
     # "pie pie apple": w(pie, q) = 2, |q| = 3; doc 3 = 2 * w(pie, 3) / 3, doc 1 adds apple.
     hits = tiny.search("pie pie apple").hits
-    r1 = (2 * hand_weight(4, 7, 6) + hand_weight(5, 7, 6)) / 3
-    r3 = 2 * hand_weight(2, 5, 6) / 3
+    r1 = (2 * hand_weight(4, 8, 8) + hand_weight(7, 8, 8)) / 3
+    r3 = 2 * hand_weight(4, 6, 8) / 3
     assert hits[1].doc_id == 3 and hits[1].score == round(1000 * r3 / r1)
 
 

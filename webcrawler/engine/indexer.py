@@ -91,7 +91,7 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
         with engine.connect() as conn:
             rows = conn.execute(select(index_outbox.c.doc_id, index_outbox.c.payload)
                                 .where(index_outbox.c.batch.in_(batches))).all()
-        apply(writer, ((int(doc_id), bytes(payload)) for doc_id, payload in rows))
+            apply(writer, ((int(doc_id), bytes(payload)) for doc_id, payload in rows), conn)
         writer.commit()
         acks.put(batches)
 

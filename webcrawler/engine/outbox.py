@@ -28,6 +28,7 @@ from sqlalchemy import and_, delete, func, update
 from sqlalchemy.engine import Connection
 
 from webcrawler.database import INDEXED, REMOVED, index_outbox
+from webcrawler.engine.link_evidence import with_links
 from webcrawler.index import IndexedDocument, IndexWriter, document_kind
 from webcrawler.messages import Document
 from webcrawler.urls import split
@@ -70,12 +71,15 @@ class OutboxWriter:
         return self._number, removes
 
 
-def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]]) -> tuple[int, int]:
+def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]],
+          conn: Connection | None = None) -> tuple[int, int]:
     """Add the documents and delete the removals of (doc_id, payload) rows, uncommitted;
-    (documents added, documents removed). A doc_id has one row, so order cannot matter."""
+    (documents added, documents removed). A doc_id has one row, so order cannot matter.
+    With `conn`, documents carry what the links table says of them (`link_evidence.py`)."""
     rows = list(payloads)
     removed = [doc_id for doc_id, payload in rows if payload == REMOVED]
-    writer.add([unpack(payload) for _doc_id, payload in rows if payload != REMOVED])
+    docs = [unpack(payload) for _doc_id, payload in rows if payload != REMOVED]
+    writer.add(docs if conn is None else with_links(conn, docs))
     writer.delete(removed)
     return len(rows) - len(removed), len(removed)
 
@@ -111,5 +115,6 @@ def pack(doc: IndexedDocument) -> bytes:
 
 def unpack(payload: bytes) -> IndexedDocument:
     """A payload's document; one written before language and kind were kept has five fields
-    (the writer then detects the language, and the kind is html, all that was indexed)."""
-    return IndexedDocument(*json.loads(zlib.decompress(payload)))
+    (the writer then detects the language, and the kind is html, all that was indexed).
+    Links are not in the payload: they are read when the document is indexed."""
+    return IndexedDocument(*json.loads(zlib.decompress(payload))[:7])

@@ -88,9 +88,9 @@ def index_round(writer: IndexWriter, databases: Databases, shard: int, shards: i
     """Index one commit's worth of waiting rows; how many rows it took (0: none waiting)."""
     with databases.reader.connect() as conn:
         rows = take(conn, shard, shards)
-    if not rows:
-        return 0
-    added, removed = apply(writer, ((doc_id, payload) for doc_id, _batch, payload in rows))
+        if not rows:
+            return 0
+        added, removed = apply(writer, ((doc_id, payload) for doc_id, _batch, payload in rows), conn)
     writer.commit()
     _acknowledge(databases.writer, rows)
     summary.documents += added

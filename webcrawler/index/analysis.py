@@ -8,8 +8,11 @@ and the documentation queries name exact identifiers).
 
 Title words count `TITLE_WEIGHT` times in the document's word frequencies: a
 title is the author's own summary of the page, and the paper indexes it with
-the body. Title positions come first, then a gap, so a phrase never spans the
-title and the body.
+the body. Other people's summaries of the page count too: the words of its URL's
+path, and the anchor texts of links to it (`schema.fields_of`: from other servers
+`ANCHOR_WEIGHT`, from the page's own server `SITE_ANCHOR_WEIGHT`: navigation says
+less). Each part's positions come after the previous part's and a gap, so a
+phrase never spans two parts; the body comes last.
 
 The same `words()` function analyses documents, queries and anchor texts, so
 the index, the query parser and the real-time anchor index always agree. The
@@ -47,22 +50,26 @@ def words(text: str) -> list[str]:
 
 
 class TitledText(str):
-    """A document's body text that carries its title along (Whoosh hands a plain `str`
-    field value to the analyzer, but treats a tuple as already tokenized)."""
+    """A document's body text that carries its title along, and other weighted parts
+    (URL words, anchor texts) as (text, weight) pairs (Whoosh hands a plain `str` field
+    value to the analyzer, but treats a tuple as already tokenized)."""
 
     heading: str
+    extras: tuple[tuple[str, float], ...]
 
-    def __new__(cls, title: str, body: str) -> TitledText:
+    def __new__(cls, title: str, body: str, extras: tuple[tuple[str, float], ...] = ()) -> TitledText:
         text = super().__new__(cls, body)
         text.heading = title
+        text.extras = extras
         return text
 
 
-def _parts(value: str) -> list[tuple[str, float]]:
-    """The parts of a field value with their weights: (title, TITLE_WEIGHT), (body, 1)."""
+def parts(value: str) -> list[tuple[str, float]]:
+    """The parts of a field value with their weights: (title, TITLE_WEIGHT), the extras,
+    then (body, 1)."""
     heading = getattr(value, "heading", None)
     if heading is not None:
-        return [(heading, TITLE_WEIGHT), (str(value), 1.0)]
+        return [(heading, TITLE_WEIGHT), *value.extras, (str(value), 1.0)]  # type: ignore[attr-defined]
     return [(value, 1.0)]
 
 
@@ -94,7 +101,7 @@ class WordTokenizer(Tokenizer):
     ) -> Iterator[Token]:
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         pos = start_pos
-        for text, boost in _parts(value):
+        for text, boost in parts(value):
             for word in words(text):
                 token.text = word
                 token.boost = boost

@@ -25,6 +25,10 @@ class IndexedDocument:
     the host with and without the port, and any parent domain of a host name.
     `language` is an ISO 639-1 code ("" unknown: the writer detects it), `kind` the
     document's type for the `type:` facet ("html", "pdf", ...; "" is "html").
+    `anchors` are the texts of links to the document from other servers, `site_anchors`
+    those from its own server (navigation), and `inlinks` and `outlinks` count the pages
+    linking to it and those it links to (the ranking's prior), as the links table knows
+    them when the document is indexed.
     """
 
     doc_id: int
@@ -34,6 +38,10 @@ class IndexedDocument:
     host: str = ""
     language: str = ""
     kind: str = ""
+    anchors: tuple[str, ...] = ()
+    site_anchors: tuple[str, ...] = ()
+    inlinks: int = 0
+    outlinks: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from whoosh.codec import whoosh3
 from whoosh.fields import TEXT
 from whoosh.formats import Positions
 
-from webcrawler.index.analysis import TITLE_GAP, TITLE_WEIGHT, analyzer, words
+from webcrawler.index.analysis import TITLE_GAP, analyzer, parts, words
 from webcrawler.index.termwriter import BLOCK, TermWriter
 
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
@@ -86,31 +86,31 @@ class WordPositions(Positions):
         return self.decode_frequency(valuestring) * self.field_boost
 
 
-def word_positions(value: str) -> tuple[dict[str, list[int]], dict[str, int]]:
-    """(word -> positions, word -> count in the title) for a str or a `TitledText`."""
+def word_positions(value: str) -> tuple[dict[str, list[int]], dict[str, float]]:
+    """(word -> positions, word -> weight beyond one per occurrence: the title's and the
+    other weighted parts') for a str or a `TitledText`."""
     positions: dict[str, list[int]] = {}
     get = positions.get
-    heading = getattr(value, "heading", None)
+    boost: dict[str, float] = {}
+    *weighted, (body, _one) = parts(value)
     start = 0
-    in_title: dict[str, int] = {}
-    if heading is not None:
-        title = words(heading)
-        for pos, word in enumerate(title):
+    for text, weight in weighted:
+        found_words = words(text)
+        for pos, word in enumerate(found_words, start):
             found = get(word)
             if found is None:
                 positions[word] = [pos]
-                in_title[word] = 1
             else:
                 found.append(pos)
-                in_title[word] += 1
-        start = len(title) + TITLE_GAP
-    for pos, word in enumerate(words(str(value)), start):
+            boost[word] = boost.get(word, 0.0) + weight - 1.0
+        start += len(found_words) + TITLE_GAP
+    for pos, word in enumerate(words(str(body)), start):
         found = get(word)
         if found is None:
             positions[word] = [pos]
         else:
             found.append(pos)
-    return positions, in_title
+    return positions, boost
 
 
 class ContentField(TEXT):
@@ -121,10 +121,9 @@ class ContentField(TEXT):
         self.format = WordPositions()
 
     def index(self, value, **kwargs) -> Iterator[tuple[bytes, int, float, bytes]]:  # type: ignore[no-untyped-def, override]
-        positions, in_title = word_positions(value)
-        extra = TITLE_WEIGHT - 1.0
+        positions, boost = word_positions(value)
         for word, poslist in positions.items():
-            weight = len(poslist) + extra * in_title.get(word, 0)
+            weight = len(poslist) + boost.get(word, 0.0)
             yield word.encode("utf-8"), len(poslist), weight, encode_positions(poslist)
 
 

@@ -8,14 +8,17 @@ each document's stored fields). The facets' fields: `site` (the host, a column
 only), `kind` (the document's type) and `lang` (its language), each a column of
 one small number per document pointing into the segment's distinct values
 (`facets.py` counts matches with them); `kind` and `lang` are also terms, for the
-`type:` and `lang:` filters on Whoosh's path.
+`type:` and `lang:` filters on Whoosh's path. `inlinks` and `outlinks`, columns of
+counts from the links table, make the ranking's link-based prior (`prior.py`).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
+from urllib.parse import unquote, urlsplit
 
-from whoosh.columns import RefBytesColumn
+from whoosh.columns import NumericColumn, RefBytesColumn
 from whoosh.fields import COLUMN, ID, KEYWORD, STORED, Schema
 
 from webcrawler.index.analysis import TitledText
@@ -25,6 +28,13 @@ from webcrawler.language import detect
 
 CONTENT = "content"
 SNIPPET_CHARS = 6000  # stored text per document: enough for a snippet, not the whole page
+URL_WEIGHT = 2.0  # a word of the URL's path, in the content's word weights (analysis.py)
+ANCHOR_WEIGHT = 2.0  # a word of a link's text from another server
+SITE_ANCHOR_WEIGHT = 1.0  # ... from the page's own server: navigation, weaker evidence
+MAX_ANCHORS = 20  # distinct anchor texts kept per kind, the first seen
+MAX_ANCHOR_CHARS = 120
+MAX_COUNT = 2**32 - 1  # link counts are kept as unsigned 32-bit numbers
+_EXTENSION = re.compile(r"\.[a-z0-9]{1,5}$", re.IGNORECASE)
 
 
 def build_schema() -> Schema:
@@ -38,6 +48,8 @@ def build_schema() -> Schema:
         site=COLUMN(RefBytesColumn()),
         kind=ID(sortable=RefBytesColumn()),
         lang=ID(sortable=RefBytesColumn()),
+        inlinks=COLUMN(NumericColumn("I")),
+        outlinks=COLUMN(NumericColumn("I")),
     )
 
 
@@ -98,8 +110,33 @@ def fields_of(doc: IndexedDocument) -> dict[str, object]:
         "title": doc.title,
         "text": doc.text[:SNIPPET_CHARS],
         "host": " ".join(host_terms(doc.host)),
-        CONTENT: TitledText(doc.title, doc.text),
+        CONTENT: TitledText(doc.title, doc.text, extras(doc)),
         "site": doc.host.strip().lower().encode("utf-8"),
         "kind": doc.kind or "html",
         "lang": doc.language or detect(doc.title, doc.text) or "unknown",
+        "inlinks": min(doc.inlinks, MAX_COUNT),
+        "outlinks": min(doc.outlinks, MAX_COUNT),
     }
+
+
+def extras(doc: IndexedDocument) -> tuple[tuple[str, float], ...]:
+    """The weighted parts of a document beyond its title and body: its URL's words and the
+    distinct anchor texts of links to it (other servers' weigh more than its own's)."""
+    found: list[tuple[str, float]] = [(url_words(doc.url), URL_WEIGHT)]
+    for texts, weight in ((doc.anchors, ANCHOR_WEIGHT), (doc.site_anchors, SITE_ANCHOR_WEIGHT)):
+        distinct = dict.fromkeys(" ".join(t.split())[:MAX_ANCHOR_CHARS].lower() for t in texts)
+        found += [(text, weight) for text in list(distinct)[:MAX_ANCHORS] if text]
+    return tuple(found)
+
+
+def url_words(url: str) -> str:
+    """The words a URL's path names, without the file extension.
+
+    >>> url_words("http://docs.test/3/library/os.path.html?x=1")
+    '3 library os path'
+    """
+    try:
+        path = unquote(urlsplit(url).path)
+    except ValueError:
+        return ""
+    return " ".join(_EXTENSION.sub("", path).replace("/", " ").replace(".", " ").split())

@@ -58,6 +58,8 @@ from whoosh.reading import SegmentReader
 from whoosh.scoring import WeightingModel, WeightLengthScorer
 from whoosh.util.numeric import byte_to_length
 
+from webcrawler.index import prior
+
 MU = None  # prior document length in words; None: the collection's average document length
 
 Reference = Callable[[str], float]  # word -> relative frequency in a reference domain
@@ -150,12 +152,23 @@ class PeculiarityScorer(WeightLengthScorer):
         self.factor = factor
         self.setup(searcher, fieldname, text)
         self._lengths = segment_lengths(searcher.reader(), fieldname)
+        found = prior.factors(searcher.reader())
+        self._prior, self._max_prior = found if found is not None else (None, 1.0)
 
     def score(self, matcher):  # type: ignore[no-untyped-def]
         lengths = self._lengths
+        docnum = matcher.id()
         if lengths is None:
-            return self._score(matcher.weight(), self.dfl(matcher.id()))
-        return self._score(matcher.weight(), _BYTE_LENGTH[lengths[matcher.id()]])
+            score = self._score(matcher.weight(), self.dfl(docnum))
+        else:
+            score = self._score(matcher.weight(), _BYTE_LENGTH[lengths[docnum]])
+        return score if self._prior is None else score * float(self._prior[docnum])
+
+    def max_quality(self):  # type: ignore[no-untyped-def]
+        return self._maxquality * self._max_prior
+
+    def block_quality(self, matcher):  # type: ignore[no-untyped-def]
+        return self._score(matcher.block_max_weight(), matcher.block_min_length()) * self._max_prior
 
     def _score(self, weight: float, length: float) -> float:
         if self.mode == "literal":

@@ -26,7 +26,7 @@ import numpy as np
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, vectors
+from webcrawler.index import facets, prior, vectors
 from webcrawler.index.blocks import is_w3
 from webcrawler.index.fastpaths import note
 from webcrawler.index.query import ParsedQuery
@@ -61,7 +61,7 @@ def rank_words(
             note("wordsearch.whoosh")
             return None
         note("wordsearch.arrays")
-        docnums, scores = _score_segment(reader, words, parameters, lengths)
+        docnums, scores = _score_segment(reader, words, parameters, lengths, prior.factors(reader))
         if parsed.filters:
             passed = facets.passing(reader, docnums, parsed.filters)
             docnums, scores = docnums[passed], scores[passed]
@@ -72,8 +72,9 @@ def rank_words(
     return candidates[:limit], total, counts
 
 
-def _score_segment(reader, words, parameters, lengths):  # type: ignore[no-untyped-def]
-    """(docnums, scores) of the segment's live documents that hold any of `words`."""
+def _score_segment(reader, words, parameters, lengths, priors):  # type: ignore[no-untyped-def]
+    """(docnums, scores) of the segment's live documents that hold any of `words`; each
+    word's score times the document's prior (`prior.py`) as Whoosh's path multiplies it."""
     summed: np.ndarray | None = None
     touched: np.ndarray | None = None
     single: tuple[np.ndarray, np.ndarray] | None = None
@@ -82,6 +83,8 @@ def _score_segment(reader, words, parameters, lengths):  # type: ignore[no-untyp
         if not len(ids):
             continue
         scores = factor * np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
+        if priors is not None:
+            scores = scores * priors[0][ids]
         if summed is None and single is None:
             single = (ids, scores)
             continue
