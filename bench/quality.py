@@ -276,13 +276,14 @@ def main() -> None:
 
 def save_result(path: Path, docs: int, queries: int, lines: list[str],
                 scores: list[tuple[float, float]]) -> None:
-    """The quality table as data for BENCHMARKS.md; the goal: ours at least as good as BM25F."""
+    """The quality table as data for BENCHMARKS.md; the goal: ours at least BM25F's + 0.05."""
     (ours, _), (bm25f, _) = scores[:2]
-    body = (f"{docs:,} documents of the test web's documentation sites, {queries} judged queries "
-            f"from their back-of-book indexes ({DATA.name}).\n\n" + "\n".join(lines))
+    body = (f"{docs:,} documents of the test web's documentation sites (their links giving anchor "
+            f"texts and link counts), {queries} judged queries from their back-of-book indexes "
+            f"({DATA.name}).\n\n" + "\n".join(lines))
     save(path, section("Retrieval quality: our peculiarity ranking against Whoosh's BM25F", body,
                        headline=f"MRR@10 {ours:.3f} against BM25F's {bm25f:.3f}",
-                       goal="at least as good as BM25F", met=ours >= bm25f))
+                       goal="at least BM25F's + 0.05 MRR@10", met=ours >= bm25f + 0.05))
 
 
 def variant_rows():

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from webcrawler.index.analysis import TITLE_WEIGHT
+from webcrawler.index.proximity import PROXIMITY_WEIGHT
 from webcrawler.index.weighting import word_weight
 
 # The tiny collection (conftest.TINY), after the stop list ("for", "and", "is", "from",
@@ -40,7 +41,8 @@ def test_word_weight_matches_the_formula() -> None:
 def test_two_word_query_scores_by_hand(tiny_exact) -> None:
     tiny = tiny_exact
     # relevance(q, d) = sum_t w(t, d) * w(t, q) / |q|, with w(t, q) = 1 and |q| = 2:
-    r1 = (hand_weight(7, 8, 8) + hand_weight(4, 8, 8)) / 2  # doc 1: apple and pie
+    # doc 1: apple and pie, next to each other (proximity: times 1 + PROXIMITY_WEIGHT)
+    r1 = (hand_weight(7, 8, 8) + hand_weight(4, 8, 8)) / 2 * (1 + PROXIMITY_WEIGHT)
     r2 = hand_weight(1, 6, 8) / 2  # doc 2: apple only
     r3 = hand_weight(4, 6, 8) / 2  # doc 3: pie only
     assert r1 > r3 > r2
@@ -54,7 +56,7 @@ def test_repeated_query_word_weighs_more_in_the_query(tiny_exact) -> None:
     tiny = tiny_exact
     # "pie pie apple": w(pie, q) = 2, |q| = 3; doc 3 = 2 * w(pie, 3) / 3, doc 1 adds apple.
     hits = tiny.search("pie pie apple").hits
-    r1 = (2 * hand_weight(4, 8, 8) + hand_weight(7, 8, 8)) / 3
+    r1 = (2 * hand_weight(4, 8, 8) + hand_weight(7, 8, 8)) / 3 * (1 + PROXIMITY_WEIGHT)
     r3 = 2 * hand_weight(4, 6, 8) / 3
     assert hits[1].doc_id == 3 and hits[1].score == round(1000 * r3 / r1)
 

@@ -8,7 +8,8 @@ counted by `counting.py`. Each query's ranked list - the top
 max(page * per_page, `CACHE_DEPTH`) (score, docnum) pairs and the exact total -
 is cached until the index changes, so repeated queries cost only the page's
 stored fields. Scores are normalised against the query's best document,
-whatever the page. Every query also counts its matches by site, type and language
+whatever the page. The top of a query's list is scored again for the proximity of its
+words (`proximity.py`). Every query also counts its matches by site, type and language
 (`facets.py`, from per-document arrays, on either path), adds the other forms of
 its words (`stemming.py`), and its results are grouped by site (`grouping.py`,
 over a ranked list `grouping.DEPTH` times the page's depth) unless it names a site.
@@ -37,7 +38,7 @@ from whoosh.reading import SegmentReader
 from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, grouping, stemming, vectors
+from webcrawler.index import facets, grouping, proximity, stemming, vectors
 from webcrawler.index.format import shard_count
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -110,6 +111,9 @@ class Searcher:
             stemming.add_forms(parsed, self.forms)
             ranked, total, counts = self._ranked(parsed, depth(parsed, page * per_page,
                                                                self.per_site))
+            top = ranked[: proximity.DEPTH]
+            ranked = proximity.rescore(top, self._proximity(parsed, [d for _s, d in top])) + \
+                ranked[proximity.DEPTH :]
             best = ranked[0][0] if ranked else 0.0
             items = [(score, docnum, site) for (score, docnum), site
                      in zip(ranked, self._sites([d for _s, d in ranked]), strict=True)]
@@ -214,6 +218,10 @@ class Searcher:
             site=site,
             more=more,
         )
+
+    def _proximity(self, parsed: ParsedQuery, docnums: list[int]) -> list[float]:
+        """The proximity factors of documents by number (lock held; `proximity.py`)."""
+        return proximity.factors(self._searcher, parsed, docnums)
 
     def _sites(self, docnums: list[int]) -> list[str]:
         """The site of documents by number in the commit queries run on (lock held)."""

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from webcrawler.index import facets, stemming
+from webcrawler.index import facets, proximity, stemming
 from webcrawler.index.format import index_dirs
 from webcrawler.index.models import SearchResults
 from webcrawler.index.query import ParsedQuery
@@ -106,6 +106,7 @@ class ShardedSearcher:
             per_site = shards[0].per_site
             merged, total, counts = self._merge(shards, parsed,
                                                 depth(parsed, page * per_page, per_site), collection)
+            merged = self._near(shards, parsed, merged[: proximity.DEPTH]) + merged[proximity.DEPTH :]
             best = merged[0][0] if merged else 0.0
             items = [(score, (k, docnum), site) for score, _doc_id, k, docnum, site in merged]
             hits = [shards[k]._hit(rank, score, docnum, best, parsed, site, more)
@@ -136,6 +137,16 @@ class ShardedSearcher:
             parts.append(counts)
         merged.sort(key=lambda item: (-item[0], item[1]))
         return merged[:needed], total, facets.merge(parts)
+
+    @staticmethod
+    def _near(shards: list[Searcher], parsed: ParsedQuery, top: list) -> list:
+        """The merged top scored again for proximity, each document by its own shard."""
+        factors = [1.0] * len(top)
+        for k, shard in enumerate(shards):
+            mine = [i for i, item in enumerate(top) if item[2] == k]
+            for i, found in zip(mine, shard._proximity(parsed, [top[i][3] for i in mine]), strict=True):
+                factors[i] = found
+        return proximity.rescore(top, factors)
 
     def _each(self, shards: list[Searcher], work: Callable[[Searcher], T]) -> list[T]:
         """work(shard) for every shard, in parallel (the first in this thread: one thread
