@@ -126,3 +126,14 @@ def test_the_query_is_echoed_escaped(client: FlaskClient) -> None:
     page = parse(response)
     assert page.find("script") is None
     assert page.select_one("input[name=q]")["value"] == '"><script>alert(1)</script>'
+
+
+def test_facet_links_narrow_the_query_and_a_site_offers_more(client: FlaskClient) -> None:
+    page = parse(client.get("/search?q=biology"))
+    links = {a.get_text(strip=True): a["href"] for a in page.select("nav.facets a")}
+    assert links["127.0.3.4"] == "/search?q=biology+site:127.0.3.4"
+    narrowed = results(parse(client.get(links["127.0.3.4"])))
+    assert narrowed and all(url.startswith("http://127.0.3.4/") for *_rest, url in narrowed)
+    more = page.select(".hit .more a")
+    assert [a.get_text(strip=True) for a in more] == ["More from 127.0.3.4"]
+    assert more[0]["href"] == links["127.0.3.4"]
