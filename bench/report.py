@@ -49,6 +49,7 @@ AREAS = [
          "79 docs/s at 20,000 pages", "keep up with the crawl", True),
     Area("Query latency", None, "50,000 documents: p50 4.35 ms, p99 7.54 ms (writer committing: "
          "4.53 / 13.5 ms)", "p50 <= 10 ms, p99 <= 50 ms at >= 50,000 documents", True),
+    Area("A million documents", "million"),
     Area("Ranking quality", "quality"),
     Area("Real-time search", "realtime"),
     Area("URL ordering", None, "backlink ordering: 47% of the hot pages at 10% of the crawl "

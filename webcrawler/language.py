@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-SAMPLE_CHARS = 1000  # of the title and the text: enough for a confident guess
+SAMPLE_CHARS = 600  # of the text, after the title: enough for a confident guess
 MIN_LETTERS = 20  # fewer letters than this: too short to tell
 MIN_PROBABILITY = 0.5
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)

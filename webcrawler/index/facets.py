@@ -13,6 +13,7 @@ numbers its own values. Never writes.
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
 
@@ -58,10 +59,10 @@ def count(reader: SegmentReader, docnums: np.ndarray, into: Counts) -> None:
             continue
         refs, values = found
         tally = np.bincount(refs[docnums], minlength=len(values))
+        present = np.flatnonzero(tally)
         counter = into.setdefault(facet, Counter())
-        for ref in np.flatnonzero(tally):
-            if values[ref]:
-                counter[values[ref]] += int(tally[ref])
+        counter.update({values[ref]: n for ref, n in zip(present.tolist(), tally[present].tolist(),
+                                                          strict=True) if values[ref]})
 
 
 def count_global(searcher: WhooshSearcher, docnums: Iterable[int]) -> Counts:
@@ -109,8 +110,15 @@ def listed(counts: Counts) -> dict[str, list[tuple[str, int]]]:
 
 
 def site_of(searcher: WhooshSearcher, docnums: list[int]) -> list[str]:
-    """The `site` value of each top-level document number (for grouping the results)."""
-    if not docnums:
-        return []
-    column_reader = searcher.reader().column_reader("site", translate=False)
-    return [column_reader[n].decode("utf-8", "replace") for n in docnums]
+    """The `site` value of each top-level document number (for grouping the results), from
+    the segments' cached columns (a column reader made per query would read every
+    segment's list of distinct sites again)."""
+    leaves = searcher.leaf_searchers()
+    starts = [offset for _sub, offset in leaves]
+    out = []
+    for docnum in docnums:
+        sub, offset = leaves[bisect_right(starts, docnum) - 1]
+        reader = sub.reader()
+        found = column(reader, "site") if isinstance(reader, SegmentReader) else None
+        out.append("" if found is None else found[1][found[0][docnum - offset]])
+    return out

@@ -74,6 +74,7 @@ class Searcher:
         cache_queries: int = CACHE_QUERIES,
         stemming: bool = True,
         per_site: int = grouping.PER_SITE,
+        proximity: bool = True,
     ) -> None:
         self._ix = open_index(index_dir, create=False)
         self._searcher = self._open()
@@ -92,6 +93,7 @@ class Searcher:
         self._cache_queries = cache_queries
         self.stemming = stemming  # False: only the forms typed (the relevance formula's tests)
         self.per_site = per_site  # results of one site in a page's round; 0: no grouping
+        self.proximity = proximity and ranking == "peculiarity"  # BM25F: Whoosh's, as it is
         self._forms: dict[str, list[str]] = {}  # word -> its other forms, until refresh
         self._languages: list[str] | None = None  # languages the commit holds, until refresh
 
@@ -221,6 +223,8 @@ class Searcher:
 
     def _proximity(self, parsed: ParsedQuery, docnums: list[int]) -> list[float]:
         """The proximity factors of documents by number (lock held; `proximity.py`)."""
+        if not self.proximity:
+            return [1.0] * len(docnums)
         return proximity.factors(self._searcher, parsed, docnums)
 
     def _sites(self, docnums: list[int]) -> list[str]:

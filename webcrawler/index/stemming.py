@@ -29,7 +29,7 @@ from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
 
 STEM_WEIGHT = 0.1  # another form of a word weighs a tenth of the word typed (bench/quality.py)
-SCAN = 400  # vocabulary words read per query word and language
+SCAN = 150  # vocabulary words read per query word and language
 MAX_FORMS = 4  # other forms added per word, the most frequent first
 MIN_CHARS = 3
 
