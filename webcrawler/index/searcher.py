@@ -54,6 +54,7 @@ log = logging.getLogger(__name__)
 
 CACHE_DEPTH = 10  # ranked results collected at least (a deeper page collects more)
 CACHE_QUERIES = 512
+CACHE_FORMS = 8192  # words whose other forms are remembered until the index changes
 REFRESH_INTERVAL = 0.5
 MAX_PER_PAGE = 100
 
@@ -134,6 +135,8 @@ class Searcher:
         if found is None:
             if self._languages is None:
                 self._languages = _languages(self._searcher)
+            if len(self._forms) >= CACHE_FORMS:  # bounded: words are what strangers type
+                self._forms.clear()
             reader = self._searcher.reader()
             found = self._forms[word] = stemming.forms(reader, word, self._languages)
         return found
