@@ -262,3 +262,114 @@ def test_the_command_line_module_stays_light() -> None:
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60, check=True).stdout.split()
     assert loaded == []
+
+
+@cache
+def house_modules() -> dict[str, Path]:
+    """Every module of the house by name."""
+    return {module_name(p): p for p in modules()}
+
+
+def _the_module(name: str, known: dict[str, Path]) -> str | None:
+    """The house module `name` (a module, or a name in one) lives in; None outside the house."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+@cache
+def edges_of(path: Path) -> frozenset[str]:
+    """The house modules `path` imports (at the top or inside functions): `from a import b`
+    counts as importing a.b when a.b is a module, otherwise a (whose code runs for it)."""
+    known = house_modules()
+    imported: set[str] = set()
+    bound: dict[str, str] = {}  # local name -> the module or name it stands for
+    for node in ast.walk(tree_of(path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                imported.add(alias.name)
+                bound[alias.asname or alias.name.split(".")[0]] = \
+                    alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(path, node)
+            for alias in node.names:
+                name = f"{base}.{alias.name}"
+                imported.add(name if name in known else base)
+                bound[alias.asname or alias.name] = name
+    for node in ast.walk(tree_of(path)):  # `import a` then `a.b.x`: a.b is imported too
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and f"{bound.get(node.value.id)}.{node.attr}" in known:
+            imported.add(f"{bound[node.value.id]}.{node.attr}")
+    me = module_name(path)
+    return frozenset(m for n in imported if (m := _the_module(n, known)) not in (None, me))
+
+
+def cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The strongly connected parts of `graph` with more than one member (Tarjan's walk)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in order:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], order[other])
+        if low[node] == order[node]:
+            part = stack[stack.index(node):]
+            del stack[stack.index(node):]
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """No import cycle between modules of the house, imports inside functions included:
+    each module can be read knowing only what it imports."""
+    graph = {name: edges_of(path) for name, path in house_modules().items()}
+    assert cycles(graph) == []
+
+
+@pytest.mark.xfail(strict=True, reason="engine <-> recrawl: the loop (engine/crawl.py) names the "
+                   "Recrawler and engine/run.py wires recrawl/ in; the one-loop refactor's hooks end it")
+def test_no_package_imports_itself_through_others() -> None:
+    """Nor between the house's packages (engine, recrawl, index, cli.py, ...): a subsystem
+    builds on others, never on what builds on it."""
+    def package(name: str) -> str:
+        return ".".join(name.split(".")[:2])
+
+    graph: dict[str, set[str]] = {}
+    for name, path in house_modules().items():
+        graph.setdefault(package(name), set()).update(
+            package(m) for m in edges_of(path) if package(m) != package(name))
+    assert cycles({k: frozenset(v) for k, v in graph.items()}) == []
+
+
+def test_the_walk_sees_a_cycle() -> None:
+    """The cycle finder finds one hidden behind two others, and none in a chain."""
+    assert cycles({"a": frozenset("b"), "b": frozenset("c"), "c": frozenset("a"),
+                   "d": frozenset("a")}) == [["a", "b", "c"]]
+    assert cycles({"a": frozenset("b"), "b": frozenset("c")}) == []
+
+
+def private_names(path: Path) -> list[str]:
+    """The private names (`_x`, not `__x__`) of other house modules that `path` imports or uses."""
+    known = house_modules()
+    return sorted(name for name in imports_of(path)
+                  if name.startswith("webcrawler.") and name not in known
+                  and (last := name.rpartition(".")[2]).startswith("_") and not last.startswith("__"))
+
+
+def test_no_module_imports_another_modules_private_name() -> None:
+    """`from x import _y` and `x._y`: what a module keeps private may change without notice;
+    what another module needs is public (in a module both may import)."""
+    assert {module_name(p): hits for p in modules() if (hits := private_names(p))} == {}

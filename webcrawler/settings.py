@@ -1,15 +1,15 @@
 """One settings object for a crawl, passed down, never read from globals.
 
-Precedence: the defaults here <- the data directory's `webcrawler.toml` ([crawl]) <-
-``WEBCRAWLER_*`` environment variables <- command-line flags; `webcrawler.config` applies
-the layers for the CLI, and docs/configuration.md documents every field (a test keeps it so).
-`from_environment` is the layers without the file, for callers with no data directory.
+A plain dataclass: what each field means and its default. Loading it is `webcrawler.config`'s
+job (precedence: the defaults here <- the data directory's `webcrawler.toml` ([crawl]) <-
+``WEBCRAWLER_*`` environment variables <- command-line flags; `config.layers.from_environment`
+is the layers without the file, for callers with no data directory), and
+docs/configuration.md documents every field (a test keeps it so).
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from webcrawler.messages import AgentConfig
@@ -97,11 +97,3 @@ class Settings:
         """Seconds an agent may hold one URL before the engine replaces it."""
         return self.agent_deadline or self.total_timeout + 15.0
 
-
-def from_environment(env: dict[str, str] | None = None, base: Settings | None = None) -> Settings:
-    """Apply ``WEBCRAWLER_<FIELD>`` variables (and WEBCRAWLER_DATA / WEBCRAWLER_DB) to `base`;
-    a variable that is not a number where one is expected raises ValueError (ConfigError)."""
-    from webcrawler.config.layers import environment_values  # it imports Settings
-
-    found = environment_values(Settings, os.environ if env is None else env)
-    return replace(base or Settings(), **{name: value for name, (value, _) in found.items()})

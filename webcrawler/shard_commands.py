@@ -44,12 +44,12 @@ def register_shard_commands(group: click.Group, data_dir_option: Callable, db_op
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 def _index_writer(shard: int, shards: int, until_empty: bool, progress: bool, **flags: Any) -> None:
     """Index one shard of a sharded index from the shared database's outbox."""
-    from webcrawler.cli import _settings
+    from webcrawler.config.options import crawl_settings
     from webcrawler.engine.shard_writer import run_shard_writer
 
     if shard >= shards:
         raise click.UsageError(f"--shard must be one of 0..{shards - 1}")
-    settings = _settings(**flags)
+    settings = crawl_settings(flags)
     stopping: list[int] = []
 
     def stop(signum: int, _frame: Any) -> None:

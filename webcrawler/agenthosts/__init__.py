@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from webcrawler.agenthosts.errors import NoAgentHosts
 from webcrawler.settings import Settings
-
-
-class NoAgentHosts(Exception):
-    """The agent scheduler could not be reached, or no agent host joined it in time."""
 
 
 def pool_factory(settings: Settings) -> Callable[[], Any] | None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from distributed import Client, Future
 
-from webcrawler.agenthosts import NoAgentHosts
+from webcrawler.agenthosts.errors import NoAgentHosts
 from webcrawler.agents.remote import retrieve
 from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 

@@ -30,7 +30,9 @@ MEMORY_CHECK_INTERVAL = 1.0
 
 
 @dataclass
-class _Agent:
+class AgentProcess:
+    """One agent subprocess, its end of the pipe, and the request it holds."""
+
     number: int
     process: multiprocessing.process.BaseProcess
     conn: Connection
@@ -117,7 +119,7 @@ class AgentPool:
 
     # --- internals ------------------------------------------------------
     @staticmethod
-    def _await_ready(agent: _Agent, timeout: float = 60.0) -> None:
+    def _await_ready(agent: AgentProcess, timeout: float = 60.0) -> None:
         """Wait for the agent's READY, so its start-up never counts against a deadline.
 
         An agent that never says it is ready is left to the health checks.
@@ -129,7 +131,7 @@ class AgentPool:
             pass
         log.warning("agent %d did not start properly", agent.number)
 
-    def _start(self, wait: bool = False) -> _Agent:
+    def _start(self, wait: bool = False) -> AgentProcess:
         self._counter += 1
         parent, child = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
@@ -138,7 +140,7 @@ class AgentPool:
         )
         process.start()
         child.close()
-        agent = _Agent(self._counter, process, parent)
+        agent = AgentProcess(self._counter, process, parent)
         if wait:
             self._await_ready(agent)
         try:
@@ -147,7 +149,7 @@ class AgentPool:
             agent.ps = None
         return agent
 
-    def _collect(self, agent: _Agent) -> tuple[Retrieve, Answer] | None:
+    def _collect(self, agent: AgentProcess) -> tuple[Retrieve, Answer] | None:
         job = agent.job
         assert job is not None
         try:
@@ -191,13 +193,13 @@ class AgentPool:
         return out
 
     @staticmethod
-    def _rss(agent: _Agent) -> int:
+    def _rss(agent: AgentProcess) -> int:
         try:
             return agent.ps.memory_info().rss if agent.ps else 0
         except psutil.Error:
             return 0
 
-    def _replace(self, agent: _Agent, why: str, kill: bool) -> None:
+    def _replace(self, agent: AgentProcess, why: str, kill: bool) -> None:
         self.replaced[why] = self.replaced.get(why, 0) + 1
         if why != "recycled":
             log.warning("agent %d %s; starting a new one", agent.number, why)

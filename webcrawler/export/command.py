@@ -27,12 +27,12 @@ def export(fmt: str, data_dir: Path | None, db_url: str | None, output: Path | N
     """Every stored document, one record each, to stdout or --output (streamed)."""
     from sqlalchemy.exc import OperationalError
 
-    from webcrawler.cli import _settings
+    from webcrawler.config.options import crawl_settings
     from webcrawler.export.records import read_records
     from webcrawler.export.writers import write_jsonl, write_warc
     from webcrawler.query_server.readonly import open_readonly
 
-    settings = _settings(data_dir=data_dir, db_url=db_url)
+    settings = crawl_settings({"data_dir": data_dir, "db_url": db_url})
     _check_exists(settings.database_url)
     engine = open_readonly(settings.database_url)
     try:

@@ -11,7 +11,8 @@ one (`shards.py`, `sharded.py`). Nothing outside this package sees a Whoosh type
 from webcrawler.index.anchors import AnchorIndex, build_anchor_index
 from webcrawler.index.check import check, set_aside
 from webcrawler.index.models import Hit, IndexDamaged, IndexedDocument, QueryError, SearchResults
-from webcrawler.index.searcher import Searcher, open_searcher
+from webcrawler.index.searcher import Searcher
+from webcrawler.index.sharded import open_searcher
 from webcrawler.index.shards import (
     open_shard_writer,
     optimize,

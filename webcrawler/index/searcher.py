@@ -22,10 +22,12 @@ commit they know of. This module never writes to the index.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,6 @@ from whoosh.searching import Searcher as WhooshSearcher
 
 from webcrawler.index import vectors
 from webcrawler.index.counting import count_matches
-from webcrawler.index.format import shard_count
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
 from webcrawler.index.query import expand as expand_query
@@ -98,11 +99,11 @@ class Searcher:
         parsed, per_page = self.parse_query(query, page, per_page, expand, site)
         with self._lock:
             self._look_for_commits()
-            ranked, total = self._ranked(parsed, page * per_page)
+            ranked, total = self.rank(parsed, page * per_page)
             first = (page - 1) * per_page
             best = ranked[0][0] if ranked else 0.0
             hits = [
-                self._hit(first + i + 1, score, docnum, best, parsed)
+                self.hit(first + i + 1, score, docnum, best, parsed)
                 for i, (score, docnum) in enumerate(ranked[first : first + per_page])
             ]
         took = (time.perf_counter() - started) * 1000
@@ -118,10 +119,22 @@ class Searcher:
             expand_query(parsed, self._thesaurus)
         return parsed, min(per_page, MAX_PER_PAGE)
 
-    def _ranked(self, parsed: ParsedQuery, needed: int, collection: Collection | None = None,
-                stamp: tuple = ()) -> Ranked:
-        """The query's ranked list (lock held). A shard of a sharded index is given the
-        whole `collection`'s statistics, and their `stamp` (they change with other shards)."""
+    # --- one index's ranking, which `ShardedSearcher` composes over shards: call these
+    # inside `holding()`, so that no new commit is swapped in between them.
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[Searcher]:
+        """This index locked, on the newest commit opened so far (a newer one may start
+        opening in the background): `statistics`, `rank`, `doc_ids` and `hit` agree."""
+        with self._lock:
+            self._look_for_commits()
+            yield self
+
+    def rank(self, parsed: ParsedQuery, needed: int, collection: Collection | None = None,
+             stamp: tuple = ()) -> Ranked:
+        """The query's ranked list, at least `needed` deep. A shard of a sharded index is
+        given the whole `collection`'s statistics, and their `stamp` (they change with
+        other shards)."""
         key = (
             tuple(parsed.words),
             tuple(map(tuple, parsed.phrases)),
@@ -154,16 +167,16 @@ class Searcher:
         total = count_matches(searcher, parsed, query) if full else len(ranked)
         return self._remember(key, (ranked, total))
 
-    def _statistics(self, words: list[str]) -> tuple[int, int, dict[bytes, float]]:
-        """This index's part of the collection statistics of `words` (lock held): total
+    def statistics(self, words: list[str]) -> tuple[int, int, dict[bytes, float]]:
+        """This index's part of the collection statistics of `words`: total
         content length, documents (deleted ones too, as Whoosh's average length counts
         them) and each word's frequency: what `Peculiarity` reads of the whole index."""
         searcher = self._searcher
         frequencies = {w.encode(): searcher.frequency(CONTENT, w.encode()) for w in words}
         return searcher.field_length(CONTENT), searcher.doc_count_all(), frequencies
 
-    def _doc_ids(self, docnums: list[int]) -> list[int]:
-        """The doc_ids of documents by number in the commit queries run on (lock held)."""
+    def doc_ids(self, docnums: list[int]) -> list[int]:
+        """The doc_ids of documents by number in the commit queries run on."""
         if not docnums:
             return []
         column = self._searcher.reader().column_reader("doc_id")
@@ -175,7 +188,8 @@ class Searcher:
             self._cache.popitem(last=False)
         return ranked
 
-    def _hit(self, rank: int, score: float, docnum: int, best: float, parsed: ParsedQuery) -> Hit:
+    def hit(self, rank: int, score: float, docnum: int, best: float, parsed: ParsedQuery) -> Hit:
+        """The result at `rank` (1 first), its score normalised against the `best` one."""
         fields = self._searcher.stored_fields(docnum)
         normalized = round(1000 * score / best) if best > 0 else 0
         return Hit(
@@ -278,14 +292,3 @@ def _generation(searcher: WhooshSearcher) -> int:
     generation = searcher.reader().generation()
     return -1 if generation is None else generation
 
-
-def open_searcher(index_dir: Path, **kwargs: object) -> Searcher:
-    """A read-only searcher over the index in `index_dir` (or over all its shards).
-
-    Raises FileNotFoundError when `index_dir` holds no index yet (open a writer first).
-    """
-    if shard_count(index_dir) > 1:
-        from webcrawler.index.sharded import ShardedSearcher  # it builds on this module
-
-        return ShardedSearcher(index_dir, **kwargs)  # type: ignore[return-value]
-    return Searcher(index_dir, **kwargs)  # type: ignore[arg-type]

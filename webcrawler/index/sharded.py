@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from webcrawler.index.format import index_dirs
+from webcrawler.index.format import index_dirs, shard_count
 from webcrawler.index.models import SearchResults
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.searcher import Searcher
@@ -63,7 +63,7 @@ class CollectionStatistics:
 
 
 def combine(parts: Sequence[tuple[int, int, dict[bytes, float]]]) -> CollectionStatistics:
-    """Sum the shards' `Searcher._statistics` (in shard order, for the same sums every time)."""
+    """Sum the shards' `Searcher.statistics` (in shard order, for the same sums every time)."""
     frequencies: dict[bytes, float] = {}
     for _total, _documents, found in parts:
         for word, frequency in found.items():
@@ -94,11 +94,11 @@ class ShardedSearcher:
             parsed, per_page = shards[0].parse_query(query, page, per_page, expand, site)
             excluded = [word for part in parsed.excluded for word in part]
             words = list(dict.fromkeys([*parsed.words, *parsed.expansions, *excluded]))
-            collection = combine([s._statistics(words) for s in shards])  # lookups: cheap
+            collection = combine([s.statistics(words) for s in shards])  # lookups: cheap
             merged, total = self._merge(shards, parsed, page * per_page, collection)
             first = (page - 1) * per_page
             best = merged[0][0] if merged else 0.0
-            hits = [shards[k]._hit(first + i + 1, score, docnum, best, parsed)
+            hits = [shards[k].hit(first + i + 1, score, docnum, best, parsed)
                     for i, (score, _doc_id, k, docnum) in enumerate(merged[first : first + per_page])]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits)
@@ -107,8 +107,8 @@ class ShardedSearcher:
                collection: CollectionStatistics) -> tuple[list[tuple[float, int, int, int]], int]:
         """([(score, doc_id, shard, docnum), ...] best first, ties by doc_id; the total)."""
         def rank(shard: Searcher) -> tuple[list[tuple[float, int, int]], int]:
-            ranked, total = shard._ranked(parsed, needed, collection, collection.stamp)
-            ids = shard._doc_ids([docnum for _score, docnum in ranked])
+            ranked, total = shard.rank(parsed, needed, collection, collection.stamp)
+            ids = shard.doc_ids([docnum for _score, docnum in ranked])
             pairs = zip(ranked, ids, strict=True)
             return [(score, doc_id, docnum) for (score, docnum), doc_id in pairs], total
 
@@ -136,8 +136,7 @@ class ShardedSearcher:
             self._open_new()
             shards = [s for s in self._shards if s is not None]
             for shard in shards:
-                stack.enter_context(shard._lock)
-                shard._look_for_commits()
+                stack.enter_context(shard.holding())
             yield shards
 
     def _open_new(self) -> int:
@@ -157,7 +156,7 @@ class ShardedSearcher:
 
     def doc_count(self) -> int:
         with self._holding() as shards:
-            return sum(s._searcher.doc_count() for s in shards)
+            return sum(s.doc_count() for s in shards)
 
     def size_bytes(self) -> int:
         return sum(s.size_bytes() for s in self._shards if s is not None)
@@ -174,3 +173,13 @@ class ShardedSearcher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_searcher(index_dir: Path, **kwargs: Any) -> Searcher | ShardedSearcher:
+    """A read-only searcher over the index in `index_dir` (or over all its shards).
+
+    Raises FileNotFoundError when `index_dir` holds no index yet (open a writer first).
+    """
+    if shard_count(index_dir) > 1:
+        return ShardedSearcher(index_dir, **kwargs)
+    return Searcher(index_dir, **kwargs)

@@ -25,7 +25,7 @@ from whoosh.reading import SegmentReader, TermNotFound
 
 from webcrawler.index.blocks import extent, posting_blocks
 from webcrawler.index.fastpaths import note
-from webcrawler.index.weighting import _BYTE_LENGTH, segment_lengths
+from webcrawler.index.weighting import BYTE_LENGTH, segment_lengths
 
 MIN_POSTINGS = 16  # shorter lists decode from one or two blocks in microseconds
 MARK = b"V"  # appended to a term info whose list has arrays after its blocks
@@ -34,7 +34,7 @@ Postings = tuple[np.ndarray, np.ndarray]  # (docnums int32, weights float32), do
 
 _INFO_SIZE = whoosh3.W3TermInfo._struct.size + 12  # the struct, then the extent (!q, !i)
 _EMPTY: Postings = (np.zeros(0, np.int32), np.zeros(0, np.float32))
-_LENGTH_OF_BYTE = np.array(_BYTE_LENGTH, dtype=np.float64)
+_LENGTH_OF_BYTE = np.array(BYTE_LENGTH, dtype=np.float64)
 _LENGTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

@@ -155,7 +155,7 @@ class PeculiarityScorer(WeightLengthScorer):
         lengths = self._lengths
         if lengths is None:
             return self._score(matcher.weight(), self.dfl(matcher.id()))
-        return self._score(matcher.weight(), _BYTE_LENGTH[lengths[matcher.id()]])
+        return self._score(matcher.weight(), BYTE_LENGTH[lengths[matcher.id()]])
 
     def _score(self, weight: float, length: float) -> float:
         if self.mode == "literal":
@@ -166,7 +166,7 @@ class PeculiarityScorer(WeightLengthScorer):
         return self.factor * math.log1p(peculiarity)
 
 
-_BYTE_LENGTH = [byte_to_length(b) for b in range(256)]
+BYTE_LENGTH = [byte_to_length(b) for b in range(256)]  # a stored length byte -> the length it stands for
 _SEGMENT_LENGTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

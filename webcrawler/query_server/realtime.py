@@ -34,11 +34,11 @@ from flask.typing import ResponseReturnValue
 
 from webcrawler.index import QueryError
 from webcrawler.index.query import parse as parse_query
-from webcrawler.query_server.errors import csp_nonce
 from webcrawler.query_server.failures import visitor_reason
-from webcrawler.query_server.jobs import BackgroundJob, JobList
-from webcrawler.query_server.payload import count_param, json_object, number_field, text_field
 from webcrawler.query_server.queries import BadQuery, check_query
+from webcrawler.web.errors import csp_nonce
+from webcrawler.web.jobs import BackgroundJob, JobList
+from webcrawler.web.payload import count_param, json_object, number_field, text_field
 
 log = logging.getLogger(__name__)
 

@@ -15,14 +15,14 @@ import contextlib
 import sys
 from collections.abc import Iterator
 
-from webcrawler.engine.pool import AgentPool, _Agent
+from webcrawler.engine.pool import AgentPool, AgentProcess
 from webcrawler.settings import Settings
 
 
 class ToolkitPool(AgentPool):
     """An `AgentPool` whose agents never re-run the crawler's script."""
 
-    def _start(self, wait: bool = False) -> _Agent:
+    def _start(self, wait: bool = False) -> AgentProcess:
         with main_module_hidden():
             return super()._start(wait)
 

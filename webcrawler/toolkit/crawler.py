@@ -16,7 +16,8 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from webcrawler.settings import Settings, from_environment
+from webcrawler.config.layers import from_environment
+from webcrawler.settings import Settings
 from webcrawler.toolkit.classifiers import Classifier, StandardClassifier, link_labels
 from webcrawler.toolkit.events import CallbackError, Events
 from webcrawler.toolkit.model import Limits, Link, Page, Summary

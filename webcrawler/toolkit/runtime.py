@@ -42,7 +42,7 @@ from webcrawler.toolkit.ready import ReadyLinks
 from webcrawler.urls import split, try_normalize
 
 if TYPE_CHECKING:
-    from webcrawler.toolkit.crawler import Crawler
+    from webcrawler.toolkit.spec import CrawlerSpec as Crawler
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from flask import Flask
 
-from webcrawler.query_server import errors, guard, templates_dir
+from webcrawler.query_server import templates_dir
 from webcrawler.settings import Settings
+from webcrawler.web import errors, guard
 from webcrawler.workbench import api, openapi, page
 from webcrawler.workbench.crawls import Crawls
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from webcrawler.settings import from_environment
+from webcrawler.config.layers import from_environment
 from webcrawler.toolkit import cli as toolkit_cli
 from webcrawler.workbench.definition import DefinitionError, parse
 
@@ -151,8 +151,7 @@ def _interrupt(signum: int, frame: object) -> None:
               help="A host name to answer to besides localhost and --host (repeatable).")
 def workbench_command(data_dir: Path | None, host: str, port: int, threads: int, **options: Any) -> None:
     """The Crawler Workbench: define, run and watch crawls in the browser (docs/workbench.md)."""
-    from webcrawler.query_server import ServeError, make_server
-    from webcrawler.query_server.server import exposure_warning
+    from webcrawler.web.server import ServeError, exposure_warning, make_server
     from webcrawler.workbench.app import create_app
 
     data_dir = data_dir or from_environment().data_dir

@@ -20,7 +20,11 @@ from typing import Any
 
 from flask import request
 
-from webcrawler.query_server.queries import BadQuery
+from webcrawler.errors import UsageError
+
+
+class BadQuery(UsageError, ValueError):
+    """A query or parameter the server will not run; str(error) is shown to the user."""
 
 _DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit() accepts "²", which int() refuses
 
