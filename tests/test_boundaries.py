@@ -373,3 +373,33 @@ def test_no_module_imports_another_modules_private_name() -> None:
     """`from x import _y` and `x._y`: what a module keeps private may change without notice;
     what another module needs is public (in a module both may import)."""
     assert {module_name(p): hits for p in modules() if (hits := private_names(p))} == {}
+
+
+def _base_names(node: ast.ClassDef) -> list[str]:
+    return [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
+
+
+def test_every_error_is_in_the_one_tree() -> None:
+    """Every exception class of the house derives from `webcrawler.errors.WebcrawlerError`
+    (by way of its kinds), so the command line turns each into one line and an exit status."""
+    import builtins
+
+    builtin_errors = {name for name, value in vars(builtins).items()
+                      if isinstance(value, type) and issubclass(value, BaseException)}
+    classes = {node.name: (_base_names(node), module_name(path)) for path in modules()
+               for node in ast.walk(tree_of(path)) if isinstance(node, ast.ClassDef)}
+
+    def rooted(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        return name == "WebcrawlerError" or any(
+            base in classes and base not in seen and rooted(base, seen | {name})
+            for base in classes[name][0])
+
+    def an_error(name: str) -> bool:
+        bases = classes[name][0]
+        return any(b in builtin_errors or b.endswith(("Error", "Exception")) or
+                   (b in classes and b != name and an_error(b)) for b in bases)
+
+    assert "WebcrawlerError" in classes
+    strays = {f"{module}.{name}" for name, (_bases, module) in classes.items()
+              if name != "WebcrawlerError" and an_error(name) and not rooted(name)}
+    assert strays == set()

@@ -1,6 +1,7 @@
 """The `webcrawler` command: the one place where the pieces are wired together.
 
-Domain errors become one-line messages and exit codes here; logs go to
+Errors become one-line messages and exit codes here, once (`_Commands`: every
+`webcrawler.errors.WebcrawlerError`, with its kind's exit status); logs go to
 stderr, results (summaries, answers) to stdout.
 """
 
@@ -20,6 +21,7 @@ import click
 from webcrawler.agenthosts.cli import agent_host, agent_scheduler
 from webcrawler.config.command import config_command
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
+from webcrawler.errors import WebcrawlerError
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.recrawl.plan_cli import plan_options, plan_recrawl
@@ -42,16 +44,17 @@ def _settings(**flags: Any) -> Settings:
 
 
 class _Commands(click.Group):
-    """The command group: a damaged data directory, wherever a command finds it, is one
-    line naming the file and what to do, and exit status 1."""
+    """The command group, and the edge where errors meet the user: a `WebcrawlerError`,
+    wherever a command meets it (a damaged data directory, a bad setting, a port in use,
+    nothing to crawl, ...), is its one line and its kind's exit status."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        from webcrawler.errors import DataDamaged
-
         try:
             return super().invoke(ctx)
-        except DataDamaged as exc:
-            raise click.ClickException(str(exc)) from None
+        except WebcrawlerError as exc:
+            error = click.ClickException(str(exc))
+            error.exit_code = exc.exit_code
+            raise error from None
 
 
 @click.group(cls=_Commands)
@@ -138,9 +141,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.agenthosts import NoAgentHosts
-    from webcrawler.engine.reindex import NothingToReindex
-    from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
+    from webcrawler.engine.run import run_index, run_reindex
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
@@ -148,16 +149,12 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     if reindex and seeds:
         raise click.UsageError("--reindex rebuilds the index and crawls nothing: give no --seed")
     settings = _settings(seeds=tuple(seeds), **flags)
-    try:
-        with _storage_errors(settings):
-            if reindex:
-                click.echo(run_reindex(settings, progress=progress))
-                return
-            summary, rejected = run_index(settings, progress=progress,
-                                          install_signals=_install_signals,
-                                          explicit=_explicit(flags))
-    except (NothingToCrawl, NothingToReindex, NoAgentHosts) as exc:
-        raise click.ClickException(str(exc)) from None
+    with _disk_full(settings):
+        if reindex:
+            click.echo(run_reindex(settings, progress=progress))
+            return
+        summary, rejected = run_index(settings, progress=progress,
+                                      install_signals=_install_signals, explicit=_explicit(flags))
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, or outside the scope, skipped: {url}",
                    err=True)
@@ -201,18 +198,17 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
 
 
 @contextlib.contextmanager
-def _storage_errors(settings: Settings) -> Iterator[None]:
-    """A full disk or a failed index writer: one line and exit 1, not a traceback."""
-    from webcrawler.engine.indexer import IndexFailed
+def _disk_full(settings: Settings) -> Iterator[None]:
+    """A full disk met where no StorageFull was raised (a library's own error): StorageFull."""
     from webcrawler.storage_errors import StorageFull, is_disk_full
 
     try:
         yield
-    except (StorageFull, IndexFailed) as exc:
-        raise click.ClickException(str(exc)) from None
+    except WebcrawlerError:
+        raise
     except Exception as exc:
         if is_disk_full(exc):
-            raise click.ClickException(str(StorageFull(settings.data_dir))) from None
+            raise StorageFull(settings.data_dir) from None
         raise
 
 
@@ -261,7 +257,7 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     stop: list[str] = []
     _install_signals(stop.append)
     try:
-        with _storage_errors(settings):
+        with _disk_full(settings):
             summary = run_realtime(settings, options, lambda e: _echo(show_event(e, as_json)),
                                    cancelled=lambda: bool(stop), explicit=_explicit(flags))
     except QueryError as exc:
@@ -349,17 +345,13 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 def serve(data_dir: Path | None, db_url: str | None, **flags: Any) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
     from webcrawler.engine.run import check_data
-    from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
 
     configuration = serve_configuration({"data_dir": data_dir, "db_url": db_url}, flags)
     settings, options = configuration.crawl.value, configuration.serve.value
     check_data(settings)  # a damaged database or index: one line (_Commands), before serving
-    try:
-        run_server(settings.data_dir, host=options.host, port=options.port,
-                   db_url=settings.db_url or None, threads=options.threads, **options.app_options())
-    except ServeError as exc:
-        raise click.ClickException(str(exc)) from None
+    run_server(settings.data_dir, host=options.host, port=options.port,
+               db_url=settings.db_url or None, threads=options.threads, **options.app_options())
 
 
 @main.command()
@@ -380,14 +372,10 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     """Crawl a demo web (the standard library's pydoc pages, served on 127.0.5.x), index it,
     print a summary, then serve the search page until Ctrl-C (a Ctrl-C during the crawl ends
     the crawl early and serves what it found)."""
-    from webcrawler.demo import DemoError, run_demo
-    from webcrawler.query_server import ServeError
+    from webcrawler.demo import run_demo
 
-    try:
-        run_demo(data_dir, port=port, seconds=seconds, host=host, agents=agents, serve=serve,
-                 install_signals=_install_signals, web_port=web_port)
-    except (DemoError, ServeError) as exc:
-        raise click.ClickException(str(exc)) from None
+    run_demo(data_dir, port=port, seconds=seconds, host=host, agents=agents, serve=serve,
+             install_signals=_install_signals, web_port=web_port)
 
 main.add_command(plan_recrawl)
 

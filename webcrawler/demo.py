@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from webcrawler.engine.run import run_index
+from webcrawler.errors import ServiceError
 from webcrawler.query_server import PortInUseError, ServeError, serve
 from webcrawler.settings import Settings
 from webcrawler.testing.demoweb import DemoWeb
@@ -33,7 +34,7 @@ OURS = ("webcrawler.db", "webcrawler.db-wal", "webcrawler.db-shm", "webcrawler.d
 InstallSignals = Callable[[Callable[[str], None]], None]
 
 
-class DemoError(Exception):
+class DemoError(ServiceError):
     """The demo cannot start; str(error) is a one-line message for the user."""
 
 

@@ -1,10 +1,11 @@
 """The one tree of the project's errors: what the user is told, and with which exit status.
 
-Every error a command may meet derives from `WebcrawlerError`; its message is one line
-for the user (it names the file, the setting or the address, and says what to do; no
+Every error of the house derives from `WebcrawlerError`; its message is one line for
+the user (it names the file, the setting or the address, and says what to do; no
 library's raw message), and `exit_code` is the status the command line exits with. The
 command line turns them into that line and that status once, at its edge (cli.py), so
-no command needs its own try/except to print and exit. The kinds:
+a command needs no try/except of its own to print and exit. The kinds, and where each
+error lives (beside the code that raises it):
 
     WebcrawlerError                      exit 1
     ├── UsageError                       exit 2: what the user typed or configured cannot be used
@@ -13,11 +14,11 @@ no command needs its own try/except to print and exit. The kinds:
     │   ├── BadQuery                     web/payload.py: a request value to retype
     │   ├── InvalidURL                   urls.py
     │   ├── InvalidUserAgent             robots.py
-    │   ├── ImportanceError              importance/metrics.py: an unknown importance metric
+    │   ├── ImportanceError              importance/metrics.py: an importance metric
     │   ├── DefinitionError              workbench/definition.py: a crawl definition
-    │   ├── UnsafePath                   toolkit/actions/files.py: a path outside its folder
-    │   └── ExtraMissing                 a command needs an optional install (webcrawler[plots], ...)
-    │       └── PlotsUnavailable         plots.py
+    │   └── UnsafePath                   toolkit/actions/files.py: a path outside its folder
+    ├── ExtraMissing                     an optional part of the install is missing
+    │   └── PlotsUnavailable             plots.py: webcrawler[plots]
     ├── DataDamaged                      a file of the data directory cannot be used as it is
     │   ├── DatabaseDamaged              database.py
     │   ├── DatabaseUnavailable          database.py: the database server does not answer
@@ -28,19 +29,21 @@ no command needs its own try/except to print and exit. The kinds:
     ├── NothingToDo                      the data directory holds nothing for the command
     │   ├── NothingToCrawl               engine/run.py
     │   ├── NothingToReindex             engine/reindex.py
-    │   └── NoHistory                    recrawl/history.py: no recrawl history to plan from
+    │   └── NoHistory                    recrawl/history.py: no crawl history to plan from
     ├── ServiceError                     a server or a peer could not be started or reached
     │   ├── ServeError                   web/server.py: cannot listen
     │   │   └── PortInUseError
     │   ├── NoAgentHosts                 agenthosts/errors.py
     │   ├── RemoteError                  workbench/remote.py: another workbench refused
     │   └── DemoError                    demo.py
+    ├── FetchError                       one retrieval failed: the agent answers a Failure
+    │   ├── BodyError                    agents/body.py (BodyTooLarge, DeadlineExceeded, ...)
+    │   └── PrivateAddress               agents/addresses.py
     └── SolveFailed                      recrawl/solve.py: the recrawl model has no solution
 
-Errors that never reach the command line stay outside the tree: the agents' `BodyError`s
-and `PrivateAddress` become a `Failure` message, and a toolkit callback's error is
-reported as an event. Builtin bases stay beside the tree's where callers catch them
-(`ConfigError` is a ValueError too). Nothing here imports anything.
+Builtin bases stay beside the tree's where callers catch them (`ConfigError` is a
+ValueError too, `PrivateAddress` an OSError, as the HTTP library expects). Nothing here
+imports anything.
 """
 
 
@@ -57,7 +60,7 @@ class UsageError(WebcrawlerError):
     exit_code = 2
 
 
-class ExtraMissing(UsageError):
+class ExtraMissing(WebcrawlerError):
     """A command needs an optional part of the install; the message names the extra
     (`pip install 'webcrawler[plots]'`)."""
 
@@ -78,6 +81,11 @@ class NothingToDo(WebcrawlerError):
 class ServiceError(WebcrawlerError):
     """A server or a peer (the query server's port, an agent scheduler, another workbench)
     could not be started or reached."""
+
+
+class FetchError(WebcrawlerError):
+    """One retrieval failed. Never shown to the user as such: the agent reports it as a
+    `Failure` message with its reason, and the crawl goes on."""
 
 
 def needs_extra(extra: str, what: str, error: ImportError) -> ExtraMissing:

@@ -25,6 +25,8 @@ import ipaddress
 import re
 from urllib.parse import urljoin, urlsplit
 
+from webcrawler.errors import UsageError
+
 SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_URL_LENGTH = 2048
@@ -36,7 +38,7 @@ _SAFE_QUERY = _SAFE_PATH | frozenset("?")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 
 
-class InvalidURL(ValueError):
+class InvalidURL(UsageError, ValueError):
     """The string is not a crawlable http(s) URL."""
 
 

@@ -35,6 +35,7 @@ from sqlalchemy.engine import Engine
 from webcrawler.database import INDEXED, connect, index_outbox
 from webcrawler.engine.outbox import OutboxWriter, acknowledge_batches, apply
 from webcrawler.engine.store import CrawlStore
+from webcrawler.errors import StorageError
 from webcrawler.index import IndexWriter, open_writer
 from webcrawler.storage_errors import StorageFull, is_disk_full
 
@@ -96,7 +97,7 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
         acks.put(batches)
 
 
-class IndexFailed(Exception):
+class IndexFailed(StorageError):
     """The index writer's process stopped on an error; the crawl cannot index any more."""
 
 

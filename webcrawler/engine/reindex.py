@@ -40,6 +40,7 @@ from webcrawler.database import (
     meta,
 )
 from webcrawler.engine.outbox import forget_removals, unpack
+from webcrawler.errors import NothingToDo
 from webcrawler.index import (
     IndexDamaged,
     IndexedDocument,
@@ -55,7 +56,7 @@ from webcrawler.settings import Settings
 BATCH = 1_000  # documents a commit, as the crawl's index process commits (MAX_BATCHES_PER_COMMIT)
 
 
-class NothingToReindex(Exception):
+class NothingToReindex(NothingToDo):
     """The data directory has no database to rebuild the index from."""
 
 

@@ -20,6 +20,7 @@ from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_sink import make_index_sink
 from webcrawler.engine.store import CrawlStore
 from webcrawler.engine.stored_scope import resolve
+from webcrawler.errors import NothingToDo
 from webcrawler.index import check
 from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.settings import Settings
@@ -27,7 +28,7 @@ from webcrawler.settings import Settings
 log = logging.getLogger(__name__)
 
 
-class NothingToCrawl(Exception):
+class NothingToCrawl(NothingToDo):
     """No seeds were given and the data directory holds no crawl to resume."""
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from webcrawler.errors import DataDamaged
+from webcrawler.errors import DataDamaged, UsageError
 
 
-class QueryError(ValueError):
+class QueryError(UsageError, ValueError):
     """The query cannot be run. The message is for the user: short, clear, no internals."""
 
 

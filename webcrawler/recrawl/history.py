@@ -20,6 +20,7 @@ import numpy as np
 from sqlalchemy import MetaData, Table, func, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from webcrawler.errors import NothingToDo
 from webcrawler.recrawl.buckets import History, change_rate
 from webcrawler.recrawl.instances import Scenario
 from webcrawler.recrawl.model import ModelData, with_strategy
@@ -27,7 +28,7 @@ from webcrawler.recrawl.model import ModelData, with_strategy
 NEEDED = ("change_bucket", "times_fetched", "times_changed", "first_fetch", "last_fetch", "state")
 
 
-class NoHistory(RuntimeError):
+class NoHistory(NothingToDo, RuntimeError):
     """The stored crawl cannot give the model's data; the message is one line."""
 
 

@@ -18,6 +18,7 @@ import time
 import casadi as ca
 import numpy as np
 
+from webcrawler.errors import WebcrawlerError
 from webcrawler.recrawl.model import ModelData, Solution, balance, bucket_sizes, new_pages, simulate
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ log = logging.getLogger(__name__)
 IPOPT_OPTIONS = {"ipopt.mumps_pivot_order": 6, "ipopt.bound_push": 1e-6, "ipopt.bound_frac": 1e-6}
 
 
-class SolveFailed(RuntimeError):
+class SolveFailed(WebcrawlerError, RuntimeError):
     """Ipopt stopped without an optimal point; the message is one line for the user."""
 
 

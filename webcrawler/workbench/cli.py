@@ -151,7 +151,7 @@ def _interrupt(signum: int, frame: object) -> None:
               help="A host name to answer to besides localhost and --host (repeatable).")
 def workbench_command(data_dir: Path | None, host: str, port: int, threads: int, **options: Any) -> None:
     """The Crawler Workbench: define, run and watch crawls in the browser (docs/workbench.md)."""
-    from webcrawler.web.server import ServeError, exposure_warning, make_server
+    from webcrawler.web.server import exposure_warning, make_server
     from webcrawler.workbench.app import create_app
 
     data_dir = data_dir or from_environment().data_dir
@@ -162,10 +162,10 @@ def workbench_command(data_dir: Path | None, host: str, port: int, threads: int,
     app = create_app(data_dir, **options)
     crawls = app.extensions["webcrawler.workbench"]
     try:
-        server = make_server(app, host=host, port=port, threads=threads)
-    except ServeError as error:
+        server = make_server(app, host=host, port=port, threads=threads)  # or ServeError
+    except BaseException:
         crawls.close()
-        raise click.ClickException(str(error)) from None
+        raise
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"Workbench at http://{shown}:{server.effective_port}/")
     signal.signal(signal.SIGTERM, _interrupt)

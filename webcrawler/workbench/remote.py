@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from webcrawler.errors import ServiceError
+
 READ_TIMEOUT = 60.0  # seconds without a byte from the workbench (it sends keep-alives every 10)
 GRACE = 120.0  # seconds past the crawl's time limit before the client gives up
 
 
-class RemoteError(Exception):
+class RemoteError(ServiceError):
     """The other workbench refused the crawl or could not be reached; str() is one line."""
 
 
