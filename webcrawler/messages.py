@@ -61,7 +61,7 @@ class Retrieve:
 
 
 @dataclass(frozen=True, slots=True)
-class Link:
+class Outlink:
     """An outbound link as found in a page: absolute, normalised URL and its anchor text."""
 
     url: str
@@ -86,7 +86,7 @@ class Document:
     charset: str
     title: str
     text: str
-    links: tuple[Link, ...] = ()
+    links: tuple[Outlink, ...] = ()
     length: int = 0  # bytes received, after decompression
     checksum: str = ""  # hex digest of the body bytes
     elapsed: float = 0.0  # seconds spent retrieving and parsing

@@ -15,7 +15,7 @@ from webcrawler.messages import (
     AgentConfig,
     Document,
     Failure,
-    Link,
+    Outlink,
     Reason,
     Redirect,
     Retrieve,
@@ -125,7 +125,7 @@ def test_document(fetcher: Fetcher, web: LoopbackWeb) -> None:
     assert (doc.job_id, doc.status, doc.content_type, doc.charset) == (7, 200, "text/html", "utf-8")
     assert doc.final_url == origin + "/" and doc.title == "Home"
     assert doc.text == "Home hello world A B again"
-    assert doc.links == (Link(origin + "/a.html", "A | again"), Link(origin + "/b.html", "B"))
+    assert doc.links == (Outlink(origin + "/a.html", "A | again"), Outlink(origin + "/b.html", "B"))
     assert doc.length > 0 and len(doc.checksum) == 32 and 0 < doc.elapsed < 1
     web.log.settle()
     hit = web.log.for_server(web.name(A))[-1]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from webcrawler.agents.resolve import resolve
-from webcrawler.messages import Link
+from webcrawler.messages import Outlink
 from webcrawler.urls import MAX_URL_LENGTH, try_normalize
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class Parsed:
 
     title: str = ""
     text: str = ""
-    links: tuple[Link, ...] = ()
+    links: tuple[Outlink, ...] = ()
     noindex: bool = False
     nofollow: bool = False
 
@@ -214,7 +214,7 @@ _TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999
 
 def extract_links(
     elements: list[etree._Element], base: str, max_links: int, max_url_length: int
-) -> tuple[Link, ...]:
+) -> tuple[Outlink, ...]:
     """Followable links in page order, de-duplicated; anchors of repeated targets merged."""
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
@@ -227,7 +227,7 @@ def extract_links(
                 break
             anchors[url] = []
         _add_anchor(anchors[url], anchor_text(element))
-    return tuple(Link(url, " | ".join(texts)) for url, texts in anchors.items())
+    return tuple(Outlink(url, " | ".join(texts)) for url, texts in anchors.items())
 
 
 def _link_target(

@@ -31,12 +31,12 @@ from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
 from webcrawler.messages import (
     Document,
     Failure,
-    Link,
     NotModified,
     Reason,
     Redirect,
     Retrieve,
 )
+from webcrawler.messages import Outlink as Link  # the agents' (messages.py); the frontier's: FoundLink
 from webcrawler.settings import Settings
 from webcrawler.storage_errors import StorageFull, is_disk_full
 from webcrawler.urls import split, try_normalize
