@@ -45,6 +45,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from webcrawler import dialects
+from webcrawler.datadir import DataDir
 from webcrawler.errors import DataDamaged
 
 SCHEMA_VERSION = 1
@@ -206,7 +207,8 @@ meta = Table(
 
 
 def sqlite_url(data_dir: Path) -> str:
-    return f"sqlite:///{Path(data_dir) / 'webcrawler.db'}"
+    """The URL of the SQLite database in `data_dir`."""
+    return DataDir(data_dir).database_url
 
 
 def connect(url: str, readonly: bool = False) -> Engine:

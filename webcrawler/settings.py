@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from webcrawler.datadir import DataDir
 from webcrawler.messages import AgentConfig
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
@@ -72,12 +73,17 @@ class Settings:
         return self.keep_responses or self.incremental
 
     @property
+    def paths(self) -> DataDir:
+        """The data directory's parts (datadir.py)."""
+        return DataDir(self.data_dir)
+
+    @property
     def database_url(self) -> str:
-        return self.db_url or f"sqlite:///{self.data_dir / 'webcrawler.db'}"
+        return self.db_url or self.paths.database_url
 
     @property
     def index_dir(self) -> Path:
-        return self.data_dir / "index"
+        return self.paths.index
 
     def agent_config(self) -> AgentConfig:
         agent = self.user_agent or f"{self.robots_token}/0.1 (personal search engine; webcrawler)"

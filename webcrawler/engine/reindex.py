@@ -63,7 +63,7 @@ class NothingToReindex(NothingToDo):
 def run_reindex(settings: Settings, progress: bool = True) -> str:
     """Rebuild the index of `settings.data_dir` from its database; return the summary.
     Raises NothingToReindex (writing nothing) when there is no database."""
-    if not settings.db_url and not (settings.data_dir / "webcrawler.db").exists():
+    if not settings.db_url and not settings.paths.database.exists():
         raise NothingToReindex(f"no database in {settings.data_dir}: nothing to rebuild the index "
                                "from (give the crawl's --data-dir)")
     check_database(settings.database_url)

@@ -25,7 +25,7 @@ from typing import Any
 
 from flask import Flask
 
-from webcrawler.database import sqlite_url
+from webcrawler.datadir import DataDir
 from webcrawler.query_server import api, openapi, opensearch, realtime, stats, views
 from webcrawler.query_server.sources import Sources
 from webcrawler.web import errors, guard
@@ -77,9 +77,10 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     app.config["JSON_SORT_KEYS"] = False
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     data_dir = Path(data_dir)
+    paths = DataDir(data_dir)
     app.extensions["webcrawler.sources"] = Sources(
-        index_dir=data_dir / "index",
-        db_url=db_url or sqlite_url(data_dir),
+        index_dir=paths.index,
+        db_url=db_url or paths.database_url,
         stats_ttl=app.config["STATS_TTL"],
     )
     guard.init_app(app)

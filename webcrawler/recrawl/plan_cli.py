@@ -119,8 +119,9 @@ def _instance(scenario: Scenario, from_crawl: bool, data_dir: Path | None,
 
 
 def _sqlite(data_dir: Path) -> str:
-    from webcrawler.database import sqlite_url
+    from webcrawler.datadir import DataDir
 
-    if not (data_dir / "webcrawler.db").exists():
+    paths = DataDir(data_dir)
+    if not paths.database.exists():
         raise click.ClickException(f"no crawl in {data_dir}: run webcrawler index first")
-    return sqlite_url(data_dir)
+    return paths.database_url
