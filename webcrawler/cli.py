@@ -52,9 +52,8 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except WebcrawlerError as exc:
-            error = click.ClickException(str(exc))
-            error.exit_code = exc.exit_code
-            raise error from None
+            click.echo(f"Error: {exc}", err=True)  # as click shows its own errors
+            ctx.exit(exc.exit_code)
 
 
 @click.group(cls=_Commands)
@@ -379,13 +378,13 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
 
 main.add_command(plan_recrawl)
 
-main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit (.json: issue 14)
-main.add_command(workbench_command)  # issue 14: the Crawler Workbench
-register_shard_commands(main, data_dir_option, db_option)  # issue 15: index shards
-main.add_command(agent_scheduler)  # issue 15: agent hosts through Dask
+main.add_command(crawl_command)  # the personal-crawler toolkit, and workbench definitions (.json)
+main.add_command(workbench_command)  # the Crawler Workbench
+register_shard_commands(main, data_dir_option, db_option)  # index shards
+main.add_command(agent_scheduler)  # agent hosts through Dask
 main.add_command(agent_host)
-main.add_command(export)  # issue 11: the stored crawl out, JSON Lines or WARC
-main.add_command(config_command)  # issue 16: the effective configuration
+main.add_command(export)  # the stored crawl out, JSON Lines or WARC
+main.add_command(config_command)  # the effective configuration
 
 if __name__ == "__main__":
     main()

@@ -113,7 +113,7 @@ documents = Table(
     Column("times_fetched", Integer, nullable=False, default=0),
     Column("times_changed", Integer, nullable=False, default=0),
     Column("redirects", Integer, nullable=False, default=0),  # hops that led here
-    # Recrawling (issue 11, after WebFountain): the HTTP validators as received, the change
+    # Recrawling (after WebFountain): the HTTP validators as received, the change
     # history and its one-byte bucket, when the page is due again, and its MinHash sketch.
     Column("etag", String(256)),
     Column("last_modified", String(64)),
@@ -250,7 +250,7 @@ def _add_missing_columns(engine: Engine) -> None:
 
 def _add_column_sql(engine: Engine, table: str, column: Column) -> str:
     kind = column.type.compile(dialect=engine.dialect)
-    default = column.default.arg if column.default is not None else None
+    default = getattr(column.default, "arg", None)  # a constant default (ScalarElementColumnDefault)
     if default is None:
         return f"ALTER TABLE {table} ADD COLUMN {column.name} {kind}"
     return f"ALTER TABLE {table} ADD COLUMN {column.name} {kind} NOT NULL DEFAULT {default!r}"

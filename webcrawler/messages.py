@@ -48,7 +48,7 @@ class Retrieve:
 
     A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
     the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`
-    asks for the text's shingle sketch (about 1 ms a page: only incremental crawls pay it).
+    asks for the text's shingle sketch (a cost per page: only incremental crawls pay it).
     """
 
     job_id: int

@@ -60,7 +60,7 @@ class Settings:
     keep_responses: bool = False  # store raw responses for WARC export (incremental crawls always do)
     agents_at: str = ""  # a Dask scheduler (tcp://HOST:PORT) whose agent hosts fetch; empty = local agents
 
-    plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle (issue 12)
+    plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
@@ -68,8 +68,8 @@ class Settings:
 
     @property
     def stores_responses(self) -> bool:
-        """Keep each page's raw response? Costs a batch crawl of the test web about 10% of its
-        speed (bodies are most of the database's writes), so only when asked, or incremental."""
+        """Keep each page's raw response? Bodies are most of the database's writes, so only
+        when asked, or incremental."""
         return self.keep_responses or self.incremental
 
     @property

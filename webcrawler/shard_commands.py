@@ -1,5 +1,5 @@
 """The sharded index's commands: `index-writer`, and the options `index` and `optimize`
-take for shards (issue 15; docs/scale-out.md, "Index shards").
+take for shards (docs/scale-out.md, "Index shards").
 
 `webcrawler index-writer --shard K --shards S` is one shard's writer: it needs the
 database (`--db`, shared by every host) and its shard's directory, runs until

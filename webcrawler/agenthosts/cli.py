@@ -6,11 +6,28 @@ read it), logs to stderr, and runs until Ctrl-C or SIGTERM.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
+from webcrawler.errors import needs_extra
 
-def _announce(what: str):  # type: ignore[no-untyped-def]
+
+def _announce(what: str) -> Callable[[str], None]:
     return lambda address: click.echo(f"{what} {address}")
+
+
+def _roles(command: str) -> Any:
+    """agenthosts.roles (asyncio and Dask: only for these commands), or the one line that
+    names the extra to install."""
+    try:
+        import distributed  # noqa: F401 - the roles import it as they start
+
+        from webcrawler.agenthosts import roles
+    except ImportError as exc:
+        raise needs_extra("distributed", f"webcrawler {command}", exc) from None
+    return roles
 
 
 @click.command("agent-scheduler")
@@ -19,10 +36,9 @@ def _announce(what: str):  # type: ignore[no-untyped-def]
               help="Port to listen on (0 = any free port).")
 def agent_scheduler(host: str, port: int) -> None:
     """Run the Dask scheduler that agent hosts join and `index --agents-at` sends URLs to."""
+    roles = _roles("agent-scheduler")
     try:
-        from webcrawler.agenthosts.roles import run_scheduler  # asyncio: only for this role
-
-        run_scheduler(host, port, _announce("agent scheduler at"))
+        roles.run_scheduler(host, port, _announce("agent scheduler at"))
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
 
@@ -34,9 +50,8 @@ def agent_scheduler(host: str, port: int) -> None:
               help="Agents (worker threads) on this host.")
 def agent_host(scheduler: str, host: str | None, agents: int) -> None:
     """Run an agent host: retrieve the URLs the engine sends through the scheduler."""
+    roles = _roles("agent-host")
     try:
-        from webcrawler.agenthosts.roles import run_agent_host  # asyncio: only for this role
-
-        run_agent_host(scheduler, host or "", agents, _announce("agent host at"))
+        roles.run_agent_host(scheduler, host or "", agents, _announce("agent host at"))
     except (OSError, TimeoutError) as exc:
         raise click.ClickException(f"cannot join the agent scheduler at {scheduler}: {exc}") from None

@@ -22,6 +22,7 @@ import logging
 import queue
 import time
 import uuid
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from distributed import Client, Future
@@ -50,8 +51,8 @@ class RemotePool:
         self.deadline = deadline
         self.replaced: dict[str, int] = {}  # answers the pool made up -> how many (summary)
         self._prefix = f"retrieve-{uuid.uuid4().hex[:8]}"
-        self._flights: dict[str, _Flight] = {}  # future key -> job
-        self._futures: dict[str, Future] = {}
+        self._flights: dict[Hashable, _Flight] = {}  # future key -> job
+        self._futures: dict[Hashable, Future] = {}
         self._done: queue.Queue[Future] = queue.Queue()
         self.client = _connect(address, connect_timeout)
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 log = logging.getLogger(__name__)
 
-WORKER_TTL = "20s"  # a host silent this long is dead to the scheduler: its URLs go elsewhere
+WORKER_TTL = 20.0  # seconds  # a host silent this long is dead to the scheduler: its URLs go elsewhere
 ALLOWED_FAILURES = 3  # a URL whose host died this many times comes back as AGENT_DIED
 
 
@@ -53,13 +53,13 @@ def run_agent_host(scheduler: str, host: str, threads: int, announce: Callable[[
     asyncio.run(serve())
 
 
-async def _until_stopped(finished: object) -> None:
+async def _until_stopped(finished: Awaitable[object]) -> None:
     """Wait for the server to finish or for SIGINT/SIGTERM, whichever comes first."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(number, stop.set)
-    done = asyncio.ensure_future(finished)  # type: ignore[arg-type]
+    done = asyncio.ensure_future(finished)
     stopping = asyncio.ensure_future(stop.wait())
     await asyncio.wait([done, stopping], return_when=asyncio.FIRST_COMPLETED)
     stopping.cancel()

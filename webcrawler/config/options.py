@@ -22,7 +22,7 @@ from webcrawler.config.layers import Configuration, Layered, configure
 from webcrawler.config.serve import ServeSettings
 from webcrawler.settings import Settings
 
-# Settings fields that had only a variable before issue 16, with their flags' help.
+# Settings fields that once had only a variable, with their flags' help.
 TUNING = {
     "connect_timeout": "Seconds to wait for a server to accept the connection (default 10).",
     "read_timeout": "Seconds to wait for each read from a server (default 20).",

@@ -18,6 +18,7 @@ import multiprocessing
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from typing import Any
 
 import psutil
 
@@ -55,7 +56,7 @@ class AgentPool:
         self.deadline = deadline
         self.max_urls = max_urls
         self.memory_bytes = memory_mb * 1024 * 1024
-        self._ctx = multiprocessing.get_context(start_method)
+        self._ctx: Any = multiprocessing.get_context(start_method)  # its Process, Pipe: any method's
         if start_method == "forkserver":
             self._ctx.set_forkserver_preload(["webcrawler.agents.worker"])
         self._counter = 0
@@ -90,7 +91,8 @@ class AgentPool:
         if not busy:
             time.sleep(max(0.0, timeout))
             return []
-        waitables = {a.conn: a for a in busy} | {a.process.sentinel: a for a in busy}
+        waitables: dict[Any, AgentProcess] = {a.conn: a for a in busy}
+        waitables |= {a.process.sentinel: a for a in busy}
         ready = wait(list(waitables), timeout=max(0.0, timeout))
         answers = []
         for agent in {id(waitables[r]): waitables[r] for r in ready}.values():

@@ -151,7 +151,7 @@ class RealtimeJob:
         self._found = 0
         self._old_shown = 0
         self._next_progress = 0.0
-        self._searcher: index.Searcher | None = None
+        self._searcher: index.SearchIndex | None = None
         self._stopping = False
 
     # --- running ----------------------------------------------------------
@@ -285,7 +285,7 @@ class RealtimeJob:
             result.append(Candidate(entry, server, r.anchor))
         return result
 
-    def _open_searcher(self) -> index.Searcher | None:
+    def _open_searcher(self) -> index.SearchIndex | None:
         if self._searcher is None:
             try:
                 self._searcher = index.open_searcher(self.settings.index_dir)

@@ -107,7 +107,7 @@ def _is_damaged(index_dir: Path) -> bool:
     return False
 
 
-def _fetched_with_text():  # type: ignore[no-untyped-def]
+def _fetched_with_text():
     return (select(index_outbox.c.doc_id, index_outbox.c.payload)
             .join(documents, documents.c.id == index_outbox.c.doc_id)
             .where(documents.c.state == State.FETCHED, func.length(index_outbox.c.payload) > 0))

@@ -15,6 +15,7 @@ import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
@@ -89,7 +90,7 @@ class CrawlStore:
     # --- servers --------------------------------------------------------
     def load_servers(self) -> list[ServerState]:
         """Every known server, with its frontier size recounted (once, at start-up)."""
-        queued = dict(
+        queued: dict[int, int] = dict(
             self.conn.execute(
                 select(documents.c.server_id, func.count())
                 .where(documents.c.state == State.QUEUED)
@@ -134,11 +135,11 @@ class CrawlStore:
                                 docs_known=row["docs_known"], last_access=row["last_access"])
             self._remember(known)
             return known
-        server_id = self.conn.execute(
+        server_id = _new_key(self.conn.execute(
             insert(servers).values(scheme=scheme, host=host, port=port_number, first_seen=now,
                                    visited=False, last_access=0.0, next_allowed=0.0, queued=0,
                                    docs_known=0, docs_fetched=0, docs_failed=0)
-        ).inserted_primary_key[0]
+        ).inserted_primary_key)
         state = ServerState(id=server_id, origin=origin)
         self._remember(state)
         return state
@@ -169,7 +170,7 @@ class CrawlStore:
                 continue
             row = self._sql.lookup.one(p_sid=server.id, p_path=u.path)
             if row is None:
-                row = self._sql.insert_document.one(
+                row = self._sql.insert_document.row(
                     p_sid=server.id, p_path=u.path, p_state=state, p_depth=u.depth,
                     p_redirects=u.redirects, p_now=now)
                 fresh.add(u.path)
@@ -206,7 +207,7 @@ class CrawlStore:
     def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
                      **values: object) -> bool:
         """Store a retrieval; True when the content changed since the last one."""
-        old_checksum, times_fetched, times_changed = self._sql.previous.one(p_id=entry.doc_id)
+        old_checksum, times_fetched, times_changed = self._sql.previous.row(p_id=entry.doc_id)
         changed = bool(old_checksum) and old_checksum != checksum
         self.finish(entry, state, checksum=checksum, last_fetch=now,
                     times_fetched=times_fetched + 1,
@@ -243,9 +244,9 @@ class CrawlStore:
 
     # --- crawl runs -----------------------------------------------------
     def start_run(self, mode: str = "index") -> int:
-        run_id = self.conn.execute(
+        run_id = _new_key(self.conn.execute(
             insert(crawls).values(mode=mode, started_at=time.time(), documents=0, failures=0)
-        ).inserted_primary_key[0]
+        ).inserted_primary_key)
         self.conn.commit()
         return int(run_id)
 
@@ -312,3 +313,9 @@ def _server_counters(server: ServerState) -> dict[str, object]:
         "last_access": server.last_access,
     }
 
+
+def _new_key(row: Any) -> int:
+    """The primary key of the one row an INSERT added."""
+    if row is None:
+        raise LookupError("the INSERT added no row")
+    return int(row[0])

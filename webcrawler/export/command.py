@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import click
 
@@ -55,7 +55,7 @@ def _check_exists(url: str) -> None:
 
 
 @contextlib.contextmanager
-def _opened(output: Path | None, binary: bool) -> Iterator[IO[Any]]:
+def _opened(output: Path | None, binary: bool) -> Iterator[Any]:
     if output is None:
         yield sys.stdout.buffer if binary else sys.stdout
         return

@@ -10,7 +10,14 @@ one (`shards.py`, `sharded.py`). Nothing outside this package sees a Whoosh type
 
 from webcrawler.index.anchors import AnchorIndex, build_anchor_index
 from webcrawler.index.check import check, set_aside
-from webcrawler.index.models import Hit, IndexDamaged, IndexedDocument, QueryError, SearchResults
+from webcrawler.index.models import (
+    Hit,
+    IndexDamaged,
+    IndexedDocument,
+    QueryError,
+    SearchIndex,
+    SearchResults,
+)
 from webcrawler.index.searcher import Searcher
 from webcrawler.index.sharded import open_searcher
 from webcrawler.index.shards import (
@@ -29,6 +36,7 @@ __all__ = [
     "IndexWriter",
     "IndexedDocument",
     "QueryError",
+    "SearchIndex",
     "SearchResults",
     "Searcher",
     "build_anchor_index",

@@ -14,9 +14,8 @@ New commits: `search()` looks for one at most every `REFRESH_INTERVAL` seconds
 (a look costs a directory listing). When there is one, a background thread opens
 a searcher on it and reads what its first queries would read (each segment's
 document lengths), then swaps it in between two queries; until then queries run
-on the previous commit. Measured on 50,000 documents while a writer committed,
-opening in line made the query that found a commit wait for the open (p99
-701 ms over HTTP). `refresh()` is the blocking form, for callers that must see a
+on the previous commit (opening in line made the query that found a commit wait
+for the open). `refresh()` is the blocking form, for callers that must see a
 commit they know of. This module never writes to the index.
 """
 

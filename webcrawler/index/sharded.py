@@ -11,9 +11,9 @@ doc_id when documents are added in the order they were fetched), and scores are
 normalised to 1000 against the best document of all shards. Match counts add up.
 
 In parallel or in turn: the shards are in one process, and under the GIL threads
-overlap only waits (pages of a shard on slow storage, numpy). Measured on the shared
-2-core machine under load (`bench/shards.py`, BENCHMARKS.md), handing a shard to a
-thread cost more than it saved; `parallel=False` ranks the shards in turn.
+overlap only waits (pages of a shard on slow storage, numpy): on a small loaded
+machine a thread hand-off may cost more than it saves (`bench/shards.py`), so
+`parallel=False` ranks the shards in turn.
 
 While a query runs it holds every shard's lock (always in shard order), so no
 shard swaps in a new commit between the two rounds or before its hits are read;
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from webcrawler.index.format import index_dirs, shard_count
-from webcrawler.index.models import SearchResults
+from webcrawler.index.models import SearchIndex, SearchResults
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.searcher import Searcher
 from webcrawler.index.writer import has_index
@@ -130,7 +130,7 @@ class ShardedSearcher:
         return [first, *(future.result() for future in others)]
 
     @contextlib.contextmanager
-    def _holding(self):  # type: ignore[no-untyped-def]
+    def _holding(self):
         """Every open shard, locked in shard order, each on its newest opened commit."""
         with self._lock, contextlib.ExitStack() as stack:
             self._open_new()
@@ -175,7 +175,7 @@ class ShardedSearcher:
         self.close()
 
 
-def open_searcher(index_dir: Path, **kwargs: Any) -> Searcher | ShardedSearcher:
+def open_searcher(index_dir: Path, **kwargs: Any) -> SearchIndex:
     """A read-only searcher over the index in `index_dir` (or over all its shards).
 
     Raises FileNotFoundError when `index_dir` holds no index yet (open a writer first).

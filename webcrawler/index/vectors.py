@@ -1,15 +1,14 @@
 """Posting lists as flat arrays, written beside Whoosh's blocks, read with numpy.
 
 Whoosh keeps a posting list as pickled blocks of 128 postings. Unpickling makes a
-Python int and float per posting (0.7 us each, measured): a word found in 40,000
-of 50,000 documents took 30 ms to decode before any scoring, and frequent words
-are the queries people type. So the content field's writer (`postings.py`) also
-writes every posting list of at least `MIN_POSTINGS` postings as two little-endian
-arrays - docnums (int32) then weights (float32) - right after the list's blocks
-in the same postings file, and marks the word's term info with one extra byte.
-Whoosh reads neither (it reads a list's blocks by their extent and ignores bytes
-after a term info's extent), so the index stays a Whoosh index; a segment written
-before this, or a short list, is decoded from its blocks instead.
+Python int and float per posting, so a frequent word's list costs more to decode than
+to score, and frequent words are the queries people type. So the content field's
+writer (`postings.py`) also writes every posting list of at least `MIN_POSTINGS`
+postings as two little-endian arrays - docnums (int32) then weights (float32) - right
+after the list's blocks in the same postings file, and marks the word's term info with
+one extra byte. Whoosh reads neither (it reads a list's blocks by their extent and
+ignores bytes after a term info's extent), so the index stays a Whoosh index; a
+segment written before this, or a short list, is decoded from its blocks instead.
 
 Deleted documents stay in the arrays, as in the blocks; callers drop them.
 """
@@ -38,7 +37,7 @@ _LENGTH_OF_BYTE = np.array(BYTE_LENGTH, dtype=np.float64)
 _LENGTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def encode(docnums: Sequence[int], weights: Sequence[float]) -> bytes:
+def encode(docnums: Sequence[int] | np.ndarray, weights: Sequence[float] | np.ndarray) -> bytes:
     """The arrays written after a posting list's blocks ("" for a short list)."""
     if len(docnums) < MIN_POSTINGS:
         return b""

@@ -65,7 +65,7 @@ def rank_words(
     return candidates[:limit], total
 
 
-def _score_segment(reader, words, parameters, lengths):  # type: ignore[no-untyped-def]
+def _score_segment(reader, words, parameters, lengths):
     """(docnums, scores) of the segment's live documents that hold any of `words`."""
     summed: np.ndarray | None = None
     touched: np.ndarray | None = None
@@ -84,7 +84,7 @@ def _score_segment(reader, words, parameters, lengths):  # type: ignore[no-untyp
             touched[single[0]] = True  # type: ignore[index]
         summed[ids] += scores
         touched[ids] = True  # type: ignore[index]
-    if summed is not None:
+    if summed is not None and touched is not None:  # set together
         docnums = np.flatnonzero(touched)
         single = (docnums, summed[docnums])
     if single is None:

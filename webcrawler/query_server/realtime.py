@@ -152,7 +152,7 @@ def init_app(app: Flask, data_dir: Path, db_url: str | None) -> None:
 
 
 def _jobs() -> Jobs:
-    return current_app.extensions["webcrawler.realtime"]  # type: ignore[no-any-return]
+    return current_app.extensions["webcrawler.realtime"]
 
 
 def _page(job: Job | None) -> ResponseReturnValue:

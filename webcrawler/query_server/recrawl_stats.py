@@ -1,4 +1,4 @@
-"""The recrawl side of `webcrawler stats` (issue 11): what incremental crawling has seen.
+"""The recrawl side of `webcrawler stats`: what incremental crawling has seen.
 
 Read from the documents' change history (the recrawl columns; a database made
 before them has none, and the section says so): pages due for a recrawl now,
@@ -62,7 +62,7 @@ def gather_recrawl(conn: Connection, now: float | None = None) -> RecrawlFigures
         func.coalesce(func.sum(d.c.times_trivial), 0),
         func.coalesce(func.sum(d.c.times_changed), 0),
     )).one()
-    not_modified = conn.execute(select(func.coalesce(func.sum(d.c.times_not_modified), 0))).scalar() \
+    not_modified = conn.execute(select(func.coalesce(func.sum(d.c.times_not_modified), 0))).scalar_one() \
         if "times_not_modified" in present else 0
     buckets = conn.execute(select(d.c.change_bucket, func.count()).where(held)
                            .group_by(d.c.change_bucket).order_by(d.c.change_bucket))

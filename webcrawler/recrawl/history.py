@@ -14,6 +14,7 @@ incremental crawling existed gets one clear line, not a traceback. Read only.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -85,7 +86,7 @@ def _crawl_seconds(conn: Any) -> tuple[float, float]:
     return float(row[0] or 0.0), float(row[1] or 0.0)
 
 
-def _summarise(rows: list[Any], seconds: float, fetched: float) -> tuple[BucketHistory, dict[str, float]]:
+def _summarise(rows: Sequence[Any], seconds: float, fetched: float) -> tuple[BucketHistory, dict[str, float]]:
     old = [r for r in rows if r.times_fetched and r.last_fetch is not None and r.state != "gone"]
     if not old:
         raise NoHistory("the stored crawl has no fetched documents with a change bucket yet")
@@ -108,7 +109,8 @@ def _summarise(rows: list[Any], seconds: float, fetched: float) -> tuple[BucketH
         "span_seconds": span,
         "documents": float(len(rows)),
     }
-    return BucketHistory(ids, *sums, [np.array(s) for s in since]), crawl
+    pages, intervals, changes, observed = sums
+    return BucketHistory(ids, pages, intervals, changes, observed, [np.array(s) for s in since]), crawl
 
 
 def from_database(url: str, scenario: Scenario, strategy: int = 1) -> tuple[ModelData, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""A Dask cluster of agent hosts on loopback, for tests and benchmarks (issue 15).
+"""A Dask cluster of agent hosts on loopback, for tests and benchmarks.
 
 Starts the roles with their own commands (`webcrawler agent-scheduler`,
 `webcrawler agent-host`), each in a process group of its own so a test can

@@ -1,4 +1,4 @@
-"""The workbench's JSON API (issue 14's contract) and its server-sent event stream.
+"""The workbench's JSON API (a contract: docs/workbench.md) and its server-sent event stream.
 
     POST   /api/crawls              a crawl definition (JSON) -> 202 {"id", ...}; 400 with the
                                     field at fault; 429 when the operator's cap is reached
@@ -33,7 +33,7 @@ MAX_EVENTS = 10_000_000  # the largest `after`
 
 
 def crawls() -> Crawls:
-    return current_app.extensions["webcrawler.workbench"]  # type: ignore[no-any-return]
+    return current_app.extensions["webcrawler.workbench"]
 
 
 def _missing() -> ResponseReturnValue:

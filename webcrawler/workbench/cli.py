@@ -78,7 +78,8 @@ def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, d
             finished = run_remote(on, data, out_dir, progress)
         else:
             settings = from_environment()
-            tuned = {"agents": agents or int(os.environ.get("WEBCRAWLER_AGENTS", 4)), "delay": delay}
+            tuned: dict[str, Any] = {"agents": agents or int(os.environ.get("WEBCRAWLER_AGENTS", 4)),
+                                     "delay": delay}
             settings = dataclasses.replace(settings, **{k: v for k, v in tuned.items() if v is not None})
             finished = run_definition(parse(data), out_dir, settings, None, progress)
     except (RemoteError, ValueError) as error:
@@ -89,8 +90,8 @@ def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, d
     click.echo(finished.get("action") or "")
     if finished.get("result"):
         click.echo(f"result: {out_dir / finished['result']}")
-    for error in finished.get("errors") or []:
-        click.echo(f"  {error}", err=True)
+    for line in finished.get("errors") or []:
+        click.echo(f"  {line}", err=True)
 
 
 def _crawl(file: Path, out: Path | None, on: str | None, **options: Any) -> None:

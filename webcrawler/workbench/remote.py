@@ -44,7 +44,7 @@ def submit(base: str, definition: dict[str, Any]) -> dict[str, Any]:
         raise RemoteError(f"--on needs an http(s) URL of a workbench, not {base!r}")
     try:
         with _request(urljoin(base, "/api/crawls"), definition) as answer:
-            return json.loads(answer.read())  # type: ignore[no-any-return]
+            return json.loads(answer.read())
     except urllib.error.HTTPError as error:
         raise RemoteError(f"{base} refused the crawl ({error.code}): {_message(error)}") from None
     except (urllib.error.URLError, OSError) as error:
