@@ -46,10 +46,9 @@ log = logging.getLogger(__name__)
 # memory), so the slack can cover a long merge: 250 batches of up to 200 documents.
 MAX_BATCHES_IN_FLIGHT = 250
 # One index commit takes at most this many batches (1,000 documents). Bigger commits
-# amortise the writer's per-word costs (measured on 6 KB generated pages: 200 documents
-# a commit 104 docs/s, 1,000 184 docs/s), but past the writer's 128 MB pool every posting
-# is spilled to disk and read back (8,000 a commit: 86 docs/s): an index that fell behind
-# and took everything waiting fell further behind, until the crawl stalled on it.
+# amortise the writer's per-word costs, but past the writer's 128 MB pool every posting
+# is spilled to disk and read back: an index that fell behind and took everything
+# waiting fell further behind, until the crawl stalled on it (docs/measurements.md).
 MAX_BATCHES_PER_COMMIT = 5
 CLOSE_TIMEOUT = 300.0
 ORPHAN_CHECK_SECONDS = 2.0  # how often a waiting index writer checks that its engine lives

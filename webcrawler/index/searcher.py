@@ -17,6 +17,10 @@ document lengths), then swaps it in between two queries; until then queries run
 on the previous commit (opening in line made the query that found a commit wait
 for the open). `refresh()` is the blocking form, for callers that must see a
 commit they know of. This module never writes to the index.
+
+One index's ranking is public - `holding()`, then `statistics`, `rank`, `doc_ids` and
+`hit` - so that `ShardedSearcher` (sharded.py) composes it over the shards of an index
+rather than reaching inside.
 """
 
 from __future__ import annotations
@@ -96,8 +100,7 @@ class Searcher:
         """One page of results for `query`; raises `QueryError` for a query that cannot run."""
         started = time.perf_counter()
         parsed, per_page = self.parse_query(query, page, per_page, expand, site)
-        with self._lock:
-            self._look_for_commits()
+        with self.holding():
             ranked, total = self.rank(parsed, page * per_page)
             first = (page - 1) * per_page
             best = ranked[0][0] if ranked else 0.0

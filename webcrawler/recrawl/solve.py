@@ -25,9 +25,9 @@ from webcrawler.recrawl.model import ModelData, Solution, balance, bucket_sizes,
 log = logging.getLogger(__name__)
 
 
-# Measured in bench/recrawl_model.py at the paper's scale: MUMPS with the QAMD ordering
-# factorises this KKT system ~40% faster than its automatic choice, and starting the
-# interior point close to the bounds (most x_it end at 0 or at b_i,t-1) saves iterations.
+# MUMPS with the QAMD ordering factorises this KKT system faster than its automatic
+# choice, and starting the interior point close to the bounds (most x_it end at 0 or at
+# b_i,t-1) saves iterations (bench/recrawl_model.py; docs/measurements.md).
 IPOPT_OPTIONS = {"ipopt.mumps_pivot_order": 6, "ipopt.bound_push": 1e-6, "ipopt.bound_frac": 1e-6}
 
 
