@@ -52,6 +52,21 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except DataDamaged as exc:
             raise click.ClickException(str(exc)) from None
+        except Exception as exc:
+            damaged = _damaged_database(exc)
+            if damaged is None:
+                raise
+            raise click.ClickException(str(damaged)) from None
+
+
+def _damaged_database(error: Exception) -> Exception | None:
+    """The one-line error for a database found damaged mid-command (past `check_database`);
+    None for any other error. No database opened, no sqlalchemy imported: not one of its."""
+    if "sqlalchemy.exc" not in sys.modules:
+        return None
+    from webcrawler.database import unreadable
+
+    return unreadable(error)
 
 
 @click.group(cls=_Commands)
@@ -185,6 +200,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
     from webcrawler.importance import ImportanceError
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    _check_database(settings)
     names = [o.strip() for o in orders.split(",") if o.strip()]
     unknown = [o for o in names if o not in ORDER_NAMES]
     if unknown or not names:
@@ -198,6 +214,13 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
     click.echo(text)
     click.echo(f"\n{evaluation.seconds:.1f} s; wrote {', '.join(str(p) for p in plots)} and "
                f"{out_dir / 'ordering-curves.csv'}")
+
+
+def _check_database(settings: Settings) -> None:
+    """A damaged or unreachable database: one line naming it (_Commands), before any work."""
+    from webcrawler.database import check_database
+
+    check_database(settings.database_url)
 
 
 @contextlib.contextmanager
@@ -256,6 +279,7 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     from webcrawler.index import QueryError
 
     settings = _settings(agents=agents or 4, **flags)
+    _check_database(settings)
     options = RealtimeOptions(query, seconds=seconds, want=want, threshold=threshold,
                               max_fetches=max_fetches, start_urls=start_urls)
     stop: list[str] = []
@@ -280,13 +304,12 @@ def _echo(line: str | None) -> None:
 @db_option
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
-    from webcrawler.database import check_database
     from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
-    check_database(settings.database_url)  # a database server not answering: one line, not zeros
+    _check_database(settings)  # a database server not answering: one line, not zeros
     with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
                  stats_ttl=0) as sources:
         figures = gather_stats(sources)

@@ -27,13 +27,14 @@ def export(fmt: str, data_dir: Path | None, db_url: str | None, output: Path | N
     """Every stored document, one record each, to stdout or --output (streamed)."""
     from sqlalchemy.exc import OperationalError
 
-    from webcrawler.cli import _settings
+    from webcrawler.cli import _check_database, _settings
     from webcrawler.export.records import read_records
     from webcrawler.export.writers import write_jsonl, write_warc
     from webcrawler.query_server.readonly import open_readonly
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
     _check_exists(settings.database_url)
+    _check_database(settings)
     engine = open_readonly(settings.database_url)
     try:
         with engine.connect() as conn, _opened(output, binary=fmt == "warc") as out:
