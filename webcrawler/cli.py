@@ -7,6 +7,7 @@ stderr, results (summaries, answers) to stdout.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import signal
@@ -17,7 +18,7 @@ from typing import Any
 
 import click
 
-from webcrawler.agenthosts.cli import agent_host, agent_scheduler
+from webcrawler.agenthosts.cli import agent_host, agent_scheduler, tls_options
 from webcrawler.config.command import config_command
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
 from webcrawler.export.command import export
@@ -141,8 +142,10 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--hot-query", default=None,
               help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
                    "that does, are fetched first (the hot queue of Cho et al. 1998).")
-@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT) whose agent hosts "
-              "fetch, instead of local agents (docs/scale-out.md).")
+@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT, or tls://HOST:PORT "
+              "with --tls-ca, --tls-cert, --tls-key) whose agent hosts fetch, instead of local agents "
+              "(docs/scale-out.md).")
+@functools.partial(tls_options, envvar=False)
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 @click.option("--reindex", is_flag=True,
               help="Rebuild the index from the database's documents (the old index is moved "

@@ -23,6 +23,13 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
     """The remote pool's factory when `settings.agents_at` names a scheduler; None = the local pool."""
     if not settings.agents_at:
         return None
+    from webcrawler.agenthosts.security import Tls, UnsafeRole
+
+    tls = Tls(settings.tls_ca, settings.tls_cert, settings.tls_key)
+    try:
+        tls.check(settings.agents_at)
+    except UnsafeRole as exc:
+        raise NoAgentHosts(str(exc)) from None
 
     def make() -> Any:
         try:
@@ -31,7 +38,8 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
             raise NoAgentHosts(f"--agents-at needs Dask distributed ({exc}): "
                                "pip install 'webcrawler[distributed]'") from None
         return RemotePool(settings.agents_at, settings.agents, settings.agent_config(),
-                          settings.robots_token, deadline=settings.deadline())
+                          settings.robots_token, deadline=settings.deadline(),
+                          security=tls.security())
 
     return make
 

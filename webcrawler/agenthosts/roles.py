@@ -18,20 +18,29 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import uuid
 from collections.abc import Callable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
 WORKER_TTL = "20s"  # a host silent this long is dead to the scheduler: its URLs go elsewhere
 ALLOWED_FAILURES = 3  # a URL whose host died this many times comes back as AGENT_DIED
+WEB_PORT = "127.0.0.1:0"  # Dask's own HTTP server (health, metrics): this machine only, always
 
 
-def run_scheduler(host: str, port: int, announce: Callable[[str], None]) -> None:
-    """Serve as the agent scheduler on `host:port` (0 = a free port) until interrupted."""
+class RoleFailed(Exception):
+    """The role could not start (its name taken, the scheduler refusing it): one line."""
+
+
+def run_scheduler(host: str, port: int, announce: Callable[[str], None], security: Any = None) -> None:
+    """Serve as the agent scheduler on `host:port` (0 = a free port) until interrupted;
+    with `security` (agenthosts.security.Tls.security()), on tls:// only."""
     from distributed import Scheduler
 
     async def serve() -> None:
-        async with Scheduler(host=host, port=port, dashboard_address=f"{host}:0", worker_ttl=WORKER_TTL,
+        async with Scheduler(host=host, port=port, protocol="tls" if security else "tcp",
+                             security=security, dashboard_address=WEB_PORT, worker_ttl=WORKER_TTL,
                              allowed_failures=ALLOWED_FAILURES) as scheduler:
             announce(scheduler.address)
             await _until_stopped(scheduler.finished())
@@ -39,14 +48,21 @@ def run_scheduler(host: str, port: int, announce: Callable[[str], None]) -> None
     asyncio.run(serve())
 
 
-def run_agent_host(scheduler: str, host: str, threads: int, announce: Callable[[str], None]) -> None:
-    """Serve as an agent host with `threads` agents, bound to `host`, until interrupted."""
+def run_agent_host(scheduler: str, host: str, threads: int, announce: Callable[[str], None],
+                   security: Any = None) -> None:
+    """Serve as an agent host with `threads` agents, bound to `host`, until interrupted.
+    Its name is unique (two hosts may share an address, on other ports), so it always joins."""
     from distributed import Worker
 
     async def serve() -> None:
-        async with Worker(scheduler, host=host, nthreads=threads, dashboard=False,
-                          name=f"agents@{host}", death_timeout=60,
-                          memory_limit=0) as worker:
+        worker = Worker(scheduler, host=host, protocol="tls" if security else "tcp", security=security,
+                        nthreads=threads, dashboard=False, dashboard_address=WEB_PORT,
+                        name=f"agents@{host}-{uuid.uuid4().hex[:8]}", death_timeout=60, memory_limit=0)
+        try:
+            await worker
+        except RuntimeError as exc:  # Dask: "Worker failed to start", the reason in its cause
+            raise RoleFailed(f"the agent host could not join {scheduler}: {exc.__cause__ or exc}") from None
+        async with worker:
             announce(worker.address)
             await _until_stopped(worker.finished())
 
