@@ -9,10 +9,14 @@ Importing this package imports no Dask: the single-machine path never pays.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from webcrawler.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class NoAgentHosts(Exception):
@@ -23,13 +27,17 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
     """The remote pool's factory when `settings.agents_at` names a scheduler; None = the local pool."""
     if not settings.agents_at:
         return None
-    from webcrawler.agenthosts.security import Tls, UnsafeRole
+    from webcrawler.agenthosts.security import Tls, UnsafeRole, is_loopback
 
     tls = Tls(settings.tls_ca, settings.tls_cert, settings.tls_key)
     try:
         tls.check(settings.agents_at)
     except UnsafeRole as exc:
         raise NoAgentHosts(str(exc)) from None
+    if not tls.on and not is_loopback(urlsplit(settings.agents_at).hostname or ""):
+        log.warning("the agent scheduler at %s is reached without TLS: whoever is on the way can "
+                    "read the crawl and send this engine code to run (docs/scale-out.md, "
+                    "\"Mutual TLS\")", settings.agents_at)
 
     def make() -> Any:
         try:

@@ -62,10 +62,12 @@ def agent_scheduler(host: str, port: int, tls_ca: str | None, tls_cert: str | No
     """Run the Dask scheduler that agent hosts join and `index --agents-at` sends URLs to."""
     security = _secured("agent scheduler", host, Tls(tls_ca or "", tls_cert or "", tls_key or ""),
                         insecure)
-    try:
-        from webcrawler.agenthosts.roles import run_scheduler  # asyncio: only for this role
+    from webcrawler.agenthosts.roles import RoleFailed, run_scheduler  # asyncio: only for this role
 
+    try:
         run_scheduler(host, port, _announce("agent scheduler at"), security)
+    except RoleFailed as exc:
+        raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
 
