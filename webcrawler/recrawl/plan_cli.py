@@ -118,14 +118,12 @@ def _instance(scenario: Scenario, from_crawl: bool, data_dir: Path | None,
     if not from_crawl:
         return build(scenario), {"kind": "scenario", **dataclasses.asdict(scenario)}
     from webcrawler.config.options import crawl_settings
-    from webcrawler.database import check_database
     from webcrawler.recrawl.history import NoHistory, from_database
 
     settings = crawl_settings({"data_dir": data_dir})  # file and variables, as `index` reads them
-    url = db_url or settings.db_url or _sqlite(settings.data_dir)
-    check_database(url)  # damaged: the one line every command gives (cli._Commands)
+    data_dir = settings.data_dir
     try:
-        return from_database(url, scenario)
+        return from_database(db_url or settings.db_url or _sqlite(data_dir), scenario)
     except NoHistory as exc:
         raise click.ClickException(str(exc)) from None
 
