@@ -151,7 +151,7 @@ def test_a_robots_txt_redirect_within_policy_is_followed_hop_by_hop(settings, tm
     targets: dict[str, str] = {}
     with LoopbackWeb([Site(ROBOTS_HOST, redirecting_robots(targets))]) as web:
         targets["to"] = web.url(ROBOTS_HOST, "/real-robots.txt")
-        policy = RequestPolicy(allowed_hosts=[ROBOTS_HOST])
+        policy = RequestPolicy(allowed_hosts=[ROBOTS_HOST], max_rate=20.0)  # hops wait their turn too
         summary = Crawler(roots=[web.url(ROBOTS_HOST, "/")], policy=policy, settings=settings).run()
         web.log.settle()
         paths = web.log.paths()
