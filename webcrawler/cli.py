@@ -8,6 +8,7 @@ stderr, results (summaries, answers) to stdout.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import signal
@@ -18,7 +19,7 @@ from typing import Any
 
 import click
 
-from webcrawler.agenthosts.cli import agent_host, agent_scheduler
+from webcrawler.agenthosts.cli import agent_host, agent_scheduler, tls_options
 from webcrawler.config.command import config_command
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
 from webcrawler.errors import WebcrawlerError
@@ -54,6 +55,22 @@ class _Commands(click.Group):
         except WebcrawlerError as exc:
             click.echo(f"Error: {exc}", err=True)  # as click shows its own errors
             ctx.exit(exc.exit_code)
+        except Exception as exc:
+            damaged = _damaged_database(exc)
+            if damaged is None:
+                raise
+            click.echo(f"Error: {damaged}", err=True)
+            ctx.exit(1)
+
+
+def _damaged_database(error: Exception) -> Exception | None:
+    """The one-line error for a database found damaged mid-command (past `check_database`);
+    None for any other error. No database opened, no sqlalchemy imported: not one of its."""
+    if "sqlalchemy.exc" not in sys.modules:
+        return None
+    from webcrawler.database import unreadable
+
+    return unreadable(error)
 
 
 @click.group(cls=_Commands)
@@ -128,8 +145,10 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--hot-query", default=None,
               help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
                    "that does, are fetched first (the hot queue of Cho et al. 1998).")
-@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT) whose agent hosts "
-              "fetch, instead of local agents (docs/scale-out.md).")
+@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT, or tls://HOST:PORT "
+              "with --tls-ca, --tls-cert, --tls-key) whose agent hosts fetch, instead of local agents "
+              "(docs/scale-out.md).")
+@functools.partial(tls_options, envvar=False)
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 @click.option("--reindex", is_flag=True,
               help="Rebuild the index from the database's documents (the old index is moved "
@@ -181,6 +200,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
     from webcrawler.importance import ImportanceError
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    _check_database(settings)
     names = [o.strip() for o in orders.split(",") if o.strip()]
     unknown = [o for o in names if o not in ORDER_NAMES]
     if unknown or not names:
@@ -194,6 +214,13 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
     click.echo(text)
     click.echo(f"\n{evaluation.seconds:.1f} s; wrote {', '.join(str(p) for p in plots)} and "
                f"{out_dir / 'ordering-curves.csv'}")
+
+
+def _check_database(settings: Settings) -> None:
+    """A damaged or unreachable database: one line naming it (_Commands), before any work."""
+    from webcrawler.database import check_database
+
+    check_database(settings.database_url)
 
 
 @contextlib.contextmanager
@@ -251,6 +278,7 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     from webcrawler.index import QueryError
 
     settings = _settings(agents=agents or 4, **flags)
+    _check_database(settings)
     options = RealtimeOptions(query, seconds=seconds, want=want, threshold=threshold,
                               max_fetches=max_fetches, start_urls=start_urls)
     stop: list[str] = []
@@ -275,13 +303,12 @@ def _echo(line: str | None) -> None:
 @db_option
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
-    from webcrawler.database import check_database
     from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
-    check_database(settings.database_url)  # a database server not answering: one line, not zeros
+    _check_database(settings)  # a database server not answering: one line, not zeros
     with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
                  stats_ttl=0) as sources:
         figures = gather_stats(sources)

@@ -42,7 +42,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, NoSuchModuleError
 
 from webcrawler import dialects
 from webcrawler.datadir import DataDir
@@ -296,6 +296,15 @@ class DatabaseUnavailable(DataDamaged):
     def __init__(self, where: str, reason: str) -> None:
         self.where = where
         super().__init__(f"the database {where} {reason}")
+
+
+def unreadable(error: BaseException) -> DatabaseDamaged | None:
+    """`error` as DatabaseDamaged when it is the driver saying the file is damaged (SQLAlchemy's
+    plain DatabaseError: "file is not a database", "disk image is malformed"), met after
+    `check_database` passed; None for every other error, which stays what it is."""
+    if type(error) is not DatabaseError:
+        return None
+    return DatabaseDamaged("of this crawl", f"cannot be read ({_short(error)})")
 
 
 def check_database(url: str) -> None:

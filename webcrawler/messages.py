@@ -40,11 +40,16 @@ class Reason:
     PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
 
 
+ROBOTS_HOP = "robots-hop"  # Retrieve.kind: one robots.txt request, its redirect answered as data
+
+
 @dataclass(frozen=True, slots=True)
 class Retrieve:
     """"Retrieve this URL." `kind` is "document", "robots", "page" (a document whose
-    answer also carries its decoded markup, for the personal-crawler toolkit) or "file"
-    (any type, an image say: the answer's `body` holds the bytes, nothing is parsed).
+    answer also carries its decoded markup, for the personal-crawler toolkit), "file"
+    (any type, an image say: the answer's `body` holds the bytes, nothing is parsed) or
+    "robots-hop" (robots.txt without following its redirects: a usable one comes back as
+    `Redirect`, so that a request policy decides on, and audits, every hop).
 
     A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
     the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`

@@ -59,6 +59,9 @@ class Settings:
     recrawl_share: float = 0.5  # weight of each server's recrawl queue against its new URLs
     keep_responses: bool = False  # store raw responses for WARC export (incremental crawls always do)
     agents_at: str = ""  # a Dask scheduler (tcp://HOST:PORT) whose agent hosts fetch; empty = local agents
+    tls_ca: str = ""  # with agents_at tls://...: the cluster's CA certificate (PEM file)
+    tls_cert: str = ""  # ... the engine's certificate, signed by that CA
+    tls_key: str = ""  # ... and its private key
 
     plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3

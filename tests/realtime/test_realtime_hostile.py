@@ -77,6 +77,17 @@ def test_an_option_in_the_query_is_only_words(server: ServerThread, internal: Lo
     assert internal.log.snapshot() == []  # allow_from_url is off: nothing reached the internal server
 
 
+@pytest.mark.parametrize("start", ["file:///etc/passwd", "gopher://127.0.9.1:70/_GET", "FILE:/etc/passwd",
+                                   "ftp://127.0.9.1/", "dict://127.0.9.1:11211/stat", "javascript:alert(1)",
+                                   "//127.0.9.1/", "/etc/passwd", "http://", "http:///etc/passwd"])
+def test_a_start_url_must_be_http_or_https(indexed: Path, start: str) -> None:
+    for app in make_app(indexed, allow_from_url=True):
+        with ServerThread(app, host="127.0.0.1", port=0, threads=2) as running:
+            status, answer = call(running, "POST", "/api/realtime", {"q": "sailing", "from": start})
+            assert status == 400 and "http or https" in answer["error"], answer
+        assert app.extensions["webcrawler.realtime"]._jobs.all() == []  # no job was started
+
+
 MALFORMED = {
     "list": [1, 2], "string": "sailing", "number": 3, "null": None,
     "q list": {"q": ["sailing"]}, "q number": {"q": 12}, "q object": {"q": {"a": 1}},

@@ -28,12 +28,14 @@ def export(fmt: str, data_dir: Path | None, db_url: str | None, output: Path | N
     from sqlalchemy.exc import OperationalError
 
     from webcrawler.config.options import crawl_settings
+    from webcrawler.database import check_database
     from webcrawler.export.records import read_records
     from webcrawler.export.writers import write_jsonl, write_warc
     from webcrawler.query_server.readonly import open_readonly
 
     settings = crawl_settings({"data_dir": data_dir, "db_url": db_url})
     _check_exists(settings.database_url)
+    check_database(settings.database_url)
     engine = open_readonly(settings.database_url)
     try:
         with engine.connect() as conn, _opened(output, binary=fmt == "warc") as out:

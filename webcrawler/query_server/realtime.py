@@ -38,7 +38,7 @@ from webcrawler.query_server.failures import visitor_reason
 from webcrawler.query_server.queries import BadQuery, check_query
 from webcrawler.web.errors import csp_nonce
 from webcrawler.web.jobs import BackgroundJob, JobList
-from webcrawler.web.payload import count_param, json_object, number_field, text_field
+from webcrawler.web.payload import count_param, http_url_field, json_object, number_field, text_field
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,7 @@ def start() -> ResponseReturnValue:
         parse_query(query)
         seconds = number_field(data, "seconds", jobs.config["seconds"], 1, jobs.config["seconds"])
         want = int(number_field(data, "want", jobs.config["want"], 1, 100))
-        start_url = text_field(data, "from") or None
+        start_url = http_url_field(data, "from")
     except (QueryError, BadQuery) as error:
         return jsonify(error=str(error) or "The query could not be understood."), 400
     if start_url and not jobs.config["allow_from_url"]:
