@@ -135,7 +135,7 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     import threading
 
     from webcrawler.database import connect
-    from webcrawler.engine.crawl import Crawler
+    from webcrawler.engine.indexing import index_loop
     from webcrawler.engine.pool import AgentPool
     from webcrawler.engine.store import CrawlStore
 
@@ -164,7 +164,7 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     with LoopbackWeb([Site("127.0.4.37", routes)]) as web:
         engine = connect(settings.database_url)
         store = CrawlStore(engine)
-        crawler = Crawler(settings, store, pool_factory=pool_factory)
+        crawler = index_loop(settings, store, pool_factory=pool_factory)
         crawler.add_seeds([web.url("127.0.4.37", "/")])
         thread = threading.Thread(target=killer)
         thread.start()
@@ -204,7 +204,7 @@ def test_scope_limits_depth_per_server_cap_and_patterns(settings):
 
 def test_agents_are_recycled_and_memory_hogs_replaced(settings):
     from webcrawler.database import connect
-    from webcrawler.engine.crawl import Crawler
+    from webcrawler.engine.indexing import index_loop
     from webcrawler.engine.pool import AgentPool
     from webcrawler.engine.store import CrawlStore
 
@@ -220,7 +220,7 @@ def test_agents_are_recycled_and_memory_hogs_replaced(settings):
                                    **pool_options))
             return pools[-1]
 
-        crawler = Crawler(settings, store, pool_factory=factory)
+        crawler = index_loop(settings, store, pool_factory=factory)
         crawler.add_seeds([web.url("127.0.4.44", "/")])
         stats = crawler.run()
         store.close()

@@ -82,6 +82,14 @@ class CrawlStore:
                 server.dirty = False
         self.conn.commit()
 
+    def pending(self) -> bool:
+        """Is anything written since the last commit?"""
+        return self.conn.in_transaction()
+
+    def rollback(self) -> None:
+        """Drop everything since the last commit (the disk is full: the database keeps it)."""
+        self.conn.rollback()
+
     def close(self) -> None:
         self.conn.rollback()
         self.conn.close()
@@ -180,6 +188,11 @@ class CrawlStore:
                 server.queued += len(fresh)
             server.dirty = True
         return ids, fresh
+
+    def lookup(self, server: ServerState, path: str) -> int | None:
+        """The id of a stored URL of `server`, or None when it was never stored."""
+        row = self._sql.lookup.one(p_sid=server.id, p_path=path)
+        return None if row is None else int(row[0])
 
     def next_document(self, server: ServerState) -> FrontierEntry | None:
         """The server's next queued document, breadth-first (smallest depth, then discovery)."""
