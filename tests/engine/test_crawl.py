@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from webcrawler.database import State
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
@@ -34,6 +36,7 @@ def test_server_first_order_and_robots_first(small_web, settings):
     assert states[small_web.url("127.0.4.11", "/p6")] == (State.FAILED, "http-error")
 
 
+@pytest.mark.wallclock
 def test_politeness_one_request_per_server_and_delay(settings):
     sites = [Site(f"127.0.4.{20 + i}", site_pages(f"s{i}", 4)) for i in range(2)]
     with LoopbackWeb(sites) as web:
@@ -105,6 +108,7 @@ def test_body_cap_records_too_large(settings):
     assert states[web.url("127.0.4.34", "/big")] == (State.FAILED, "too-large")
 
 
+@pytest.mark.wallclock
 def test_hung_agent_is_replaced_and_the_crawl_goes_on(settings):
     pages = site_pages("slow", 3)
     pages["/p1"] = Page(iter([b"<html><title>slow</title>"] + [b" "] * 100), chunk_delay=0.5)
@@ -116,6 +120,7 @@ def test_hung_agent_is_replaced_and_the_crawl_goes_on(settings):
     assert states[web.url("127.0.4.35", "/p3")][0] == State.FETCHED
 
 
+@pytest.mark.wallclock
 def test_max_docs_and_hours_stop_the_crawl(settings):
     def calendar(path: str):  # a calendar that never ends
         n = int(path.strip("/") or 0)
@@ -178,6 +183,7 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     assert states[web.url("127.0.4.37", "/p3")][0] == State.FETCHED
 
 
+@pytest.mark.wallclock
 def test_crawl_delay_larger_than_ours_is_honoured(settings):
     robots = "User-agent: *\nCrawl-delay: 0.4\n"
     with LoopbackWeb([Site("127.0.4.41", site_pages("cd", 3), robots_txt=robots)]) as web:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from webcrawler.engine.interfaces import URLBook
 from webcrawler.engine.scheduler import ServerOrder, ServerState
-from webcrawler.engine.store import CrawlStore, FrontierEntry
+from webcrawler.engine.store import FrontierEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,7 @@ class Frontier(Protocol):
 class BreadthFirstFrontier:
     """Each server's documents by depth, then discovery order (the database's index)."""
 
-    def __init__(self, store: CrawlStore) -> None:
+    def __init__(self, store: URLBook) -> None:
         self.store = store
 
     def next_document(self, server: ServerState) -> FrontierEntry | None:

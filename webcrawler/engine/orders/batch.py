@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webcrawler.engine.frontier import BreadthFirstFrontier, Ordering
+from webcrawler.engine.interfaces import URLBook
 from webcrawler.engine.orders.document_keys import (
     BacklinkKeys,
     BreadthFirstKeys,
@@ -34,7 +35,7 @@ from webcrawler.engine.scheduler import ServerFirstOrder
 from webcrawler.engine.store import CrawlStore
 
 
-def server_first(store: CrawlStore) -> Ordering:
+def server_first(store: URLBook) -> Ordering:
     return Ordering("server-first", ServerFirstOrder(), BreadthFirstFrontier(store))
 
 
