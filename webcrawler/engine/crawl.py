@@ -23,16 +23,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from webcrawler.database import State
 from webcrawler.engine.documents import queue_urls, store_links
-from webcrawler.engine.frontier import FoundLink, Ordering
-from webcrawler.engine.interfaces import Hooks, Job, Pool, Store
+from webcrawler.engine.frontier import FoundLink, Ordering, server_first
+from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
 from webcrawler.engine.leases import ServerLeases, next_leased_server
-from webcrawler.engine.orders.batch import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import Scheduler, ServerState
-from webcrawler.engine.store import FrontierEntry
 from webcrawler.messages import (
     Answer,
     Document,
@@ -44,6 +41,7 @@ from webcrawler.messages import (
     Retrieve,
 )
 from webcrawler.settings import Settings
+from webcrawler.states import State
 from webcrawler.storage_errors import StorageFull, is_disk_full
 from webcrawler.urls import split, try_normalize
 

@@ -19,13 +19,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from webcrawler.database import State
 from webcrawler.engine.frontier import FoundLink
-from webcrawler.engine.interfaces import Store
+from webcrawler.engine.interfaces import FrontierEntry, NewURL, Store
 from webcrawler.engine.policies import DocumentSink, Scope
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.store import FrontierEntry, NewURL
 from webcrawler.messages import Document, Link, Reason
+from webcrawler.states import State
 from webcrawler.urls import split
 
 Queued = Callable[[ServerState, bool, set[str]], None]  # (server, new server?, new paths)

@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from webcrawler.engine.interfaces import URLBook
-from webcrawler.engine.scheduler import ServerOrder, ServerState
-from webcrawler.engine.store import FrontierEntry
+from webcrawler.engine.interfaces import FrontierEntry, URLBook
+from webcrawler.engine.scheduler import ServerFirstOrder, ServerOrder, ServerState
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,3 +56,9 @@ class Ordering:
     name: str
     servers: ServerOrder
     frontier: Frontier
+
+
+def server_first(store: URLBook) -> Ordering:
+    """The WebCrawler's own order: servers first-new then least recently accessed
+    (scheduler.py), each server's documents breadth-first from the store."""
+    return Ordering("server-first", ServerFirstOrder(), BreadthFirstFrontier(store))

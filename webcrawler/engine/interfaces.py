@@ -28,7 +28,29 @@ from webcrawler.messages import Answer, Document, Failure, NotModified, Redirect
 
 if TYPE_CHECKING:
     from webcrawler.engine.scheduler import ServerState
-    from webcrawler.engine.store import FrontierEntry, NewURL
+
+
+@dataclass(frozen=True, slots=True)
+class FrontierEntry:
+    """A document waiting to be fetched."""
+
+    doc_id: int
+    server_id: int
+    path: str
+    depth: int
+    redirects: int = 0
+    recrawl: bool = False  # fetched before: its answer goes to webcrawler/recrawl/
+    etag: str = ""  # the validators of the stored copy, for a conditional GET
+    last_modified: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NewURL:
+    """A URL found in a page (or a redirect), ready to be stored."""
+
+    path: str
+    depth: int
+    redirects: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
@@ -30,32 +29,10 @@ from webcrawler.database import (
     responses,
     servers,
 )
+from webcrawler.engine.interfaces import FrontierEntry, NewURL
 from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
 from webcrawler.messages import Document
-
-
-@dataclass(frozen=True, slots=True)
-class FrontierEntry:
-    """A document waiting to be fetched."""
-
-    doc_id: int
-    server_id: int
-    path: str
-    depth: int
-    redirects: int = 0
-    recrawl: bool = False  # fetched before: its answer goes to webcrawler/recrawl/
-    etag: str = ""  # the validators of the stored copy, for a conditional GET
-    last_modified: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class NewURL:
-    """A URL found in a page (or a redirect), ready to be stored."""
-
-    path: str
-    depth: int
-    redirects: int = 0
 
 
 class CrawlStore:

@@ -28,16 +28,15 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from webcrawler.database import State
 from webcrawler.engine.crawl import NOTHING_LEFT, TIME_LIMIT, BaseHooks, CrawlLoop
 from webcrawler.engine.frontier import FoundLink, Ordering
-from webcrawler.engine.interfaces import Pool
+from webcrawler.engine.interfaces import FrontierEntry, Pool
 from webcrawler.engine.memory_store import MemoryStore
 from webcrawler.engine.policies import Scope
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.store import FrontierEntry
 from webcrawler.messages import Document, Failure, Reason, Redirect
 from webcrawler.settings import Settings
+from webcrawler.states import State
 from webcrawler.toolkit.agents import start_pool
 from webcrawler.toolkit.classifiers import StandardClassifier
 from webcrawler.toolkit.gate import PolicedPool
