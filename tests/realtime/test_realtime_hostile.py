@@ -67,10 +67,13 @@ def test_a_query_starting_with_a_dash_is_a_query(server: ServerThread) -> None:
 
 def test_an_option_in_the_query_is_only_words(server: ServerThread, internal: LoopbackWeb) -> None:
     target = internal.url(INTERNAL, "/")
-    for query in (f"--from={target} sailing", f"--from {target} sailing"):
+    started = []
+    for query in (f"--from={target} sailing", f"--from {target} sailing"):  # both at once
         status, answer = call(server, "POST", "/api/realtime", {"q": query, "want": 1, "seconds": 4})
         assert status == 202, answer
-        assert wait_done(server, answer["id"])["state"] == "done"  # a search for its words
+        started.append(answer["id"])
+    for job_id in started:
+        assert wait_done(server, job_id)["state"] == "done"  # a search for its words
     internal.log.settle()
     assert internal.log.snapshot() == []  # allow_from_url is off: nothing reached the internal server
 
