@@ -126,12 +126,9 @@ class Pool(Protocol):
     def shutdown(self) -> None: ...
 
 
-class Hooks(Protocol):
-    """A client of the loop: what to do with answers, its clock, and when to stop.
-
-    Answers (`entry` is the document asked for, `server` its server; the loop has
-    already released the server's lease and counts the answer):
-    """
+class AnswerHooks(Protocol):
+    """What a client does with the answers (`entry` is the document asked for, `server` its
+    server; the loop has already released the server's lease and counts the answer)."""
 
     def document(self, entry: FrontierEntry, server: ServerState, doc: Document) -> None:
         """A retrieved document."""
@@ -148,7 +145,10 @@ class Hooks(Protocol):
     def excluded(self, entry: FrontierEntry, reason: str) -> None:
         """A queued document robots.txt or the scope now refuses (stored as excluded)."""
 
-    # --- the clock and the stop ------------------------------------------------
+
+class ClockHooks(Protocol):
+    """The client's clock and its say over when requests go out and when the loop stops."""
+
     def tick(self, now: float) -> None:
         """Once per turn of the loop (monotonic `now`), and once more after it stopped."""
 
@@ -165,8 +165,16 @@ class Hooks(Protocol):
     def dispatched(self, job: Job, now: float) -> None:
         """A request went out."""
 
+
+class RequestHooks(Protocol):
+    """What the client asks for, and what it reports."""
+
     def kind(self, entry: FrontierEntry) -> str:
         """The `Retrieve.kind` of a document request ("document", "page" or "file")."""
 
     def report(self) -> str:
         """The client's own counts for the progress display ("" for none)."""
+
+
+class Hooks(AnswerHooks, ClockHooks, RequestHooks, Protocol):
+    """A client of the loop: all of the above (`crawl.BaseHooks` does nothing for each)."""
