@@ -401,6 +401,14 @@ class CrawlLoop:
         self.frontier.links_found(None, [link])
         return link
 
+    def server(self, origin: str) -> ServerState:
+        """The store's server of `origin`, stored and scheduled if it is new to this loop."""
+        server = self.store.server(origin)
+        if server is None:
+            server = self.store.add_server(origin, time.time())
+            self._queued(server, True, set())
+        return server
+
     def _queued(self, server: ServerState, added: bool, fresh: set[str]) -> None:
         if added:
             self.scheduler.add(server, time.monotonic())

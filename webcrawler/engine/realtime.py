@@ -300,8 +300,7 @@ class RealtimeJob:
                 continue  # queued under a wider scope: not even its robots.txt is asked
             server = store.servers_by_id.get(r.server_id)
             if server is None:  # added by another writer since the job started
-                server = store.add_server(urls.origin(r.scheme, r.host, r.port), time.time())
-                self.crawler.scheduler.add(server, time.monotonic())
+                server = self.crawler.server(urls.origin(r.scheme, r.host, r.port))
             entry = FrontierEntry(r.target_id, server.id, r.path, r.depth, r.redirects)
             result.append(Candidate(entry, server, r.anchor))
         return result
