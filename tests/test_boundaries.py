@@ -240,12 +240,11 @@ def test_the_query_server_opens_the_database_read_only(database_url: str) -> Non
 
 
 def test_only_the_engine_decides_what_to_fetch() -> None:
-    """A `Retrieve` (the agents' one request) is made only by the engine's crawl loop and the
-    toolkit's run, which crawls on the engine's parts."""
+    """A `Retrieve` (the agents' one request) is made only by the crawl loop, the one loop
+    that `webcrawler index`, real-time search and the toolkit's crawlers are clients of."""
     makers = {module_name(p) for p in modules()
               if any(_called(c) == "Retrieve" for c in calls_in(p))}
-    assert makers <= {"webcrawler.engine.crawl", "webcrawler.toolkit.runtime"}
-    assert makers  # the walk still finds the engine's own requests
+    assert makers == {"webcrawler.engine.crawl"}
 
 
 def test_the_command_line_module_stays_light() -> None:
@@ -406,7 +405,7 @@ def test_every_error_is_in_the_one_tree() -> None:
 
 
 # The one loop's branch rewrites these; they spell the layout until it does.
-LAYOUT_NOT_YET = {"webcrawler.engine.crawl", "webcrawler.toolkit.runtime", "webcrawler.toolkit.actions.index"}
+LAYOUT_NOT_YET: set[str] = set()
 LAYOUT = re.compile(r"webcrawler\.db|^(index|leases|workbench)$")
 
 

@@ -47,21 +47,11 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, NoSuchModul
 from webcrawler import dialects
 from webcrawler.datadir import DataDir
 from webcrawler.errors import DataDamaged
+from webcrawler.states import State  # noqa: F401 - the schema's states, named here too
 
 SCHEMA_VERSION = 1
 
 metadata = MetaData()
-
-
-class State:
-    """A document's place in its life. Stored as short strings."""
-
-    QUEUED = "queued"  # known and waiting in the frontier
-    FETCHED = "fetched"  # retrieved and stored (and indexed unless noindex)
-    FAILED = "failed"  # could not be retrieved: see reason
-    EXCLUDED = "excluded"  # deliberately not fetched: see reason
-    REDIRECTED = "redirected"  # answered 3xx; the target is a document of its own
-    GONE = "gone"  # fetched once, then answered 404 or 410 on a recrawl: out of the index
 
 
 servers = Table(

@@ -38,6 +38,7 @@ class Reason:
     EXCLUDED = "excluded"  # include/exclude pattern, depth, URL length, per-server cap
     DUPLICATE = "duplicate"  # same content as another document already fetched
     PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
+    POLICY = "policy"  # a toolkit crawl's request policy refused the request: it never went out
 
 
 ROBOTS_HOP = "robots-hop"  # Retrieve.kind: one robots.txt request, its redirect answered as data

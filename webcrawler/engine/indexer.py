@@ -37,6 +37,7 @@ from webcrawler.engine.outbox import OutboxWriter, acknowledge_batches, apply
 from webcrawler.engine.store import CrawlStore
 from webcrawler.errors import StorageError
 from webcrawler.index import IndexWriter, open_writer
+from webcrawler.processes import main_module_hidden
 from webcrawler.storage_errors import StorageFull, is_disk_full
 
 log = logging.getLogger(__name__)
@@ -155,7 +156,8 @@ class IndexSink(OutboxWriter):
         self._process = ctx.Process(target=index_process,
                                     args=(index_dir, db_url, self._inbox, self._acks),
                                     name="webcrawler-indexer", daemon=True)
-        self._process.start()
+        with main_module_hidden():  # a toolkit script may have no __main__ guard
+            self._process.start()
         self._in_flight: set[int] = set()
         self._acked: list[int] = []
         self._removal_batches: set[int] = set()  # sent batches that may hold a removal row

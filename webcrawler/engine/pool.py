@@ -13,6 +13,7 @@ nothing of the engine (no database handles, no index).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import time
@@ -24,6 +25,8 @@ import psutil
 
 from webcrawler.agents.worker import READY, agent_main
 from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
+from webcrawler.processes import main_module_hidden
+from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,7 @@ class AgentPool:
 
     def __init__(self, size: int, config: AgentConfig, robots_token: str, *,
                  deadline: float, max_urls: int = 500, memory_mb: int = 512,
-                 start_method: str = "forkserver") -> None:
+                 start_method: str = "forkserver", hide_main: bool = False) -> None:
         if not 1 <= size <= 64:
             raise ValueError("the number of agents must be between 1 and 64")
         self.config = config
@@ -56,6 +59,7 @@ class AgentPool:
         self.deadline = deadline
         self.max_urls = max_urls
         self.memory_bytes = memory_mb * 1024 * 1024
+        self.hide_main = hide_main  # a crawler script without a __main__ guard (toolkit)
         self._ctx: Any = multiprocessing.get_context(start_method)  # its Process, Pipe: any method's
         if start_method == "forkserver":
             self._ctx.set_forkserver_preload(["webcrawler.agents.worker"])
@@ -140,7 +144,8 @@ class AgentPool:
             target=agent_main, args=(child, self.config, self.robots_token),
             name=f"webcrawler-agent-{self._counter}", daemon=True,
         )
-        process.start()
+        with main_module_hidden() if self.hide_main else contextlib.nullcontext():
+            process.start()
         child.close()
         agent = AgentProcess(self._counter, process, parent)
         if wait:
@@ -219,3 +224,11 @@ class AgentPool:
         agent.conn.close()
         index = self.agents.index(agent)
         self.agents[index] = self._start(wait=True)
+
+
+def start_agents(settings: Settings, hide_main: bool = False) -> AgentPool:
+    """The local agents of a crawl under `settings` (their number, timeouts, User-Agent);
+    `hide_main` for a crawler script that may call `run()` at its top level."""
+    return AgentPool(settings.agents, settings.agent_config(), settings.robots_token,
+                     deadline=settings.deadline(), max_urls=settings.agent_max_urls,
+                     memory_mb=settings.agent_memory_mb, hide_main=hide_main)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
@@ -31,32 +30,10 @@ from webcrawler.database import (
     responses,
     servers,
 )
+from webcrawler.engine.interfaces import FrontierEntry, NewURL
 from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
 from webcrawler.messages import Document
-
-
-@dataclass(frozen=True, slots=True)
-class FrontierEntry:
-    """A document waiting to be fetched."""
-
-    doc_id: int
-    server_id: int
-    path: str
-    depth: int
-    redirects: int = 0
-    recrawl: bool = False  # fetched before: its answer goes to webcrawler/recrawl/
-    etag: str = ""  # the validators of the stored copy, for a conditional GET
-    last_modified: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class NewURL:
-    """A URL found in a page (or a redirect), ready to be stored."""
-
-    path: str
-    depth: int
-    redirects: int = 0
 
 
 class CrawlStore:
@@ -82,6 +59,14 @@ class CrawlStore:
             for server in dirty:
                 server.dirty = False
         self.conn.commit()
+
+    def pending(self) -> bool:
+        """Is anything written since the last commit?"""
+        return self.conn.in_transaction()
+
+    def rollback(self) -> None:
+        """Drop everything since the last commit (the disk is full: the database keeps it)."""
+        self.conn.rollback()
 
     def close(self) -> None:
         self.conn.rollback()
@@ -181,6 +166,11 @@ class CrawlStore:
                 server.queued += len(fresh)
             server.dirty = True
         return ids, fresh
+
+    def lookup(self, server: ServerState, path: str) -> int | None:
+        """The id of a stored URL of `server`, or None when it was never stored."""
+        row = self._sql.lookup.one(p_sid=server.id, p_path=path)
+        return None if row is None else int(row[0])
 
     def next_document(self, server: ServerState) -> FrontierEntry | None:
         """The server's next queued document, breadth-first (smallest depth, then discovery)."""

@@ -18,18 +18,19 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from webcrawler.engine.pool import AgentPool
+from webcrawler.engine.interfaces import Pool
 from webcrawler.messages import ROBOTS_HOP, Answer, Document, Failure, Reason, Redirect, Retrieve, RobotsFile
 from webcrawler.toolkit.policy import RequestPolicy
 
-REFUSED = "policy"  # the Failure reason of a request the policy refused
+REFUSED = Reason.POLICY  # the Failure reason of a request the policy refused
 MAX_ROBOTS_HOPS = 5  # robots.txt redirects followed, as the agent would (RFC 9309 section 2.3.1.2)
 
 
 class PolicedPool:
-    """An `AgentPool` whose every request passes the policy (`free`, `busy`, `submit`, `poll`)."""
+    """A `Pool` (any: local agents, agent hosts, in-process) whose every request passes
+    the policy."""
 
-    def __init__(self, pool: AgentPool, policy: RequestPolicy | None) -> None:
+    def __init__(self, pool: Pool, policy: RequestPolicy | None) -> None:
         self.pool = pool
         self.policy = policy
         self._refused: list[tuple[Retrieve, Answer]] = []
