@@ -25,8 +25,9 @@ $(CYTOSCAPE):  ## the workbench's graph library, from the npm registry (served b
 test: $(STAMP) $(CYTOSCAPE)  ## run every test
 	$(PY) -m pytest -q
 
-lint: $(STAMP)  ## ruff
+lint: $(STAMP)  ## ruff, and mypy over webcrawler/ (configured in pyproject.toml)
 	$(VENV)/bin/ruff check webcrawler tests bench examples
+	$(VENV)/bin/mypy
 
 demo: $(STAMP)  ## crawl a local demo web, index it, serve the search page
 	$(VENV)/bin/webcrawler demo

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bench.common import publish, table
 from webcrawler.recrawl.changes import MIN_CHANGED_SHINGLES, differing_shingles, resemblance, sketch
-from webcrawler.testing.genweb import _text
+from webcrawler.testing.genweb import random_text
 
 
 def page(rng: random.Random, paragraphs: list[str], day: int, visits: int, ad: str) -> str:
@@ -37,17 +37,17 @@ def edits(rng: random.Random) -> dict[str, tuple[str, str]]:
     """(old, new) text of one page under each kind of edit."""
     words = rng.choice((60, 150, 300, 600, 1500))
     count = max(1, words // 60)
-    paragraphs = [_text(rng, 60 * 7) for _ in range(count)]
-    ad, other_ad = _text(rng, 8 * 7), _text(rng, 8 * 7)
+    paragraphs = [random_text(rng, 60 * 7) for _ in range(count)]
+    ad, other_ad = random_text(rng, 8 * 7), random_text(rng, 8 * 7)
     old = page(rng, paragraphs, 3, 1234, ad)
     edited = list(paragraphs)
-    edited[rng.randrange(count)] = _text(rng, 60 * 7)
+    edited[rng.randrange(count)] = random_text(rng, 60 * 7)
     return {
         "trivial: date line": (old, page(rng, paragraphs, 17, 1234, ad)),
         "trivial: counter": (old, page(rng, paragraphs, 3, 1299, ad)),
         "trivial: ad line": (old, page(rng, paragraphs, 3, 1234, other_ad)),
         "real: paragraph rewritten": (old, page(rng, edited, 3, 1234, ad)),
-        "real: paragraph added": (old, page(rng, paragraphs + [_text(rng, 60 * 7)], 3, 1234, ad)),
+        "real: paragraph added": (old, page(rng, paragraphs + [random_text(rng, 60 * 7)], 3, 1234, ad)),
     }
 
 

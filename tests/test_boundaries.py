@@ -196,11 +196,11 @@ def test_the_query_server_never_writes() -> None:
     """It imports none of the engine's, the recrawl's or the index's writers, no SQL write
     (insert, update, delete, create_all, commit) and no write statement, and every database
     `connect` it makes passes readonly=True."""
-    paths = modules("query_server")
+    paths = modules("query_server", "web")  # the web plumbing it runs on too
     assert offenders(paths, *WRITERS) == {}
     # Through import chains only whole packages count: `webcrawler.index` brings its writer
     # module along (unused), as any user of the index does.
-    assert loaded_by("query_server", tops=WRITERS[:4]) == []
+    assert loaded_by("query_server", "web", tops=WRITERS[:4]) == []
     sql = {module_name(p): [n for n in imports_of(p) if n.rpartition(".")[2] in SQL_WRITES
                             and n.startswith(("sqlalchemy", "webcrawler.database"))]
            for p in paths}
@@ -240,12 +240,11 @@ def test_the_query_server_opens_the_database_read_only(database_url: str) -> Non
 
 
 def test_only_the_engine_decides_what_to_fetch() -> None:
-    """A `Retrieve` (the agents' one request) is made only by the engine's crawl loop and the
-    toolkit's run, which crawls on the engine's parts."""
+    """A `Retrieve` (the agents' one request) is made only by the crawl loop, the one loop
+    that `webcrawler index`, real-time search and the toolkit's crawlers are clients of."""
     makers = {module_name(p) for p in modules()
               if any(_called(c) == "Retrieve" for c in calls_in(p))}
-    assert makers <= {"webcrawler.engine.crawl", "webcrawler.toolkit.runtime"}
-    assert makers  # the walk still finds the engine's own requests
+    assert makers == {"webcrawler.engine.crawl"}
 
 
 def test_the_command_line_module_stays_light() -> None:
@@ -262,3 +261,164 @@ def test_the_command_line_module_stays_light() -> None:
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60, check=True).stdout.split()
     assert loaded == []
+
+
+@cache
+def house_modules() -> dict[str, Path]:
+    """Every module of the house by name."""
+    return {module_name(p): p for p in modules()}
+
+
+def _the_module(name: str, known: dict[str, Path]) -> str | None:
+    """The house module `name` (a module, or a name in one) lives in; None outside the house."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+@cache
+def edges_of(path: Path) -> frozenset[str]:
+    """The house modules `path` imports (at the top or inside functions): `from a import b`
+    counts as importing a.b when a.b is a module, otherwise a (whose code runs for it)."""
+    known = house_modules()
+    imported: set[str] = set()
+    bound: dict[str, str] = {}  # local name -> the module or name it stands for
+    for node in ast.walk(tree_of(path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                imported.add(alias.name)
+                bound[alias.asname or alias.name.split(".")[0]] = \
+                    alias.name if alias.asname else alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(path, node)
+            for alias in node.names:
+                name = f"{base}.{alias.name}"
+                imported.add(name if name in known else base)
+                bound[alias.asname or alias.name] = name
+    for node in ast.walk(tree_of(path)):  # `import a` then `a.b.x`: a.b is imported too
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and f"{bound.get(node.value.id)}.{node.attr}" in known:
+            imported.add(f"{bound[node.value.id]}.{node.attr}")
+    me = module_name(path)
+    return frozenset(m for n in imported if (m := _the_module(n, known)) not in (None, me))
+
+
+def cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """The strongly connected parts of `graph` with more than one member (Tarjan's walk)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in order:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], order[other])
+        if low[node] == order[node]:
+            part = stack[stack.index(node):]
+            del stack[stack.index(node):]
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """No import cycle between modules of the house, imports inside functions included:
+    each module can be read knowing only what it imports."""
+    graph = {name: edges_of(path) for name, path in house_modules().items()}
+    assert cycles(graph) == []
+
+
+@pytest.mark.xfail(strict=True, reason="engine <-> recrawl: the loop (engine/crawl.py) names the "
+                   "Recrawler and engine/run.py wires recrawl/ in; the one-loop refactor's hooks end it")
+def test_no_package_imports_itself_through_others() -> None:
+    """Nor between the house's packages (engine, recrawl, index, cli.py, ...): a subsystem
+    builds on others, never on what builds on it."""
+    def package(name: str) -> str:
+        return ".".join(name.split(".")[:2])
+
+    graph: dict[str, set[str]] = {}
+    for name, path in house_modules().items():
+        graph.setdefault(package(name), set()).update(
+            package(m) for m in edges_of(path) if package(m) != package(name))
+    assert cycles({k: frozenset(v) for k, v in graph.items()}) == []
+
+
+def test_the_walk_sees_a_cycle() -> None:
+    """The cycle finder finds one hidden behind two others, and none in a chain."""
+    assert cycles({"a": frozenset("b"), "b": frozenset("c"), "c": frozenset("a"),
+                   "d": frozenset("a")}) == [["a", "b", "c"]]
+    assert cycles({"a": frozenset("b"), "b": frozenset("c")}) == []
+
+
+def private_names(path: Path) -> list[str]:
+    """The private names (`_x`, not `__x__`) of other house modules that `path` imports or uses."""
+    known = house_modules()
+    return sorted(name for name in imports_of(path)
+                  if name.startswith("webcrawler.") and name not in known
+                  and (last := name.rpartition(".")[2]).startswith("_") and not last.startswith("__"))
+
+
+def test_no_module_imports_another_modules_private_name() -> None:
+    """`from x import _y` and `x._y`: what a module keeps private may change without notice;
+    what another module needs is public (in a module both may import)."""
+    assert {module_name(p): hits for p in modules() if (hits := private_names(p))} == {}
+
+
+def _base_names(node: ast.ClassDef) -> list[str]:
+    return [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
+
+
+def test_every_error_is_in_the_one_tree() -> None:
+    """Every exception class of the house derives from `webcrawler.errors.WebcrawlerError`
+    (by way of its kinds), so the command line turns each into one line and an exit status."""
+    import builtins
+
+    builtin_errors = {name for name, value in vars(builtins).items()
+                      if isinstance(value, type) and issubclass(value, BaseException)}
+    classes = {node.name: (_base_names(node), module_name(path)) for path in modules()
+               for node in ast.walk(tree_of(path)) if isinstance(node, ast.ClassDef)}
+
+    def rooted(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        return name == "WebcrawlerError" or any(
+            base in classes and base not in seen and rooted(base, seen | {name})
+            for base in classes[name][0])
+
+    def an_error(name: str) -> bool:
+        bases = classes[name][0]
+        return any(b in builtin_errors or b.endswith(("Error", "Exception")) or
+                   (b in classes and b != name and an_error(b)) for b in bases)
+
+    assert "WebcrawlerError" in classes
+    strays = {f"{module}.{name}" for name, (_bases, module) in classes.items()
+              if name != "WebcrawlerError" and an_error(name) and not rooted(name)}
+    assert strays == set()
+
+
+# The one loop's branch rewrites these; they spell the layout until it does.
+LAYOUT_NOT_YET: set[str] = set()
+LAYOUT = re.compile(r"webcrawler\.db|^(index|leases|workbench)$")
+
+
+def test_only_datadir_spells_the_data_directory_layout() -> None:
+    """`webcrawler.db`, `index/`, `leases/`, `workbench/`: joined to a data directory only by
+    webcrawler/datadir.py's `DataDir`, so the layout is read and changed in one place."""
+    spelled = {}
+    for path in modules():
+        joins = [n.right.value for n in ast.walk(tree_of(path)) if isinstance(n, ast.BinOp)
+                 and isinstance(n.op, ast.Div) and isinstance(n.right, ast.Constant)
+                 and isinstance(n.right.value, str) and LAYOUT.search(n.right.value)]
+        texts = [n.value for n in ast.walk(tree_of(path)) if isinstance(n, ast.Constant)
+                 and isinstance(n.value, str) and "webcrawler.db" in n.value and "\n" not in n.value]
+        if joins or texts:
+            spelled[module_name(path)] = joins + texts
+    assert set(spelled) - LAYOUT_NOT_YET == {"webcrawler.datadir"}, spelled

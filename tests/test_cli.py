@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from webcrawler.settings import Settings, from_environment
+from webcrawler.config.layers import from_environment
+from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
 

@@ -46,10 +46,16 @@ def data(crawled: Path, tmp_path: Path) -> Path:
     return copy
 
 
+COMMANDS = {"serve": ["serve", "--port", "0"], "index": ["index", "--no-progress", "--hours", "0.001"],
+            "stats": ["stats"], "optimize": ["optimize"], "export": ["export"],
+            "search": ["search", "orchard", "--seconds", "2"],
+            "index-writer": ["index-writer", "--shard", "0", "--shards", "1", "--until-empty"],
+            "evaluate-ordering": ["evaluate-ordering"], "plan-recrawl": ["plan-recrawl", "--from-crawl"]}
+
+
 def refused(data: Path, command: str) -> str:
     """Run `command` on `data`: it must exit 1 with one line on stderr; return the line."""
-    args = {"serve": ["serve", "--port", "0"], "index": ["index", "--no-progress", "--hours", "0.001"],
-            "stats": ["stats"], "optimize": ["optimize"]}[command]
+    args = COMMANDS[command]
     result = webcrawler(*args, "--data-dir", str(data), timeout=60)
     assert result.returncode == 1, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
@@ -103,6 +109,43 @@ def test_a_damaged_database_is_named(data: Path, command: str, how: str, says: s
     line = refused(data, command)
     assert str(database) in line and says in line
     assert sorted(p.name for p in data.iterdir()) == before  # nothing written beside it
+
+
+@pytest.mark.parametrize("command", ["export", "search", "index-writer", "evaluate-ordering", "plan-recrawl",
+                                     "stats"])
+def test_every_command_names_a_database_that_is_not_one(data: Path, command: str) -> None:
+    database = data / "webcrawler.db"
+    damage_database(database, "not sqlite")
+    line = refused(data, command)
+    assert str(database) in line
+    assert ("is not an SQLite database" if command != "plan-recrawl" else "not a database") in line
+
+
+def test_a_database_damaged_past_its_first_rows_is_one_line_too(data: Path) -> None:
+    """`check_database` reads one row a table; the rest is read by the command itself."""
+    database = data / "webcrawler.db"
+    with sqlite3.connect(database) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.executemany("INSERT INTO documents (server_id, path, state, depth, discovered_at, "
+                         "times_fetched, times_changed, redirects, detail) SELECT server_id, "
+                         "path || ?, state, depth, discovered_at, 0, 0, 0, ? FROM documents "
+                         "LIMIT 1", [(f"?copy={i}", "x" * 3000) for i in range(300)])  # pages far away
+        (pages,) = conn.execute("PRAGMA page_count").fetchone()
+        (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    raw = bytearray(database.read_bytes())
+    for page in range(pages // 2, pages - 1):  # the second half of the file: garbage, header kept
+        raw[page * size : (page + 1) * size] = b"\xa5" * size
+    database.write_bytes(bytes(raw))
+    line = refused(data, "export")
+    assert "cannot be read" in line and "restore it from a backup" in line
+
+
+def test_index_writer_refuses_a_data_directory_that_does_not_exist(tmp_path: Path) -> None:
+    missing = tmp_path / "mistyped"
+    line = refused(missing, "index-writer")
+    assert "no data directory" in line and str(missing) in line
+    assert not missing.exists()
 
 
 def test_reindex_rebuilds_a_damaged_index_from_the_database(data: Path) -> None:

@@ -54,6 +54,7 @@ def test_the_rest_of_the_web_is_crawled_despite_the_corners(crawled):
     assert web.ground_truth().pages <= fetched
 
 
+@pytest.mark.wallclock
 def test_the_endless_calendar_is_stopped_by_the_time_limit(crawled):
     web, settings, summary, states, _ = crawled
     origin = web.origin(web.hostile_server("calendar"))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import requests
 from webcrawler.index import open_searcher
 from webcrawler.query_server import ServerThread, create_app, realtime
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.testing.waiting import wait_until
 
 PUBLIC, INTERNAL, OTHER = "127.0.14.1", "127.0.14.2", "127.0.14.3"
 QUERY = "zebra secrets"
@@ -115,14 +115,13 @@ def test_realtime_jobs_from_the_web_stay_in_scope(web: LoopbackWeb, crawled: Pat
 
 
 def wait_done(http: requests.Session, url: str, timeout: float = 60.0) -> dict:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    def finished() -> dict | None:
         view = http.get(url, timeout=10).json()
-        if view["state"] != "running":
-            assert view["state"] == "done", view
-            return view
-        time.sleep(0.2)
-    raise AssertionError(f"real-time job still running after {timeout} s")
+        return view if view["state"] != "running" else None
+
+    view = wait_until(finished, timeout, "the real-time job finishing", interval=0.2)
+    assert view["state"] == "done", view
+    return view
 
 
 def test_deny_private_guards_a_crawl_without_include_rules(web: LoopbackWeb,

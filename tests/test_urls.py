@@ -29,6 +29,15 @@ def test_normalize(raw, expected):
     assert normalize(raw) == expected
 
 
+@pytest.mark.parametrize("raw", [
+    "http://h/%2e%2e/%2e%2e/etc/passwd", "http://h/%2E%2E/%2E%2E/etc/passwd", "http://h/.%2e/etc/passwd",
+    "http://h/a/%2e%2E/../etc/./passwd", "http://h/a/%2e/../../etc/%2e/passwd", "http://h/%2e/etc/passwd",
+])
+def test_dot_segments_go_after_their_escapes_are_decoded(raw):
+    assert normalize(raw) == "http://h/etc/passwd"
+    assert normalize("%2e%2e/%2e%2e/etc/passwd", "http://h/a/b/c/d") == "http://h/a/etc/passwd"
+
+
 def test_relative_links_resolve_against_the_base():
     assert normalize("../c?x=1#f", "http://h/a/b/page.html") == "http://h/a/c?x=1"
     assert normalize("//other:81/p", "https://h/") == "https://other:81/p"

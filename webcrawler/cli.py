@@ -1,12 +1,14 @@
 """The `webcrawler` command: the one place where the pieces are wired together.
 
-Domain errors become one-line messages and exit codes here; logs go to
+Errors become one-line messages and exit codes here, once (`_Commands`: every
+`webcrawler.errors.WebcrawlerError`, with its kind's exit status); logs go to
 stderr, results (summaries, answers) to stdout.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import signal
@@ -17,9 +19,10 @@ from typing import Any
 
 import click
 
-from webcrawler.agenthosts.cli import agent_host, agent_scheduler
+from webcrawler.agenthosts.cli import agent_host, agent_scheduler, tls_options
 from webcrawler.config.command import config_command
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
+from webcrawler.errors import WebcrawlerError
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.recrawl.plan_cli import plan_options, plan_recrawl
@@ -42,16 +45,32 @@ def _settings(**flags: Any) -> Settings:
 
 
 class _Commands(click.Group):
-    """The command group: a damaged data directory, wherever a command finds it, is one
-    line naming the file and what to do, and exit status 1."""
+    """The command group, and the edge where errors meet the user: a `WebcrawlerError`,
+    wherever a command meets it (a damaged data directory, a bad setting, a port in use,
+    nothing to crawl, ...), is its one line and its kind's exit status."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        from webcrawler.errors import DataDamaged
-
         try:
             return super().invoke(ctx)
-        except DataDamaged as exc:
-            raise click.ClickException(str(exc)) from None
+        except WebcrawlerError as exc:
+            click.echo(f"Error: {exc}", err=True)  # as click shows its own errors
+            ctx.exit(exc.exit_code)
+        except Exception as exc:
+            damaged = _damaged_database(exc)
+            if damaged is None:
+                raise
+            click.echo(f"Error: {damaged}", err=True)
+            ctx.exit(1)
+
+
+def _damaged_database(error: Exception) -> Exception | None:
+    """The one-line error for a database found damaged mid-command (past `check_database`);
+    None for any other error. No database opened, no sqlalchemy imported: not one of its."""
+    if "sqlalchemy.exc" not in sys.modules:
+        return None
+    from webcrawler.database import unreadable
+
+    return unreadable(error)
 
 
 @click.group(cls=_Commands)
@@ -126,8 +145,10 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--hot-query", default=None,
               help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
                    "that does, are fetched first (the hot queue of Cho et al. 1998).")
-@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT) whose agent hosts "
-              "fetch, instead of local agents (docs/scale-out.md).")
+@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT, or tls://HOST:PORT "
+              "with --tls-ca, --tls-cert, --tls-key) whose agent hosts fetch, instead of local agents "
+              "(docs/scale-out.md).")
+@functools.partial(tls_options, envvar=False)
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 @click.option("--reindex", is_flag=True,
               help="Rebuild the index from the database's documents (the old index is moved "
@@ -138,9 +159,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.agenthosts import NoAgentHosts
-    from webcrawler.engine.reindex import NothingToReindex
-    from webcrawler.engine.run import NothingToCrawl, run_index, run_reindex
+    from webcrawler.engine.run import run_index, run_reindex
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
@@ -148,16 +167,12 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     if reindex and seeds:
         raise click.UsageError("--reindex rebuilds the index and crawls nothing: give no --seed")
     settings = _settings(seeds=tuple(seeds), **flags)
-    try:
-        with _storage_errors(settings):
-            if reindex:
-                click.echo(run_reindex(settings, progress=progress))
-                return
-            summary, rejected = run_index(settings, progress=progress,
-                                          install_signals=_install_signals,
-                                          explicit=_explicit(flags))
-    except (NothingToCrawl, NothingToReindex, NoAgentHosts) as exc:
-        raise click.ClickException(str(exc)) from None
+    with _disk_full(settings):
+        if reindex:
+            click.echo(run_reindex(settings, progress=progress))
+            return
+        summary, rejected = run_index(settings, progress=progress,
+                                      install_signals=_install_signals, explicit=_explicit(flags))
     for url in rejected:
         click.echo(f"warning: not a crawlable http(s) URL, or outside the scope, skipped: {url}",
                    err=True)
@@ -185,6 +200,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
     from webcrawler.importance import ImportanceError
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    _check_database(settings)
     names = [o.strip() for o in orders.split(",") if o.strip()]
     unknown = [o for o in names if o not in ORDER_NAMES]
     if unknown or not names:
@@ -200,19 +216,25 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
                f"{out_dir / 'ordering-curves.csv'}")
 
 
+def _check_database(settings: Settings) -> None:
+    """A damaged or unreachable database: one line naming it (_Commands), before any work."""
+    from webcrawler.database import check_database
+
+    check_database(settings.database_url)
+
+
 @contextlib.contextmanager
-def _storage_errors(settings: Settings) -> Iterator[None]:
-    """A full disk or a failed index writer: one line and exit 1, not a traceback."""
-    from webcrawler.engine.indexer import IndexFailed
+def _disk_full(settings: Settings) -> Iterator[None]:
+    """A full disk met where no StorageFull was raised (a library's own error): StorageFull."""
     from webcrawler.storage_errors import StorageFull, is_disk_full
 
     try:
         yield
-    except (StorageFull, IndexFailed) as exc:
-        raise click.ClickException(str(exc)) from None
+    except WebcrawlerError:
+        raise
     except Exception as exc:
         if is_disk_full(exc):
-            raise click.ClickException(str(StorageFull(settings.data_dir))) from None
+            raise StorageFull(settings.data_dir) from None
         raise
 
 
@@ -256,12 +278,13 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     from webcrawler.index import QueryError
 
     settings = _settings(agents=agents or 4, **flags)
+    _check_database(settings)
     options = RealtimeOptions(query, seconds=seconds, want=want, threshold=threshold,
                               max_fetches=max_fetches, start_urls=start_urls)
     stop: list[str] = []
     _install_signals(stop.append)
     try:
-        with _storage_errors(settings):
+        with _disk_full(settings):
             summary = run_realtime(settings, options, lambda e: _echo(show_event(e, as_json)),
                                    cancelled=lambda: bool(stop), explicit=_explicit(flags))
     except QueryError as exc:
@@ -280,13 +303,12 @@ def _echo(line: str | None) -> None:
 @db_option
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
-    from webcrawler.database import check_database
     from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
-    check_database(settings.database_url)  # a database server not answering: one line, not zeros
+    _check_database(settings)  # a database server not answering: one line, not zeros
     with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
                  stats_ttl=0) as sources:
         figures = gather_stats(sources)
@@ -349,17 +371,13 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 def serve(data_dir: Path | None, db_url: str | None, **flags: Any) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
     from webcrawler.engine.run import check_data
-    from webcrawler.query_server import ServeError
     from webcrawler.query_server import serve as run_server
 
     configuration = serve_configuration({"data_dir": data_dir, "db_url": db_url}, flags)
     settings, options = configuration.crawl.value, configuration.serve.value
     check_data(settings)  # a damaged database or index: one line (_Commands), before serving
-    try:
-        run_server(settings.data_dir, host=options.host, port=options.port,
-                   db_url=settings.db_url or None, threads=options.threads, **options.app_options())
-    except ServeError as exc:
-        raise click.ClickException(str(exc)) from None
+    run_server(settings.data_dir, host=options.host, port=options.port,
+               db_url=settings.db_url or None, threads=options.threads, **options.app_options())
 
 
 @main.command()
@@ -380,24 +398,20 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     """Crawl a demo web (the standard library's pydoc pages, served on 127.0.5.x), index it,
     print a summary, then serve the search page until Ctrl-C (a Ctrl-C during the crawl ends
     the crawl early and serves what it found)."""
-    from webcrawler.demo import DemoError, run_demo
-    from webcrawler.query_server import ServeError
+    from webcrawler.demo import run_demo
 
-    try:
-        run_demo(data_dir, port=port, seconds=seconds, host=host, agents=agents, serve=serve,
-                 install_signals=_install_signals, web_port=web_port)
-    except (DemoError, ServeError) as exc:
-        raise click.ClickException(str(exc)) from None
+    run_demo(data_dir, port=port, seconds=seconds, host=host, agents=agents, serve=serve,
+             install_signals=_install_signals, web_port=web_port)
 
 main.add_command(plan_recrawl)
 
-main.add_command(crawl_command)  # issue 13: the personal-crawler toolkit (.json: issue 14)
-main.add_command(workbench_command)  # issue 14: the Crawler Workbench
-register_shard_commands(main, data_dir_option, db_option)  # issue 15: index shards
-main.add_command(agent_scheduler)  # issue 15: agent hosts through Dask
+main.add_command(crawl_command)  # the personal-crawler toolkit, and workbench definitions (.json)
+main.add_command(workbench_command)  # the Crawler Workbench
+register_shard_commands(main, data_dir_option, db_option)  # index shards
+main.add_command(agent_scheduler)  # agent hosts through Dask
 main.add_command(agent_host)
-main.add_command(export)  # issue 11: the stored crawl out, JSON Lines or WARC
-main.add_command(config_command)  # issue 16: the effective configuration
+main.add_command(export)  # the stored crawl out, JSON Lines or WARC
+main.add_command(config_command)  # the effective configuration
 
 if __name__ == "__main__":
     main()

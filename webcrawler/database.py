@@ -42,25 +42,16 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, NoSuchModuleError
 
 from webcrawler import dialects
+from webcrawler.datadir import DataDir
 from webcrawler.errors import DataDamaged
+from webcrawler.states import State  # noqa: F401 - the schema's states, named here too
 
 SCHEMA_VERSION = 1
 
 metadata = MetaData()
-
-
-class State:
-    """A document's place in its life. Stored as short strings."""
-
-    QUEUED = "queued"  # known and waiting in the frontier
-    FETCHED = "fetched"  # retrieved and stored (and indexed unless noindex)
-    FAILED = "failed"  # could not be retrieved: see reason
-    EXCLUDED = "excluded"  # deliberately not fetched: see reason
-    REDIRECTED = "redirected"  # answered 3xx; the target is a document of its own
-    GONE = "gone"  # fetched once, then answered 404 or 410 on a recrawl: out of the index
 
 
 servers = Table(
@@ -113,7 +104,7 @@ documents = Table(
     Column("times_fetched", Integer, nullable=False, default=0),
     Column("times_changed", Integer, nullable=False, default=0),
     Column("redirects", Integer, nullable=False, default=0),  # hops that led here
-    # Recrawling (issue 11, after WebFountain): the HTTP validators as received, the change
+    # Recrawling (after WebFountain): the HTTP validators as received, the change
     # history and its one-byte bucket, when the page is due again, and its MinHash sketch.
     Column("etag", String(256)),
     Column("last_modified", String(64)),
@@ -207,7 +198,8 @@ meta = Table(
 
 
 def sqlite_url(data_dir: Path) -> str:
-    return f"sqlite:///{Path(data_dir) / 'webcrawler.db'}"
+    """The URL of the SQLite database in `data_dir`."""
+    return DataDir(data_dir).database_url
 
 
 def connect(url: str, readonly: bool = False) -> Engine:
@@ -249,7 +241,7 @@ def _add_missing_columns(engine: Engine) -> None:
 
 def _add_column_sql(engine: Engine, table: str, column: Column) -> str:
     kind = column.type.compile(dialect=engine.dialect)
-    default = column.default.arg if column.default is not None else None
+    default = getattr(column.default, "arg", None)  # a constant default (ScalarElementColumnDefault)
     if default is None:
         return f"ALTER TABLE {table} ADD COLUMN {column.name} {kind}"
     return f"ALTER TABLE {table} ADD COLUMN {column.name} {kind} NOT NULL DEFAULT {default!r}"
@@ -295,6 +287,15 @@ class DatabaseUnavailable(DataDamaged):
     def __init__(self, where: str, reason: str) -> None:
         self.where = where
         super().__init__(f"the database {where} {reason}")
+
+
+def unreadable(error: BaseException) -> DatabaseDamaged | None:
+    """`error` as DatabaseDamaged when it is the driver saying the file is damaged (SQLAlchemy's
+    plain DatabaseError: "file is not a database", "disk image is malformed"), met after
+    `check_database` passed; None for every other error, which stays what it is."""
+    if type(error) is not DatabaseError:
+        return None
+    return DatabaseDamaged("of this crawl", f"cannot be read ({_short(error)})")
 
 
 def check_database(url: str) -> None:

@@ -21,19 +21,20 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from webcrawler.datadir import DataDir
 from webcrawler.engine.run import run_index
+from webcrawler.errors import ServiceError
 from webcrawler.query_server import PortInUseError, ServeError, serve
 from webcrawler.settings import Settings
 from webcrawler.testing.demoweb import DemoWeb
 
 DEFAULT_DATA_DIR = Path("webcrawler-demo")
 MARKER = ".webcrawler-demo"  # "this directory belongs to the demo; it may be wiped"
-OURS = ("webcrawler.db", "webcrawler.db-wal", "webcrawler.db-shm", "webcrawler.db-journal", "index")
 
 InstallSignals = Callable[[Callable[[str], None]], None]
 
 
-class DemoError(Exception):
+class DemoError(ServiceError):
     """The demo cannot start; str(error) is a one-line message for the user."""
 
 
@@ -102,8 +103,8 @@ def prepare_data_dir(data_dir: Path) -> None:
         raise DemoError(f"{data_dir} is not empty and was not made by the demo: the demo starts "
                         "fresh each run, so choose a new or empty --data-dir")
     data_dir.mkdir(parents=True, exist_ok=True)
-    for name in OURS:
-        path = data_dir / name
+    paths = DataDir(data_dir)
+    for path in (*paths.database_files, paths.index):  # what the demo wipes
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path)
         elif path.exists() or path.is_symlink():

@@ -90,12 +90,14 @@ def connect_args(url: str, readonly: bool) -> dict[str, Any]:
 def insert_ignore(dialect: str, table: Table) -> Insert:
     """INSERT that keeps an existing row with the same key (SQLite, PostgreSQL, MySQL)."""
     if dialect == SQLITE:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    elif dialect == POSTGRESQL:
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        return insert(table).prefix_with("IGNORE")
-    return dialect_insert(table).on_conflict_do_nothing()
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(table).on_conflict_do_nothing()
+    if dialect == POSTGRESQL:
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert(table).on_conflict_do_nothing()
+    return insert(table).prefix_with("IGNORE")
 
 
 def wait_for_writers(engine: Engine, milliseconds: int) -> None:
@@ -103,7 +105,7 @@ def wait_for_writers(engine: Engine, milliseconds: int) -> None:
     busy timeout; a PostgreSQL writer waits for the advisory lock as long as it takes)."""
     if engine.dialect.name == SQLITE:
         @event.listens_for(engine, "connect")
-        def _patient(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+        def _patient(dbapi_conn, _record):
             dbapi_conn.execute(f"PRAGMA busy_timeout = {milliseconds}")
 
         engine.dispose()
@@ -118,7 +120,7 @@ def param_cleaner(dialect: str) -> Callable[[Any], Any] | None:
 
 def _configure_sqlite(engine: Engine, readonly: bool) -> None:
     @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+    def _pragmas(dbapi_conn, _record):
         # Let SQLAlchemy's BEGIN (below) decide when a transaction starts.
         dbapi_conn.isolation_level = None
         cursor = dbapi_conn.cursor()
@@ -135,7 +137,7 @@ def _configure_sqlite(engine: Engine, readonly: bool) -> None:
         f"{engine.url.database}-turnstile"
 
     @event.listens_for(engine, "begin")
-    def _begin(conn):  # type: ignore[no-untyped-def]
+    def _begin(conn):
         if readonly:
             conn.exec_driver_sql("BEGIN")
             return
@@ -171,14 +173,14 @@ def _unbounded(type_: String, compiler: Any, **kw: Any) -> str:
 
 def _configure_postgresql(engine: Engine, readonly: bool) -> None:
     @event.listens_for(engine, "before_cursor_execute", retval=True)
-    def _clean(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+    def _clean(conn, cursor, statement, parameters, context, executemany):
         return statement, _without_nul(parameters)
 
     if readonly:
         return
 
     @event.listens_for(engine, "begin")
-    def _begin(conn):  # type: ignore[no-untyped-def]
+    def _begin(conn):
         # The lock is released by the transaction's COMMIT or ROLLBACK, or when the session dies.
         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITER_LOCK})")
 

@@ -1,12 +1,94 @@
-"""The error every command reports the same way: a damaged data directory.
+"""The one tree of the project's errors: what the user is told, and with which exit status.
 
-`DatabaseDamaged` (database.py) and `IndexDamaged` (index/models.py) derive from
-`DataDamaged`, so the command line turns either into one line and exit status 1
-wherever it is found, without importing the index (and Whoosh) to catch it.
-Nothing here imports anything.
+Every error of the house derives from `WebcrawlerError`; its message is one line for
+the user (it names the file, the setting or the address, and says what to do; no
+library's raw message), and `exit_code` is the status the command line exits with. The
+command line turns them into that line and that status once, at its edge (cli.py), so
+a command needs no try/except of its own to print and exit. The kinds, and where each
+error lives (beside the code that raises it):
+
+    WebcrawlerError                      exit 1
+    ├── UsageError                       exit 2: what the user typed or configured cannot be used
+    │   ├── ConfigError                  config/kinds.py: a setting (file, variable, flag)
+    │   ├── QueryError                   index/models.py: a query the index cannot run
+    │   ├── BadQuery                     web/payload.py: a request value to retype
+    │   ├── InvalidURL                   urls.py
+    │   ├── InvalidUserAgent             robots.py
+    │   ├── ImportanceError              importance/metrics.py: an importance metric
+    │   ├── DefinitionError              workbench/definition.py: a crawl definition
+    │   └── UnsafePath                   toolkit/actions/files.py: a path outside its folder
+    ├── ExtraMissing                     an optional part of the install is missing
+    │   └── PlotsUnavailable             plots.py: webcrawler[plots]
+    ├── DataDamaged                      a file of the data directory cannot be used as it is
+    │   ├── DatabaseDamaged              database.py
+    │   ├── DatabaseUnavailable          database.py: the database server does not answer
+    │   └── IndexDamaged                 index/models.py
+    ├── StorageError                     the data directory could not be written
+    │   ├── StorageFull                  storage_errors.py: the disk is full
+    │   └── IndexFailed                  engine/indexer.py: the index writer died
+    ├── NothingToDo                      the data directory holds nothing for the command
+    │   ├── NothingToCrawl               engine/run.py
+    │   ├── NothingToReindex             engine/reindex.py
+    │   └── NoHistory                    recrawl/history.py: no crawl history to plan from
+    ├── ServiceError                     a server or a peer could not be started or reached
+    │   ├── ServeError                   web/server.py: cannot listen
+    │   │   └── PortInUseError
+    │   ├── NoAgentHosts                 agenthosts/errors.py
+    │   ├── RemoteError                  workbench/remote.py: another workbench refused
+    │   └── DemoError                    demo.py
+    ├── FetchError                       one retrieval failed: the agent answers a Failure
+    │   ├── BodyError                    agents/body.py (BodyTooLarge, DeadlineExceeded, ...)
+    │   └── PrivateAddress               agents/addresses.py
+    └── SolveFailed                      recrawl/solve.py: the recrawl model has no solution
+
+Builtin bases stay beside the tree's where callers catch them (`ConfigError` is a
+ValueError too, `PrivateAddress` an OSError, as the HTTP library expects). Nothing here
+imports anything.
 """
 
 
-class DataDamaged(Exception):
+class WebcrawlerError(Exception):
+    """An error the user is told about in one line; `exit_code` is the command's status."""
+
+    exit_code = 1
+
+
+class UsageError(WebcrawlerError):
+    """What the user typed or configured cannot be used: retype it (exit status 2, as click
+    does for a bad option)."""
+
+    exit_code = 2
+
+
+class ExtraMissing(WebcrawlerError):
+    """A command needs an optional part of the install; the message names the extra
+    (`pip install 'webcrawler[plots]'`)."""
+
+
+class DataDamaged(WebcrawlerError):
     """A file of the data directory cannot be used as it is. The message names the file
     and says what to do; it is for the user: no library's raw message."""
+
+
+class StorageError(WebcrawlerError):
+    """The data directory could not be written; what was committed before is kept."""
+
+
+class NothingToDo(WebcrawlerError):
+    """The data directory holds nothing for the command to work on."""
+
+
+class ServiceError(WebcrawlerError):
+    """A server or a peer (the query server's port, an agent scheduler, another workbench)
+    could not be started or reached."""
+
+
+class FetchError(WebcrawlerError):
+    """One retrieval failed. Never shown to the user as such: the agent reports it as a
+    `Failure` message with its reason, and the crawl goes on."""
+
+
+def needs_extra(extra: str, what: str, error: ImportError) -> ExtraMissing:
+    """The one line a command prints when an optional dependency is not installed."""
+    return ExtraMissing(f"{what} needs {error.name or 'an optional package'}, which is not "
+                        f"installed: pip install 'webcrawler[{extra}]'")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 SAMPLE_CHARS = 600  # of the text, after the title: enough for a confident guess
 MIN_LETTERS = 20  # fewer letters than this: too short to tell
@@ -21,7 +22,7 @@ _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 @cache
-def _identifier():  # type: ignore[no-untyped-def]
+def _identifier() -> Any:
     """The model, loaded once per process (0.1 s) with probabilities normalised."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 

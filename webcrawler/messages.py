@@ -38,17 +38,23 @@ class Reason:
     EXCLUDED = "excluded"  # include/exclude pattern, depth, URL length, per-server cap
     DUPLICATE = "duplicate"  # same content as another document already fetched
     PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
+    POLICY = "policy"  # a toolkit crawl's request policy refused the request: it never went out
+
+
+ROBOTS_HOP = "robots-hop"  # Retrieve.kind: one robots.txt request, its redirect answered as data
 
 
 @dataclass(frozen=True, slots=True)
 class Retrieve:
     """"Retrieve this URL." `kind` is "document", "robots", "page" (a document whose
-    answer also carries its decoded markup, for the personal-crawler toolkit) or "file"
-    (any type, an image say: the answer's `body` holds the bytes, nothing is parsed).
+    answer also carries its decoded markup, for the personal-crawler toolkit), "file"
+    (any type, an image say: the answer's `body` holds the bytes, nothing is parsed) or
+    "robots-hop" (robots.txt without following its redirects: a usable one comes back as
+    `Redirect`, so that a request policy decides on, and audits, every hop).
 
     A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
     the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`
-    asks for the text's shingle sketch (about 1 ms a page: only incremental crawls pay it).
+    asks for the text's shingle sketch (a cost per page: only incremental crawls pay it).
     """
 
     job_id: int
@@ -61,7 +67,7 @@ class Retrieve:
 
 
 @dataclass(frozen=True, slots=True)
-class Link:
+class Outlink:
     """An outbound link as found in a page: absolute, normalised URL and its anchor text."""
 
     url: str
@@ -86,7 +92,7 @@ class Document:
     charset: str
     title: str
     text: str
-    links: tuple[Link, ...] = ()
+    links: tuple[Outlink, ...] = ()
     length: int = 0  # bytes received, after decompression
     checksum: str = ""  # hex digest of the body bytes
     elapsed: float = 0.0  # seconds spent retrieving and parsing

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from webcrawler.errors import ExtraMissing
+
 INSTALL = "pip install 'webcrawler[plots]'"
 
 
-class PlotsUnavailable(ValueError):
+class PlotsUnavailable(ExtraMissing, ValueError):
     """matplotlib is not installed. A ValueError: the commands already turn those into one line."""
 
     def __init__(self) -> None:

@@ -64,6 +64,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from webcrawler.errors import UsageError
+
 logger = logging.getLogger(__name__)
 
 MAX_BYTES = 500 * 1024  # RFC 9309 2.5: parse at least 500 KiB; we parse exactly that
@@ -88,7 +90,7 @@ _KEPT = _UNRESERVED | frozenset(":/?[]@!&'()+,;=")
 _PLAIN = re.compile(r"[A-Za-z0-9\-._~:/?\[\]@!&'()+,;=]*")
 
 
-class InvalidUserAgent(ValueError):
+class InvalidUserAgent(UsageError, ValueError):
     """The user agent does not start with a product token (letters, "_" and "-")."""
 
 

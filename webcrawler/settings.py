@@ -1,17 +1,18 @@
 """One settings object for a crawl, passed down, never read from globals.
 
-Precedence: the defaults here <- the data directory's `webcrawler.toml` ([crawl]) <-
-``WEBCRAWLER_*`` environment variables <- command-line flags; `webcrawler.config` applies
-the layers for the CLI, and docs/configuration.md documents every field (a test keeps it so).
-`from_environment` is the layers without the file, for callers with no data directory.
+A plain dataclass: what each field means and its default. Loading it is `webcrawler.config`'s
+job (precedence: the defaults here <- the data directory's `webcrawler.toml` ([crawl]) <-
+``WEBCRAWLER_*`` environment variables <- command-line flags; `config.layers.from_environment`
+is the layers without the file, for callers with no data directory), and
+docs/configuration.md documents every field (a test keeps it so).
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from webcrawler.datadir import DataDir
 from webcrawler.messages import AgentConfig
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
@@ -58,8 +59,11 @@ class Settings:
     recrawl_share: float = 0.5  # weight of each server's recrawl queue against its new URLs
     keep_responses: bool = False  # store raw responses for WARC export (incremental crawls always do)
     agents_at: str = ""  # a Dask scheduler (tcp://HOST:PORT) whose agent hosts fetch; empty = local agents
+    tls_ca: str = ""  # with agents_at tls://...: the cluster's CA certificate (PEM file)
+    tls_cert: str = ""  # ... the engine's certificate, signed by that CA
+    tls_key: str = ""  # ... and its private key
 
-    plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle (issue 12)
+    plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
@@ -67,17 +71,22 @@ class Settings:
 
     @property
     def stores_responses(self) -> bool:
-        """Keep each page's raw response? Costs a batch crawl of the test web about 10% of its
-        speed (bodies are most of the database's writes), so only when asked, or incremental."""
+        """Keep each page's raw response? Bodies are most of the database's writes, so only
+        when asked, or incremental."""
         return self.keep_responses or self.incremental
 
     @property
+    def paths(self) -> DataDir:
+        """The data directory's parts (datadir.py)."""
+        return DataDir(self.data_dir)
+
+    @property
     def database_url(self) -> str:
-        return self.db_url or f"sqlite:///{self.data_dir / 'webcrawler.db'}"
+        return self.db_url or self.paths.database_url
 
     @property
     def index_dir(self) -> Path:
-        return self.data_dir / "index"
+        return self.paths.index
 
     def agent_config(self) -> AgentConfig:
         agent = self.user_agent or f"{self.robots_token}/0.1 (personal search engine; webcrawler)"
@@ -97,11 +106,3 @@ class Settings:
         """Seconds an agent may hold one URL before the engine replaces it."""
         return self.agent_deadline or self.total_timeout + 15.0
 
-
-def from_environment(env: dict[str, str] | None = None, base: Settings | None = None) -> Settings:
-    """Apply ``WEBCRAWLER_<FIELD>`` variables (and WEBCRAWLER_DATA / WEBCRAWLER_DB) to `base`;
-    a variable that is not a number where one is expected raises ValueError (ConfigError)."""
-    from webcrawler.config.layers import environment_values  # it imports Settings
-
-    found = environment_values(Settings, os.environ if env is None else env)
-    return replace(base or Settings(), **{name: value for name, (value, _) in found.items()})

@@ -1,5 +1,5 @@
 """The sharded index's commands: `index-writer`, and the options `index` and `optimize`
-take for shards (issue 15; docs/scale-out.md, "Index shards").
+take for shards (docs/scale-out.md, "Index shards").
 
 `webcrawler index-writer --shard K --shards S` is one shard's writer: it needs the
 database (`--db`, shared by every host) and its shard's directory, runs until
@@ -44,12 +44,17 @@ def register_shard_commands(group: click.Group, data_dir_option: Callable, db_op
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 def _index_writer(shard: int, shards: int, until_empty: bool, progress: bool, **flags: Any) -> None:
     """Index one shard of a sharded index from the shared database's outbox."""
-    from webcrawler.cli import _settings
+    from webcrawler.config.options import crawl_settings
+    from webcrawler.database import check_database
     from webcrawler.engine.shard_writer import run_shard_writer
 
     if shard >= shards:
         raise click.UsageError(f"--shard must be one of 0..{shards - 1}")
-    settings = _settings(**flags)
+    settings = crawl_settings(flags)
+    if not settings.data_dir.is_dir():  # a mistyped --data-dir: never a new, empty crawl
+        raise click.ClickException(f"no data directory {settings.data_dir}: give the one the "
+                                   "shard's index lives in (--data-dir or WEBCRAWLER_DATA)")
+    check_database(settings.database_url)
     stopping: list[int] = []
 
     def stop(signum: int, _frame: Any) -> None:

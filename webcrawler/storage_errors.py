@@ -17,11 +17,13 @@ import errno
 import sqlite3
 from pathlib import Path
 
+from webcrawler.errors import StorageError
+
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 _SQLITE_FULL = 13  # SQLITE_FULL: "database or disk is full"
 
 
-class StorageFull(Exception):
+class StorageFull(StorageError):
     """The disk holding the data directory is full; the crawl stopped at its last commit."""
 
     def __init__(self, path: Path | str, where: str = "") -> None:

@@ -25,6 +25,8 @@ import ipaddress
 import re
 from urllib.parse import urljoin, urlsplit
 
+from webcrawler.errors import UsageError
+
 SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_URL_LENGTH = 2048
@@ -36,7 +38,7 @@ _SAFE_QUERY = _SAFE_PATH | frozenset("?")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 
 
-class InvalidURL(ValueError):
+class InvalidURL(UsageError, ValueError):
     """The string is not a crawlable http(s) URL."""
 
 
@@ -62,7 +64,7 @@ def normalize(url: str, base: str | None = None, max_length: int = MAX_URL_LENGT
         raise InvalidURL(f"not an http(s) URL: {url[:200]!r}")
     host = _normalize_host(parts.hostname or "")
     netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    path = _canonical_escapes(remove_dot_segments(parts.path or "/"), _SAFE_PATH)
+    path = _decoded_path(parts.path or "/")
     query = _canonical_escapes(parts.query, _SAFE_QUERY)
     result = f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
     if len(result) > max_length:
@@ -192,6 +194,13 @@ def remove_dot_segments(path: str) -> str:
             output.append(segment)
     trailing = path.endswith(("/.", "/..")) or path in (".", "..")
     return "/" + "/".join(output) + ("/" if trailing and output else "")
+
+
+def _decoded_path(path: str) -> str:
+    """The path with canonical escapes, then without dot segments: RFC 3986 normalises
+    percent-encoding (section 6.2.2.2) before removing dot segments (5.2.4), so that
+    ``/%2e%2e/etc/passwd`` is ``/etc/passwd`` and never stored as ``/../etc/passwd``."""
+    return remove_dot_segments(_canonical_escapes(path, _SAFE_PATH))
 
 
 def _canonical_escapes(text: str, safe: frozenset[str]) -> str:

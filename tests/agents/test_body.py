@@ -97,6 +97,7 @@ def test_corrupt_and_unknown_encodings() -> None:
         read_body(Raw(b"data"), "br", 1000, FAR)
 
 
+@pytest.mark.wallclock
 def test_deadline() -> None:
     raw = Raw(b"x" * 100_000, piece=10, delay=0.01)
     with pytest.raises(DeadlineExceeded):

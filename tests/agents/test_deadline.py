@@ -29,6 +29,8 @@ BOUND = FAST.total_timeout + 3  # "well before total_timeout + 15"
 STATUS = b"HTTP/1.1 200 OK\r\n"
 REST = b"Content-Type: text/html\r\nContent-Length: 21\r\n\r\n<title>late</title>\r\n"
 
+pytestmark = pytest.mark.wallclock  # deadlines and timeouts on the wall clock
+
 
 def drip_status(head: bytes):
     yield from drip(STATUS, PAUSE)  # 17 bytes: 5.1 s

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import zlib
 
+import pytest
 import requests
 import urllib3.exceptions as u3
 
@@ -35,6 +36,7 @@ def test_connection_refused() -> None:
     assert classify(_wrapped(new))[0] == Reason.REFUSED
 
 
+@pytest.mark.wallclock
 def test_timeouts() -> None:
     assert classify(requests.exceptions.ConnectTimeout("slow"))[0] == Reason.TIMEOUT
     assert classify(requests.exceptions.ReadTimeout("slow"))[0] == Reason.TIMEOUT

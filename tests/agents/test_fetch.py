@@ -15,13 +15,14 @@ from webcrawler.messages import (
     AgentConfig,
     Document,
     Failure,
-    Link,
+    Outlink,
     Reason,
     Redirect,
     Retrieve,
     RobotsFile,
 )
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.testing.waiting import wait_until
 
 from .conftest import FAST, closed_port
 
@@ -125,7 +126,7 @@ def test_document(fetcher: Fetcher, web: LoopbackWeb) -> None:
     assert (doc.job_id, doc.status, doc.content_type, doc.charset) == (7, 200, "text/html", "utf-8")
     assert doc.final_url == origin + "/" and doc.title == "Home"
     assert doc.text == "Home hello world A B again"
-    assert doc.links == (Link(origin + "/a.html", "A | again"), Link(origin + "/b.html", "B"))
+    assert doc.links == (Outlink(origin + "/a.html", "A | again"), Outlink(origin + "/b.html", "B"))
     assert doc.length > 0 and len(doc.checksum) == 32 and 0 < doc.elapsed < 1
     web.log.settle()
     hit = web.log.for_server(web.name(A))[-1]
@@ -240,12 +241,14 @@ def test_endless_body_is_cut_at_the_cap(fetcher: Fetcher, web: LoopbackWeb) -> N
     assert answer.elapsed < 0.5
 
 
+@pytest.mark.wallclock
 def test_read_timeout(fetcher: Fetcher, web: LoopbackWeb) -> None:
     answer = get(fetcher, web, "/slow-start")
     assert isinstance(answer, Failure) and answer.reason == Reason.TIMEOUT
     assert answer.elapsed < 1.2
 
 
+@pytest.mark.wallclock
 def test_total_deadline_cuts_a_trickle() -> None:
     config = AgentConfig(connect_timeout=0.5, read_timeout=0.5, total_timeout=0.4)
     with LoopbackWeb([Site("127.0.2.3", ROUTES)]) as web, Fetcher(config) as fetcher:
@@ -341,10 +344,6 @@ def test_robots_unreachable(fetcher: Fetcher) -> None:
 
 def _wait_for_hit(web: LoopbackWeb, path: str, timeout: float = 3.0):
     """The access-log entry for `path`, which appears when the server's handler finishes."""
-    until = time.monotonic() + timeout
-    while time.monotonic() < until:
-        hits = [h for h in web.log.snapshot() if h.path == path]
-        if hits:
-            return hits[-1]
-        time.sleep(0.02)
-    raise AssertionError(f"no request for {path} finished")
+    hits = wait_until(lambda: [h for h in web.log.snapshot() if h.path == path], timeout,
+                      f"a request for {path} finishing", interval=0.02)
+    return hits[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from webcrawler.agents.parse import parse_html, parse_plain
-from webcrawler.messages import Link
+from webcrawler.messages import Outlink
 
 PAGE = "http://site.test/dir/page.html"
 
@@ -34,22 +34,22 @@ def test_links_are_resolved_normalised_and_deduplicated() -> None:
       <a href="HTTP://Other.TEST:80/%7euser/">user</a> <a href="http://[bad">bad</a>
       <map><area href="../up.html" alt="Up"></map> <a href="ftp://f.test/">ftp</a>"""
     assert parse_html(doc, PAGE).links == (
-        Link("http://site.test/dir/a.html", "A pic link | again"),
-        Link("http://other.test/~user/", "user"),
-        Link("http://site.test/up.html", "Up"),
+        Outlink("http://site.test/dir/a.html", "A pic link | again"),
+        Outlink("http://other.test/~user/", "user"),
+        Outlink("http://site.test/up.html", "Up"),
     )
 
 
 def test_base_href() -> None:
     doc = '<head><base href="http://cdn.test/root/"></head><a href="x/y.html">x</a>'
-    assert parse_html(doc, PAGE).links == (Link("http://cdn.test/root/x/y.html", "x"),)
+    assert parse_html(doc, PAGE).links == (Outlink("http://cdn.test/root/x/y.html", "x"),)
     doc = '<head><base href="javascript:alert(1)"></head><a href="y.html">y</a>'
-    assert parse_html(doc, PAGE).links == (Link("http://site.test/dir/y.html", "y"),)
+    assert parse_html(doc, PAGE).links == (Outlink("http://site.test/dir/y.html", "y"),)
 
 
 def test_rel_nofollow_links_are_dropped() -> None:
     doc = '<a rel="Sponsored NOFOLLOW" href="/ad">ad</a><a rel="next" href="/2">next</a>'
-    assert parse_html(doc, PAGE).links == (Link("http://site.test/2", "next"),)
+    assert parse_html(doc, PAGE).links == (Outlink("http://site.test/2", "next"),)
 
 
 @pytest.mark.parametrize("meta, noindex, nofollow", [
@@ -64,7 +64,7 @@ def test_rel_nofollow_links_are_dropped() -> None:
 def test_meta_robots(meta: str, noindex: bool, nofollow: bool) -> None:
     parsed = parse_html(f"<head>{meta}</head><body><a href='/x'>x</a></body>", PAGE, "webcrawler")
     assert (parsed.noindex, parsed.nofollow) == (noindex, nofollow)
-    assert parsed.links == (() if nofollow else (Link("http://site.test/x", "x"),))
+    assert parsed.links == (() if nofollow else (Outlink("http://site.test/x", "x"),))
 
 
 def test_max_links() -> None:

@@ -91,6 +91,7 @@ def test_a_killed_agent_host_loses_no_page(cluster, settings):
     assert list(survivor) == [cluster.hosts[1].address]
 
 
+@pytest.mark.wallclock
 def test_an_unanswered_url_is_answered_by_the_deadline_and_the_crawl_goes_on(cluster, settings):
     pages = site_pages("stuck", 3)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from webcrawler.database import State
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
@@ -34,6 +36,7 @@ def test_server_first_order_and_robots_first(small_web, settings):
     assert states[small_web.url("127.0.4.11", "/p6")] == (State.FAILED, "http-error")
 
 
+@pytest.mark.wallclock
 def test_politeness_one_request_per_server_and_delay(settings):
     sites = [Site(f"127.0.4.{20 + i}", site_pages(f"s{i}", 4)) for i in range(2)]
     with LoopbackWeb(sites) as web:
@@ -105,6 +108,7 @@ def test_body_cap_records_too_large(settings):
     assert states[web.url("127.0.4.34", "/big")] == (State.FAILED, "too-large")
 
 
+@pytest.mark.wallclock
 def test_hung_agent_is_replaced_and_the_crawl_goes_on(settings):
     pages = site_pages("slow", 3)
     pages["/p1"] = Page(iter([b"<html><title>slow</title>"] + [b" "] * 100), chunk_delay=0.5)
@@ -116,6 +120,7 @@ def test_hung_agent_is_replaced_and_the_crawl_goes_on(settings):
     assert states[web.url("127.0.4.35", "/p3")][0] == State.FETCHED
 
 
+@pytest.mark.wallclock
 def test_max_docs_and_hours_stop_the_crawl(settings):
     def calendar(path: str):  # a calendar that never ends
         n = int(path.strip("/") or 0)
@@ -135,7 +140,7 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     import threading
 
     from webcrawler.database import connect
-    from webcrawler.engine.crawl import Crawler
+    from webcrawler.engine.indexing import index_loop
     from webcrawler.engine.pool import AgentPool
     from webcrawler.engine.store import CrawlStore
 
@@ -164,7 +169,7 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     with LoopbackWeb([Site("127.0.4.37", routes)]) as web:
         engine = connect(settings.database_url)
         store = CrawlStore(engine)
-        crawler = Crawler(settings, store, pool_factory=pool_factory)
+        crawler = index_loop(settings, store, pool_factory=pool_factory)
         crawler.add_seeds([web.url("127.0.4.37", "/")])
         thread = threading.Thread(target=killer)
         thread.start()
@@ -178,6 +183,7 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     assert states[web.url("127.0.4.37", "/p3")][0] == State.FETCHED
 
 
+@pytest.mark.wallclock
 def test_crawl_delay_larger_than_ours_is_honoured(settings):
     robots = "User-agent: *\nCrawl-delay: 0.4\n"
     with LoopbackWeb([Site("127.0.4.41", site_pages("cd", 3), robots_txt=robots)]) as web:
@@ -204,7 +210,7 @@ def test_scope_limits_depth_per_server_cap_and_patterns(settings):
 
 def test_agents_are_recycled_and_memory_hogs_replaced(settings):
     from webcrawler.database import connect
-    from webcrawler.engine.crawl import Crawler
+    from webcrawler.engine.indexing import index_loop
     from webcrawler.engine.pool import AgentPool
     from webcrawler.engine.store import CrawlStore
 
@@ -220,7 +226,7 @@ def test_agents_are_recycled_and_memory_hogs_replaced(settings):
                                    **pool_options))
             return pools[-1]
 
-        crawler = Crawler(settings, store, pool_factory=factory)
+        crawler = index_loop(settings, store, pool_factory=factory)
         crawler.add_seeds([web.url("127.0.4.44", "/")])
         stats = crawler.run()
         store.close()

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from webcrawler.engine.leases import RETRY, ServerLeases
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
@@ -47,6 +49,7 @@ def finish(process: subprocess.Popen) -> None:
     assert process.returncode == 0, err[-2000:]
 
 
+@pytest.mark.wallclock
 def test_index_and_realtime_search_share_one_politeness(tmp_path: Path) -> None:
     data = str(tmp_path / "data")
     with LoopbackWeb([Site(ADDRESS, routes(), robots_txt="User-agent: *\nAllow: /\n")]) as web:

@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import psutil
 from sqlalchemy import func, select
@@ -14,6 +13,7 @@ from sqlalchemy import func, select
 from webcrawler.database import INDEXED, State, connect, documents, index_outbox
 from webcrawler.index import open_searcher
 from webcrawler.testing.server import LoopbackWeb, Site
+from webcrawler.testing.waiting import wait_until
 
 from .conftest import document_states, site_pages
 
@@ -40,9 +40,7 @@ def test_sigkill_then_resume_loses_nothing_and_fetches_nothing_twice(settings, t
         seed = web.url("127.0.4.40", "/")
         proc = subprocess.Popen(index_command(settings.data_dir, "--seed", seed, "--delay", "0.05"),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while fetched_count(settings.database_url) < 12 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_until(lambda: fetched_count(settings.database_url) >= 12, 60, "12 documents fetched")
         children = psutil.Process(proc.pid).children(recursive=True)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)

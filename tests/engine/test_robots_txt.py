@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from webcrawler.database import connect
 from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import ServerState
@@ -44,6 +46,7 @@ def fresh_server(store: CrawlStore) -> ServerState:
     return server
 
 
+@pytest.mark.wallclock
 def test_asked_first_then_obeyed_until_it_expires(tmp_path: Path, database_url: str) -> None:
     with opened(database_url) as store:
         server = fresh_server(store)

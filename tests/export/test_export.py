@@ -101,3 +101,19 @@ def test_a_batch_crawl_keeps_no_responses_unless_asked(tmp_path: Path):
                 kept = conn.execute(select(func.count()).select_from(responses)).scalar_one()
             engine.dispose()
             assert kept == (2 if keep else 0)
+
+
+def test_escaped_dot_segments_are_neither_stored_nor_exported(tmp_path: Path):
+    links = [("/%2e%2e/%2e%2e/etc/passwd", "up"), ("/docs/%2E%2e/%2e/notes", "up again")]
+    site = {"/": html("Home", "dots", links), "/etc/passwd": html("Passwd", "no such file"),
+            "/notes": html("Notes", "notes")}
+    with LoopbackWeb([Site("127.0.44.61", site)]) as web:
+        settings = Settings(data_dir=tmp_path / "data", agents=1, delay=0.0, hours=0.01,
+                            seeds=(web.url("127.0.44.61", "/"),))
+        run_index(settings, progress=False)
+        web.log.settle()
+        asked = set(web.log.paths())
+    result = webcrawler("export", "--data-dir", str(settings.data_dir))
+    urls = {json.loads(line)["url"] for line in result.stdout.decode().splitlines()}
+    assert urls == {web.url("127.0.44.61", p) for p in ("/", "/etc/passwd", "/notes")}
+    assert {"/etc/passwd", "/notes"} <= asked and not [p for p in asked if "." in p.replace(".txt", "")]

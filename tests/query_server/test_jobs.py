@@ -1,5 +1,5 @@
 """The background-job bookkeeping the real-time searches and the workbench's crawls share
-(query_server/jobs.py), on real child processes: the cap, the JSON lines, stop, the watchdog,
+(web/jobs.py), on real child processes: the cap, the JSON lines, stop, the watchdog,
 and the reaping of old finished jobs."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from webcrawler.query_server.jobs import BackgroundJob, JobList
+from webcrawler.web.jobs import BackgroundJob, JobList
 
 SLEEPER = ("import json, time; print(json.dumps({'n': 1}), flush=True); print('not json', "
            "flush=True); print('[2]', flush=True); time.sleep(60)")

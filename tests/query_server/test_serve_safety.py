@@ -13,7 +13,7 @@ import pytest
 
 from tests.query_server.conftest import build_app
 from webcrawler.query_server import ServerThread
-from webcrawler.query_server.server import exposure_warning
+from webcrawler.web.server import exposure_warning
 
 PATHS = ["/", "/search?q=biology", "/search?q=genome&page=2", "/api/search?q=molecular+biology",
          "/stats", "/api/stats", "/opensearch.xml", "/robots.txt", "/realtime", "/nowhere",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -20,19 +19,18 @@ from tests.realtime.topicweb import TopicWeb
 from webcrawler.database import State, connect, crawls, documents
 from webcrawler.engine.realtime import Found
 from webcrawler.index import open_searcher, open_writer
+from webcrawler.testing.waiting import wait_until
 
 
 def wait_for_index(index_dir: Path, documents: int, timeout: float = 40.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    def indexed() -> bool:
         try:
             with open_searcher(index_dir) as searcher:
-                if searcher.doc_count() >= documents:
-                    return
+                return searcher.doc_count() >= documents
         except FileNotFoundError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"the index crawl did not index {documents} documents in {timeout} s")
+            return False
+
+    wait_until(indexed, timeout, f"the index crawl indexing {documents} documents", interval=0.2)
 
 
 def test_realtime_search_beside_a_running_index_crawl(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.query_server.conftest import build_app
+from webcrawler.testing.waiting import wait_until
 
 
 def make_app(data_dir: Path, **options: object) -> Iterator[Flask]:
@@ -28,13 +28,11 @@ def client(indexed: Path) -> Iterator[FlaskClient]:
 
 
 def wait_done(client: FlaskClient, job_id: str, timeout: float = 45.0) -> dict:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    def finished() -> dict | None:
         view = client.get(f"/api/realtime/{job_id}").get_json()
-        if view["state"] != "running":
-            return view
-        time.sleep(0.2)
-    raise AssertionError(f"job {job_id} still running after {timeout} s")
+        return view if view["state"] != "running" else None
+
+    return wait_until(finished, timeout, f"job {job_id} finishing", interval=0.2)
 
 
 def test_start_read_and_finish_a_job(client: FlaskClient) -> None:

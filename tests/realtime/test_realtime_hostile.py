@@ -4,7 +4,6 @@ odd job ids, and failures whose text must be ours. Through the real app under wa
 from __future__ import annotations
 
 import json
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import pytest
 from tests.realtime.test_realtime_api import make_app
 from webcrawler.query_server import ServerThread
 from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.testing.waiting import wait_until
 
 INTERNAL = "127.0.9.1"  # plays the internal service: a job must never reach it through the query
 
@@ -47,14 +47,12 @@ def call(server: ServerThread, method: str, path: str, body: object = None,
 
 
 def wait_done(server: ServerThread, job_id: str, timeout: float = 45.0) -> dict:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    def finished() -> dict | None:
         status, view = call(server, "GET", f"/api/realtime/{job_id}")
         assert status == 200
-        if view["state"] != "running":
-            return view
-        time.sleep(0.2)
-    raise AssertionError(f"job {job_id} still running after {timeout} s")
+        return view if view["state"] != "running" else None
+
+    return wait_until(finished, timeout, f"job {job_id} finishing", interval=0.2)
 
 
 def test_a_query_starting_with_a_dash_is_a_query(server: ServerThread) -> None:
@@ -69,12 +67,26 @@ def test_a_query_starting_with_a_dash_is_a_query(server: ServerThread) -> None:
 
 def test_an_option_in_the_query_is_only_words(server: ServerThread, internal: LoopbackWeb) -> None:
     target = internal.url(INTERNAL, "/")
-    for query in (f"--from={target} sailing", f"--from {target} sailing"):
+    started = []
+    for query in (f"--from={target} sailing", f"--from {target} sailing"):  # both at once
         status, answer = call(server, "POST", "/api/realtime", {"q": query, "want": 1, "seconds": 4})
         assert status == 202, answer
-        assert wait_done(server, answer["id"])["state"] == "done"  # a search for its words
+        started.append(answer["id"])
+    for job_id in started:
+        assert wait_done(server, job_id)["state"] == "done"  # a search for its words
     internal.log.settle()
     assert internal.log.snapshot() == []  # allow_from_url is off: nothing reached the internal server
+
+
+@pytest.mark.parametrize("start", ["file:///etc/passwd", "gopher://127.0.9.1:70/_GET", "FILE:/etc/passwd",
+                                   "ftp://127.0.9.1/", "dict://127.0.9.1:11211/stat", "javascript:alert(1)",
+                                   "//127.0.9.1/", "/etc/passwd", "http://", "http:///etc/passwd"])
+def test_a_start_url_must_be_http_or_https(indexed: Path, start: str) -> None:
+    for app in make_app(indexed, allow_from_url=True):
+        with ServerThread(app, host="127.0.0.1", port=0, threads=2) as running:
+            status, answer = call(running, "POST", "/api/realtime", {"q": "sailing", "from": start})
+            assert status == 400 and "http or https" in answer["error"], answer
+        assert app.extensions["webcrawler.realtime"]._jobs.all() == []  # no job was started
 
 
 MALFORMED = {
@@ -112,15 +124,16 @@ def test_a_huge_body_gets_413(server: ServerThread) -> None:
     assert status == 413 and "too large" in answer["error"]
 
 
-@pytest.mark.parametrize("after", ["²", "١", "-1", "1e3", "10" * 300, " 1", "0x10", "1.5", "%00"])
-def test_odd_after_values_get_400(server: ServerThread, after: str) -> None:
+def test_odd_after_values_get_400(server: ServerThread) -> None:
+    """Each odd `after` on one running job (a job per value only started more processes)."""
     status, answer = call(server, "POST", "/api/realtime", {"q": "astronomy telescope", "want": 1,
                                                             "seconds": 3})
     assert status == 202
     try:
-        quoted = urllib.request.quote(after, safe="%")
-        status, view = call(server, "GET", f"/api/realtime/{answer['id']}?after={quoted}")
-        assert status == 400 and "after" in view["error"], view
+        for after in ["²", "١", "-1", "1e3", "10" * 300, " 1", "0x10", "1.5", "%00"]:
+            quoted = urllib.request.quote(after, safe="%")
+            status, view = call(server, "GET", f"/api/realtime/{answer['id']}?after={quoted}")
+            assert status == 400 and "after" in view["error"], (after, view)
     finally:
         wait_done(server, answer["id"])
 

@@ -18,7 +18,7 @@ import pytest
 from flask import Flask
 
 from tests.realtime.test_realtime_api import make_app
-from webcrawler.query_server.processes import group_members
+from webcrawler.web.processes import group_members
 
 
 @pytest.fixture

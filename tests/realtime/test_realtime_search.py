@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.realtime.conftest import search
 from tests.realtime.topicweb import TopicWeb
 from webcrawler.engine.orders.anchor_text import anchor_scores
@@ -58,6 +60,7 @@ def test_documents_found_now_are_indexed_and_returned(topic_web: TopicWeb, index
     assert {e.url for e in new} <= urls
 
 
+@pytest.mark.wallclock
 def test_the_time_limit_stops_the_search(indexed: Path) -> None:
     started = time.monotonic()
     summary = search(indexed, "chess opening", settings={"delay": 0.5}, seconds=2.0,

@@ -18,8 +18,8 @@ import pytest
 from sqlalchemy import select
 
 from webcrawler.database import State, connect, documents, links, responses
-from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
+from webcrawler.engine.indexing import index_loop
 from webcrawler.engine.store import CrawlStore, stored_text
 from webcrawler.index import open_searcher
 from webcrawler.messages import Document
@@ -71,7 +71,7 @@ def crawl(settings: Settings, seed: str) -> RecordingSink:
     sink = RecordingSink(IndexSink(store, settings.index_dir))
     try:
         ordering, recrawl = incremental_parts(settings, store, sink)
-        crawler = Crawler(settings, store, sink=sink, ordering=ordering, recrawl=recrawl)
+        crawler = index_loop(settings, store, sink=sink, ordering=ordering, recrawl=recrawl)
         crawler.add_seeds([seed])
         crawler.run()
     finally:

@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from webcrawler.database import connect
-from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.indexer import IndexSink
+from webcrawler.engine.indexing import index_loop
 from webcrawler.engine.store import CrawlStore
 from webcrawler.recrawl.auto_plan import as_recrawl_plan
 from webcrawler.recrawl.buckets import UNKNOWN
@@ -61,7 +61,7 @@ def driven_crawl(settings: Settings, seed: str, solver=None) -> Recrawler:
         ordering, recrawler = incremental_parts(settings, store, sink)
         assert isinstance(recrawler.replanner, ModelDriver)
         recrawler.replanner.solver = solver
-        Crawler(settings, store, sink=sink, ordering=ordering, recrawl=recrawler).run()
+        index_loop(settings, store, sink=sink, ordering=ordering, recrawl=recrawler).run()
         return recrawler
     finally:
         store.close()

@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from webcrawler.testing.server import LoopbackWeb, Site
+import pytest
+
+from webcrawler.testing.server import LoopbackWeb, Page, Site
 from webcrawler.toolkit import Crawler, Limits, RequestPolicy, Wildcard
 
 from .conftest import documents, tree_pages
@@ -107,3 +109,65 @@ def test_policy_rate_spaces_requests_and_refuses_none(tree_web, settings):
     sent = [entry.time for entry in policy.audit]  # when each request was let out
     gaps = [round(b - a, 3) for a, b in zip(sent, sent[1:], strict=False)]
     assert len(sent) == 8 and min(gaps) >= 0.099, gaps
+
+
+ROBOTS_HOST = "127.0.6.21"
+
+
+def redirecting_robots(targets: dict[str, str], robots: str = "User-agent: *\nDisallow: /b\n"):
+    """The tree, whose /robots.txt redirects to `targets["to"]` (set once the webs run), and
+    /real-robots.txt with the rules."""
+    pages = tree_pages()
+
+    def routes(path: str) -> Page | None:
+        if path == "/robots.txt":
+            return Page("moved", status=301, headers=(("Location", targets["to"]),))
+        if path == "/real-robots.txt":
+            return Page(robots, content_type="text/plain")
+        return pages.get(path)
+
+    return routes
+
+
+@pytest.mark.parametrize("elsewhere", ["another port", "another host"])
+def test_a_robots_txt_redirect_out_of_policy_is_refused_and_audited(settings, tmp_path, elsewhere):
+    audit, targets = tmp_path / "audit.jsonl", {}
+    other = "127.0.6.21" if elsewhere == "another port" else "127.0.6.22"
+    with LoopbackWeb([Site(ROBOTS_HOST, redirecting_robots(targets))]) as web, \
+            LoopbackWeb([Site(other, {"/robots.txt": Page("User-agent: *\nAllow: /\n")})]) as outside:
+        targets["to"] = outside.url(other, "/robots.txt")
+        policy = RequestPolicy(allowed_hosts=[web.name(ROBOTS_HOST)], audit_path=audit)
+        summary = Crawler(roots=[web.url(ROBOTS_HOST, "/")], policy=policy, settings=settings).run()
+        outside.log.settle()
+        assert outside.log.paths() == []  # the policy never allowed it: no request reached it
+    assert documents(web) == [] and summary.pages == 0  # robots.txt refused: unavailable, as the RFC says
+    robots = [(e.url, e.allowed) for e in policy.audit]
+    assert robots == [(web.url(ROBOTS_HOST, "/robots.txt"), True), (targets["to"], False)]
+    logged = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(e["url"], e["allowed"], e["kind"]) for e in logged] == [(u, a, "robots") for u, a in robots]
+
+
+def test_a_robots_txt_redirect_within_policy_is_followed_hop_by_hop(settings, tmp_path):
+    targets: dict[str, str] = {}
+    with LoopbackWeb([Site(ROBOTS_HOST, redirecting_robots(targets))]) as web:
+        targets["to"] = web.url(ROBOTS_HOST, "/real-robots.txt")
+        policy = RequestPolicy(allowed_hosts=[ROBOTS_HOST], max_rate=20.0)  # hops wait their turn too
+        summary = Crawler(roots=[web.url(ROBOTS_HOST, "/")], policy=policy, settings=settings).run()
+        web.log.settle()
+        paths = web.log.paths()
+    assert paths[:2] == ["/robots.txt", "/real-robots.txt"]
+    assert sorted(paths[2:]) == ["/", "/a", "/a/1", "/a/2"]  # /b disallowed by the rules it led to
+    assert [e.url.rsplit("/", 1)[1] for e in policy.audit if e.kind == "robots"] == [
+        "robots.txt", "real-robots.txt"]
+    assert summary.pages == 4 and not policy.refused()
+
+
+def test_a_robots_txt_redirect_loop_ends_after_five_hops(settings):
+    targets: dict[str, str] = {}
+    with LoopbackWeb([Site(ROBOTS_HOST, redirecting_robots(targets))]) as web:
+        targets["to"] = web.url(ROBOTS_HOST, "/robots.txt")  # itself, for ever
+        policy = RequestPolicy(allowed_hosts=[ROBOTS_HOST])
+        summary = Crawler(roots=[web.url(ROBOTS_HOST, "/")], policy=policy, settings=settings).run()
+        web.log.settle()
+        assert web.log.paths() == ["/robots.txt"] * 6 and summary.pages == 0
+    assert len(policy.audit) == 6 and all(e.allowed for e in policy.audit)

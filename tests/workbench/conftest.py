@@ -16,8 +16,8 @@ from typing import Any
 import psutil
 import pytest
 
-from webcrawler.query_server import processes
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.web import processes
 
 CHAPTERS = 6
 

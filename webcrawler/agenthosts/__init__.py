@@ -9,20 +9,32 @@ Importing this package imports no Dask: the single-machine path never pays.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
+from webcrawler.agenthosts.errors import NoAgentHosts
 from webcrawler.settings import Settings
 
-
-class NoAgentHosts(Exception):
-    """The agent scheduler could not be reached, or no agent host joined it in time."""
+log = logging.getLogger(__name__)
 
 
 def pool_factory(settings: Settings) -> Callable[[], Any] | None:
     """The remote pool's factory when `settings.agents_at` names a scheduler; None = the local pool."""
     if not settings.agents_at:
         return None
+    from webcrawler.agenthosts.security import Tls, UnsafeRole, is_loopback
+
+    tls = Tls(settings.tls_ca, settings.tls_cert, settings.tls_key)
+    try:
+        tls.check(settings.agents_at)
+    except UnsafeRole as exc:
+        raise NoAgentHosts(str(exc)) from None
+    if not tls.on and not is_loopback(urlsplit(settings.agents_at).hostname or ""):
+        log.warning("the agent scheduler at %s is reached without TLS: whoever is on the way can "
+                    "read the crawl and send this engine code to run (docs/scale-out.md, "
+                    "\"Mutual TLS\")", settings.agents_at)
 
     def make() -> Any:
         try:
@@ -31,7 +43,8 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
             raise NoAgentHosts(f"--agents-at needs Dask distributed ({exc}): "
                                "pip install 'webcrawler[distributed]'") from None
         return RemotePool(settings.agents_at, settings.agents, settings.agent_config(),
-                          settings.robots_token, deadline=settings.deadline())
+                          settings.robots_token, deadline=settings.deadline(),
+                          security=tls.security())
 
     return make
 

@@ -22,11 +22,13 @@ import logging
 import queue
 import time
 import uuid
+from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from distributed import Client, Future
 
-from webcrawler.agenthosts import NoAgentHosts
+from webcrawler.agenthosts.errors import NoAgentHosts
 from webcrawler.agents.remote import retrieve
 from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 
@@ -43,17 +45,17 @@ class RemotePool:
     """Hand `Retrieve`s to agent hosts through a Dask scheduler; collect `(job, answer)` pairs."""
 
     def __init__(self, address: str, size: int, config: AgentConfig, robots_token: str, *,
-                 deadline: float, connect_timeout: float = 30.0) -> None:
+                 deadline: float, connect_timeout: float = 30.0, security: Any = None) -> None:
         self.size = size
         self.config = config
         self.robots_token = robots_token
         self.deadline = deadline
         self.replaced: dict[str, int] = {}  # answers the pool made up -> how many (summary)
         self._prefix = f"retrieve-{uuid.uuid4().hex[:8]}"
-        self._flights: dict[str, _Flight] = {}  # future key -> job
-        self._futures: dict[str, Future] = {}
+        self._flights: dict[Hashable, _Flight] = {}  # future key -> job
+        self._futures: dict[Hashable, Future] = {}
         self._done: queue.Queue[Future] = queue.Queue()
-        self.client = _connect(address, connect_timeout)
+        self.client = _connect(address, connect_timeout, security)
 
     # --- the pool interface -------------------------------------------------
     def free(self) -> int:
@@ -134,10 +136,11 @@ class RemotePool:
         return out
 
 
-def _connect(address: str, timeout: float) -> Client:
-    """A client of the scheduler at `address` with at least one agent host, or NoAgentHosts."""
+def _connect(address: str, timeout: float, security: Any) -> Client:
+    """A client of the scheduler at `address` with at least one agent host, or NoAgentHosts.
+    `security` (Dask's, agenthosts/security.py) is the engine's certificate for a tls:// one."""
     try:
-        client = Client(address, timeout=f"{timeout}s", set_as_default=False)
+        client = Client(address, timeout=f"{timeout}s", set_as_default=False, security=security)
     except OSError as exc:
         raise NoAgentHosts(f"no agent scheduler at {address} ({exc})") from None
     try:

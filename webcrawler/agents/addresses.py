@@ -31,13 +31,14 @@ from collections.abc import Callable, Iterable
 
 from urllib3.connection import HTTPConnection, HTTPSConnection
 
+from webcrawler.errors import FetchError
 from webcrawler.messages import AgentConfig
 from webcrawler.urls import DEFAULT_PORTS, origin, origin_parts, split
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
-class PrivateAddress(OSError):
+class PrivateAddress(FetchError, OSError):
     """The connection's peer is loopback, private, link-local, ...: refused before sending."""
 
 

@@ -19,11 +19,13 @@ import zlib
 from collections.abc import Callable
 from typing import Protocol
 
+from webcrawler.errors import FetchError
+
 CHUNK = 64 * 1024
 SNIFF_SIZE = 1024  # what `reject` gets to see, as filetypes.SNIFF_BYTES
 
 
-class BodyError(Exception):
+class BodyError(FetchError):
     """The body could not be read as asked; `reason` is a messages.Reason code."""
 
     reason = ""

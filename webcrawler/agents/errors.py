@@ -95,7 +95,7 @@ def _excluded(exc: BaseException, reason: str) -> bool:
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
     """The exception and everything it wraps, each once, breadth first."""
-    todo, seen = [exc], set()
+    todo, seen = [exc], set[int]()
     while todo and len(seen) < _MAX_CHAIN:
         current = todo.pop(0)
         if id(current) in seen:

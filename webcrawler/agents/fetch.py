@@ -3,7 +3,8 @@
 `Fetcher.retrieve` never raises: every outcome, including a bug, is an
 answer message, because an exception would cost the engine an agent. Redirects
 are answered, not followed (the engine schedules the target like any link),
-except for robots.txt, where RFC 9309 asks for up to five hops. Bodies are
+except for robots.txt, where RFC 9309 asks for up to five hops (a "robots-hop"
+request, whose caller decides on each hop, gets its redirect back too). Bodies are
 read through body.read_body, under the byte cap and the total deadline;
 every other phase (connect, status line, headers, redirect hops) is cut at
 the same deadline by the agent's watchdog (deadline.py).
@@ -29,6 +30,7 @@ from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
 from webcrawler.agents.parse import Parsed, parse_html, parse_plain, robots_directives
 from webcrawler.messages import (
+    ROBOTS_HOP,
     AgentConfig,
     Answer,
     Document,
@@ -47,6 +49,7 @@ log = logging.getLogger(__name__)
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_ROBOTS_REDIRECTS = 5  # RFC 9309 section 2.3.1.2
+ROBOTS_KINDS = ("robots", ROBOTS_HOP)  # answered with a RobotsFile (or a hop's Redirect)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,7 @@ class _Hop:
     body: bytes = b""
     reason: str = ""
     detail: str = ""
+    location: str = ""  # a redirect not followed (robots-hop): where it leads
 
 
 class Fetcher:
@@ -99,7 +103,7 @@ class Fetcher:
 
     def _answer(self, request: Retrieve, started: float) -> Answer:
         try:
-            if request.kind == "robots":
+            if request.kind in ROBOTS_KINDS:
                 return self._robots(request, started)
             return self._document(request, started)
         except Exception as exc:  # noqa: BLE001 - errors travel as data
@@ -110,7 +114,7 @@ class Fetcher:
     def _failed(self, request: Retrieve, reason: str, detail: str, started: float) -> Answer:
         """Why `request` failed, as the answer its kind expects."""
         elapsed = time.monotonic() - started
-        if request.kind == "robots":
+        if request.kind in ROBOTS_KINDS:
             return RobotsFile(request.job_id, request.url, None, reason=reason,
                               detail=detail, elapsed=elapsed)
         return Failure(request.job_id, request.url, reason, detail, elapsed=elapsed)
@@ -227,14 +231,19 @@ class Fetcher:
 
     # robots.txt
 
-    def _robots(self, request: Retrieve, started: float) -> RobotsFile:
-        hop = self._follow_robots(request.url, started + self.config.total_timeout)
+    def _robots(self, request: Retrieve, started: float) -> RobotsFile | Redirect:
+        hop = self._follow_robots(request.url, started + self.config.total_timeout,
+                                  follow=request.kind == "robots")
+        if hop.location and hop.status is not None:
+            return Redirect(request.job_id, request.url, hop.status, hop.location,
+                            elapsed=time.monotonic() - started)
         body = decode_body(hop.body)
         return RobotsFile(request.job_id, request.url, hop.status, body, hop.reason, hop.detail,
                           elapsed=time.monotonic() - started)
 
-    def _follow_robots(self, url: str, deadline: float) -> _Hop:
-        """GET robots.txt, following up to five redirects; the body only of a 2xx answer."""
+    def _follow_robots(self, url: str, deadline: float, follow: bool = True) -> _Hop:
+        """GET robots.txt, following up to five redirects (or, `follow` False, none: the first
+        one's usable target comes back as `location`); the body only of a 2xx answer."""
         for _ in range(MAX_ROBOTS_REDIRECTS + 1):
             with self._get(url, deadline) as response:
                 status = response.status_code
@@ -244,6 +253,8 @@ class Fetcher:
                 if target is None or not addresses.robots_hop(url, target):
                     return _Hop(url, None, reason=Reason.BAD_REDIRECT,
                                 detail=f"HTTP {status} without a usable robots.txt Location")
+                if not follow:
+                    return _Hop(url, status, location=target)
                 url = target
         return _Hop(url, None, reason=Reason.TOO_MANY_REDIRECTS,
                     detail=f"more than {MAX_ROBOTS_REDIRECTS} redirects")

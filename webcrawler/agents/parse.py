@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from webcrawler.agents.resolve import resolve
-from webcrawler.messages import Link
+from webcrawler.messages import Outlink
 from webcrawler.urls import MAX_URL_LENGTH, try_normalize
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class Parsed:
 
     title: str = ""
     text: str = ""
-    links: tuple[Link, ...] = ()
+    links: tuple[Outlink, ...] = ()
     noindex: bool = False
     nofollow: bool = False
 
@@ -104,11 +104,10 @@ def _defuse(data: bytes) -> bytes:
     """The page, with the attributes of any tag that has thousands of them dropped.
 
     libxml2's HTML parser checks each attribute against all the earlier
-    ones of its tag: one tag with 100,000 distinct attributes (700 KB)
-    keeps it busy for a hundred seconds, out of reach of any timeout. Only
-    a page holding a run of more than 16 KiB without "<" can hide such a
-    tag, and one regex search rules that out (0.4 ms for 170 KB, 4% of
-    its parse; pages under 64 KiB skip it).
+    ones of its tag: one tag with a hundred thousand distinct attributes
+    keeps it busy for minutes, out of reach of any timeout. Only a page
+    holding a run of more than 16 KiB without "<" can hide such a tag, and
+    one regex search rules that out cheaply (pages under 64 KiB skip it).
     """
     if len(data) <= 4 * MAX_TAG_BYTES or not _LONG_RUN.search(data):
         return data
@@ -214,7 +213,7 @@ _TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999
 
 def extract_links(
     elements: list[etree._Element], base: str, max_links: int, max_url_length: int
-) -> tuple[Link, ...]:
+) -> tuple[Outlink, ...]:
     """Followable links in page order, de-duplicated; anchors of repeated targets merged."""
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
@@ -227,7 +226,7 @@ def extract_links(
                 break
             anchors[url] = []
         _add_anchor(anchors[url], anchor_text(element))
-    return tuple(Link(url, " | ".join(texts)) for url, texts in anchors.items())
+    return tuple(Outlink(url, " | ".join(texts)) for url, texts in anchors.items())
 
 
 def _link_target(

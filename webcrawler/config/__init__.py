@@ -1,4 +1,4 @@
-"""Configuration: where each setting's value comes from (issue 16).
+"""Configuration: where each setting's value comes from.
 
 Precedence, lowest first: the dataclass default < the data directory's
 `webcrawler.toml` < a ``WEBCRAWLER_*`` environment variable < a command-line flag.

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from webcrawler.config.kinds import ConfigError, from_toml
 from webcrawler.config.serve import ServeSettings
+from webcrawler.datadir import DataDir
 from webcrawler.settings import Settings
 
-FILE_NAME = "webcrawler.toml"
 SECTIONS: dict[str, type] = {"crawl": Settings, "serve": ServeSettings}
 # Fields a file may not set: the file lives in the data directory, and the scope's hosts
 # are the crawl's own record of its seeds.
@@ -34,7 +34,7 @@ NOT_IN_FILE = {"crawl": {"data_dir": "it is the directory the file is in: use --
 
 
 def config_path(data_dir: Path) -> Path:
-    return Path(data_dir) / FILE_NAME
+    return DataDir(data_dir).config_file
 
 
 def read_config(data_dir: Path) -> dict[str, dict[str, object]]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import Field
 from pathlib import Path
 
+from webcrawler.errors import UsageError
+
 TRUE_WORDS = ("1", "true", "yes", "on")  # anything else in a boolean variable is false
 
 # annotation (as written under `from __future__ import annotations`) -> kind
@@ -15,7 +17,7 @@ KINDS = {
 }
 
 
-class ConfigError(ValueError):
+class ConfigError(UsageError, ValueError):
     """A setting that cannot be used; str(error) is one line naming where it was read."""
 
 

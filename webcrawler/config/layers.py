@@ -104,3 +104,10 @@ def _layer(defaults: T, file: Mapping[str, Any], path: str, env: Mapping[str, tu
         for name, (value, where) in layer.items():
             values[name], origins[name] = value, Origin(source, where)
     return Layered(replace(defaults, **values), origins)  # type: ignore[type-var]
+
+
+def from_environment(env: Mapping[str, str] | None = None, base: Settings | None = None) -> Settings:
+    """Apply ``WEBCRAWLER_<FIELD>`` variables (and WEBCRAWLER_DATA / WEBCRAWLER_DB) to `base`;
+    a variable that is not a number where one is expected raises ConfigError (a ValueError)."""
+    found = environment_values(Settings, os.environ if env is None else env)
+    return replace(base or Settings(), **{name: value for name, (value, _) in found.items()})

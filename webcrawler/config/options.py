@@ -22,7 +22,7 @@ from webcrawler.config.layers import Configuration, Layered, configure
 from webcrawler.config.serve import ServeSettings
 from webcrawler.settings import Settings
 
-# Settings fields that had only a variable before issue 16, with their flags' help.
+# Settings fields that once had only a variable, with their flags' help.
 TUNING = {
     "connect_timeout": "Seconds to wait for a server to accept the connection (default 10).",
     "read_timeout": "Seconds to wait for each read from a server (default 20).",
@@ -42,12 +42,6 @@ TUNING = {
 }
 SERVE_RANGES = {"port": click.IntRange(0, 65535), "threads": click.IntRange(1, 64),
                 "realtime_seconds": click.FloatRange(1)}
-
-
-class BadConfig(click.ClickException):
-    """A config file or variable that cannot be used: its one line, and exit status 2."""
-
-    exit_code = 2
 
 
 def flag_of(name: str) -> str:
@@ -102,10 +96,7 @@ def serve_configuration(crawl_flags: Mapping[str, Any],
 
 
 def _configure(crawl_flags: Mapping[str, Any], serve_flags: Mapping[str, Any]) -> Configuration:
-    try:
-        configuration = configure(_given(crawl_flags), _given(serve_flags))
-    except ConfigError as error:
-        raise BadConfig(str(error)) from None
+    configuration = configure(_given(crawl_flags), _given(serve_flags))  # or ConfigError
     _check_ranges(configuration.crawl, "index")
     _check_serve_ranges(configuration.serve)
     return configuration
@@ -125,7 +116,7 @@ def _check_serve_ranges(layered: Layered[ServeSettings]) -> None:
         except click.BadParameter as error:
             line = (f"{origin.name}: [serve] {f.name} = {value!r}" if origin.source == "file"
                     else f"{origin.name}={value!r}")
-            raise BadConfig(f"{line}: {error.message}") from None
+            raise ConfigError(f"{line}: {error.message}") from None
 
 
 def _check_ranges(layered: Layered[Any], command: str) -> None:
@@ -146,7 +137,7 @@ def _check_ranges(layered: Layered[Any], command: str) -> None:
         try:
             param.type.convert(value, param, context)
         except click.BadParameter as error:
-            raise BadConfig(f"{origin.name}: [crawl] {name} = {value!r}: {error.message}") from None
+            raise ConfigError(f"{origin.name}: [crawl] {name} = {value!r}: {error.message}") from None
 
 
 def _given(flags: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:

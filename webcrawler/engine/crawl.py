@@ -1,59 +1,54 @@
-"""The crawl loop: pick a server, hand a URL to a free agent, store the answer.
+"""The crawl loop: pick a server, hand a URL to a free agent, give the answer to its client.
 
-This is the WebCrawler's search engine in indexing mode. It alone decides
-what to fetch (through the scheduler and the policies), it never does HTTP
-(the agents do), and it is the single writer of the database (the store) and
-of the full-text index (the sink).
+This is the project's only crawl loop. `webcrawler index` (indexing.py), an
+incremental crawl (recrawl/), a real-time search (realtime.py) and a toolkit
+crawler (toolkit/runtime.py) are its clients: each gives it a store, a pool
+of agents and hooks (the interfaces are in interfaces.py), and each gets the
+same rules. The loop decides what to fetch (through the scheduler and the
+ordering), it never does HTTP (the agents do), and it is the single writer of
+its store.
 
 Per server the order of requests is: robots.txt first (robots_txt.py keeps its
-lifecycle), then documents in the ordering's order (orders/; breadth-first by
-default), one at a time, with the politeness delay between them.
+lifecycle: expiry, retry), then documents in the ordering's order (orders/;
+breadth-first by default) that robots.txt and the scope allow, one at a time,
+with the politeness delay between them; the lease files (leases.py) keep that
+across processes. Answers go to the hooks: a document, a redirect (at most
+`MAX_REDIRECTS` in a row, more is a failure), a failure.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from webcrawler.database import State
-from webcrawler.engine.frontier import FoundLink, Ordering
+from webcrawler.engine.documents import queue_urls, store_links
+from webcrawler.engine.frontier import FoundLink, Ordering, server_first
+from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
 from webcrawler.engine.leases import ServerLeases, next_leased_server
-from webcrawler.engine.orders.batch import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
-from webcrawler.engine.pool import AgentPool
 from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import Scheduler, ServerState
-from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
 from webcrawler.messages import (
+    Answer,
     Document,
     Failure,
-    Link,
     NotModified,
+    Outlink,
     Reason,
     Redirect,
     Retrieve,
 )
 from webcrawler.settings import Settings
+from webcrawler.states import State
 from webcrawler.storage_errors import StorageFull, is_disk_full
 from webcrawler.urls import split, try_normalize
 
-if TYPE_CHECKING:
-    from webcrawler.recrawl.recrawler import Recrawler
-
-log = logging.getLogger(__name__)
-
 MAX_REDIRECTS = 5
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
-
-
-@dataclass
-class _Job:
-    server: ServerState
-    entry: FrontierEntry | None  # None for robots.txt
+TIME_LIMIT = "time limit"
+NOTHING_LEFT = "nothing left to fetch"
 
 
 @dataclass
@@ -75,30 +70,73 @@ class CrawlStats:
         return self.retrieved / self.elapsed() * 3600.0
 
 
-class Crawler:
-    """One run of `webcrawler index`: construct, `add_seeds`, `run`."""
+class BaseHooks:
+    """`Hooks` (interfaces.py) that do nothing: a client overrides what it needs."""
 
-    def __init__(self, settings: Settings, store: CrawlStore, *,
-                 sink: DocumentSink | None = None,
-                 pool_factory: Callable[[], AgentPool] | None = None,
-                 progress: Callable[[Crawler], None] | None = None,
-                 ordering: Ordering | None = None,
-                 recrawl: Recrawler | None = None) -> None:
+    def document(self, entry: FrontierEntry, server: ServerState, doc: Document) -> None:
+        pass
+
+    def redirect(self, entry: FrontierEntry, answer: Redirect, hops: int) -> None:
+        pass
+
+    def failure(self, entry: FrontierEntry, server: ServerState, failure: Failure) -> None:
+        pass
+
+    def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:
+        pass
+
+    def excluded(self, entry: FrontierEntry, reason: str) -> None:
+        pass
+
+    def tick(self, now: float) -> None:
+        pass
+
+    def stop_reason(self, now: float, reason: str) -> str:
+        return reason
+
+    def may_dispatch(self, now: float) -> bool:
+        return True
+
+    def wait_hint(self, now: float) -> float | None:
+        return None
+
+    def dispatched(self, job: Job, now: float) -> None:
+        pass
+
+    def kind(self, entry: FrontierEntry) -> str:
+        return "document"
+
+    def report(self) -> str:
+        return ""
+
+
+class CrawlLoop:
+    """One crawl: construct with a store, the client's hooks (made from the loop, which
+    they may use: `follow`, `queue`, `stats`, `request_stop`) and a pool factory;
+    `add_seeds`; `run`."""
+
+    def __init__(self, settings: Settings, store: Store, hooks: Callable[[CrawlLoop], Hooks], *,
+                 pool_factory: Callable[[], Pool], sink: DocumentSink | None = None,
+                 ordering: Ordering | None = None, scope: Scope | None = None,
+                 seconds: float | None = None, sketch: bool = False) -> None:
         self.settings = settings
-        self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
         self.store = store
         self.sink = sink or NullSink()
-        self.scope = Scope(settings.include, settings.exclude, settings.max_depth,
-                           settings.max_url_length, settings.deny_private, settings.scope_hosts)
+        self.scope = scope or Scope(settings.include, settings.exclude, settings.max_depth,
+                                    settings.max_url_length, settings.deny_private,
+                                    settings.scope_hosts)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
-        self.leases = ServerLeases(settings.data_dir / "leases")  # politeness across processes
+        self.leases = ServerLeases(settings.paths.leases)  # politeness across processes
         self.robots = RobotsTxt(settings, store, self.scope.refuses_server)
         self.stats = CrawlStats()
-        self._pool_factory = pool_factory or self._default_pool
-        self._progress = progress
-        self._jobs: dict[int, _Job] = {}
+        self.pool: Pool | None = None  # while the loop runs
+        self.hooks = hooks(self)  # the client's, made for this loop
+        self.seconds = settings.hours * 3600.0 if seconds is None else seconds
+        self.sketch = sketch  # agents make shingle sketches (an incremental crawl compares them)
+        self._pool_factory = pool_factory
+        self._jobs: dict[int, Job] = {}
         self._job_ids = 0
         self._since_commit = 0
         self._last_commit = time.monotonic()
@@ -106,13 +144,8 @@ class Crawler:
         self._load()
 
     # --- setup ----------------------------------------------------------
-    def _default_pool(self) -> AgentPool:
-        s = self.settings
-        return AgentPool(s.agents, s.agent_config(), s.robots_token, deadline=s.deadline(),
-                         max_urls=s.agent_max_urls, memory_mb=s.agent_memory_mb)
-
     def _load(self) -> None:
-        """Resume: servers, their frontier sizes and unexpired robots rules from the database."""
+        """Resume: servers, their frontier sizes and unexpired robots rules from the store."""
         now = time.monotonic()
         servers = self.store.load_servers()
         self.robots.restore()
@@ -128,7 +161,7 @@ class Crawler:
             if normal is None or self.scope.why_not(normal, 0) not in (None, Reason.UNINDEXABLE):
                 rejected.append(url)
                 continue
-            self._queue(split(normal), depth=0, redirects=0)
+            self.queue(normal, depth=0, redirects=0)
         self.store.commit()
         return rejected
 
@@ -136,16 +169,19 @@ class Crawler:
         """Retrievals handed to agents and not yet answered."""
         return len(self._jobs)
 
+    def documents_in_flight(self) -> int:
+        """Document retrievals (robots.txt left out) handed to agents and not yet answered."""
+        return sum(1 for job in self._jobs.values() if job.entry is not None)
+
     def request_stop(self, why: str = "interrupted") -> None:
-        """Stop gracefully (from a signal handler): finish or put back in-flight work."""
+        """Stop gracefully (from a signal handler or a hook): finish or put back in-flight work."""
         self._stop_requested = self._stop_requested or why
 
     # --- the loop -------------------------------------------------------
     def run(self) -> CrawlStats:
         run_id = self.store.start_run()
-        if self._progress:
-            self._progress(self)  # something on screen while the agents start
-        pool = self._pool_factory()
+        self.hooks.tick(time.monotonic())  # something on screen while the agents start
+        pool = self.pool = self._pool_factory()
         try:
             self._loop(pool, run_id)
         except BaseException as exc:
@@ -153,18 +189,18 @@ class Crawler:
                 raise
             self.stats.stop_reason = "disk full"
             self._abandon()
-            if self._progress:
-                self._progress(self)
+            self.hooks.tick(time.monotonic())
             raise StorageFull(self.settings.data_dir) from None
         return self.stats
 
-    def _loop(self, pool: AgentPool, run_id: int) -> None:
+    def _loop(self, pool: Pool, run_id: int) -> None:
         try:
             try:
                 self._crawl(pool, run_id)
                 self._drain(pool)
             finally:
                 pool.shutdown()
+                self.pool = None
                 self.leases.close()
         except BaseException as exc:
             if not is_disk_full(exc):  # a full disk takes nothing more: run() abandons instead
@@ -172,51 +208,42 @@ class Crawler:
             raise
         self._finish(run_id)
 
-    def _crawl(self, pool: AgentPool, run_id: int) -> None:
-        deadline = time.monotonic() + self.settings.hours * 3600.0
-        next_report = 0.0
+    def _crawl(self, pool: Pool, run_id: int) -> None:
+        deadline = time.monotonic() + self.seconds
         while True:
             now = time.monotonic()
-            reason = self._stop_reason(now, deadline, pool)
+            reason = self.hooks.stop_reason(now, self._stop_reason(now, deadline, pool))
             if reason:
                 self.stats.stop_reason = reason
                 return
-            if self.recrawl is not None:
-                self.recrawl.tick(self.scheduler, now, pool.free() if not self.scheduler.ready() else 0)
+            self.hooks.tick(now)
             self._dispatch(pool, now)
             for job, answer in pool.poll(self._poll_timeout(now, deadline)):
                 self._handle(job, answer)
             if self._commit_due(now):
                 self._commit(run_id)
-            if self._progress and now >= next_report:
-                self._progress(self)
-                next_report = now + self.settings.progress_interval
 
     def _finish(self, run_id: int) -> None:
-        """The last commit, the index flushed, the final progress line."""
+        """The last commit, the index flushed, the final tick."""
         self._commit(run_id, ended=True)
         self.sink.close()
-        if self._progress:
-            self._progress(self)
+        self.hooks.tick(time.monotonic())
 
     def _abandon(self) -> None:
         """The disk is full: drop the transaction (the database keeps its last commit) and stop
         the index without writing; the next run resumes from the last commit."""
         try:
-            self.store.conn.rollback()
+            self.store.rollback()
         finally:
             self.sink.abort()
 
-    def _stop_reason(self, now: float, deadline: float, pool: AgentPool) -> str:
+    def _stop_reason(self, now: float, deadline: float, pool: Pool) -> str:
         if self._stop_requested:
             return self._stop_requested
         if now >= deadline:
-            return "time limit"
-        if self.settings.max_docs and self.stats.retrieved >= self.settings.max_docs:
-            return "document limit"
-        if (pool.busy() == 0 and self.scheduler.ready() == 0 and not self._cooling_work()
-                and self.recrawl is None):  # an incremental crawl runs for --hours
-            return "nothing left to fetch"
+            return TIME_LIMIT
+        if pool.busy() == 0 and self.scheduler.ready() == 0 and not self._cooling_work():
+            return NOTHING_LEFT
         return ""
 
     def _cooling_work(self) -> bool:
@@ -225,10 +252,10 @@ class Crawler:
 
     def _poll_timeout(self, now: float, deadline: float) -> float:
         timeout = self.scheduler.poll_timeout(now, deadline)
-        hint = self.recrawl.wait_hint(now) if self.recrawl is not None else None
+        hint = self.hooks.wait_hint(now)
         return timeout if hint is None else min(timeout, hint)
 
-    def _drain(self, pool: AgentPool) -> None:
+    def _drain(self, pool: Pool) -> None:
         """Collect the answers of in-flight retrievals for a little while; the rest stay queued."""
         end = time.monotonic() + min(STOP_GRACE, self.settings.deadline())
         while pool.busy() and time.monotonic() < end:
@@ -239,8 +266,7 @@ class Crawler:
         """Every `commit_every` documents, or `commit_seconds` after the last commit."""
         if self._since_commit >= self.settings.commit_every:
             return True
-        return (now - self._last_commit >= self.settings.commit_seconds
-                and self.store.conn.in_transaction())
+        return now - self._last_commit >= self.settings.commit_seconds and self.store.pending()
 
     def _commit(self, run_id: int, ended: bool = False) -> None:
         failures = sum(self.stats.failures.values())
@@ -252,10 +278,8 @@ class Crawler:
         self._last_commit = time.monotonic()
 
     # --- dispatch -------------------------------------------------------
-    def _dispatch(self, pool: AgentPool, now: float) -> None:
-        while pool.free() and not self._stop_requested:
-            if self.recrawl is not None and not self.recrawl.may_dispatch(now):
-                return  # --fetch-rate: the next slot is not yet
+    def _dispatch(self, pool: Pool, now: float) -> None:
+        while pool.free() and not self._stop_requested and self.hooks.may_dispatch(now):
             server = next_leased_server(self.scheduler, self.leases, self.settings.delay, now)
             if server is None:
                 return
@@ -263,29 +287,31 @@ class Crawler:
             if job is None:
                 self.leases.release(server.origin, requested=False)
                 continue
-            self._job_ids += 1
-            url = server.origin + ("/robots.txt" if job.entry is None else job.entry.path)
-            kind = "robots" if job.entry is None else "document"
-            self._jobs[self._job_ids] = job
-            self.scheduler.dispatched(server)
-            server.last_access = time.time()
-            server.dirty = True
-            if self.recrawl is not None:
-                self.recrawl.dispatched(now)
-            entry = job.entry
-            pool.submit(Retrieve(self._job_ids, url, kind, entry.etag if entry else "",
-                                 entry.last_modified if entry else "",
-                                 sketch=self.recrawl is not None,
-                                 body=self.settings.stores_responses))
+            self._submit(pool, job, now)
 
-    def _job_for(self, server: ServerState, now: float) -> _Job | None:
+    def _submit(self, pool: Pool, job: Job, now: float) -> None:
+        self._job_ids += 1
+        entry, server = job.entry, job.server
+        self._jobs[self._job_ids] = job
+        self.scheduler.dispatched(server)
+        server.last_access = time.time()
+        server.dirty = True
+        self.hooks.dispatched(job, now)
+        if entry is None:
+            pool.submit(Retrieve(self._job_ids, server.origin + "/robots.txt", "robots"))
+            return
+        pool.submit(Retrieve(self._job_ids, server.origin + entry.path, self.hooks.kind(entry),
+                             entry.etag, entry.last_modified, sketch=self.sketch,
+                             body=self.settings.stores_responses))
+
+    def _job_for(self, server: ServerState, now: float) -> Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
 
         A server deny_private refuses gets no request at all, not even for robots.txt.
         Returns None after telling the scheduler where the server goes instead.
         """
         if self.robots.due(server, now):
-            return _Job(server, None)
+            return Job(server, None)
         rules = self.robots.rules(server)
         if rules is None:  # robots.txt unavailable: ask again at its retry time
             self.scheduler.defer(server, server.robots_retry_at)
@@ -298,144 +324,93 @@ class Crawler:
                 if not server.capped:
                     server.queued = 0
                 break
-            url = server.origin + entry.path
-            reason = Reason.ROBOTS if not rules.allowed(url) else self.scope.why_not(url, entry.depth)
+            reason = self._refusal(server.origin + entry.path, entry, rules.allowed)
             if reason is None:
-                return _Job(server, entry)
+                return Job(server, entry)
             self.store.finish(entry, State.EXCLUDED, reason=reason)
-            if entry.recrawl:  # stored before, excluded now (robots.txt changed): out of the index
-                self.sink.remove(entry.doc_id)
             self.stats.excluded[reason] += 1
+            self.hooks.excluded(entry, reason)
         else:
             server.capped = True
         self.scheduler.idle(server)
         return None
 
+    def _refusal(self, url: str, entry: FrontierEntry, allowed: Callable[[str], bool]) -> str | None:
+        """Why robots.txt or the scope refuse `url` now (a file's bytes may be of any type)."""
+        if not allowed(url):
+            return Reason.ROBOTS
+        reason = self.scope.why_not(url, entry.depth)
+        if reason == Reason.UNINDEXABLE and self.hooks.kind(entry) == "file":
+            return None
+        return reason
+
     # --- answers --------------------------------------------------------
-    def _handle(self, retrieve: Retrieve, answer: object) -> None:
+    def _handle(self, retrieve: Retrieve, answer: Answer) -> None:
         job = self._jobs.pop(retrieve.job_id)
-        self.leases.release(job.server.origin)
+        refused = getattr(answer, "reason", "") == Reason.POLICY  # never went out
+        self.leases.release(job.server.origin, requested=not refused)
         now = time.monotonic()
-        if job.entry is None:
+        entry = job.entry
+        if entry is None:
             self.robots.answered(job.server, answer)
             self.stats.robots += 1
             self.scheduler.answered(job.server, now, first_document_done=False)
             return
         if isinstance(answer, Document):
-            self._document(job, answer)
-        elif isinstance(answer, NotModified) and self.recrawl is not None:
-            self.recrawl.not_modified(job.entry, answer, time.time())
+            self.hooks.document(entry, job.server, answer)
+        elif isinstance(answer, NotModified):
+            self.hooks.not_modified(entry, answer)
         elif isinstance(answer, Redirect):
-            self._redirect(job, answer)
+            self._redirect(entry, job.server, answer)
         elif isinstance(answer, Failure):
-            self._failure(job, answer)
+            self.hooks.failure(entry, job.server, answer)
         else:  # a robots answer to a document request cannot happen; record, don't crash
-            self._failure(job, Failure(retrieve.job_id, retrieve.url, Reason.AGENT_DIED,
-                                       f"unexpected answer {type(answer).__name__}"))
+            self.hooks.failure(entry, job.server, Failure(
+                retrieve.job_id, retrieve.url, Reason.AGENT_DIED,
+                f"unexpected answer {type(answer).__name__}"))
         self.stats.answered += 1
         self._since_commit += 1
         self.scheduler.answered(job.server, now, first_document_done=True)
 
-    def _document(self, job: _Job, doc: Document) -> None:
-        entry, server = job.entry, job.server
-        assert entry is not None
-        now = time.time()
-        if entry.recrawl and self.recrawl is not None:
-            if self.recrawl.document(entry, doc, now):  # changed: its links are replaced
-                self.store.delete_links(entry.doc_id)
-                self._add_links(entry, doc.links)
-            return
-        duplicate = self.store.duplicate_of(doc.checksum, entry.doc_id)
-        reason = Reason.NOINDEX if doc.noindex else Reason.DUPLICATE if duplicate else None
-        self.store.record_fetch(
-            entry, State.FETCHED, doc.checksum, now, reason=reason,
-            detail=f"same content as document {duplicate}" if duplicate else None,
-            status=doc.status, content_type=doc.content_type[:128], title=doc.title[:1000],
-            length=doc.length, etag=doc.etag[:256] or None,
-            last_modified=doc.last_modified[:64] or None, sketch=doc.sketch or None,
-            first_fetch=now, last_change=now,
-        )
-        if doc.body:  # asked for: settings.stores_responses
-            self.store.save_response(entry.doc_id, now, doc)
-        if self.recrawl is not None:
-            self.recrawl.first_fetch(entry, now)
-        server.docs_fetched += 1
-        self.stats.retrieved += 1
-        if not duplicate:
-            self._add_links(entry, doc.links)
-        if reason is None:
-            self.sink.add(entry.doc_id, doc)
-
-    def _redirect(self, job: _Job, answer: Redirect) -> None:
-        entry = job.entry
-        assert entry is not None
+    def _redirect(self, entry: FrontierEntry, server: ServerState, answer: Redirect) -> None:
         hops = entry.redirects + 1
         if hops > MAX_REDIRECTS:
-            self._failure(job, Failure(answer.job_id, answer.url, Reason.TOO_MANY_REDIRECTS,
-                                       f"more than {MAX_REDIRECTS} redirects", answer.status))
+            self.hooks.failure(entry, server, Failure(
+                answer.job_id, answer.url, Reason.TOO_MANY_REDIRECTS,
+                f"more than {MAX_REDIRECTS} redirects", answer.status))
             return
-        if self.recrawl is not None:
-            self.recrawl.redirect(entry, time.time())
-        self.store.finish(entry, State.REDIRECTED, status=answer.status, last_fetch=time.time(),
-                          detail=answer.location[:2000])
-        reason = self.scope.why_not(answer.location, entry.depth)
-        if reason is None:
-            targets = self._queue(split(answer.location), entry.depth, hops)
-            self.store.add_links(entry.doc_id, [(targets, "")])
-        elif reason == Reason.PRIVATE:
-            self.stats.excluded[reason] += 1
+        self.hooks.redirect(entry, answer, hops)
 
-    def _failure(self, job: _Job, failure: Failure) -> None:
-        entry, server = job.entry, job.server
-        assert entry is not None
-        if entry.recrawl and self.recrawl is not None:
-            self.recrawl.failure(entry, failure, time.time())
-            return
-        state = State.EXCLUDED if failure.reason == Reason.UNINDEXABLE else State.FAILED
-        self.store.finish(entry, state, reason=failure.reason, detail=failure.detail[:2000],
-                          status=failure.status, content_type=failure.content_type[:128] or None,
-                          last_fetch=time.time())
-        server.docs_failed += 1
-        self.stats.failures[failure.reason] += 1
-
-    # --- discovery ------------------------------------------------------
-    def _add_links(self, entry: FrontierEntry, found: tuple[Link, ...]) -> None:
-        depth = entry.depth + 1
-        groups: dict[str, dict[str, str]] = {}
-        for link in found:
-            reason = self.scope.why_not(link.url, depth)
-            if reason is not None:
-                if reason == Reason.PRIVATE:  # counted: the summary says the safety worked
-                    self.stats.excluded[reason] += 1
-                continue
-            origin, path = split(link.url)
-            anchors = groups.setdefault(origin, {})
-            if path not in anchors:
-                anchors[path] = link.anchor
-        stored: list[FoundLink] = []
-        for origin, anchors in groups.items():
-            server, ids, fresh = self._queue_many(origin, list(anchors), depth, 0)
-            stored.extend(FoundLink(ids[path], server, path, anchor, depth, path in fresh)
-                          for path, anchor in anchors.items())
-        self.store.add_links(entry.doc_id, [(link.target_id, link.anchor) for link in stored])
+    # --- discovery (for the hooks) -------------------------------------------
+    def follow(self, entry: FrontierEntry, found: tuple[Outlink, ...]) -> list[FoundLink]:
+        """Store the links of `entry`'s document that the scope lets in, queue their new
+        targets, and tell the frontier."""
+        stored, private = store_links(self.store, self.scope, entry, found, self._queued)
+        if private:  # counted: the summary says the safety worked
+            self.stats.excluded[Reason.PRIVATE] += private
         self.frontier.links_found(entry, stored)
+        return stored
 
-    def _queue(self, parts: tuple[str, str], depth: int, redirects: int) -> int:
-        origin, path = parts
-        server, ids, fresh = self._queue_many(origin, [path], depth, redirects)
-        self.frontier.links_found(None, [FoundLink(ids[path], server, path, "", depth,
-                                                   path in fresh)])
-        return ids[path]
+    def queue(self, url: str, depth: int, redirects: int, state: str = State.QUEUED) -> FoundLink:
+        """Store one normalised `url` (a seed, a redirect's target) and queue it if it is new
+        (`state` another than queued: just know it)."""
+        origin, path = split(url)
+        server, added, ids, fresh = queue_urls(self.store, origin, [path], depth, redirects, state)
+        self._queued(server, added, fresh)
+        link = FoundLink(ids[path], server, path, "", depth, path in fresh)
+        self.frontier.links_found(None, [link])
+        return link
 
-    def _queue_many(self, origin: str, paths: list[str], depth: int, redirects: int
-                    ) -> tuple[ServerState, dict[str, int], set[str]]:
-        """Store `paths` of `origin` (a new server is added); (server, path -> id, new paths)."""
+    def server(self, origin: str) -> ServerState:
+        """The store's server of `origin`, stored and scheduled if it is new to this loop."""
         server = self.store.server(origin)
         if server is None:
             server = self.store.add_server(origin, time.time())
+            self._queued(server, True, set())
+        return server
+
+    def _queued(self, server: ServerState, added: bool, fresh: set[str]) -> None:
+        if added:
             self.scheduler.add(server, time.monotonic())
-        ids, fresh = self.store.add_urls(server, [NewURL(p, depth, redirects) for p in paths],
-                                         time.time())
         if fresh:
             self.scheduler.work_added(server, time.monotonic())
-        return server, ids, fresh

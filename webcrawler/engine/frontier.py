@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from webcrawler.engine.scheduler import ServerOrder, ServerState
-from webcrawler.engine.store import CrawlStore, FrontierEntry
+from webcrawler.engine.interfaces import FrontierEntry, URLBook
+from webcrawler.engine.scheduler import ServerFirstOrder, ServerOrder, ServerState
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class Frontier(Protocol):
 class BreadthFirstFrontier:
     """Each server's documents by depth, then discovery order (the database's index)."""
 
-    def __init__(self, store: CrawlStore) -> None:
+    def __init__(self, store: URLBook) -> None:
         self.store = store
 
     def next_document(self, server: ServerState) -> FrontierEntry | None:
@@ -56,3 +56,9 @@ class Ordering:
     name: str
     servers: ServerOrder
     frontier: Frontier
+
+
+def server_first(store: URLBook) -> Ordering:
+    """The WebCrawler's own order: servers first-new then least recently accessed
+    (scheduler.py), each server's documents breadth-first from the store."""
+    return Ordering("server-first", ServerFirstOrder(), BreadthFirstFrontier(store))

@@ -35,7 +35,9 @@ from sqlalchemy.engine import Engine
 from webcrawler.database import INDEXED, connect, index_outbox
 from webcrawler.engine.outbox import OutboxWriter, acknowledge_batches, apply
 from webcrawler.engine.store import CrawlStore
+from webcrawler.errors import StorageError
 from webcrawler.index import IndexWriter, open_writer
+from webcrawler.processes import main_module_hidden
 from webcrawler.storage_errors import StorageFull, is_disk_full
 
 log = logging.getLogger(__name__)
@@ -45,10 +47,9 @@ log = logging.getLogger(__name__)
 # memory), so the slack can cover a long merge: 250 batches of up to 200 documents.
 MAX_BATCHES_IN_FLIGHT = 250
 # One index commit takes at most this many batches (1,000 documents). Bigger commits
-# amortise the writer's per-word costs (measured on 6 KB generated pages: 200 documents
-# a commit 104 docs/s, 1,000 184 docs/s), but past the writer's 128 MB pool every posting
-# is spilled to disk and read back (8,000 a commit: 86 docs/s): an index that fell behind
-# and took everything waiting fell further behind, until the crawl stalled on it.
+# amortise the writer's per-word costs, but past the writer's 128 MB pool every posting
+# is spilled to disk and read back: an index that fell behind and took everything
+# waiting fell further behind, until the crawl stalled on it (docs/measurements.md).
 MAX_BATCHES_PER_COMMIT = 5
 CLOSE_TIMEOUT = 300.0
 ORPHAN_CHECK_SECONDS = 2.0  # how often a waiting index writer checks that its engine lives
@@ -96,7 +97,7 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
         acks.put(batches)
 
 
-class IndexFailed(Exception):
+class IndexFailed(StorageError):
     """The index writer's process stopped on an error; the crawl cannot index any more."""
 
 
@@ -155,7 +156,8 @@ class IndexSink(OutboxWriter):
         self._process = ctx.Process(target=index_process,
                                     args=(index_dir, db_url, self._inbox, self._acks),
                                     name="webcrawler-indexer", daemon=True)
-        self._process.start()
+        with main_module_hidden():  # a toolkit script may have no __main__ guard
+            self._process.start()
         self._in_flight: set[int] = set()
         self._acked: list[int] = []
         self._removal_batches: set[int] = set()  # sent batches that may hold a removal row

@@ -93,7 +93,7 @@ def next_leased_server(scheduler: Scheduler, leases: ServerLeases, delay: float,
     """The scheduler's next server whose lease this process now holds, or None.
 
     A server another process is asking (or just asked) is deferred until its lease may be
-    free. The one seam shared by the engine's crawl loop and the toolkit's run.
+    free.
     """
     while (server := scheduler.next_server(now)) is not None:
         wait = leases.acquire(server.origin, max(delay, server.crawl_delay))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import ColumnElement, Select, and_, func, select
 from sqlalchemy.engine import Connection
 
 from webcrawler.database import documents, links
@@ -42,7 +42,7 @@ def with_links(conn: Connection, docs: Sequence[IndexedDocument]) -> list[Indexe
             for doc in docs]
 
 
-def _anchors(ids: list[int]):  # type: ignore[no-untyped-def]
+def _anchors(ids: list[int]) -> Select:
     """(target, anchor text, same server?) of the links to `ids`, each text once."""
     source, target = documents.alias("source"), documents.alias("target")
     same = (source.c.server_id == target.c.server_id).label("same")
@@ -53,7 +53,7 @@ def _anchors(ids: list[int]):  # type: ignore[no-untyped-def]
              links.c.anchor != "")).distinct()
 
 
-def _counted(column, ids: list[int]):  # type: ignore[no-untyped-def]
+def _counted(column: ColumnElement, ids: list[int]) -> Select:
     """(doc_id, links) for `ids` on one side of the links table, self-links left out."""
     return select(column, func.count()).where(
         and_(column.in_(ids), links.c.source_id != links.c.target_id)).group_by(column)

@@ -13,16 +13,20 @@ nothing of the engine (no database handles, no index).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from typing import Any
 
 import psutil
 
 from webcrawler.agents.worker import READY, agent_main
 from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
+from webcrawler.processes import main_module_hidden
+from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +34,9 @@ MEMORY_CHECK_INTERVAL = 1.0
 
 
 @dataclass
-class _Agent:
+class AgentProcess:
+    """One agent subprocess, its end of the pipe, and the request it holds."""
+
     number: int
     process: multiprocessing.process.BaseProcess
     conn: Connection
@@ -45,7 +51,7 @@ class AgentPool:
 
     def __init__(self, size: int, config: AgentConfig, robots_token: str, *,
                  deadline: float, max_urls: int = 500, memory_mb: int = 512,
-                 start_method: str = "forkserver") -> None:
+                 start_method: str = "forkserver", hide_main: bool = False) -> None:
         if not 1 <= size <= 64:
             raise ValueError("the number of agents must be between 1 and 64")
         self.config = config
@@ -53,7 +59,8 @@ class AgentPool:
         self.deadline = deadline
         self.max_urls = max_urls
         self.memory_bytes = memory_mb * 1024 * 1024
-        self._ctx = multiprocessing.get_context(start_method)
+        self.hide_main = hide_main  # a crawler script without a __main__ guard (toolkit)
+        self._ctx: Any = multiprocessing.get_context(start_method)  # its Process, Pipe: any method's
         if start_method == "forkserver":
             self._ctx.set_forkserver_preload(["webcrawler.agents.worker"])
         self._counter = 0
@@ -88,7 +95,8 @@ class AgentPool:
         if not busy:
             time.sleep(max(0.0, timeout))
             return []
-        waitables = {a.conn: a for a in busy} | {a.process.sentinel: a for a in busy}
+        waitables: dict[Any, AgentProcess] = {a.conn: a for a in busy}
+        waitables |= {a.process.sentinel: a for a in busy}
         ready = wait(list(waitables), timeout=max(0.0, timeout))
         answers = []
         for agent in {id(waitables[r]): waitables[r] for r in ready}.values():
@@ -117,7 +125,7 @@ class AgentPool:
 
     # --- internals ------------------------------------------------------
     @staticmethod
-    def _await_ready(agent: _Agent, timeout: float = 60.0) -> None:
+    def _await_ready(agent: AgentProcess, timeout: float = 60.0) -> None:
         """Wait for the agent's READY, so its start-up never counts against a deadline.
 
         An agent that never says it is ready is left to the health checks.
@@ -129,16 +137,17 @@ class AgentPool:
             pass
         log.warning("agent %d did not start properly", agent.number)
 
-    def _start(self, wait: bool = False) -> _Agent:
+    def _start(self, wait: bool = False) -> AgentProcess:
         self._counter += 1
         parent, child = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=agent_main, args=(child, self.config, self.robots_token),
             name=f"webcrawler-agent-{self._counter}", daemon=True,
         )
-        process.start()
+        with main_module_hidden() if self.hide_main else contextlib.nullcontext():
+            process.start()
         child.close()
-        agent = _Agent(self._counter, process, parent)
+        agent = AgentProcess(self._counter, process, parent)
         if wait:
             self._await_ready(agent)
         try:
@@ -147,7 +156,7 @@ class AgentPool:
             agent.ps = None
         return agent
 
-    def _collect(self, agent: _Agent) -> tuple[Retrieve, Answer] | None:
+    def _collect(self, agent: AgentProcess) -> tuple[Retrieve, Answer] | None:
         job = agent.job
         assert job is not None
         try:
@@ -191,13 +200,13 @@ class AgentPool:
         return out
 
     @staticmethod
-    def _rss(agent: _Agent) -> int:
+    def _rss(agent: AgentProcess) -> int:
         try:
             return agent.ps.memory_info().rss if agent.ps else 0
         except psutil.Error:
             return 0
 
-    def _replace(self, agent: _Agent, why: str, kill: bool) -> None:
+    def _replace(self, agent: AgentProcess, why: str, kill: bool) -> None:
         self.replaced[why] = self.replaced.get(why, 0) + 1
         if why != "recycled":
             log.warning("agent %d %s; starting a new one", agent.number, why)
@@ -215,3 +224,11 @@ class AgentPool:
         agent.conn.close()
         index = self.agents.index(agent)
         self.agents[index] = self._start(wait=True)
+
+
+def start_agents(settings: Settings, hide_main: bool = False) -> AgentPool:
+    """The local agents of a crawl under `settings` (their number, timeouts, User-Agent);
+    `hide_main` for a crawler script that may call `run()` at its top level."""
+    return AgentPool(settings.agents, settings.agent_config(), settings.robots_token,
+                     deadline=settings.deadline(), max_urls=settings.agent_max_urls,
+                     memory_mb=settings.agent_memory_mb, hide_main=hide_main)

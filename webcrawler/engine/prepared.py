@@ -1,8 +1,7 @@
 """Statements compiled once, run on the raw driver cursor: the store's hot path.
 
-Building and executing a SQLAlchemy Core statement costs about 600 us here;
-executing a prebuilt one 70 us; the same SQL on the DBAPI cursor 4 us
-(measured on the crawl's "next document of server S" query). The crawl runs
+Building and executing a SQLAlchemy Core statement costs far more than running
+the same SQL on the DBAPI cursor (docs/measurements.md). The crawl runs
 a handful of statements per document, so the store compiles each of them
 once, for whatever database the URL names, and runs it on the connection's
 own DBAPI connection, inside the transaction SQLAlchemy began (SQLite's
@@ -14,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from webcrawler import dialects
 
@@ -26,7 +26,7 @@ class Prepared:
     """One statement, compiled for the connection's dialect; call `rows`, `one`, `run`."""
 
     def __init__(self, conn: Connection, statement: ClauseElement) -> None:
-        compiled = statement.compile(dialect=conn.dialect)
+        compiled = cast(SQLCompiler, statement.compile(dialect=conn.dialect))  # DML and SELECT
         self.sql = str(compiled)
         self._conn = conn
         self._defaults: dict[str, Any] = dict(compiled.construct_params(_check=False))
@@ -64,6 +64,14 @@ class Prepared:
         """The first row, or None."""
         with self._executed(given) as cursor:
             return cursor.fetchone()
+
+    def row(self, **given: Any) -> tuple[Any, ...]:
+        """The row a statement always returns (INSERT ... RETURNING, a row known to exist);
+        LookupError if there is none."""
+        found = self.one(**given)
+        if found is None:
+            raise LookupError(f"no row for {self.sql!r}")
+        return found
 
     def run(self, **given: Any) -> None:
         with self._executed(given):

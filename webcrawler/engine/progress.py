@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from webcrawler.engine.crawl import Crawler
+    from webcrawler.engine.crawl import CrawlLoop
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Snapshot:
     recrawl: str = ""  # the incremental crawl's counts (webcrawler/recrawl/), empty in a batch crawl
 
 
-def snapshot(crawler: Crawler) -> Snapshot:
+def snapshot(crawler: CrawlLoop) -> Snapshot:
     stats = crawler.stats
     servers = crawler.scheduler.servers.values()
     return Snapshot(
@@ -48,7 +48,7 @@ def snapshot(crawler: Crawler) -> Snapshot:
         failures=dict(stats.failures.most_common()),
         excluded=dict(stats.excluded.most_common()),
         stop_reason=stats.stop_reason,
-        recrawl=crawler.recrawl.line() if crawler.recrawl is not None else "",
+        recrawl=crawler.hooks.report(),
     )
 
 
@@ -95,7 +95,7 @@ class ProgressReporter:
         self.live = stream.isatty() if live is None else live
         self._lines_drawn = 0
 
-    def __call__(self, crawler: Crawler) -> None:
+    def __call__(self, crawler: CrawlLoop) -> None:
         s = snapshot(crawler)
         if not self.live:
             print(line(s), file=self.stream, flush=True)

@@ -10,7 +10,7 @@ query (`orders/anchor_text.py`).
 
     run_realtime(settings, options, on_event=None, cancelled=None) -> RealtimeSummary
 
-A job is the indexing `Crawler` with another `Ordering`: the same agents,
+A job is a client of the crawl loop with the indexing hooks and another `Ordering`: the same agents,
 robots.txt rules, politeness and content-type discrimination. Every document
 it retrieves goes through the store and the index sink, so it stays in the
 index for everyone. It stops when `want` new documents reach `threshold`
@@ -33,9 +33,12 @@ from sqlalchemy.engine import Engine
 
 from webcrawler import dialects, index, urls
 from webcrawler.database import State, connect, documents, index_outbox, links, servers
-from webcrawler.engine.crawl import Crawler
+from webcrawler.engine.crawl import CrawlLoop
 from webcrawler.engine.indexer import IndexSink
+from webcrawler.engine.indexing import IndexHooks
 from webcrawler.engine.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
+from webcrawler.engine.pool import start_agents
+from webcrawler.engine.scheduler import ServerState
 from webcrawler.engine.store import CrawlStore, FrontierEntry
 from webcrawler.engine.stored_scope import resolve
 from webcrawler.index.query import parse as parse_query
@@ -128,6 +131,25 @@ class RealtimeSink(IndexSink):
         return min(int(lowest), 0) - 1_000_000
 
 
+class RealtimeHooks(IndexHooks):
+    """The engine's hooks, with the job's clock and its reasons to stop."""
+
+    def __init__(self, loop: CrawlLoop, job: RealtimeJob) -> None:
+        super().__init__(loop)
+        self.job = job
+
+    def tick(self, now: float) -> None:
+        if now >= self._next_report or self.loop.stats.stop_reason:
+            self._next_report = now + TICK
+            self.job.tick(self.loop)
+
+    def stop_reason(self, now: float, reason: str) -> str:
+        return self.job.stopping or reason
+
+    def may_dispatch(self, now: float) -> bool:
+        return not self.job.stopping
+
+
 class RealtimeJob:
     """One real-time search: construct, then `run()` (blocking)."""
 
@@ -139,7 +161,7 @@ class RealtimeJob:
         self.options = options
         self._explicit = explicit
         self.settings = dataclasses.replace(
-            settings, hours=options.seconds / 3600.0, commit_every=1, progress_interval=TICK,
+            settings, hours=options.seconds / 3600.0, commit_every=1,
             max_docs=0, seeds=())
         self._on_event = on_event or (lambda e: None)
         self._cancelled = cancelled or (lambda: False)
@@ -151,8 +173,8 @@ class RealtimeJob:
         self._found = 0
         self._old_shown = 0
         self._next_progress = 0.0
-        self._searcher: index.Searcher | None = None
-        self._stopping = False
+        self._searcher: index.SearchIndex | None = None
+        self.stopping = ""  # why the job stops, once it does
 
     # --- running ----------------------------------------------------------
     def run(self) -> RealtimeSummary:
@@ -168,13 +190,13 @@ class RealtimeJob:
         try:
             index.prepare_layout(s.index_dir, 1)  # refuses a sharded index: it writes one index
             sink = RealtimeSink(store, s.index_dir, self._document_added)
-            ordering = anchor_ordering(self.options.query, self.options.guided,
-                                       self.options.max_fetches)
-            self.frontier: AnchorFrontier = ordering.frontier  # type: ignore[assignment]
-            self.frontier.expecting = self._expecting
-            self.frontier.still_queued = lambda doc_id: bool(self._queued([doc_id]))
-            self.crawler = Crawler(s, store, sink=sink, progress=self._tick, ordering=ordering)
-            self.frontier.scheduler = self.crawler.scheduler
+            self.frontier = AnchorFrontier(
+                self.options.query, self.options.guided, self.options.max_fetches,
+                expecting=self._expecting, still_queued=lambda doc_id: bool(self._queued([doc_id])),
+                work_added=self._work_added)
+            self.crawler = CrawlLoop(s, store, lambda loop: RealtimeHooks(loop, self), sink=sink,
+                                     ordering=anchor_ordering(self.frontier),
+                                     pool_factory=lambda: start_agents(s))
             rejected = self.crawler.add_seeds(list(self.options.start_urls))
             if rejected:
                 log.warning("not crawlable http(s) URLs, or outside the crawl's scope, skipped: %s",
@@ -191,24 +213,23 @@ class RealtimeJob:
         return RealtimeSummary(self.options.query, stats.answered, self._found, self._elapsed(),
                                stats.stop_reason, tuple(self._reported.values()), self._scope)
 
-    def _tick(self, crawler: Crawler) -> None:
-        """The crawler's clock (every TICK, and once at the end): re-run the query, explore."""
+    def tick(self, crawler: CrawlLoop) -> None:
+        """The job's clock (every TICK, and once at the end): re-run the query, explore."""
         final = bool(crawler.stats.stop_reason)
-        if self._cancelled() and not self._stopping:
-            self._stop("cancelled")
+        if self._cancelled() and not self.stopping:
+            self.stopping = "cancelled"
         self._rerun(explore=self.options.guided and not final)
-        if self._found >= self.options.want and not self._stopping:
-            self._stop("enough found")
-        if crawler.store.conn.in_transaction():
+        if self._found >= self.options.want and not self.stopping:
+            self.stopping = "enough found"
+        if crawler.store.pending():
             crawler.store.commit()
         now = time.monotonic()
         if final or now >= self._next_progress:
             self._next_progress = now + 0.5
             self._on_event(Progress(crawler.stats.answered, self._found, self._elapsed()))
 
-    def _stop(self, why: str) -> None:
-        self._stopping = True
-        self.crawler.request_stop(why)
+    def _work_added(self, server: ServerState) -> None:
+        self.crawler.scheduler.work_added(server, time.monotonic())
 
     def _document_added(self, doc_id: int) -> None:
         self._fetched.add(doc_id)
@@ -216,7 +237,7 @@ class RealtimeJob:
 
     def _expecting(self) -> bool:
         f = self.frontier
-        if self._stopping or (f.max_fetches and f.handed_out >= f.max_fetches):
+        if self.stopping or (f.max_fetches and f.handed_out >= f.max_fetches):
             return False
         return time.monotonic() - self._last_fetch < SETTLE
 
@@ -279,13 +300,12 @@ class RealtimeJob:
                 continue  # queued under a wider scope: not even its robots.txt is asked
             server = store.servers_by_id.get(r.server_id)
             if server is None:  # added by another writer since the job started
-                server = store.add_server(urls.origin(r.scheme, r.host, r.port), time.time())
-                self.crawler.scheduler.add(server, time.monotonic())
+                server = self.crawler.server(urls.origin(r.scheme, r.host, r.port))
             entry = FrontierEntry(r.target_id, server.id, r.path, r.depth, r.redirects)
             result.append(Candidate(entry, server, r.anchor))
         return result
 
-    def _open_searcher(self) -> index.Searcher | None:
+    def _open_searcher(self) -> index.SearchIndex | None:
         if self._searcher is None:
             try:
                 self._searcher = index.open_searcher(self.settings.index_dir)

@@ -41,6 +41,7 @@ from webcrawler.database import (
 )
 from webcrawler.engine.link_evidence import with_links
 from webcrawler.engine.outbox import forget_removals, unpack
+from webcrawler.errors import NothingToDo
 from webcrawler.index import (
     IndexDamaged,
     IndexedDocument,
@@ -56,14 +57,14 @@ from webcrawler.settings import Settings
 BATCH = 1_000  # documents a commit, as the crawl's index process commits (MAX_BATCHES_PER_COMMIT)
 
 
-class NothingToReindex(Exception):
+class NothingToReindex(NothingToDo):
     """The data directory has no database to rebuild the index from."""
 
 
 def run_reindex(settings: Settings, progress: bool = True) -> str:
     """Rebuild the index of `settings.data_dir` from its database; return the summary.
     Raises NothingToReindex (writing nothing) when there is no database."""
-    if not settings.db_url and not (settings.data_dir / "webcrawler.db").exists():
+    if not settings.db_url and not settings.paths.database.exists():
         raise NothingToReindex(f"no database in {settings.data_dir}: nothing to rebuild the index "
                                "from (give the crawl's --data-dir)")
     check_database(settings.database_url)
@@ -107,7 +108,7 @@ def _is_damaged(index_dir: Path) -> bool:
     return False
 
 
-def _fetched_with_text():  # type: ignore[no-untyped-def]
+def _fetched_with_text():
     return (select(index_outbox.c.doc_id, index_outbox.c.payload)
             .join(documents, documents.c.id == index_outbox.c.doc_id)
             .where(documents.c.state == State.FETCHED, func.length(index_outbox.c.payload) > 0))

@@ -10,7 +10,7 @@ request at all, not even for robots.txt. A resumed crawl reloads the rules
 that have not expired.
 
 `RobotsTxt` only decides and remembers: the request goes to the agents like
-any other (the Crawler dispatches it), and the Scheduler keeps it polite.
+any other (the crawl loop dispatches it), and the Scheduler keeps it polite.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 from webcrawler.messages import RobotsFile
 from webcrawler.robots import RobotsRules
 
-if TYPE_CHECKING:  # the toolkit uses `obey` without the database
+if TYPE_CHECKING:
+    from webcrawler.engine.interfaces import Store
     from webcrawler.engine.scheduler import ServerState
-    from webcrawler.engine.store import CrawlStore
     from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ def obey(server: ServerState, rules: RobotsRules, delay: float) -> None:
 class RobotsTxt:
     """When each server's robots.txt is due, and which rules its documents must pass."""
 
-    def __init__(self, settings: Settings, store: CrawlStore,
+    def __init__(self, settings: Settings, store: Store,
                  refuses_server: Callable[[str], bool]) -> None:
         self.settings = settings
         self.store = store

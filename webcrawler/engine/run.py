@@ -13,13 +13,14 @@ from collections.abc import Callable, Collection
 
 from webcrawler.agenthosts import pool_factory
 from webcrawler.database import check_database, connect
-from webcrawler.engine.crawl import Crawler
+from webcrawler.engine.indexing import index_loop
 from webcrawler.engine.orders.batch import make_ordering, watch_pages
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_sink import make_index_sink
 from webcrawler.engine.store import CrawlStore
 from webcrawler.engine.stored_scope import resolve
+from webcrawler.errors import NothingToDo
 from webcrawler.index import check
 from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.settings import Settings
@@ -27,7 +28,7 @@ from webcrawler.settings import Settings
 log = logging.getLogger(__name__)
 
 
-class NothingToCrawl(Exception):
+class NothingToCrawl(NothingToDo):
     """No seeds were given and the data directory holds no crawl to resume."""
 
 
@@ -50,9 +51,9 @@ def run_index(settings: Settings, progress: bool = True,
         sink = make_index_sink(store, settings)  # IndexDamaged for another layout: nothing started
         ordering, recrawl = incremental_parts(settings, store, sink)
         ordering = ordering or make_ordering(settings.order, store, settings.hot_query)
-        crawler = Crawler(settings, store, sink=watch_pages(ordering, sink),
-                          progress=ProgressReporter() if progress else None, ordering=ordering,
-                          recrawl=recrawl, pool_factory=pool_factory(settings))
+        crawler = index_loop(settings, store, sink=watch_pages(ordering, sink),
+                             progress=ProgressReporter() if progress else None, ordering=ordering,
+                             recrawl=recrawl, pool_factory=pool_factory(settings))
         rejected = crawler.add_seeds(list(settings.seeds))
         if not crawler.scheduler.servers:
             sink.close()

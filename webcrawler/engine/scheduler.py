@@ -92,7 +92,7 @@ class NewServers(FifoQueue[ServerState]):
         return super().backlog() + len(self.waiting)
 
 
-class ServerFirstOrder(PriorityAggregator[ServerState]):  # type: ignore[misc]
+class ServerFirstOrder(PriorityAggregator[ServerState]):
     """Pinkerton's order: new servers first (FIFO), then least recently accessed."""
 
     def __init__(self) -> None:

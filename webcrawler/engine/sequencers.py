@@ -25,11 +25,12 @@ from collections.abc import Sequence
 from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
-class Sequencer(Protocol[T]):
+class Sequencer(Protocol[T_co]):
     def has_next(self) -> bool: ...
-    def next(self) -> T: ...
+    def next(self) -> T_co: ...
     def backlog(self) -> int: ...
 
 

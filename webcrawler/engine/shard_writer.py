@@ -1,4 +1,4 @@
-"""One shard's index writer, fed from the database's outbox (issue 15, "a sharded index").
+"""One shard's index writer, fed from the database's outbox (docs/scale-out.md, "Index shards").
 
 With S shards there are S writers, each a process that needs only the database
 and its shard's directory, so it can run on another host
@@ -51,7 +51,7 @@ class ShardWriterSummary:
                 f"({rate:,.0f} documents/s)")
 
 
-def mine(shard: int, shards: int):  # type: ignore[no-untyped-def]
+def mine(shard: int, shards: int):
     """The outbox rows of shard `shard` that the index has not committed."""
     return and_(index_outbox.c.batch > INDEXED, index_outbox.c.doc_id % shards == shard)
 

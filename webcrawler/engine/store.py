@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
@@ -30,32 +30,10 @@ from webcrawler.database import (
     responses,
     servers,
 )
+from webcrawler.engine.interfaces import FrontierEntry, NewURL
 from webcrawler.engine.prepared import Prepared
 from webcrawler.engine.scheduler import ServerState
 from webcrawler.messages import Document
-
-
-@dataclass(frozen=True, slots=True)
-class FrontierEntry:
-    """A document waiting to be fetched."""
-
-    doc_id: int
-    server_id: int
-    path: str
-    depth: int
-    redirects: int = 0
-    recrawl: bool = False  # fetched before: its answer goes to webcrawler/recrawl/
-    etag: str = ""  # the validators of the stored copy, for a conditional GET
-    last_modified: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class NewURL:
-    """A URL found in a page (or a redirect), ready to be stored."""
-
-    path: str
-    depth: int
-    redirects: int = 0
 
 
 class CrawlStore:
@@ -82,6 +60,14 @@ class CrawlStore:
                 server.dirty = False
         self.conn.commit()
 
+    def pending(self) -> bool:
+        """Is anything written since the last commit?"""
+        return self.conn.in_transaction()
+
+    def rollback(self) -> None:
+        """Drop everything since the last commit (the disk is full: the database keeps it)."""
+        self.conn.rollback()
+
     def close(self) -> None:
         self.conn.rollback()
         self.conn.close()
@@ -89,7 +75,7 @@ class CrawlStore:
     # --- servers --------------------------------------------------------
     def load_servers(self) -> list[ServerState]:
         """Every known server, with its frontier size recounted (once, at start-up)."""
-        queued = dict(
+        queued: dict[int, int] = dict(
             self.conn.execute(
                 select(documents.c.server_id, func.count())
                 .where(documents.c.state == State.QUEUED)
@@ -134,11 +120,11 @@ class CrawlStore:
                                 docs_known=row["docs_known"], last_access=row["last_access"])
             self._remember(known)
             return known
-        server_id = self.conn.execute(
+        server_id = _new_key(self.conn.execute(
             insert(servers).values(scheme=scheme, host=host, port=port_number, first_seen=now,
                                    visited=False, last_access=0.0, next_allowed=0.0, queued=0,
                                    docs_known=0, docs_fetched=0, docs_failed=0)
-        ).inserted_primary_key[0]
+        ).inserted_primary_key)
         state = ServerState(id=server_id, origin=origin)
         self._remember(state)
         return state
@@ -169,7 +155,7 @@ class CrawlStore:
                 continue
             row = self._sql.lookup.one(p_sid=server.id, p_path=u.path)
             if row is None:
-                row = self._sql.insert_document.one(
+                row = self._sql.insert_document.row(
                     p_sid=server.id, p_path=u.path, p_state=state, p_depth=u.depth,
                     p_redirects=u.redirects, p_now=now)
                 fresh.add(u.path)
@@ -180,6 +166,11 @@ class CrawlStore:
                 server.queued += len(fresh)
             server.dirty = True
         return ids, fresh
+
+    def lookup(self, server: ServerState, path: str) -> int | None:
+        """The id of a stored URL of `server`, or None when it was never stored."""
+        row = self._sql.lookup.one(p_sid=server.id, p_path=path)
+        return None if row is None else int(row[0])
 
     def next_document(self, server: ServerState) -> FrontierEntry | None:
         """The server's next queued document, breadth-first (smallest depth, then discovery)."""
@@ -206,7 +197,7 @@ class CrawlStore:
     def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
                      **values: object) -> bool:
         """Store a retrieval; True when the content changed since the last one."""
-        old_checksum, times_fetched, times_changed = self._sql.previous.one(p_id=entry.doc_id)
+        old_checksum, times_fetched, times_changed = self._sql.previous.row(p_id=entry.doc_id)
         changed = bool(old_checksum) and old_checksum != checksum
         self.finish(entry, state, checksum=checksum, last_fetch=now,
                     times_fetched=times_fetched + 1,
@@ -243,9 +234,9 @@ class CrawlStore:
 
     # --- crawl runs -----------------------------------------------------
     def start_run(self, mode: str = "index") -> int:
-        run_id = self.conn.execute(
+        run_id = _new_key(self.conn.execute(
             insert(crawls).values(mode=mode, started_at=time.time(), documents=0, failures=0)
-        ).inserted_primary_key[0]
+        ).inserted_primary_key)
         self.conn.commit()
         return int(run_id)
 
@@ -312,3 +303,9 @@ def _server_counters(server: ServerState) -> dict[str, object]:
         "last_access": server.last_access,
     }
 
+
+def _new_key(row: Any) -> int:
+    """The primary key of the one row an INSERT added."""
+    if row is None:
+        raise LookupError("the INSERT added no row")
+    return int(row[0])

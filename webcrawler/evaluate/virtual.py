@@ -116,8 +116,8 @@ class VirtualCrawler:
         self._servers = ServerFirstQueue(graph) if name == "server-first" else None
 
     def run(self) -> CrawlResult:
-        for page in self.start:
-            self._discover(page)
+        for start in self.start:
+            self._discover(start)
         visits: list[int] = []
         while (page := self._pop()) is not None:
             visits.append(page)

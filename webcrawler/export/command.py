@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import click
 
@@ -27,13 +27,15 @@ def export(fmt: str, data_dir: Path | None, db_url: str | None, output: Path | N
     """Every stored document, one record each, to stdout or --output (streamed)."""
     from sqlalchemy.exc import OperationalError
 
-    from webcrawler.cli import _settings
+    from webcrawler.config.options import crawl_settings
+    from webcrawler.database import check_database
     from webcrawler.export.records import read_records
     from webcrawler.export.writers import write_jsonl, write_warc
     from webcrawler.query_server.readonly import open_readonly
 
-    settings = _settings(data_dir=data_dir, db_url=db_url)
+    settings = crawl_settings({"data_dir": data_dir, "db_url": db_url})
     _check_exists(settings.database_url)
+    check_database(settings.database_url)
     engine = open_readonly(settings.database_url)
     try:
         with engine.connect() as conn, _opened(output, binary=fmt == "warc") as out:
@@ -55,7 +57,7 @@ def _check_exists(url: str) -> None:
 
 
 @contextlib.contextmanager
-def _opened(output: Path | None, binary: bool) -> Iterator[IO[Any]]:
+def _opened(output: Path | None, binary: bool) -> Iterator[Any]:
     if output is None:
         yield sys.stdout.buffer if binary else sys.stdout
         return

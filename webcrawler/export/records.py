@@ -1,7 +1,7 @@
 """The stored documents, one record each, streamed from the database in id order.
 
 A record is what the crawl holds of a document: its metadata and change history
-(the recrawl columns of issue 11, None on a database made before them), the text
+(the recrawl columns, None on a database made before them), the text
 the index holds (the outbox row the index is built from: no whoosh here), and the
 newest stored response (for WARC). Rows are read in pages of `PAGE` documents, so
 an export never holds a whole crawl in memory. Reading never writes.
@@ -86,7 +86,7 @@ def _present(conn: Connection) -> set[str]:
     return have
 
 
-def _page(have: set[str], with_responses: bool, after: int):  # type: ignore[no-untyped-def]
+def _page(have: set[str], with_responses: bool, after: int):
     d, s = documents, servers
     columns = [d.c.id, s.c.scheme, s.c.host, s.c.port, d.c.path, d.c.state, d.c.status, d.c.content_type,
                d.c.last_fetch, d.c.times_fetched, d.c.times_changed, d.c.title, d.c.detail,
@@ -102,7 +102,7 @@ def _page(have: set[str], with_responses: bool, after: int):  # type: ignore[no-
     return query.where(d.c.state.in_(EXPORTED), d.c.id > after).order_by(d.c.id).limit(PAGE)
 
 
-def _record(row, have: set[str]) -> Record:  # type: ignore[no-untyped-def]
+def _record(row, have: set[str]) -> Record:
     url = origin(row["scheme"], row["host"], row["port"]) + row["path"]
     redirected = row["state"] == State.REDIRECTED
     return Record(
@@ -115,7 +115,7 @@ def _record(row, have: set[str]) -> Record:  # type: ignore[no-untyped-def]
         response=_response(row))
 
 
-def _response(row) -> StoredResponse | None:  # type: ignore[no-untyped-def]
+def _response(row) -> StoredResponse | None:
     if row.get("r_body") is None:
         return None
     headers = [(str(k), str(v)) for k, v in json.loads(row["r_headers"])]

@@ -49,7 +49,7 @@ def write_warc(records: Iterable[Record], out: BinaryIO) -> int:
     return count
 
 
-def _response_record(writer: WARCWriter, record: Record):  # type: ignore[no-untyped-def]
+def _response_record(writer: WARCWriter, record: Record):
     stored = record.response
     assert stored is not None
     headers = [(k, v) for k, v in stored.headers if k.lower() not in DROPPED]
@@ -60,7 +60,7 @@ def _response_record(writer: WARCWriter, record: Record):  # type: ignore[no-unt
         http_headers=http, warc_headers_dict={"WARC-Date": iso8601(stored.fetched_at) or ""})
 
 
-def _metadata_record(writer: WARCWriter, record: Record, response_id: str | None):  # type: ignore[no-untyped-def]
+def _metadata_record(writer: WARCWriter, record: Record, response_id: str | None):
     fields = record.to_json() | {"state": record.state, "history": record.history}
     body = json.dumps(fields, ensure_ascii=False).encode()
     warc_headers = {"WARC-Date": iso8601(record.fetched_at) or ""}

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from webcrawler.errors import UsageError
 from webcrawler.importance.graph import CrawlGraph
 from webcrawler.importance.location import location_score
 from webcrawler.importance.pagerank import DAMPING, backlinks, pagerank
@@ -26,7 +27,7 @@ from webcrawler.importance.similarity import query_words, similarity_scores
 _CONDITION = re.compile(r"^(?P<metric>[^<>=]+?)\s*(?P<op>>=|>)\s*(?P<value>[-+0-9.eE]+)$")
 
 
-class ImportanceError(ValueError):
+class ImportanceError(UsageError, ValueError):
     """An importance spec that cannot be understood; the message says why."""
 
 

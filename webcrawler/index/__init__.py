@@ -10,9 +10,17 @@ one (`shards.py`, `sharded.py`). Nothing outside this package sees a Whoosh type
 
 from webcrawler.index.anchors import AnchorIndex, build_anchor_index
 from webcrawler.index.check import check, set_aside
-from webcrawler.index.models import Hit, IndexDamaged, IndexedDocument, QueryError, SearchResults
+from webcrawler.index.models import (
+    Hit,
+    IndexDamaged,
+    IndexedDocument,
+    QueryError,
+    SearchIndex,
+    SearchResults,
+)
 from webcrawler.index.schema import document_kind
-from webcrawler.index.searcher import Searcher, open_searcher
+from webcrawler.index.searcher import Searcher
+from webcrawler.index.sharded import open_searcher
 from webcrawler.index.shards import (
     open_shard_writer,
     optimize,
@@ -29,6 +37,7 @@ __all__ = [
     "IndexWriter",
     "IndexedDocument",
     "QueryError",
+    "SearchIndex",
     "SearchResults",
     "Searcher",
     "build_anchor_index",

@@ -3,8 +3,8 @@
 The paper's recipe: break the title and the body into one stream of words, and
 run it through a stop list so that common words are not indexed. Here a word
 is a run of letters, digits or underscores (Unicode-aware), lower-cased, at
-most `MAX_WORD` characters; no stemming (measured: it costs index throughput
-and the documentation queries name exact identifiers).
+most `MAX_WORD` characters; no stemming (it costs index throughput, and the
+documentation queries name exact identifiers).
 
 Title words count `TITLE_WEIGHT` times in the document's word frequencies: a
 title is the author's own summary of the page, and the paper indexes it with
@@ -86,7 +86,7 @@ class WordTokenizer(Tokenizer):
     def __hash__(self) -> int:
         return hash(WordTokenizer)
 
-    def __call__(  # type: ignore[override]
+    def __call__(
         self,
         value: str,
         positions: bool = False,

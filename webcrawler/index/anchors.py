@@ -1,4 +1,4 @@
-"""A small in-memory index of anchor texts, for the real-time search (issue 4).
+"""A small in-memory index of anchor texts, for the real-time search.
 
 The paper's navigation mode "makes a small full-text index from the anchor text
 in a document and applies the user's query to select the most relevant link".

@@ -78,7 +78,7 @@ def _latest_generation(index_dir: Path) -> int:
     return max((int(n) for n in numbers if n.isdigit()), default=-1)
 
 
-def _check_segment(ix, segment, path: Path) -> None:  # type: ignore[no-untyped-def]
+def _check_segment(ix, segment, path: Path) -> None:
     if not path.exists():
         raise IndexDamaged(path, "is missing (the table of contents lists it)")
     try:
@@ -142,7 +142,7 @@ def _aside_name(index_dir: Path, why: str) -> Path:
 
 
 @contextlib.contextmanager
-def _write_lock(index_dir: Path):  # type: ignore[no-untyped-def]
+def _write_lock(index_dir: Path):
     """Whoosh's write lock of `index_dir`, or IndexDamaged when a writer holds it."""
     lock = FileStorage(str(index_dir)).lock(WRITE_LOCK)
     if not lock.acquire(blocking=False):

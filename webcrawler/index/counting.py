@@ -16,6 +16,7 @@ Other queries are counted Whoosh's way. This module never writes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import accumulate
 
 from whoosh.codec.whoosh3 import W3LeafMatcher
@@ -49,7 +50,7 @@ def _count_segment(reader: IndexReader, terms: list[str]) -> int:
     return len(ids)
 
 
-def _ids(matcher: Matcher) -> list[int] | object:
+def _ids(matcher: Matcher) -> Iterable[int]:
     """The matcher's document numbers; a block at a time from Whoosh's W3 posting lists."""
     if type(matcher) is not W3LeafMatcher:
         return matcher.all_ids()

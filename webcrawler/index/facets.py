@@ -27,7 +27,7 @@ FACET_VALUES = 10  # values listed per facet, most matches first
 Counts = dict[str, Counter]  # facet name -> value -> matches
 
 _ARRAYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_DTYPES = {"B": np.uint8, "H": np.dtype(">u2")}
+_DTYPES: dict[str, np.dtype] = {"B": np.dtype(np.uint8), "H": np.dtype(">u2")}
 
 
 def column(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | None:

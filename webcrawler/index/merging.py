@@ -2,9 +2,8 @@
 
 Whoosh merges by decoding every posting of every old segment, feeding it to the
 new segment's pool, sorting the pool (spilling it to disk as pickles, one per
-posting) and encoding it again: measured, 15 us a posting, so merging 55,000
-documents took 248 s, and the merge policy had to keep merges small, which left
-a 50,000-document index in 34 segments, each a cost to every query. Here a
+posting) and encoding it again: so slow that the merge policy had to keep merges
+small, which left a large index in many segments, each a cost to every query. Here a
 merged W3 segment's posting lists are not decoded at all: `merge_segment` copies
 its stored fields and lengths (Whoosh's `write_per_doc`) and registers it as a
 `SegmentSource`; the new segment's term writer (`termwriter.py`) then walks the
@@ -21,10 +20,11 @@ from __future__ import annotations
 
 import heapq
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate, groupby
 from pickle import dumps, loads
+from typing import Any, cast
 
 import numpy as np
 from whoosh.codec import whoosh3
@@ -107,7 +107,7 @@ class SegmentSource:
         self.basedoc = basedoc
         self.docmap = docmap  # None: no deletions, docnum + basedoc; else old -> new docnum
 
-    def terms(self, schema) -> Iterator[tuple[Term, bytes]]:  # type: ignore[no-untyped-def]
+    def terms(self, schema) -> Iterator[tuple[Term, bytes]]:
         """(term, raw term info) in the order the segment wrote them: (field, text)."""
         terms = self.reader._terms
         names = terms._fieldunmap
@@ -160,7 +160,7 @@ class SegmentSource:
         docmap = self.docmap
         if info.is_inlined():
             ids, weights, values = info.inlined_postings()
-            blocks = [(ids, weights, values)]
+            blocks: Iterable[tuple[Any, Any, Any]] = [(ids, weights, values)]
         else:
             blocks = posting_blocks(self.reader._terms._postfile.get(*extent(info)))
         out: list[Posting] = []
@@ -178,7 +178,7 @@ class SegmentSource:
 def merged_terms(
     pool_terms: Iterator[tuple[Term, list[Posting]]],
     sources: list[SegmentSource],
-    schema,  # type: ignore[no-untyped-def]
+    schema,
     field_lengths: Callable[[str], list[int] | None],
 ) -> Iterator[tuple[Term, list]]:
     """Every term of the new segment in order, with its parts in docnum order: the pool's
@@ -192,8 +192,8 @@ def merged_terms(
             if number == 0:
                 parts.append(item)
             else:
-                part = sources[number - 1].part(  # type: ignore[arg-type]
-                    item, field_lengths(term[0]), bool(schema[term[0]].scorable)
+                part = sources[number - 1].part(
+                    cast(bytes, item), field_lengths(term[0]), bool(schema[term[0]].scorable)
                 )
                 if part:
                     parts.append(part)

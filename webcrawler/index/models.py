@@ -7,11 +7,12 @@ process boundary and print well. Nothing here imports whoosh.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol, Self
 
-from webcrawler.errors import DataDamaged
+from webcrawler.errors import DataDamaged, UsageError
 
 
-class QueryError(ValueError):
+class QueryError(UsageError, ValueError):
     """The query cannot be run. The message is for the user: short, clear, no internals."""
 
 
@@ -86,3 +87,23 @@ class IndexDamaged(DataDamaged):
         self.path = path
         self.reason = reason
         super().__init__(f"the index at {path} {reason}: {remedy}")
+
+
+class SearchIndex(Protocol):
+    """What `open_searcher` gives: one index (`Searcher`) or every shard of one
+    (`ShardedSearcher`), searched alike; safe to share between threads."""
+
+    def search(self, query: str, page: int = 1, per_page: int = 10, expand: bool = False,
+               site: str | None = None) -> SearchResults: ...
+
+    def refresh(self) -> None: ...
+
+    def doc_count(self) -> int: ...
+
+    def size_bytes(self) -> int: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...

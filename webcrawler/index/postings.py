@@ -1,8 +1,8 @@
 """How the content field is turned into postings and written: the index's hot path.
 
 Whoosh's generic path makes a `Token` per word, pickles each posting's positions
-and reads each posting's document length back from disk while writing. Measured
-on the documentation pages that was most of the indexing time, so here:
+and reads each posting's document length back from disk while writing: most of
+the indexing time (docs/measurements.md), so here:
 
 - `ContentField` analyses a document in one pass (`analysis.words`: one regex over
   the lower-cased text, a frozenset stop list) and builds the postings directly,
@@ -73,16 +73,16 @@ _ITEM_SIZE = {b"B": 1, b"H": 2, b"I": 4}
 class WordPositions(Positions):
     """Whoosh's Positions format with the compact encoding above."""
 
-    def encode(self, poslist):  # type: ignore[no-untyped-def]
+    def encode(self, poslist):
         return encode_positions(list(poslist))
 
-    def decode_positions(self, valuestring):  # type: ignore[no-untyped-def]
+    def decode_positions(self, valuestring):
         return decode_positions(valuestring)
 
-    def decode_frequency(self, valuestring):  # type: ignore[no-untyped-def]
+    def decode_frequency(self, valuestring):
         return (len(valuestring) - 1) // _ITEM_SIZE[valuestring[:1]]
 
-    def decode_weight(self, valuestring):  # type: ignore[no-untyped-def]
+    def decode_weight(self, valuestring):
         return self.decode_frequency(valuestring) * self.field_boost
 
 
@@ -120,7 +120,7 @@ class ContentField(TEXT):
         super().__init__(analyzer=analyzer(), phrase=True)
         self.format = WordPositions()
 
-    def index(self, value, **kwargs) -> Iterator[tuple[bytes, int, float, bytes]]:  # type: ignore[no-untyped-def, override]
+    def index(self, value, **kwargs) -> Iterator[tuple[bytes, int, float, bytes]]:
         positions, boost = word_positions(value)
         for word, poslist in positions.items():
             weight = len(poslist) + boost.get(word, 0.0)
@@ -131,7 +131,7 @@ class PostingPool(writing.PostingPool):
     """Whoosh's posting pool without its per-posting checks; sizes are estimated the same
     way (bytes of Python objects) so runs spill to disk at about the same `limitmb`."""
 
-    def add(self, item):  # type: ignore[no-untyped-def]
+    def add(self, item):
         self.current.append(item)
         self.currentsize += 160 + 2 * len(item[1]) + len(item[4] or b"")
         if self.currentsize > self.limit:
@@ -152,5 +152,5 @@ class ContentCodec(whoosh3.W3Codec):
     def __init__(self) -> None:
         super().__init__(blocklimit=BLOCK, compression=0)
 
-    def field_writer(self, storage, segment):  # type: ignore[no-untyped-def]
+    def field_writer(self, storage, segment):
         return TermWriter(self, storage, segment)

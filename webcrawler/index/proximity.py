@@ -24,7 +24,7 @@ from whoosh.searching import Searcher as WhooshSearcher
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
 
-PROXIMITY_WEIGHT = 0.1  # bench/quality.py: 0 0.789, 0.1 0.789, 0.2 0.787, 0.4 0.773 (MRR@10)
+PROXIMITY_WEIGHT = 0.1  # tuned with bench/quality.py (docs/index.md)
 WINDOW = 3  # positions apart: "os path join" -> os, path, join within three words
 DEPTH = 30  # documents re-scored per query
 

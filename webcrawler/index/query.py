@@ -90,7 +90,7 @@ def parse(text: str, site: str | None = None) -> ParsedQuery:
             minus, token = "-", token[1:]
         found = list(words(phrase if token is None else token))
         raw = WORD.findall(phrase if token is None else token)
-        stopped = stopped or (raw and not found)
+        stopped = stopped or bool(raw and not found)
         if not found:
             continue
         if minus:
@@ -151,7 +151,7 @@ class _RequireMatcher(RequireMatcher):
     """Whoosh's RequireMatcher asserts when a quality skip lands both children on one
     document (whoosh-reloaded 2.7.5); re-align only when they differ."""
 
-    def skip_to_quality(self, minquality):  # type: ignore[no-untyped-def]
+    def skip_to_quality(self, minquality):
         skipped = self.a.skip_to_quality(minquality)
         if self.a.is_active() and self.b.is_active() and self.a.id() != self.b.id():
             self.child._find_next()
@@ -161,7 +161,7 @@ class _RequireMatcher(RequireMatcher):
 class _Require(wq.Require):
     matcherclass = _RequireMatcher
 
-    def matcher(self, searcher, context=None):  # type: ignore[no-untyped-def]
+    def matcher(self, searcher, context=None):
         scored = self.a.matcher(searcher, context)
         return _RequireMatcher(scored, self.b.matcher(searcher, searcher.boolean_context()))
 

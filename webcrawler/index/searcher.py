@@ -18,18 +18,24 @@ New commits: `search()` looks for one at most every `REFRESH_INTERVAL` seconds
 (a look costs a directory listing). When there is one, a background thread opens
 a searcher on it and reads what its first queries would read (each segment's
 document lengths), then swaps it in between two queries; until then queries run
-on the previous commit. Measured on 50,000 documents while a writer committed,
-opening in line made the query that found a commit wait for the open (p99
-701 ms over HTTP). `refresh()` is the blocking form, for callers that must see a
+on the previous commit (opening in line made the query that found a commit wait
+for the open). `refresh()` is the blocking form, for callers that must see a
 commit they know of. This module never writes to the index.
+
+One index's ranking is public - `holding()`, then `statistics`, `forms`, `rank`, `doc_ids`,
+`sites`, `proximity_factors` and
+`hit` - so that `ShardedSearcher` (sharded.py) composes it over the shards of an index
+rather than reaching inside.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +45,6 @@ from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
 from webcrawler.index import facets, grouping, proximity, stemming, vectors
-from webcrawler.index.format import shard_count
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
 from webcrawler.index.query import expand as expand_query
@@ -109,19 +114,17 @@ class Searcher:
         """One page of results for `query`; raises `QueryError` for a query that cannot run."""
         started = time.perf_counter()
         parsed, per_page = self.parse_query(query, page, per_page, expand, site)
-        with self._lock:
-            self._look_for_commits()
+        with self.holding():
             stemming.add_forms(parsed, self.forms)
-            ranked, total, counts = self._ranked(parsed, depth(parsed, page * per_page,
-                                                               self.per_site))
+            ranked, total, counts = self.rank(parsed, depth(parsed, page * per_page, self.per_site))
             top = ranked[: proximity.DEPTH]
-            ranked = proximity.rescore(top, self._proximity(parsed, [d for _s, d in top])) + \
+            ranked = proximity.rescore(top, self.proximity_factors(parsed, [d for _s, d in top])) + \
                 ranked[proximity.DEPTH :]
             best = ranked[0][0] if ranked else 0.0
             items = [(score, docnum, site) for (score, docnum), site
-                     in zip(ranked, self._sites([d for _s, d in ranked]), strict=True)]
+                     in zip(ranked, self.sites([d for _s, d in ranked]), strict=True)]
             shown = on_page(parsed, items, page, per_page, counts, self.per_site)
-            hits = [self._hit(rank, score, docnum, best, parsed, site, more)
+            hits = [self.hit(rank, score, docnum, best, parsed, site, more)
                     for rank, (score, docnum, site), more in shown]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
@@ -151,10 +154,22 @@ class Searcher:
             expand_query(parsed, self._thesaurus)
         return parsed, min(per_page, MAX_PER_PAGE)
 
-    def _ranked(self, parsed: ParsedQuery, needed: int, collection: Collection | None = None,
-                stamp: tuple = ()) -> Ranked:
-        """The query's ranked list (lock held). A shard of a sharded index is given the
-        whole `collection`'s statistics, and their `stamp` (they change with other shards)."""
+    # --- one index's ranking, which `ShardedSearcher` composes over shards: call these
+    # inside `holding()`, so that no new commit is swapped in between them.
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[Searcher]:
+        """This index locked, on the newest commit opened so far (a newer one may start
+        opening in the background): `statistics`, `rank`, `doc_ids` and `hit` agree."""
+        with self._lock:
+            self._look_for_commits()
+            yield self
+
+    def rank(self, parsed: ParsedQuery, needed: int, collection: Collection | None = None,
+             stamp: tuple = ()) -> Ranked:
+        """The query's ranked list, at least `needed` deep. A shard of a sharded index is
+        given the whole `collection`'s statistics, and their `stamp` (they change with
+        other shards)."""
         key = (
             tuple(parsed.words),
             tuple(map(tuple, parsed.phrases)),
@@ -188,16 +203,16 @@ class Searcher:
         matched = list(searcher.docs_for_query(query))  # every match, for the facets
         return self._remember(key, (ranked, len(matched), facets.count_global(searcher, matched)))
 
-    def _statistics(self, words: list[str]) -> tuple[int, int, dict[bytes, float]]:
-        """This index's part of the collection statistics of `words` (lock held): total
+    def statistics(self, words: list[str]) -> tuple[int, int, dict[bytes, float]]:
+        """This index's part of the collection statistics of `words`: total
         content length, documents (deleted ones too, as Whoosh's average length counts
         them) and each word's frequency: what `Peculiarity` reads of the whole index."""
         searcher = self._searcher
         frequencies = {w.encode(): searcher.frequency(CONTENT, w.encode()) for w in words}
         return searcher.field_length(CONTENT), searcher.doc_count_all(), frequencies
 
-    def _doc_ids(self, docnums: list[int]) -> list[int]:
-        """The doc_ids of documents by number in the commit queries run on (lock held)."""
+    def doc_ids(self, docnums: list[int]) -> list[int]:
+        """The doc_ids of documents by number in the commit queries run on."""
         if not docnums:
             return []
         column = self._searcher.reader().column_reader("doc_id")
@@ -209,8 +224,9 @@ class Searcher:
             self._cache.popitem(last=False)
         return ranked
 
-    def _hit(self, rank: int, score: float, docnum: int, best: float, parsed: ParsedQuery,
-             site: str = "", more: bool = False) -> Hit:
+    def hit(self, rank: int, score: float, docnum: int, best: float, parsed: ParsedQuery,
+            site: str = "", more: bool = False) -> Hit:
+        """The result at `rank` (1 first), its score normalised against the `best` one."""
         fields = self._searcher.stored_fields(docnum)
         normalized = round(1000 * score / best) if best > 0 else 0
         return Hit(
@@ -224,13 +240,13 @@ class Searcher:
             more=more,
         )
 
-    def _proximity(self, parsed: ParsedQuery, docnums: list[int]) -> list[float]:
+    def proximity_factors(self, parsed: ParsedQuery, docnums: list[int]) -> list[float]:
         """The proximity factors of documents by number (lock held; `proximity.py`)."""
         if not self.proximity:
             return [1.0] * len(docnums)
         return proximity.factors(self._searcher, parsed, docnums)
 
-    def _sites(self, docnums: list[int]) -> list[str]:
+    def sites(self, docnums: list[int]) -> list[str]:
         """The site of documents by number in the commit queries run on (lock held)."""
         return facets.site_of(self._searcher, docnums)
 
@@ -335,7 +351,7 @@ def on_page(parsed: ParsedQuery, items: list[tuple[float, Any, str]], page: int,
         items = grouping.group(items, [site for *_rest, site in items], per_site)
     first = (page - 1) * per_page
     shown = items[first : first + per_page]
-    site_counts = counts.get("site", {}) if not parsed.site else {}
+    site_counts: dict[str, int] = dict(counts.get("site", {})) if not parsed.site else {}
     more = grouping.more_from([site for *_rest, site in shown], site_counts)
     return [(first + i + 1, item, flag) for i, (item, flag) in enumerate(zip(shown, more, strict=True))]
 
@@ -356,14 +372,3 @@ def _generation(searcher: WhooshSearcher) -> int:
     generation = searcher.reader().generation()
     return -1 if generation is None else generation
 
-
-def open_searcher(index_dir: Path, **kwargs: object) -> Searcher:
-    """A read-only searcher over the index in `index_dir` (or over all its shards).
-
-    Raises FileNotFoundError when `index_dir` holds no index yet (open a writer first).
-    """
-    if shard_count(index_dir) > 1:
-        from webcrawler.index.sharded import ShardedSearcher  # it builds on this module
-
-        return ShardedSearcher(index_dir, **kwargs)  # type: ignore[return-value]
-    return Searcher(index_dir, **kwargs)  # type: ignore[arg-type]

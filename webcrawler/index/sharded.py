@@ -13,9 +13,9 @@ counts add up; the merged list is grouped by site as one index's is (`searcher.o
 and a word's other forms (`stemming.py`) are those of every shard's vocabulary.
 
 In parallel or in turn: the shards are in one process, and under the GIL threads
-overlap only waits (pages of a shard on slow storage, numpy). Measured on the shared
-2-core machine under load (`bench/shards.py`, BENCHMARKS.md), handing a shard to a
-thread cost more than it saved; `parallel=False` ranks the shards in turn.
+overlap only waits (pages of a shard on slow storage, numpy): on a small loaded
+machine a thread hand-off may cost more than it saves (`bench/shards.py`), so
+`parallel=False` ranks the shards in turn.
 
 While a query runs it holds every shard's lock (always in shard order), so no
 shard swaps in a new commit between the two rounds or before its hits are read;
@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from webcrawler.index import facets, proximity, stemming
-from webcrawler.index.format import index_dirs
-from webcrawler.index.models import SearchResults
+from webcrawler.index.format import index_dirs, shard_count
+from webcrawler.index.models import SearchIndex, SearchResults
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.searcher import Searcher, depth, on_page
 from webcrawler.index.writer import has_index
@@ -70,7 +70,7 @@ def _union(lists: Iterable[list[str]]) -> list[str]:
 
 
 def combine(parts: Sequence[tuple[int, int, dict[bytes, float]]]) -> CollectionStatistics:
-    """Sum the shards' `Searcher._statistics` (in shard order, for the same sums every time)."""
+    """Sum the shards' `Searcher.statistics` (in shard order, for the same sums every time)."""
     frequencies: dict[bytes, float] = {}
     for _total, _documents, found in parts:
         for word, frequency in found.items():
@@ -102,14 +102,14 @@ class ShardedSearcher:
             stemming.add_forms(parsed, lambda word: _union(shard.forms(word) for shard in shards))
             excluded = [word for part in parsed.excluded for word in part]
             words = list(dict.fromkeys([*parsed.terms(), *excluded]))
-            collection = combine([s._statistics(words) for s in shards])  # lookups: cheap
+            collection = combine([s.statistics(words) for s in shards])  # lookups: cheap
             per_site = shards[0].per_site
             merged, total, counts = self._merge(shards, parsed,
                                                 depth(parsed, page * per_page, per_site), collection)
             merged = self._near(shards, parsed, merged[: proximity.DEPTH]) + merged[proximity.DEPTH :]
             best = merged[0][0] if merged else 0.0
             items = [(score, (k, docnum), site) for score, _doc_id, k, docnum, site in merged]
-            hits = [shards[k]._hit(rank, score, docnum, best, parsed, site, more)
+            hits = [shards[k].hit(rank, score, docnum, best, parsed, site, more)
                     for rank, (score, (k, docnum), site), more
                     in on_page(parsed, items, page, per_page, counts, per_site)]
         took = (time.perf_counter() - started) * 1000
@@ -122,9 +122,9 @@ class ShardedSearcher:
         """([(score, doc_id, shard, docnum, site), ...] best first, ties by doc_id; the
         total; the facet counts)."""
         def rank(shard: Searcher) -> tuple[list[tuple[float, int, int, str]], int, facets.Counts]:
-            ranked, total, counts = shard._ranked(parsed, needed, collection, collection.stamp)
+            ranked, total, counts = shard.rank(parsed, needed, collection, collection.stamp)
             docnums = [docnum for _score, docnum in ranked]
-            found = zip(ranked, shard._doc_ids(docnums), shard._sites(docnums), strict=True)
+            found = zip(ranked, shard.doc_ids(docnums), shard.sites(docnums), strict=True)
             return [(score, doc_id, docnum, site) for (score, docnum), doc_id, site in found], \
                 total, counts
 
@@ -144,8 +144,9 @@ class ShardedSearcher:
         factors = [1.0] * len(top)
         for k, shard in enumerate(shards):
             mine = [i for i, item in enumerate(top) if item[2] == k]
-            for i, found in zip(mine, shard._proximity(parsed, [top[i][3] for i in mine]), strict=True):
-                factors[i] = found
+            found = shard.proximity_factors(parsed, [top[i][3] for i in mine])
+            for i, factor in zip(mine, found, strict=True):
+                factors[i] = factor
         return proximity.rescore(top, factors)
 
     def _each(self, shards: list[Searcher], work: Callable[[Searcher], T]) -> list[T]:
@@ -158,14 +159,13 @@ class ShardedSearcher:
         return [first, *(future.result() for future in others)]
 
     @contextlib.contextmanager
-    def _holding(self):  # type: ignore[no-untyped-def]
+    def _holding(self):
         """Every open shard, locked in shard order, each on its newest opened commit."""
         with self._lock, contextlib.ExitStack() as stack:
             self._open_new()
             shards = [s for s in self._shards if s is not None]
             for shard in shards:
-                stack.enter_context(shard._lock)
-                shard._look_for_commits()
+                stack.enter_context(shard.holding())
             yield shards
 
     def _open_new(self) -> int:
@@ -185,7 +185,7 @@ class ShardedSearcher:
 
     def doc_count(self) -> int:
         with self._holding() as shards:
-            return sum(s._searcher.doc_count() for s in shards)
+            return sum(s.doc_count() for s in shards)
 
     def size_bytes(self) -> int:
         return sum(s.size_bytes() for s in self._shards if s is not None)
@@ -202,3 +202,13 @@ class ShardedSearcher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_searcher(index_dir: Path, **kwargs: Any) -> SearchIndex:
+    """A read-only searcher over the index in `index_dir` (or over all its shards).
+
+    Raises FileNotFoundError when `index_dir` holds no index yet (open a writer first).
+    """
+    if shard_count(index_dir) > 1:
+        return ShardedSearcher(index_dir, **kwargs)
+    return Searcher(index_dir, **kwargs)

@@ -2,12 +2,11 @@
 
 Whoosh memory-maps a compound segment file (`.seg`) and then wraps each file
 inside it in a `BytesIO`, which copies it: opening a searcher copied the whole
-index into memory (565 ms to open 50,000 documents in 4 segments, 53 ms for
-5,000), and so did every segment read for a merge. Reading with plain file
+index into memory, and so did every segment read for a merge. Reading with plain file
 reads instead keeps a file handle open per segment until its reader is closed,
 and costs a system call per lookup. `IndexStorage` maps each segment file once
-and hands Whoosh file objects that read straight from the map: opening is cheap
-(2.7-3.8 ms for the same 50,000 documents), nothing is copied, and closing the segment's
+and hands Whoosh file objects that read straight from the map: opening is cheap,
+nothing is copied, and closing the segment's
 reader unmaps it.
 """
 

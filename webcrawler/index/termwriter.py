@@ -55,7 +55,7 @@ class TermWriter(whoosh3.W3FieldWriter):
 
     copies_merged_segments = True  # merging.merge_segment registers sources for it
 
-    def add_postings(self, schema, lengths, items):  # type: ignore[no-untyped-def]
+    def add_postings(self, schema, lengths, items):
         self._lengths = _Lengths(lengths) if lengths else None
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
@@ -71,7 +71,7 @@ class TermWriter(whoosh3.W3FieldWriter):
     def _field_lengths(self, fieldname: str) -> list[int] | None:
         return self._lengths.of(fieldname) if self._lengths else None
 
-    def _pool_terms(self, items) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:  # type: ignore[no-untyped-def]
+    def _pool_terms(self, items) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         """The pool's sorted postings grouped by term, each with its document's length."""
         term: tuple[str, bytes] | None = None
         postings: list[Posting] = []
@@ -89,7 +89,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         if term is not None:
             yield term, postings
 
-    def _start(self, schema, fieldname: str) -> None:  # type: ignore[no-untyped-def]
+    def _start(self, schema, fieldname: str) -> None:
         self.start_field(fieldname, schema[fieldname])
         fixed = self._format.fixed_value_size()
         self._values = _values_variable if fixed is None or fixed < 0 else (
@@ -97,7 +97,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         )
         self._with_arrays = bool(schema[fieldname].scorable)
 
-    def _write_term(self, schema, term, parts: list[list[Posting] | Copied]) -> None:  # type: ignore[no-untyped-def]
+    def _write_term(self, schema, term, parts: list[list[Posting] | Copied]) -> None:
         fieldname, btext = term
         if fieldname != self._fieldname:
             self._start(schema, fieldname)
@@ -182,7 +182,7 @@ class _Stats:
         self.first: int | None = None
         self.last = 0
 
-    def add(self, total, df, top, minlength, maxlength, first, last) -> None:  # type: ignore[no-untyped-def]
+    def add(self, total, df, top, minlength, maxlength, first, last) -> None:
         self.total += total
         self.df += df
         self.maxweight = max(self.maxweight, top)
@@ -198,9 +198,11 @@ class _Stats:
 
 
 def _arrays(parts: list[list[Posting] | Copied]) -> tuple[np.ndarray, np.ndarray]:
-    ids, weights = [], []
+    ids: list[np.ndarray] = []
+    weights: list[np.ndarray] = []
     for part in parts:
         if isinstance(part, Copied):
+            assert part.ids is not None and part.weights is not None  # its field keeps arrays
             part_ids, part_weights = part.ids, part.weights
         else:
             part_ids = np.fromiter((p[0] for p in part), np.int64, len(part))

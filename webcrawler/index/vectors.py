@@ -1,15 +1,14 @@
 """Posting lists as flat arrays, written beside Whoosh's blocks, read with numpy.
 
 Whoosh keeps a posting list as pickled blocks of 128 postings. Unpickling makes a
-Python int and float per posting (0.7 us each, measured): a word found in 40,000
-of 50,000 documents took 30 ms to decode before any scoring, and frequent words
-are the queries people type. So the content field's writer (`postings.py`) also
-writes every posting list of at least `MIN_POSTINGS` postings as two little-endian
-arrays - docnums (int32) then weights (float32) - right after the list's blocks
-in the same postings file, and marks the word's term info with one extra byte.
-Whoosh reads neither (it reads a list's blocks by their extent and ignores bytes
-after a term info's extent), so the index stays a Whoosh index; a segment written
-before this, or a short list, is decoded from its blocks instead.
+Python int and float per posting, so a frequent word's list costs more to decode than
+to score, and frequent words are the queries people type. So the content field's
+writer (`postings.py`) also writes every posting list of at least `MIN_POSTINGS`
+postings as two little-endian arrays - docnums (int32) then weights (float32) - right
+after the list's blocks in the same postings file, and marks the word's term info with
+one extra byte. Whoosh reads neither (it reads a list's blocks by their extent and
+ignores bytes after a term info's extent), so the index stays a Whoosh index; a
+segment written before this, or a short list, is decoded from its blocks instead.
 
 Deleted documents stay in the arrays, as in the blocks; callers drop them.
 """
@@ -25,7 +24,7 @@ from whoosh.reading import SegmentReader, TermNotFound
 
 from webcrawler.index.blocks import extent, posting_blocks
 from webcrawler.index.fastpaths import note
-from webcrawler.index.weighting import _BYTE_LENGTH, segment_lengths
+from webcrawler.index.weighting import BYTE_LENGTH, segment_lengths
 
 MIN_POSTINGS = 16  # shorter lists decode from one or two blocks in microseconds
 MARK = b"V"  # appended to a term info whose list has arrays after its blocks
@@ -34,11 +33,11 @@ Postings = tuple[np.ndarray, np.ndarray]  # (docnums int32, weights float32), do
 
 _INFO_SIZE = whoosh3.W3TermInfo._struct.size + 12  # the struct, then the extent (!q, !i)
 _EMPTY: Postings = (np.zeros(0, np.int32), np.zeros(0, np.float32))
-_LENGTH_OF_BYTE = np.array(_BYTE_LENGTH, dtype=np.float64)
+_LENGTH_OF_BYTE = np.array(BYTE_LENGTH, dtype=np.float64)
 _LENGTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def encode(docnums: Sequence[int], weights: Sequence[float]) -> bytes:
+def encode(docnums: Sequence[int] | np.ndarray, weights: Sequence[float] | np.ndarray) -> bytes:
     """The arrays written after a posting list's blocks ("" for a short list)."""
     if len(docnums) < MIN_POSTINGS:
         return b""

@@ -18,10 +18,8 @@ length in words, cf the word's weighted count in the whole index and N the
 index's total length in words. Words absent from a document add nothing (OR
 semantics), so a document that matches more of the query's words ranks higher.
 
-Reference domain: the collection's own word frequencies. Measured with
-`python bench/quality.py --variants` (2,036 documentation pages, 300 judged
-queries; MRR@10 / success@10): collection 0.686 / 0.927, general English
-(wordfreq) 0.660 / 0.917, a 50/50 blend 0.684 / 0.930. General English calls
+Reference domain: the collection's own word frequencies (the variants compared,
+with their figures: docs/measurements.md). General English calls
 "sql", "git", "regex" rare although this collection is full of them, so those
 words outweigh the ones that tell its pages apart; the blend is no better than
 the collection alone and needs a data file. The collection also follows the
@@ -34,11 +32,8 @@ means on both sides of the ratio); the prior MU (the average document length:
 a Dirichlet prior of one average page) keeps a ten-word page from winning with
 one lucky word; the log keeps one rare word from drowning the others (a sum of
 logs is the log of the product of peculiarities: how much likelier the
-document's language makes the query than the reference's). Measured (same
-set): literal 0.682 / 0.900, ratio without log 0.679 / 0.910, log with MU = 0
-0.611 / 0.910, MU = 120 0.637 / 0.923, MU = 1000 0.686 / 0.930, MU = 4000
-0.677 / 0.917, MU = average length (1,623 words here) 0.686 / 0.927; Whoosh's
-BM25F 0.680 / 0.910.
+document's language makes the query than the reference's). Each of these choices
+was measured against its alternatives (docs/measurements.md).
 
 Upper bounds: w(t, d) grows with tf and shrinks with len(d), so the score of
 the block's largest weight at the block's shortest length bounds every score
@@ -53,6 +48,7 @@ import math
 import weakref
 from collections.abc import Callable, Mapping
 
+import numpy as np
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3PerDocReader, _lenfield
 from whoosh.reading import SegmentReader
 from whoosh.scoring import WeightingModel, WeightLengthScorer
@@ -107,11 +103,11 @@ class Peculiarity(WeightingModel):
     def supports_block_quality(self) -> bool:
         return True
 
-    def scorer(self, searcher, fieldname, text, qf=1):  # type: ignore[no-untyped-def]
+    def scorer(self, searcher, fieldname, text, qf=1):
         factor, p_ref, cf, mu = self.parameters(searcher.get_parent(), fieldname, text, qf)
         return PeculiarityScorer(searcher, fieldname, text, self, p_ref, cf, factor, mu)
 
-    def parameters(self, parent, fieldname, text, qf=1):  # type: ignore[no-untyped-def]
+    def parameters(self, parent, fieldname, text, qf=1):
         """(factor, p_ref, cf, mu) of a word: w(t, d) * w(t, q) / |q| is
         factor * log(1 + tf / (len + mu) / p_ref). Whole-index statistics, the same for
         every segment (`parent` is the index's top-level Whoosh searcher)."""
@@ -125,7 +121,7 @@ class Peculiarity(WeightingModel):
         mu = self.mu if self.mu is not None else average
         return factor, p_ref, cf, mu
 
-    def _collection_stats(self, parent, fieldname, text):  # type: ignore[no-untyped-def]
+    def _collection_stats(self, parent, fieldname, text):
         """(N, cf, average length) over the whole index. Each sums over every segment, so
         they are kept in `self.stats` (a searcher may share one dict between queries while
         its index does not change)."""
@@ -144,7 +140,7 @@ class Peculiarity(WeightingModel):
 class PeculiarityScorer(WeightLengthScorer):
     """Scores one word: w(t, d) * w(t, q) / |q|; monotone in (weight up, length down)."""
 
-    def __init__(self, searcher, fieldname, text, model, p_ref, cf, factor, mu):  # type: ignore[no-untyped-def]
+    def __init__(self, searcher, fieldname, text, model, p_ref, cf, factor, mu):
         self.mu = mu
         self.mode = model.mode
         self.p_ref = p_ref
@@ -153,21 +149,22 @@ class PeculiarityScorer(WeightLengthScorer):
         self.setup(searcher, fieldname, text)
         self._lengths = segment_lengths(searcher.reader(), fieldname)
         found = prior.factors(searcher.reader())
-        self._prior, self._max_prior = found if found is not None else (None, 1.0)
+        self._prior: np.ndarray | None = None if found is None else found[0]
+        self._max_prior = 1.0 if found is None else found[1]
 
-    def score(self, matcher):  # type: ignore[no-untyped-def]
+    def score(self, matcher):
         lengths = self._lengths
         docnum = matcher.id()
         if lengths is None:
             score = self._score(matcher.weight(), self.dfl(docnum))
         else:
-            score = self._score(matcher.weight(), _BYTE_LENGTH[lengths[docnum]])
+            score = self._score(matcher.weight(), BYTE_LENGTH[lengths[docnum]])
         return score if self._prior is None else score * float(self._prior[docnum])
 
-    def max_quality(self):  # type: ignore[no-untyped-def]
+    def max_quality(self):
         return self._maxquality * self._max_prior
 
-    def block_quality(self, matcher):  # type: ignore[no-untyped-def]
+    def block_quality(self, matcher):
         return self._score(matcher.block_max_weight(), matcher.block_min_length()) * self._max_prior
 
     def _score(self, weight: float, length: float) -> float:
@@ -179,11 +176,11 @@ class PeculiarityScorer(WeightLengthScorer):
         return self.factor * math.log1p(peculiarity)
 
 
-_BYTE_LENGTH = [byte_to_length(b) for b in range(256)]
+BYTE_LENGTH = [byte_to_length(b) for b in range(256)]  # a stored length byte -> the length it stands for
 _SEGMENT_LENGTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def segment_lengths(reader, fieldname: str) -> bytes | None:  # type: ignore[no-untyped-def]
+def segment_lengths(reader, fieldname: str) -> bytes | None:
     """A segment's quantised document lengths of `fieldname`, one byte per document, read
     once per open segment (Whoosh reads them one seek at a time, per scored document);
     None when the segment does not keep them the way Whoosh 2.7's W3 codec does."""
@@ -197,7 +194,7 @@ def segment_lengths(reader, fieldname: str) -> bytes | None:  # type: ignore[no-
     return per_field[fieldname]
 
 
-def _read_lengths(reader, fieldname: str) -> bytes | None:  # type: ignore[no-untyped-def]
+def _read_lengths(reader, fieldname: str) -> bytes | None:
     perdoc = reader._perdoc
     if not isinstance(perdoc, W3PerDocReader):
         return None

@@ -72,7 +72,7 @@ def rank_words(
     return candidates[:limit], total, counts
 
 
-def _score_segment(reader, words, parameters, lengths, priors):  # type: ignore[no-untyped-def]
+def _score_segment(reader, words, parameters, lengths, priors):
     """(docnums, scores) of the segment's live documents that hold any of `words`; each
     word's score times the document's prior (`prior.py`) as Whoosh's path multiplies it."""
     summed: np.ndarray | None = None
@@ -94,7 +94,7 @@ def _score_segment(reader, words, parameters, lengths, priors):  # type: ignore[
             touched[single[0]] = True  # type: ignore[index]
         summed[ids] += scores
         touched[ids] = True  # type: ignore[index]
-    if summed is not None:
+    if summed is not None and touched is not None:  # set together
         docnums = np.flatnonzero(touched)
         single = (docnums, summed[docnums])
     if single is None:

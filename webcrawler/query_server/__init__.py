@@ -10,30 +10,35 @@ process, and every page still answers.
 
 Modules: `sources` (the read-only index and database), `queries` (checking
 what users type), `views` (HTML pages), `api` (JSON), `stats`, `opensearch`
-(OpenSearch description and robots.txt), `errors` (error pages and security
-headers), `guard` (allowed Host names, same-origin JSON for changes), `payload`
-(strict JSON bodies), `readonly` (a database opening that writes no file),
-`openapi` (/api/openapi.json), `server` (waitress, the production WSGI server).
+(OpenSearch description and robots.txt), `readonly` (a database opening that
+writes no file), `openapi` (/api/openapi.json), `realtime` (real-time search
+jobs). The web plumbing it shares with the workbench (error pages, the Host and
+origin guard, strict JSON bodies, background jobs, waitress) is `webcrawler.web`.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
-from webcrawler.database import sqlite_url
-from webcrawler.query_server import api, errors, guard, openapi, opensearch, realtime, stats, views
-from webcrawler.query_server.server import (
+from webcrawler.datadir import DataDir
+from webcrawler.query_server import api, openapi, opensearch, realtime, stats, views
+from webcrawler.query_server.sources import Sources
+from webcrawler.web import errors, guard
+from webcrawler.web.server import (
     PortInUseError,
     ServeError,
     ServerThread,
+    exposure_warning,
     make_server,
-    serve,
+    url_host,
 )
-from webcrawler.query_server.sources import Sources
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "OPTIONS",
@@ -72,9 +77,10 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     app.config["JSON_SORT_KEYS"] = False
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     data_dir = Path(data_dir)
+    paths = DataDir(data_dir)
     app.extensions["webcrawler.sources"] = Sources(
-        index_dir=data_dir / "index",
-        db_url=db_url or sqlite_url(data_dir),
+        index_dir=paths.index,
+        db_url=db_url or paths.database_url,
         stats_ttl=app.config["STATS_TTL"],
     )
     guard.init_app(app)
@@ -86,6 +92,33 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     app.register_blueprint(stats.bp)
     realtime.init_app(app, data_dir, db_url)
     return app
+
+
+def serve(
+    data_dir: Path,
+    host: str = "127.0.0.1",
+    port: int = 5000,
+    db_url: str | None = None,
+    threads: int = 8,
+    **options: Any,
+) -> None:
+    """Serve searches of `data_dir` until interrupted (Ctrl-C); `options` go to `create_app`."""
+    if not Path(data_dir).is_dir():
+        raise ServeError(f"there is no data directory at {data_dir}: run webcrawler index first, "
+                         "or give the right --data-dir")
+    warning = exposure_warning(host)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+    app = create_app(Path(data_dir), db_url=db_url, **options)
+    server = make_server(app, host=host, port=port, threads=threads)
+    print(f"Search at http://{url_host(host)}:{server.effective_port}/", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        log.info("query server interrupted")
+    finally:
+        server.close()
+        app.extensions["webcrawler.sources"].close()
 
 
 def templates_dir() -> Path:

@@ -13,57 +13,41 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
+from webcrawler.web.openapi import INT, JSON, NUMBER, TEXT, answer, object_schema, ref
+
 bp = Blueprint("openapi", __name__, url_prefix="/api")
 
-JSON = "application/json"
-
-
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _answer(description: str, schema: str = "Error") -> dict[str, Any]:
-    return {"description": description, "content": {JSON: {"schema": _ref(schema)}}}
-
-
-def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(required or properties)}
-
-
-INT = {"type": "integer"}
-NUMBER = {"type": "number"}
-TEXT = {"type": "string"}
 COUNTS = {"type": "object", "additionalProperties": INT}
 
 SCHEMAS: dict[str, Any] = {
-    "Error": _object({"error": TEXT}),
-    "Hit": _object({"rank": INT, "score": {**INT, "minimum": 0, "maximum": 1000}, "title": TEXT,
-                    "url": TEXT, "snippet": TEXT, "site": TEXT,
-                    "more": {**TEXT, "nullable": True}},
-                   ("rank", "score", "title", "url", "snippet")),
-    "Facet": {"type": "array", "items": _object({"value": TEXT, "count": INT})},
-    "SearchResults": _object(
+    "Error": object_schema({"error": TEXT}),
+    "Hit": object_schema({"rank": INT, "score": {**INT, "minimum": 0, "maximum": 1000}, "title": TEXT,
+                          "url": TEXT, "snippet": TEXT, "site": TEXT,
+                          "more": {**TEXT, "nullable": True}},
+                         ("rank", "score", "title", "url", "snippet")),
+    "Facet": {"type": "array", "items": object_schema({"value": TEXT, "count": INT})},
+    "SearchResults": object_schema(
         {"query": TEXT, "total": INT, "took_ms": NUMBER, "page": INT, "per_page": INT,
-         "results": {"type": "array", "items": _ref("Hit")}, "message": TEXT,
-         "facets": _object({"site": _ref("Facet"), "type": _ref("Facet"),
-                            "language": _ref("Facet")})},
+         "results": {"type": "array", "items": ref("Hit")}, "message": TEXT,
+         "facets": object_schema({"site": ref("Facet"), "type": ref("Facet"),
+                                  "language": ref("Facet")})},
         ("query", "total", "took_ms", "page", "per_page", "results", "facets")),
-    "CrawlSummary": {**_object({"started_at": NUMBER, "ended_at": {**NUMBER, "nullable": True},
-                                "documents": INT, "failures": INT,
-                                "stop_reason": {**TEXT, "nullable": True}, "rate_per_hour": NUMBER}),
+    "CrawlSummary": {**object_schema({"started_at": NUMBER, "ended_at": {**NUMBER, "nullable": True},
+                                      "documents": INT, "failures": INT,
+                                      "stop_reason": {**TEXT, "nullable": True}, "rate_per_hour": NUMBER}),
                      "nullable": True},
-    "Stats": _object({"database": {"type": "boolean"}, "index": {"type": "boolean"},
-                      "documents": COUNTS, "servers_known": INT, "servers_visited": INT,
-                      "servers_indexed": INT, "links": INT, "failures": COUNTS, "exclusions": COUNTS,
-                      "index_documents": INT, "index_bytes": INT,
-                      "last_crawl": _ref("CrawlSummary")}),
-    "JobStarted": _object({"id": TEXT, "status_url": TEXT, "page_url": TEXT}),
-    "JobView": _object({"id": TEXT, "query": TEXT,
-                        "state": {"type": "string", "enum": ["running", "done", "cancelled", "failed"]},
-                        "seconds": NUMBER, "progress": {"type": "object"}, "total": INT,
-                        "results": {"type": "array", "items": {"type": "object"}},
-                        "summary": {"type": "object", "nullable": True},
-                        "error": {**TEXT, "nullable": True}}),
+    "Stats": object_schema({"database": {"type": "boolean"}, "index": {"type": "boolean"},
+                            "documents": COUNTS, "servers_known": INT, "servers_visited": INT,
+                            "servers_indexed": INT, "links": INT, "failures": COUNTS, "exclusions": COUNTS,
+                            "index_documents": INT, "index_bytes": INT,
+                            "last_crawl": ref("CrawlSummary")}),
+    "JobStarted": object_schema({"id": TEXT, "status_url": TEXT, "page_url": TEXT}),
+    "JobView": object_schema({"id": TEXT, "query": TEXT,
+                              "state": {"type": "string", "enum": ["running", "done", "cancelled", "failed"]},
+                              "seconds": NUMBER, "progress": {"type": "object"}, "total": INT,
+                              "results": {"type": "array", "items": {"type": "object"}},
+                              "summary": {"type": "object", "nullable": True},
+                              "error": {**TEXT, "nullable": True}}),
 }
 
 
@@ -78,32 +62,33 @@ def _paths(config: dict[str, Any]) -> dict[str, Any]:
     page = {"name": "page", "in": "query", "schema": {**INT, "minimum": 1, "maximum": config["MAX_PAGE"]}}
     expand = {"name": "expand", "in": "query", "schema": {"type": "string", "enum": ["0", "1"]}}
     after = {"name": "after", "in": "query", "schema": {**INT, "minimum": 0}}
-    job = _object({"q": TEXT, "seconds": {**NUMBER, "minimum": 1, "maximum": config["REALTIME_SECONDS"]},
-                   "want": {**INT, "minimum": 1, "maximum": 100}, "from": TEXT}, ("q",))
+    seconds = {**NUMBER, "minimum": 1, "maximum": config["REALTIME_SECONDS"]}
+    job = object_schema({"q": TEXT, "seconds": seconds,
+                         "want": {**INT, "minimum": 1, "maximum": 100}, "from": TEXT}, ("q",))
     return {
         "/api/search": {"get": {
             "summary": "Search the index (the WebCrawler's vector-space ranking, 1000 for the best)",
             "parameters": [query, n, page, expand],
-            "responses": {"200": _answer("Results", "SearchResults"),
-                          "400": _answer("A query or parameter to retype")}}},
+            "responses": {"200": answer("Results", "SearchResults"),
+                          "400": answer("A query or parameter to retype")}}},
         "/api/stats": {"get": {"summary": "What the index holds and how the last crawl went",
-                               "responses": {"200": _answer("Figures", "Stats")}}},
+                               "responses": {"200": answer("Figures", "Stats")}}},
         "/api/realtime": {"post": {
             "summary": "Start a real-time search (same-origin JSON only)",
             "requestBody": {"required": True, "content": {JSON: {"schema": job}}},
-            "responses": {"202": _answer("Started", "JobStarted"), "400": _answer("A bad request"),
-                          "403": _answer("Refused: another site, or a start URL not allowed"),
-                          "413": _answer("Body too large"), "415": _answer("Not JSON"),
-                          "429": _answer("Too many searches running")}}},
+            "responses": {"202": answer("Started", "JobStarted"), "400": answer("A bad request"),
+                          "403": answer("Refused: another site, or a start URL not allowed"),
+                          "413": answer("Body too large"), "415": answer("Not JSON"),
+                          "429": answer("Too many searches running")}}},
         "/api/realtime/{job_id}": {
             "get": {"summary": "A job's progress and the results after the first `after`",
                     "parameters": [_job_id(), after],
-                    "responses": {"200": _answer("The job", "JobView"), "400": _answer("Bad after"),
-                                  "404": _answer("No such job")}},
+                    "responses": {"200": answer("The job", "JobView"), "400": answer("Bad after"),
+                                  "404": answer("No such job")}},
             "delete": {"summary": "Cancel a job (same origin only)", "parameters": [_job_id()],
-                       "responses": {"200": _answer("The job", "JobView"),
-                                     "403": _answer("Refused: another site"),
-                                     "404": _answer("No such job")}}},
+                       "responses": {"200": answer("The job", "JobView"),
+                                     "403": answer("Refused: another site"),
+                                     "404": answer("No such job")}}},
     }
 
 

@@ -14,13 +14,10 @@ import unicodedata
 
 from webcrawler.index import QueryError, SearchResults
 from webcrawler.query_server.sources import Sources
+from webcrawler.web.payload import BadQuery
 
 # Whitespace controls become spaces; any other control character (or lone surrogate) is refused.
 _WHITESPACE = re.compile(r"[\t\n\r\f\v\u0085\u2028\u2029]+")
-
-
-class BadQuery(ValueError):
-    """A query or parameter the server will not run; str(error) is shown to the user."""
 
 
 def check_query(raw: str | None, max_length: int) -> str:

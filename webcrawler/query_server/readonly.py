@@ -48,7 +48,7 @@ def open_readonly(db_url: str) -> Engine:
     engine = create_engine("sqlite://", creator=creator, poolclass=NullPool)
 
     @event.listens_for(engine, "begin")
-    def _begin(conn):  # type: ignore[no-untyped-def]
+    def _begin(conn):
         conn.exec_driver_sql("BEGIN")  # one snapshot for the statements of a request
 
     return engine

@@ -34,11 +34,11 @@ from flask.typing import ResponseReturnValue
 
 from webcrawler.index import QueryError
 from webcrawler.index.query import parse as parse_query
-from webcrawler.query_server.errors import csp_nonce
 from webcrawler.query_server.failures import visitor_reason
-from webcrawler.query_server.jobs import BackgroundJob, JobList
-from webcrawler.query_server.payload import count_param, json_object, number_field, text_field
 from webcrawler.query_server.queries import BadQuery, check_query
+from webcrawler.web.errors import csp_nonce
+from webcrawler.web.jobs import BackgroundJob, JobList
+from webcrawler.web.payload import count_param, http_url_field, json_object, number_field, text_field
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ def init_app(app: Flask, data_dir: Path, db_url: str | None) -> None:
 
 
 def _jobs() -> Jobs:
-    return current_app.extensions["webcrawler.realtime"]  # type: ignore[no-any-return]
+    return current_app.extensions["webcrawler.realtime"]
 
 
 def _page(job: Job | None) -> ResponseReturnValue:
@@ -188,7 +188,7 @@ def start() -> ResponseReturnValue:
         parse_query(query)
         seconds = number_field(data, "seconds", jobs.config["seconds"], 1, jobs.config["seconds"])
         want = int(number_field(data, "want", jobs.config["want"], 1, 100))
-        start_url = text_field(data, "from") or None
+        start_url = http_url_field(data, "from")
     except (QueryError, BadQuery) as error:
         return jsonify(error=str(error) or "The query could not be understood."), 400
     if start_url and not jobs.config["allow_from_url"]:

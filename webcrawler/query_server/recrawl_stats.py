@@ -1,4 +1,4 @@
-"""The recrawl side of `webcrawler stats` (issue 11): what incremental crawling has seen.
+"""The recrawl side of `webcrawler stats`: what incremental crawling has seen.
 
 Read from the documents' change history (the recrawl columns; a database made
 before them has none, and the section says so): pages due for a recrawl now,
@@ -28,7 +28,7 @@ NEEDED = ("times_trivial", "times_unmodified", "change_bucket", "next_due")
 
 
 @dataclass(frozen=True)
-class RecrawlStats:
+class RecrawlFigures:
     available: bool = False  # the database has the recrawl columns
     stored: int = 0  # documents fetched and held
     gone: int = 0  # documents that answered 404/410 on a recrawl
@@ -45,11 +45,11 @@ class RecrawlStats:
         return asdict(self)
 
 
-def gather_recrawl(conn: Connection, now: float | None = None) -> RecrawlStats:
+def gather_recrawl(conn: Connection, now: float | None = None) -> RecrawlFigures:
     """The figures, or `available=False` on a database without the recrawl columns."""
     present = {c["name"] for c in inspect(conn).get_columns("documents")}
     if not set(NEEDED) <= present:
-        return RecrawlStats()
+        return RecrawlFigures()
     d = documents
     held = d.c.state == State.FETCHED
     row = conn.execute(select(
@@ -62,16 +62,16 @@ def gather_recrawl(conn: Connection, now: float | None = None) -> RecrawlStats:
         func.coalesce(func.sum(d.c.times_trivial), 0),
         func.coalesce(func.sum(d.c.times_changed), 0),
     )).one()
-    not_modified = conn.execute(select(func.coalesce(func.sum(d.c.times_not_modified), 0))).scalar() \
+    not_modified = conn.execute(select(func.coalesce(func.sum(d.c.times_not_modified), 0))).scalar_one() \
         if "times_not_modified" in present else 0
     buckets = conn.execute(select(d.c.change_bucket, func.count()).where(held)
                            .group_by(d.c.change_bucket).order_by(d.c.change_bucket))
     stored, gone, due, recrawled, recrawls, unmodified, trivial, changed = row
-    return RecrawlStats(True, stored, gone, due, recrawled, recrawls, unmodified, not_modified,
+    return RecrawlFigures(True, stored, gone, due, recrawled, recrawls, unmodified, not_modified,
                         trivial, changed, buckets={int(b): n for b, n in buckets})
 
 
-def recrawl_lines(figures: RecrawlStats) -> list[str]:
+def recrawl_lines(figures: RecrawlFigures) -> list[str]:
     """The section as `webcrawler stats` prints it."""
     if not figures.available:
         return ["recrawl    none (this database predates incremental crawling)"]
@@ -85,14 +85,14 @@ def recrawl_lines(figures: RecrawlStats) -> list[str]:
             f"  buckets  {histogram}  (bucket:documents)"]
 
 
-def recrawl_figures(sources: Sources) -> RecrawlStats:
+def recrawl_figures(sources: Sources) -> RecrawlFigures:
     """`gather_recrawl` on the sources' database (nothing when there is none yet)."""
     engine = sources.engine()
     if engine is None:
-        return RecrawlStats()
+        return RecrawlFigures()
     try:
         with engine.connect() as conn:
             return gather_recrawl(conn)
     except OperationalError as error:
         log.warning("recrawl statistics unavailable: %s", error.orig)
-        return RecrawlStats()
+        return RecrawlFigures()

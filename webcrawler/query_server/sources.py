@@ -39,7 +39,7 @@ class Sources:
         self.index_dir = Path(index_dir)
         self.db_url = db_url
         self.stats_ttl = stats_ttl
-        self._searcher: index.Searcher | None = None
+        self._searcher: index.SearchIndex | None = None
         self._engine: Engine | None = None
         self._lock = threading.Lock()  # guards opening; the Searcher and Engine are thread-safe
         self._cache: dict[str, tuple[float, object]] = {}
@@ -106,7 +106,7 @@ class Sources:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _open_searcher(self) -> index.Searcher | None:
+    def _open_searcher(self) -> index.SearchIndex | None:
         with self._lock:
             if self._searcher is None:
                 try:

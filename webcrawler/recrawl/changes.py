@@ -17,18 +17,17 @@ per shingle, each shingle hashed to 32 bits. The set is summarised as Broder's
 4-byte count of the shingles: at most 1,028 bytes a page. Resemblance is
 estimated from the k smallest hashes of the union of two sketches, and is exact
 for pages of fewer than k shingles. We use this rather than datasketch's k-hash
-MinHash because `import datasketch` takes 0.45 s (it imports scipy) in every agent
-process, and a k-hash MinHash (datasketch's affine32 scheme, which we first wrote in
-numpy) cost 6 ms on an 8 KB page on this loaded machine, this sketch 1.6 ms.
+MinHash because importing datasketch (it imports scipy) slows the start of every
+agent process, and a k-hash MinHash costs several times this sketch per page.
 
-Resemblance alone cannot tell an advertisement line from a paragraph: on a
-60-word page a new 8-word ad line leaves resemblance 0.74, on a 1,500-word page a
-rewritten paragraph leaves 0.96 (bench/change_threshold.py, BENCHMARKS.md). What
+Resemblance alone cannot tell an advertisement line from a paragraph: a new line
+on a short page lowers it more than a rewritten paragraph on a long one
+(bench/change_threshold.py, BENCHMARKS.md). What
 separates them is how many shingles differ, which the sketch estimates as
 (1 - r) * |A u B|, with |A u B| = (|A| + |B|) / (1 + r): an 8-word line changes
 about 2 * (8 + 3) = 22 shingles, a 30-word paragraph about 66. A page changed
 non-trivially when at least MIN_CHANGED_SHINGLES (32) differ: above every ad line
-measured (at most 28), below a 30-word paragraph added. A shorter edit (a sentence)
+tried, below a 30-word paragraph added. A shorter edit (a sentence)
 counts as trivial: the price of never re-indexing for an advertisement.
 This module never touches the database: the agents call `sketch`, the engine
 calls `classify`.

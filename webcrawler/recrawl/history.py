@@ -14,12 +14,14 @@ incremental crawling existed gets one clear line, not a traceback. Read only.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from sqlalchemy import MetaData, Table, func, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from webcrawler.errors import NothingToDo
 from webcrawler.recrawl.buckets import History, change_rate
 from webcrawler.recrawl.instances import Scenario
 from webcrawler.recrawl.model import ModelData, with_strategy
@@ -27,7 +29,7 @@ from webcrawler.recrawl.model import ModelData, with_strategy
 NEEDED = ("change_bucket", "times_fetched", "times_changed", "first_fetch", "last_fetch", "state")
 
 
-class NoHistory(RuntimeError):
+class NoHistory(NothingToDo, RuntimeError):
     """The stored crawl cannot give the model's data; the message is one line."""
 
 
@@ -84,7 +86,7 @@ def _crawl_seconds(conn: Any) -> tuple[float, float]:
     return float(row[0] or 0.0), float(row[1] or 0.0)
 
 
-def _summarise(rows: list[Any], seconds: float, fetched: float) -> tuple[BucketHistory, dict[str, float]]:
+def _summarise(rows: Sequence[Any], seconds: float, fetched: float) -> tuple[BucketHistory, dict[str, float]]:
     old = [r for r in rows if r.times_fetched and r.last_fetch is not None and r.state != "gone"]
     if not old:
         raise NoHistory("the stored crawl has no fetched documents with a change bucket yet")
@@ -107,7 +109,8 @@ def _summarise(rows: list[Any], seconds: float, fetched: float) -> tuple[BucketH
         "span_seconds": span,
         "documents": float(len(rows)),
     }
-    return BucketHistory(ids, *sums, [np.array(s) for s in since]), crawl
+    pages, intervals, changes, observed = sums
+    return BucketHistory(ids, pages, intervals, changes, observed, [np.array(s) for s in since]), crawl
 
 
 def from_database(url: str, scenario: Scenario, strategy: int = 1) -> tuple[ModelData, dict[str, Any]]:

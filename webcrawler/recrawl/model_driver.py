@@ -1,4 +1,4 @@
-"""`--plan auto` during the crawl: the model re-solved at the start of each period (issue 12).
+"""`--plan auto` during the crawl: the model re-solved at the start of each period.
 
 Section 6's "adaptive at two levels": the model's data (bucket sizes, change rates, the
 pages obsolete now, new pages per fetch) is re-measured from the crawl's history between

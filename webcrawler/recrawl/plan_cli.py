@@ -82,21 +82,14 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
     bucket, and how many new pages, to crawl in each period of a cycle."""
     from webcrawler.recrawl.figures import write_figures
     from webcrawler.recrawl.plan import changes_per_cycle, format_table, plan_json, solve_strategies
-    from webcrawler.recrawl.solve import SolveFailed
 
     if figures is not None:
-        from webcrawler.plots import PlotsUnavailable, require_plots
+        from webcrawler.plots import require_plots
 
-        try:
-            require_plots()
-        except PlotsUnavailable as exc:
-            raise click.ClickException(str(exc)) from None
+        require_plots()  # PlotsUnavailable (one line, at the CLI's edge) before the solve
     data, source = _instance(Scenario(**scenario), from_crawl, data_dir, db_url)
-    try:
-        plans = solve_strategies(data, strategies or (1, 2, 3), small_weight, max_iter,
-                                 progress=lambda line: click.echo(line, err=True))
-    except SolveFailed as exc:
-        raise click.ClickException(str(exc)) from None
+    plans = solve_strategies(data, strategies or (1, 2, 3), small_weight, max_iter,
+                             progress=lambda line: click.echo(line, err=True))
     document = plan_json(data, plans, source)
     if json_path == "-":
         click.echo(json.dumps(document, indent=1))
@@ -118,19 +111,17 @@ def _instance(scenario: Scenario, from_crawl: bool, data_dir: Path | None,
     if not from_crawl:
         return build(scenario), {"kind": "scenario", **dataclasses.asdict(scenario)}
     from webcrawler.config.options import crawl_settings
-    from webcrawler.recrawl.history import NoHistory, from_database
+    from webcrawler.recrawl.history import from_database
 
     settings = crawl_settings({"data_dir": data_dir})  # file and variables, as `index` reads them
     data_dir = settings.data_dir
-    try:
-        return from_database(db_url or settings.db_url or _sqlite(data_dir), scenario)
-    except NoHistory as exc:
-        raise click.ClickException(str(exc)) from None
+    return from_database(db_url or settings.db_url or _sqlite(data_dir), scenario)  # or NoHistory
 
 
 def _sqlite(data_dir: Path) -> str:
-    from webcrawler.database import sqlite_url
+    from webcrawler.datadir import DataDir
 
-    if not (data_dir / "webcrawler.db").exists():
+    paths = DataDir(data_dir)
+    if not paths.database.exists():
         raise click.ClickException(f"no crawl in {data_dir}: run webcrawler index first")
-    return sqlite_url(data_dir)
+    return paths.database_url

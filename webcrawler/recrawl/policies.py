@@ -21,11 +21,12 @@ it: at equal bandwidth the policies differ only in which pages they spend it on.
   within the probe says the page is too fast to follow, no change that it is not.
 
 `RecrawlPlan` holds the plain inputs: per-bucket revisit intervals and the recrawl
-share are what issue 12's optimisation model will set.
+share are what the optimisation model (model_driver.py) sets.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -74,7 +75,8 @@ class Fetched:
 
 
 class Policy(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def next_due(self, now: float, page: Fetched) -> float | None: ...
 
@@ -138,11 +140,12 @@ def needs_probe(history: History, probe: float) -> bool:
     return probe > 0 and 0 < n <= PROBES and history.changes >= n and shortest > PROBED * probe
 
 
-POLICIES = {"none": NoRecrawl, "uniform": Uniform, "adaptive": Adaptive, "buckets": Buckets}
+POLICIES: dict[str, Callable[[RecrawlPlan], Policy]] = {
+    "none": NoRecrawl, "uniform": Uniform, "adaptive": Adaptive, "buckets": Buckets}
 
 
 def make_policy(name: str, plan: RecrawlPlan) -> Policy:
     """The policy called `name`; ValueError naming the choices otherwise."""
     if name not in POLICIES:
         raise ValueError(f"unknown recrawl policy {name!r}: choose from {', '.join(POLICIES)}")
-    return POLICIES[name](plan)  # type: ignore[abstract]
+    return POLICIES[name](plan)

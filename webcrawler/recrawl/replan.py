@@ -4,7 +4,7 @@ Garcia-Molina's optimum, `allocation.py`, over WebFountain's change buckets).
 The recrawler tells this object which bucket each scheduled page is in (the counts
 n_b live in memory) and how many fetches went out; every PERIOD seconds it divides
 the recrawl bandwidth between the buckets and installs one revisit interval per
-bucket through the plan's seam, `RecrawlPlan.revisit` (the table issue 12's model
+bucket through the plan's seam, `RecrawlPlan.revisit` (the table WebFountain's model
 fills too; a plan that already has one is left alone).
 
 The bandwidth is `--fetch-rate` when given, else the fetch rate measured over the

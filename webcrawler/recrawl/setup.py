@@ -25,10 +25,10 @@ def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
     if settings.order != "server-first" or settings.hot_query.strip():
         log.warning("--incremental crawls servers in the server-first order: --order and "
                     "--hot-query are not used")
-    plan = planned(settings, RecrawlPlan(share=settings.recrawl_share))  # --plan auto: issue 12
+    plan = planned(settings, RecrawlPlan(share=settings.recrawl_share))  # --plan auto: the model's plan
     ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate)
-    if settings.plan == "auto":  # the model re-solved each period: issue 12
-        recrawler.replanner = ModelDriver(settings, plan, recrawler.replanner)
+    if settings.plan == "auto" and not isinstance(recrawler.replanner, ModelDriver):
+        recrawler.replanner = ModelDriver(settings, plan, recrawler.replanner)  # re-solved each period
     scheduled = recrawler.load()
     log.info("incremental crawl, recrawl policy %s: %d stored pages scheduled", settings.recrawl,
              scheduled)

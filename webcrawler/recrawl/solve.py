@@ -14,22 +14,24 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import casadi as ca
 import numpy as np
 
+from webcrawler.errors import WebcrawlerError
 from webcrawler.recrawl.model import ModelData, Solution, balance, bucket_sizes, new_pages, simulate
 
 log = logging.getLogger(__name__)
 
 
-# Measured in bench/recrawl_model.py at the paper's scale: MUMPS with the QAMD ordering
-# factorises this KKT system ~40% faster than its automatic choice, and starting the
-# interior point close to the bounds (most x_it end at 0 or at b_i,t-1) saves iterations.
+# MUMPS with the QAMD ordering factorises this KKT system faster than its automatic
+# choice, and starting the interior point close to the bounds (most x_it end at 0 or at
+# b_i,t-1) saves iterations (bench/recrawl_model.py; docs/measurements.md).
 IPOPT_OPTIONS = {"ipopt.mumps_pivot_order": 6, "ipopt.bound_push": 1e-6, "ipopt.bound_frac": 1e-6}
 
 
-class SolveFailed(RuntimeError):
+class SolveFailed(WebcrawlerError, RuntimeError):
     """Ipopt stopped without an optimal point; the message is one line for the user."""
 
 
@@ -55,7 +57,10 @@ def _nlp(data: ModelData, unit: float, full: bool) -> tuple[dict, list, list]:
         lbg.extend([lo] * expr.numel())
         ubg.extend([hi] * expr.numel())
 
-    y_prev, b_prev, n_prev = ca.DM(data.y0 / unit), ca.DM(data.b0 / unit), ca.SX(data.n0 / unit)
+    # The state before period t: numbers (DM) at the start, expressions (SX) after.
+    y_prev: Any = ca.DM(data.y0 / unit)
+    b_prev: Any = ca.DM(data.b0 / unit)
+    n_prev: Any = ca.SX(data.n0 / unit)
     for t in range(T):
         cost = ca.dot(ca.DM(data.c[:, t]), x[:, t]) + data.d[t] * z[t]
         add(cost * unit / data.capacity[t], -ca.inf, 1.0)  # (1)
@@ -87,7 +92,7 @@ def solve(data: ModelData, max_iter: int = 3000, tol: float = 1e-7, full: bool =
     guess = simulate(data, x0, z0)
     state = [guess.n[1:], guess.b[:, 1:].ravel("F")] if full else []
     start = np.concatenate([x0.ravel("F"), z0, guess.y[:, 1:].ravel("F"), *state]) / unit
-    options = {"print_time": False, "ipopt.print_level": 0, "ipopt.sb": "yes",
+    options: dict[str, Any] = {"print_time": False, "ipopt.print_level": 0, "ipopt.sb": "yes",
                "ipopt.max_iter": max_iter, "ipopt.tol": tol, **IPOPT_OPTIONS}
     solver = ca.nlpsol("recrawl", "ipopt", nlp, options)
     result = solver(x0=start, lbx=0.0, ubx=ca.inf, lbg=lbg, ubg=ubg)

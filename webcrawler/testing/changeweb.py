@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from email.utils import formatdate, parsedate_to_datetime
 
 from webcrawler.testing.changes import SPREADS, Changes, Clock
-from webcrawler.testing.genweb import GenWeb, Reply, _text, page_number, page_path
+from webcrawler.testing.genweb import GenWeb, page_number, page_path, random_text
+from webcrawler.testing.replies import Reply
 
 SECTIONS = 5  # a real change rewrites one of these
 WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
@@ -124,14 +125,14 @@ class ChangingWeb(GenWeb):
             links += [(self.url(server, p), f"new {self.title(server, p)}")
                       for p in range(first, first + listed)]
         rng = self._rng(server, page, 3)
-        words = _text(rng, min(40 * self.page_bytes, max(MIN_BYTES, int(rng.lognormvariate(
+        words = random_text(rng, min(40 * self.page_bytes, max(MIN_BYTES, int(rng.lognormvariate(
             math.log(self.page_bytes), 0.8))))).split(" ")
         for section in range(SECTIONS):  # contiguous fifths of the words: an edited passage each
             last = _last_change_of(section, changes + listed)  # a birth is news on the home page too
             if last:
                 start, end = section * len(words) // SECTIONS, (section + 1) * len(words) // SECTIONS
                 fresh = random.Random(hash_key(self.seed, server, page, last, section))
-                words[start:end] = _text(fresh, 10 * (end - start) + 50).split(" ")[:end - start]
+                words[start:end] = random_text(fresh, 10 * (end - start) + 50).split(" ")[:end - start]
         per = max(1, len(words) // (len(links) + 1))
         chunks = [words[i * per:(i + 1) * per] for i in range(len(links))] + [words[len(links) * per:]]
         title = self.title(server, page)

@@ -1,4 +1,4 @@
-"""A Dask cluster of agent hosts on loopback, for tests and benchmarks (issue 15).
+"""A Dask cluster of agent hosts on loopback, for tests and benchmarks.
 
 Starts the roles with their own commands (`webcrawler agent-scheduler`,
 `webcrawler agent-host`), each in a process group of its own so a test can
@@ -56,28 +56,31 @@ class Cluster:
     logs: Path
     hosts: list[Role] = field(default_factory=list)
     prefixes: Mapping[str, list[str]] = field(default_factory=dict)  # address -> command prefix
+    flags: list[str] = field(default_factory=list)  # every role's extra options (--tls-...)
 
     def add_host(self, address: str, agents: int) -> Role:
         """Start an agent host bound to the loopback `address` with `agents` threads."""
         _check_loopback(address)
         host = start_role(["agent-host", "--scheduler", self.scheduler.address, "--host", address,
-                           "--agents", str(agents)], self.logs / f"host-{address}.log",
+                           "--agents", str(agents), *self.flags], self.logs / f"host-{address}.log",
                           self.prefixes.get(address, []))
         self.hosts.append(host)
         return host
 
-    def served(self) -> dict[str, int]:
-        """URLs retrieved per live agent host, asked of the hosts themselves."""
+    def served(self, security: object = None) -> dict[str, int]:
+        """URLs retrieved per live agent host, asked of the hosts themselves (with Dask's
+        `security` on a TLS cluster)."""
         from distributed import Client
 
         from webcrawler.agents.remote import served
 
-        with Client(self.scheduler.address, timeout="30s", set_as_default=False) as client:
+        with Client(self.scheduler.address, timeout="30s", set_as_default=False,
+                    security=security) as client:
             return client.run(served)
 
 
 def start_role(args: list[str], log: Path, prefix: list[str] | None = None) -> Role:
-    """Run `webcrawler ARGS` in a new process group; wait for its "... at tcp://" line.
+    """Run `webcrawler ARGS` in a new process group; wait for its "... at tcp://" (or tls://) line.
 
     `prefix` goes before the command (e.g. `ip netns exec NAME`: bench/netns.py).
     """
@@ -90,7 +93,7 @@ def start_role(args: list[str], log: Path, prefix: list[str] | None = None) -> R
     while time.monotonic() < end and process.poll() is None:
         if select.select([process.stdout], [], [], 0.5)[0]:
             line = process.stdout.readline()
-            if " at tcp://" in line:
+            if " at tcp://" in line or " at tls://" in line:
                 return Role(process, line.split()[-1])
     Role(process, "").stop()
     raise RuntimeError(f"{args[0]} did not start: {log.read_text()[-2000:]}")
@@ -98,16 +101,18 @@ def start_role(args: list[str], log: Path, prefix: list[str] | None = None) -> R
 
 @contextmanager
 def agent_cluster(logs: Path, hosts: dict[str, int], scheduler_address: str = "127.0.9.1",
-                  prefixes: Mapping[str, list[str]] | None = None) -> Iterator[Cluster]:
+                  prefixes: Mapping[str, list[str]] | None = None,
+                  flags: list[str] | None = None) -> Iterator[Cluster]:
     """A scheduler and one agent host per (loopback address -> agents); all stopped at the end.
 
-    `prefixes` maps a role's address to its command prefix (its network namespace)."""
+    `prefixes` maps a role's address to its command prefix (its network namespace); `flags`
+    go to every role (e.g. the --tls options of one certificate)."""
     _check_loopback(scheduler_address)
     logs.mkdir(parents=True, exist_ok=True)
     prefixes = prefixes or {}
-    cluster = Cluster(start_role(["agent-scheduler", "--host", scheduler_address, "--port", "0"],
-                                 logs / "scheduler.log", prefixes.get(scheduler_address)),
-                      logs, prefixes=prefixes)
+    cluster = Cluster(start_role(["agent-scheduler", "--host", scheduler_address, "--port", "0",
+                                  *(flags or [])], logs / "scheduler.log", prefixes.get(scheduler_address)),
+                      logs, prefixes=prefixes, flags=list(flags or []))
     try:
         for address, agents in hosts.items():
             cluster.add_host(address, agents)

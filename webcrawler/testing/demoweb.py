@@ -194,7 +194,7 @@ class DemoWeb:
         return self.web.url(self.host_of[name].address, f"/{name}.html")
 
     def manifest(self) -> Manifest:
-        allowed, disallowed = {self.seed_url}, set()
+        allowed, disallowed = {self.seed_url}, set[str]()
         broken = {self.web.url(HUB_ADDRESS, path) for path, _ in HUB_BROKEN}
         for topic in self.topics:
             paths = ["/"] + [f"/{m}.html" for m in topic.modules] + list(topic.private)

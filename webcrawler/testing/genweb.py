@@ -40,6 +40,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from functools import cache
 
+from webcrawler.testing.replies import Reply
+
 HOSTILE = {
     "calendar": "/calendar/2024-01-01.html",  # next day, next month, next year: never ends
     "redirect-loop": "/loop/index.html",  # /loop/a <-> /loop/b, and /chain/1 -> /chain/2 -> ...
@@ -49,21 +51,9 @@ HOSTILE = {
     "binary": "/binary.html",  # random bytes (a PNG header) served as text/html
     "robots-503": "/",  # robots.txt answers 503 Service Unavailable, always
 }
-HUGE_BYTES = 20 * 1024 * 1024
 BOMB_MIB = 256
 SLOW_SECONDS = 600.0  # a page that never finishes still gives up after this long
 SERVER_TREE = 4  # each home page links to this many other servers' home pages
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """A response, as data. `stream` names a hostile body the server produces itself."""
-
-    status: int
-    body: bytes = b""
-    content_type: str = "text/html; charset=utf-8"
-    headers: tuple[tuple[str, str], ...] = ()
-    stream: str = ""  # "", "trickle", "stall", "huge", "huge-stream"
 
 
 @dataclass
@@ -170,7 +160,7 @@ class GenWeb:
     def html(self, server: int, page: int) -> bytes:
         rng = self._rng(server, page, 3)
         size = min(40 * self.page_bytes, max(300, int(rng.lognormvariate(math.log(self.page_bytes), 0.8))))
-        words = _text(rng, size).split(" ")
+        words = random_text(rng, size).split(" ")
         links = self.links(server, page)
         parts = [f"<!DOCTYPE html><html><head><title>{self.title(server, page)}</title></head>"
                  f"<body><h1>{self.title(server, page)}</h1>\n"]
@@ -313,7 +303,7 @@ def _pool() -> str:
     return " ".join(_words(random.Random(9), 160_000))
 
 
-def _text(rng: random.Random, size: int) -> str:
+def random_text(rng: random.Random, size: int) -> str:
     pool = _pool()
     start = pool.find(" ", rng.randrange(len(pool) - min(size, len(pool) // 2))) + 1
     end = pool.rfind(" ", start, start + size)

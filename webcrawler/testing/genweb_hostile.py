@@ -11,12 +11,23 @@ import datetime
 import random
 import zlib
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from webcrawler.testing.genweb import HUGE_BYTES, Reply
+from webcrawler.testing.replies import HUGE_BYTES, Reply
 
-if TYPE_CHECKING:
-    from webcrawler.testing.genweb import GenWeb
+
+class GenWeb(Protocol):
+    """What the hostile corners read of the generated web (genweb.GenWeb)."""
+
+    @property
+    def bomb_mib(self) -> int: ...
+
+    @property
+    def hostile(self) -> tuple[str, ...]: ...
+
+    def origin(self, server: int) -> str: ...
+
+    def hostile_server(self, corner: str) -> int: ...
 
 OPEN_ROBOTS = Reply(200, b"User-agent: *\nDisallow:\n", "text/plain")
 NOT_FOUND = Reply(404, b"not found", "text/plain")

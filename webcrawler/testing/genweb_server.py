@@ -28,7 +28,8 @@ import time
 from collections import Counter
 from typing import TextIO
 
-from webcrawler.testing.genweb import HUGE_BYTES, SLOW_SECONDS, GenWeb, Reply
+from webcrawler.testing.genweb import SLOW_SECONDS, GenWeb
+from webcrawler.testing.replies import HUGE_BYTES, Reply
 
 IDLE_TIMEOUT = 15.0
 CHUNK = 64 * 1024

@@ -13,7 +13,7 @@ the engine's agents, robots.txt, politeness and scope, as `webcrawler index` doe
     category.py     CategoryClassifier (SPHINX 2.1, vector space)
     policy.py       RequestPolicy (SPHINX 5: a host's page-request policy)
     events.py       the event broadcast (SPHINX 3.2: visualisations listen)
-    runtime.py      the crawl loop on the engine; gate.py, ready.py, pages.py, markup.py its parts
+    runtime.py      a client of the engine's crawl loop; gate.py, ready.py, pages.py, markup.py its parts
     cli.py          `webcrawler crawl FILE.py`
 """
 

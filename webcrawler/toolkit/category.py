@@ -55,13 +55,13 @@ class CategoryClassifier(Classifier):
 
     def scores(self, text: str, title: str = "") -> dict[str, float]:
         """Category name -> cosine similarity of `text` (and its title) to the category."""
-        count = Counter(words(text))
+        count = dict[str, float](Counter(words(text)))
         for word in words(title):
-            count[word] += TITLE_WEIGHT
+            count[word] = count.get(word, 0.0) + TITLE_WEIGHT
         page = self._vector(count)
         return {name: _cosine(page, vector) for name, vector in self.vectors.items()}
 
-    def _vector(self, count: Counter[str]) -> dict[str, float]:
+    def _vector(self, count: Mapping[str, float]) -> dict[str, float]:
         length = float(sum(count.values()))
         return {word: word_weight(tf, length, self.reference.get(word, 0.0), self.total, self.mu)
                 for word, tf in count.items()}

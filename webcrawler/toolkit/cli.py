@@ -3,7 +3,7 @@
 The file defines one `Crawler` subclass (or several, and `--class` names
 one); flags override its roots and limits. A live progress line goes to
 stderr, the summary to stdout. Loading is by suffix (`load_crawler`), so a
-`.json` crawl definition (the Workbench's, issue 14) can plug in later.
+`.json` crawl definition (the Workbench's) can plug in later.
 """
 
 from __future__ import annotations
@@ -111,12 +111,12 @@ def crawl_command(file: Path, roots: tuple[str, ...], pages: int | None, depth: 
                   agents: int | None, delay: float | None) -> None:
     """Run the personal crawler (a Crawler subclass) defined in FILE (docs/toolkit.md)."""
     crawler = construct(load_crawler(file, class_name), roots)
-    changes = {k: v for k, v in {"pages": pages, "depth": depth, "seconds": seconds}.items()
+    changes: dict[str, Any] = {k: v for k, v in {"pages": pages, "depth": depth, "seconds": seconds}.items()
                if v is not None}
     crawler.limits = dataclasses.replace(crawler.limits, **changes)
     crawler.order = order or crawler.order
     settings = crawler.engine_settings()
-    tuned = {k: v for k, v in {"agents": agents, "delay": delay}.items() if v is not None}
+    tuned: dict[str, Any] = {k: v for k, v in {"agents": agents, "delay": delay}.items() if v is not None}
     crawler.settings = dataclasses.replace(settings, **tuned)
     progress = ProgressLine()
     try:

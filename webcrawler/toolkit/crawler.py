@@ -5,8 +5,9 @@ Override two callbacks - `should_visit(link)` (follow this link?) and
 `roots`, `limits`, `order`, `classifiers` and `policy` may be class
 attributes or constructor arguments; `settings` (the engine's: agents, the
 politeness delay, timeouts, the User-Agent) defaults to the environment's
-(`WEBCRAWLER_*`). The run itself is runtime.CrawlRun, on the engine's agents,
-scheduler and robots rules; a crawler has no other way to the network.
+(`WEBCRAWLER_*`). The run itself is runtime.CrawlRun, a client of the engine's
+crawl loop (its agents, scheduler, robots.txt lifecycle and store); a crawler has
+no other way to the network.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from webcrawler.settings import Settings, from_environment
+from webcrawler.config.layers import from_environment
+from webcrawler.settings import Settings
 from webcrawler.toolkit.classifiers import Classifier, StandardClassifier, link_labels
 from webcrawler.toolkit.events import CallbackError, Events
 from webcrawler.toolkit.model import Limits, Link, Page, Summary

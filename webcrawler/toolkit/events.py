@@ -2,7 +2,7 @@
 
 "When some interesting event occurs in the crawl -- such as following a link
 or retrieving a page -- the crawler sends an event to all registered
-visualizations." The Workbench (issue 14) streams these. Each listener gets
+visualizations." The Workbench streams these. Each listener gets
 one argument, the event's subject:
 
     crawl-started   the Crawler           crawl-finished  the Summary

@@ -80,7 +80,7 @@ def text_between(html: str, start: int, end: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class FoundLink:
+class MarkupLink:
     """A link in the markup: its absolute URL, anchor text, element, and where it starts."""
 
     url: str
@@ -90,14 +90,14 @@ class FoundLink:
     nofollow: bool = False
 
 
-def links(html: str, page_url: str, found: list[Tag] | None = None) -> list[FoundLink]:
+def links(html: str, page_url: str, found: list[Tag] | None = None) -> list[MarkupLink]:
     """Every link of the page in order: <a>/<area> href, <img>/<frame>/<iframe> src, <form>
     action; relative to <base href> when the page has one. URLs that are not crawlable
     (mailto:, javascript:, ...) are left out; a page whose robots meta says nofollow, or a
     rel=nofollow link, yields links marked `nofollow`."""
     found = tags(html) if found is None else found
     base, page_nofollow = _head(found, page_url)
-    out: list[FoundLink] = []
+    out: list[MarkupLink] = []
     for i, tag in enumerate(found):
         key = LINK_ATTRIBUTES.get(tag.name)
         if tag.closing or key is None or not tag.attributes.get(key, "").strip():
@@ -106,7 +106,7 @@ def links(html: str, page_url: str, found: list[Tag] | None = None) -> list[Foun
         if url is None:
             continue
         nofollow = page_nofollow or "nofollow" in tag.attributes.get("rel", "").lower().split()
-        out.append(FoundLink(url, _anchor(html, found, i), tag.name, tag.start, nofollow))
+        out.append(MarkupLink(url, _anchor(html, found, i), tag.name, tag.start, nofollow))
     return out
 
 

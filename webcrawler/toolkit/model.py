@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from webcrawler.messages import Document
+
 
 @dataclass(eq=False)
 class Region:
@@ -70,6 +72,8 @@ class Page:
     status: int = 200
     origin: Link | None = None  # the link that led here (None for a root)
     data: bytes = b""  # the bytes of a file fetched through an <img> link (an image); b"" else
+    document: Document | None = field(default=None, repr=False)  # the agent's answer, for
+    # the engine's document path (AddToIndex: noindex, the checksum, the followable links)
 
     def __repr__(self) -> str:
         return f"Page({self.url!r}, depth={self.depth}, links={len(self.links)})"

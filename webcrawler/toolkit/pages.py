@@ -23,7 +23,7 @@ def make_page(doc: Document, origin: Link) -> Page:
     """The Page for `doc`, fetched by following `origin`."""
     page = Page(url=doc.final_url, title=doc.title, text=doc.text, html=doc.html,
                 depth=origin.depth, content_type=doc.content_type, length=doc.length,
-                status=doc.status, origin=origin,
+                status=doc.status, origin=origin, document=doc,
                 data=zlib.decompress(doc.body) if origin.element == "img" and doc.body else b"")
     if doc.html and doc.content_type != "text/plain":
         page.links = _links(page, doc)

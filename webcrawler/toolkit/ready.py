@@ -39,32 +39,26 @@ class ReadyLinks:
             raise ValueError(f"unknown order {order!r}: choose from {', '.join(ORDERS)}")
         self._key = ORDERS[order]
         self._counter = itertools.count()
-        self._heaps: dict[int, list[tuple[Key, int, Link]]] = {}
+        self._heaps: dict[int, list[tuple[Key, int, int, Link]]] = {}
         self.servers = BestFirstServers(self.best_key)
 
-    def push(self, server: ServerState, link: Link) -> None:
+    def push(self, server: ServerState, doc_id: int, link: Link) -> None:
+        """Queue `link`, stored in the crawl's store as document `doc_id` (the store counts
+        the server's queued documents)."""
         seq = next(self._counter)
         heap = self._heaps.setdefault(server.id, [])
         before = heap[0][0] if heap else NOTHING
-        heapq.heappush(heap, (self._key(link, seq), seq, link))
-        server.queued = len(heap)
+        heapq.heappush(heap, (self._key(link, seq), seq, doc_id, link))
         if heap[0][0] < before:
             self.servers.reprioritise(server)
 
-    def pop(self, server: ServerState) -> Link | None:
-        """The best ready link of `server`, or None when it has none."""
+    def pop(self, server: ServerState) -> tuple[int, Link] | None:
+        """The best ready link of `server` with its document id, or None when it has none."""
         heap = self._heaps.get(server.id)
         if not heap:
             return None
-        link = heapq.heappop(heap)[2]
-        server.queued = len(heap)
-        return link
-
-    def drain(self, server: ServerState) -> list[Link]:
-        """Every ready link of `server`, removed (its robots.txt cannot be had, say)."""
-        heap = self._heaps.pop(server.id, [])
-        server.queued = 0
-        return [entry[2] for entry in sorted(heap)]
+        _, _, doc_id, link = heapq.heappop(heap)
+        return doc_id, link
 
     def best_key(self, server: ServerState) -> Key:
         heap = self._heaps.get(server.id)

@@ -2,7 +2,7 @@
 refine a crawl in the browser, without programming.
 
 A Flask app separate from the read-only query server, since it starts crawls.
-It keeps the query server's conventions (query_server/guard.py: the Host
+It keeps the query server's conventions (web/guard.py: the Host
 allow-list, same-origin JSON for changes; errors.py: clean errors, CSP and
 security headers; server.py: waitress) and runs each crawl as a child process
 in its own process group (crawls.py, runner.py).

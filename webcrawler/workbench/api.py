@@ -1,4 +1,4 @@
-"""The workbench's JSON API (issue 14's contract) and its server-sent event stream.
+"""The workbench's JSON API (a contract: docs/workbench.md) and its server-sent event stream.
 
     POST   /api/crawls              a crawl definition (JSON) -> 202 {"id", ...}; 400 with the
                                     field at fault; 429 when the operator's cap is reached
@@ -9,7 +9,7 @@
     DELETE /api/crawls/<id>         stop it (its whole process group ends)
     GET    /api/crawls/<id>/result  the action's result, as a download
 
-Start and stop take same-origin JSON only (query_server/guard.py). The event
+Start and stop take same-origin JSON only (web/guard.py). The event
 stream is bounded: it ends with the crawl, or after the crawl's time limit.
 """
 
@@ -22,8 +22,7 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 from flask.typing import ResponseReturnValue
 
-from webcrawler.query_server.payload import count_param
-from webcrawler.query_server.queries import BadQuery
+from webcrawler.web.payload import BadQuery, count_param
 from webcrawler.workbench.crawls import OVERSTAY, Crawl, Crawls
 from webcrawler.workbench.definition import DefinitionError, parse
 
@@ -34,7 +33,7 @@ MAX_EVENTS = 10_000_000  # the largest `after`
 
 
 def crawls() -> Crawls:
-    return current_app.extensions["webcrawler.workbench"]  # type: ignore[no-any-return]
+    return current_app.extensions["webcrawler.workbench"]
 
 
 def _missing() -> ResponseReturnValue:

@@ -7,8 +7,10 @@ from typing import Any
 
 from flask import Flask
 
-from webcrawler.query_server import errors, guard, templates_dir
+from webcrawler.datadir import DataDir
+from webcrawler.query_server import templates_dir
 from webcrawler.settings import Settings
+from webcrawler.web import errors, guard
 from webcrawler.workbench import api, openapi, page
 from webcrawler.workbench.crawls import Crawls
 
@@ -47,7 +49,7 @@ def create_app(data_dir: Path, **options: Any) -> Flask:
     data_dir = Path(data_dir)
     settings = Settings(data_dir=data_dir, agents=config["agents"], delay=config["delay"])
     app.extensions["webcrawler.workbench"] = Crawls(
-        data_dir / "workbench", settings, policy(config), config["max_crawls"])
+        DataDir(data_dir).workbench, settings, policy(config), config["max_crawls"])
     guard.init_app(app)
     errors.init_app(app)
     app.register_blueprint(api.bp)

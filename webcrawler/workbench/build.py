@@ -52,8 +52,9 @@ class DefinedCrawler(Crawler):
         self.subtrees = [root[: root.rfind("/") + 1] if urlsplit(root).path else root + "/"
                          for root in definition.roots]
         rules = definition.follow
-        self.url_rule = compile_match(rules["url"]) if isinstance(rules.get("url"), Match) else None
-        self.anchor_rule = compile_match(rules["anchor"]) if isinstance(rules.get("anchor"), Match) else None
+        url, anchor = rules.get("url"), rules.get("anchor")
+        self.url_rule = compile_match(url) if isinstance(url, Match) else None
+        self.anchor_rule = compile_match(anchor) if isinstance(anchor, Match) else None
         self.label_rule = rules.get("label") if isinstance(rules.get("label"), str) else None
         self.predicate = PagePredicate(definition)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from webcrawler.settings import from_environment
+from webcrawler.config.layers import from_environment
 from webcrawler.toolkit import cli as toolkit_cli
 from webcrawler.workbench.definition import DefinitionError, parse
 
@@ -78,7 +78,8 @@ def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, d
             finished = run_remote(on, data, out_dir, progress)
         else:
             settings = from_environment()
-            tuned = {"agents": agents or int(os.environ.get("WEBCRAWLER_AGENTS", 4)), "delay": delay}
+            tuned: dict[str, Any] = {"agents": agents or int(os.environ.get("WEBCRAWLER_AGENTS", 4)),
+                                     "delay": delay}
             settings = dataclasses.replace(settings, **{k: v for k, v in tuned.items() if v is not None})
             finished = run_definition(parse(data), out_dir, settings, None, progress)
     except (RemoteError, ValueError) as error:
@@ -89,8 +90,8 @@ def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, d
     click.echo(finished.get("action") or "")
     if finished.get("result"):
         click.echo(f"result: {out_dir / finished['result']}")
-    for error in finished.get("errors") or []:
-        click.echo(f"  {error}", err=True)
+    for line in finished.get("errors") or []:
+        click.echo(f"  {line}", err=True)
 
 
 def _crawl(file: Path, out: Path | None, on: str | None, **options: Any) -> None:
@@ -151,8 +152,7 @@ def _interrupt(signum: int, frame: object) -> None:
               help="A host name to answer to besides localhost and --host (repeatable).")
 def workbench_command(data_dir: Path | None, host: str, port: int, threads: int, **options: Any) -> None:
     """The Crawler Workbench: define, run and watch crawls in the browser (docs/workbench.md)."""
-    from webcrawler.query_server import ServeError, make_server
-    from webcrawler.query_server.server import exposure_warning
+    from webcrawler.web.server import exposure_warning, make_server
     from webcrawler.workbench.app import create_app
 
     data_dir = data_dir or from_environment().data_dir
@@ -163,10 +163,10 @@ def workbench_command(data_dir: Path | None, host: str, port: int, threads: int,
     app = create_app(data_dir, **options)
     crawls = app.extensions["webcrawler.workbench"]
     try:
-        server = make_server(app, host=host, port=port, threads=threads)
-    except ServeError as error:
+        server = make_server(app, host=host, port=port, threads=threads)  # or ServeError
+    except BaseException:
         crawls.close()
-        raise click.ClickException(str(error)) from None
+        raise
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"Workbench at http://{shown}:{server.effective_port}/")
     signal.signal(signal.SIGTERM, _interrupt)

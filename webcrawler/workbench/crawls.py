@@ -1,8 +1,8 @@
 """The workbench's crawls: each a child process in its own process group, its events kept.
 
 A crawl is `python -m webcrawler.workbench.runner JOB.json`, kept by the
-bookkeeping the query server's real-time searches share (query_server/jobs.py):
-started in a new session (query_server/processes.py), so stopping it ends every
+bookkeeping the query server's real-time searches share (web/jobs.py):
+started in a new session (web/processes.py), so stopping it ends every
 process it started (agents, the multiprocessing forkserver and its tracker), and a
 thread reads the child's JSON lines into `Crawl.events`; listeners of the event
 stream wait on a condition. At most `max_crawls` run at once (the operator's cap);
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from webcrawler.query_server.jobs import BackgroundJob, JobList
 from webcrawler.settings import Settings
+from webcrawler.web.jobs import BackgroundJob, JobList
 from webcrawler.workbench.definition import Definition, parse
 from webcrawler.workbench.runner import settings_json
 

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from webcrawler.errors import UsageError
 from webcrawler.urls import try_normalize
 
 ORDERS = ("bfs", "dfs", "priority")
@@ -44,7 +45,7 @@ MAX_TEXT = 2000  # characters in one pattern or URL
 TOP = ("name", "roots", "limits", "scope", "follow", "process", "order", "action")
 
 
-class DefinitionError(ValueError):
+class DefinitionError(UsageError, ValueError):
     """A definition that cannot run; str() is one line naming the field."""
 
 

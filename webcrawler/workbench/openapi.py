@@ -12,14 +12,13 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
-from webcrawler.query_server.openapi import JSON, TEXT, _answer, _object, _ref
+from webcrawler.web.openapi import JSON, NUMBER, TEXT, answer, object_schema, ref
 from webcrawler.workbench.definition import ACTIONS, FOLLOW, ORDERS, PROCESS, SCOPES
 
 bp = Blueprint("workbench_openapi", __name__, url_prefix="/api")
 
-NUMBER = {"type": "number"}
 MATCH = {"oneOf": [{"type": "string", "maxLength": 2000},
-                   _object({"regexp": {"type": "string", "maxLength": 2000}})]}
+                   object_schema({"regexp": {"type": "string", "maxLength": 2000}})]}
 NULLABLE_OBJECT = {"type": "object", "nullable": True}
 NULLABLE_TEXT = {**TEXT, "nullable": True}
 
@@ -54,11 +53,11 @@ def _definition(caps: dict[str, Any]) -> dict[str, Any]:
             "format": {"type": "string", "enum": ["csv", "jsonl"]}}}}}
 
 
-CRAWL = _object({"id": TEXT, "state": {"type": "string",
-                                       "enum": ["running", "stopping", "done", "stopped", "failed"]},
-                 "started": NUMBER, "definition": {"type": "object"}, "counters": {"type": "object"},
-                 "summary": NULLABLE_OBJECT, "action": NULLABLE_TEXT, "result": NULLABLE_TEXT,
-                 "events": {"type": "integer", "nullable": True}, "error": NULLABLE_TEXT})
+CRAWL = object_schema({"id": TEXT, "state": {"type": "string",
+                                             "enum": ["running", "stopping", "done", "stopped", "failed"]},
+                       "started": NUMBER, "definition": {"type": "object"}, "counters": {"type": "object"},
+                       "summary": NULLABLE_OBJECT, "action": NULLABLE_TEXT, "result": NULLABLE_TEXT,
+                       "events": {"type": "integer", "nullable": True}, "error": NULLABLE_TEXT})
 
 
 def _crawl_id() -> dict[str, Any]:
@@ -66,45 +65,45 @@ def _crawl_id() -> dict[str, Any]:
 
 
 def _paths(caps: dict[str, Any]) -> dict[str, Any]:
-    missing = _answer("No such crawl")
+    missing = answer("No such crawl")
     after = {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}
     return {
         "/api/crawls": {
             "post": {"summary": "Start a crawl from a definition (same-origin JSON only)",
                      "requestBody": {"required": True,
-                                     "content": {JSON: {"schema": _ref("Definition")}}},
-                     "responses": {"202": _answer("Started", "CrawlStarted"),
-                                   "400": _answer("A definition to correct"),
-                                   "403": _answer("Refused: another site"),
-                                   "413": _answer("Body too large"), "415": _answer("Not JSON"),
-                                   "429": _answer("Too many crawls running")}},
+                                     "content": {JSON: {"schema": ref("Definition")}}},
+                     "responses": {"202": answer("Started", "CrawlStarted"),
+                                   "400": answer("A definition to correct"),
+                                   "403": answer("Refused: another site"),
+                                   "413": answer("Body too large"), "415": answer("Not JSON"),
+                                   "429": answer("Too many crawls running")}},
             "get": {"summary": "Every crawl, newest first, with its definition",
-                    "responses": {"200": _answer("The crawls", "CrawlList")}}},
+                    "responses": {"200": answer("The crawls", "CrawlList")}}},
         "/api/crawls/{crawl_id}": {
             "get": {"summary": "A crawl's state, counters and result", "parameters": [_crawl_id()],
-                    "responses": {"200": _answer("The crawl", "Crawl"), "404": missing}},
+                    "responses": {"200": answer("The crawl", "Crawl"), "404": missing}},
             "delete": {"summary": "Stop a crawl (same origin only)", "parameters": [_crawl_id()],
-                       "responses": {"200": _answer("The crawl", "Crawl"),
-                                     "403": _answer("Refused: another site"), "404": missing}}},
+                       "responses": {"200": answer("The crawl", "Crawl"),
+                                     "403": answer("Refused: another site"), "404": missing}}},
         "/api/crawls/{crawl_id}/events": {"get": {
             "summary": "The crawl's events as server-sent events, ending with the crawl",
             "parameters": [_crawl_id(), after],
             "responses": {"200": {"description": "text/event-stream",
                                   "content": {"text/event-stream": {"schema": TEXT}}},
-                          "400": _answer("Bad after"), "404": missing}}},
+                          "400": answer("Bad after"), "404": missing}}},
         "/api/crawls/{crawl_id}/result": {"get": {
             "summary": "The action's result as a download", "parameters": [_crawl_id()],
             "responses": {"200": {"description": "The file",
                                   "content": {"application/octet-stream": {"schema": TEXT}}},
-                          "404": _answer("No such crawl, or no result yet")}}},
+                          "404": answer("No such crawl, or no result yet")}}},
     }
 
 
 def describe(caps: dict[str, Any]) -> dict[str, Any]:
-    schemas = {"Error": _object({"error": TEXT}), "Definition": _definition(caps), "Crawl": CRAWL,
-               "CrawlList": _object({"crawls": {"type": "array", "items": _ref("Crawl")}}),
-               "CrawlStarted": _object({"id": TEXT, "status_url": TEXT, "events_url": TEXT,
-                                        "result_url": TEXT})}
+    schemas = {"Error": object_schema({"error": TEXT}), "Definition": _definition(caps), "Crawl": CRAWL,
+               "CrawlList": object_schema({"crawls": {"type": "array", "items": ref("Crawl")}}),
+               "CrawlStarted": object_schema({"id": TEXT, "status_url": TEXT, "events_url": TEXT,
+                                              "result_url": TEXT})}
     return {"openapi": "3.0.3", "info": {"title": "WebCrawler workbench API", "version": "1"},
             "paths": _paths(caps), "components": {"schemas": schemas}}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, render_template
 from flask.typing import ResponseReturnValue
 
-from webcrawler.query_server.errors import csp_nonce
+from webcrawler.web.errors import csp_nonce
 from webcrawler.workbench.definition import ACTIONS, ORDERS, SCOPES
 
 bp = Blueprint("workbench_page", __name__)

@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from webcrawler.errors import ServiceError
+
 READ_TIMEOUT = 60.0  # seconds without a byte from the workbench (it sends keep-alives every 10)
 GRACE = 120.0  # seconds past the crawl's time limit before the client gives up
 
 
-class RemoteError(Exception):
+class RemoteError(ServiceError):
     """The other workbench refused the crawl or could not be reached; str() is one line."""
 
 
@@ -42,7 +44,7 @@ def submit(base: str, definition: dict[str, Any]) -> dict[str, Any]:
         raise RemoteError(f"--on needs an http(s) URL of a workbench, not {base!r}")
     try:
         with _request(urljoin(base, "/api/crawls"), definition) as answer:
-            return json.loads(answer.read())  # type: ignore[no-any-return]
+            return json.loads(answer.read())
     except urllib.error.HTTPError as error:
         raise RemoteError(f"{base} refused the crawl ({error.code}): {_message(error)}") from None
     except (urllib.error.URLError, OSError) as error:

@@ -21,21 +21,22 @@ documents keeps its best priority.
 
 `guided=False` gives the unguided baseline for the benchmark: every link of
 every explored document, breadth-first (discovery order), anchors ignored.
-This module never does I/O: the job (`realtime.py`) feeds it.
+This module never does I/O: the job (`realtime.py`) feeds it, and gives it at
+construction what it asks of the job (`expecting`, `still_queued`) and of the
+crawl loop (`work_added`: a server has a new candidate).
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from webcrawler.engine.frontier import FoundLink, Ordering
 from webcrawler.engine.orders.best_first import NOTHING, BestFirstServers, Key
-from webcrawler.engine.scheduler import Scheduler, ServerState
+from webcrawler.engine.scheduler import ServerState
 from webcrawler.engine.store import FrontierEntry
 from webcrawler.index import build_anchor_index
 
@@ -68,17 +69,20 @@ def anchor_scores(query: str, anchors: list[str]) -> list[float]:
 class AnchorFrontier:
     """Candidate links per server, best priority first (see the module docstring)."""
 
-    def __init__(self, query: str, guided: bool = True, max_fetches: int = 0) -> None:
+    def __init__(self, query: str, guided: bool = True, max_fetches: int = 0, *,
+                 expecting: Callable[[], bool] = lambda: False,
+                 still_queued: Callable[[int], bool] = lambda doc_id: True,
+                 work_added: Callable[[ServerState], None] = lambda server: None) -> None:
         self.query = query
         self.guided = guided
         self.max_fetches = max_fetches  # 0 = no limit
         self.handed_out = 0
         self.order = BestLinkOrder(self)
-        self.scheduler: Scheduler | None = None  # attached by the job once the crawler exists
         self.fetched_links: dict[int, list[FoundLink]] = {}  # links of documents fetched here
         self.starts: set[int] = set()  # start documents: explored as soon as fetched
-        self.expecting: Callable[[], bool] = lambda: False  # more candidates may come soon
-        self.still_queued: Callable[[int], bool] = lambda doc_id: True  # not fetched by another
+        self.expecting = expecting  # more candidates may come soon
+        self.still_queued = still_queued  # not fetched by another writer meanwhile
+        self.work_added = work_added  # tell the loop's scheduler: a server has a candidate
         self._heaps: dict[int, list[tuple[float, int, Candidate]]] = {}
         self._priority: dict[int, float] = {}  # target doc id -> priority of its live entry
         self._taken: set[int] = set()  # doc ids handed out
@@ -152,8 +156,7 @@ class AnchorFrontier:
         server = cand.server
         server.queued = max(server.queued, self._live[server.id])  # whatever the database says
         self.order.reprioritise(server)
-        if self.scheduler is not None:
-            self.scheduler.work_added(server, time.monotonic())
+        self.work_added(server)
         return old is None
 
 
@@ -189,10 +192,9 @@ class BestLinkOrder(BestFirstServers):
         return super().backlog() + int(self.frontier.expecting())
 
 
-def anchor_ordering(query: str, guided: bool = True, max_fetches: int = 0) -> Ordering:
-    """The real-time search's `Ordering` (its frontier is `ordering.frontier`)."""
-    frontier = AnchorFrontier(query, guided, max_fetches)
-    name = "anchor-text" if guided else "breadth-first"
+def anchor_ordering(frontier: AnchorFrontier) -> Ordering:
+    """The real-time search's `Ordering` around its frontier."""
+    name = "anchor-text" if frontier.guided else "breadth-first"
     return Ordering(name, frontier.order, frontier)
 
 

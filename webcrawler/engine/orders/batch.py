@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from webcrawler.engine.frontier import BreadthFirstFrontier, Ordering
+from webcrawler.engine.frontier import Ordering, server_first
 from webcrawler.engine.orders.document_keys import (
     BacklinkKeys,
     BreadthFirstKeys,
@@ -30,12 +30,7 @@ from webcrawler.engine.orders.document_keys import (
     PageRankKeys,
 )
 from webcrawler.engine.orders.priority_frontier import PageReadingSink, PriorityFrontier
-from webcrawler.engine.scheduler import ServerFirstOrder
 from webcrawler.engine.store import CrawlStore
-
-
-def server_first(store: CrawlStore) -> Ordering:
-    return Ordering("server-first", ServerFirstOrder(), BreadthFirstFrontier(store))
 
 
 def by_priority(name: str, store: CrawlStore, keys: DocumentKeys) -> Ordering:

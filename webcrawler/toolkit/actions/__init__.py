@@ -27,7 +27,7 @@ from webcrawler.toolkit.actions.index import AddToIndex
 from webcrawler.toolkit.actions.links import LinkReport
 from webcrawler.toolkit.actions.mirror import SaveMirror
 
-# The built-in visit operations by name, for the Workbench (issue 14) to list and build.
+# The built-in visit operations by name, for the Workbench to list and build.
 ACTIONS: dict[str, type[VisitAction]] = {
     "save": SaveMirror, "concatenate": Concatenate, "extract": ExtractMatches,
     "images": CollectImages, "links": LinkReport, "index": AddToIndex,

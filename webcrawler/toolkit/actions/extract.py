@@ -58,7 +58,7 @@ class ExtractMatches(VisitAction):
     def _write(self, row: dict[str, Any]) -> None:
         self.rows += 1
         if self._csv is not None:
-            self._csv.writerow([_csv_cell(row[name]) for name in FIELDS])
+            self._csv.writerow([csv_cell(row[name]) for name in FIELDS])
         else:
             self._file.write(json.dumps(row, ensure_ascii=False) + "\n")
 
@@ -80,7 +80,8 @@ def visible_text(markup: str) -> str:
     return _SPACE.sub(" ", html_entities.unescape(words)).strip()
 
 
-def _csv_cell(value: Any) -> Any:
+def csv_cell(value: Any) -> Any:
+    """A value safe in a spreadsheet: a text that looks like a formula is quoted."""
     if isinstance(value, str):
         value = value.replace("\x00", "")
         if value[:1] in ("=", "+", "-", "@", "\t", "\r"):

@@ -17,12 +17,14 @@ import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from webcrawler.errors import UsageError
+
 MAX_SEGMENT = 80
 MAX_DEPTH = 20  # path segments kept; deeper ones are folded into a hash
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class UnsafePath(ValueError):
+class UnsafePath(UsageError, ValueError):
     """A path that would leave the folder an action writes to."""
 
 

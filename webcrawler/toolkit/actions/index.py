@@ -2,11 +2,16 @@
 
 SPHINX lists "full text indexing" first among the services crawlers perform
 (Miller and Bharat 1998, section 1); here a personal crawler feeds our own
-engine. Pages go the engine's way: a `documents` row through the crawl's
-store (`engine.store.CrawlStore`, server and counters kept), and the page's
-text into the index outbox in the same transaction (`engine.indexer.IndexSink`),
-which the index process commits. So the data directory stays one the query
-server, `webcrawler stats` and `webcrawler index --reindex` understand.
+engine. Pages go the engine's document path (engine/documents.py), the one
+`webcrawler index` takes: a `documents` row through the crawl's store
+(`engine.store.CrawlStore`, server and counters kept), the page's text into
+the index outbox in the same transaction (`engine.indexer.IndexSink`), which
+the index process commits. So a page that says noindex (robots meta or
+X-Robots-Tag) is stored but not indexed, a page with the same content as one
+already fetched (the agent's checksum, whichever crawl fetched it) is stored
+as a duplicate, and the links of the others are stored, their targets queued.
+The data directory stays one the query server, `webcrawler stats` and
+`webcrawler index --reindex` understand.
 
 The database and index are opened on the first page (a predicate that never
 holds opens nothing) and checked first: a damaged one stops the action with
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from webcrawler import urls
+from webcrawler.datadir import DataDir
 from webcrawler.messages import Document
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page
@@ -41,32 +47,34 @@ class AddToIndex(VisitAction):
                  db_url: str = "") -> None:
         super().__init__(when)
         self.data_dir = Path(data_dir)
-        self.db_url = db_url or f"sqlite:///{self.data_dir / 'webcrawler.db'}"
+        self.paths = DataDir(self.data_dir)
+        self.db_url = db_url or self.paths.database_url
         self.added = 0
         self._store: CrawlStore | None = None
         self._sink: IndexSink | None = None
         self._run = 0
+        self._since_commit = 0
 
     def handle(self, page: Page) -> None:
-        from webcrawler.database import State
-        from webcrawler.engine.store import FrontierEntry, NewURL
+        from webcrawler.engine.documents import queue_urls, record_document, store_links
+        from webcrawler.engine.policies import Scope
+        from webcrawler.engine.store import FrontierEntry
 
         store, sink = self._open()
         url = urls.try_normalize(page.url)
         if url is None:
             return
         origin, path = urls.split(url)
-        server = store.server(origin) or store.add_server(origin, time.time())
-        ids, _ = store.add_urls(server, [NewURL(path, page.depth)], time.time())
+        server, _, ids, _ = queue_urls(store, origin, [path], page.depth, 0)
         entry = FrontierEntry(ids[path], server.id, path, page.depth)
-        document = _document(page, url)
-        store.record_fetch(entry, State.FETCHED, document.checksum, time.time(), reason=None,
-                           status=document.status, content_type=document.content_type[:128],
-                           title=document.title[:1000], length=document.length)
+        document = page.document or _document(page, url)  # a Page built by hand: its own text
+        kept = record_document(store, sink, entry, document, time.time())
         server.docs_fetched += 1
-        sink.add(entry.doc_id, document)
-        self.added += 1
-        if self.added % COMMIT_EVERY == 0:
+        if kept.duplicate_of is None:
+            store_links(store, Scope(), entry, document.links)
+        self.added += kept.reason is None
+        self._since_commit += 1
+        if self._since_commit >= COMMIT_EVERY:
             self._commit()
 
     def _open(self) -> tuple[CrawlStore, IndexSink]:
@@ -78,10 +86,10 @@ class AddToIndex(VisitAction):
 
             self.data_dir.mkdir(parents=True, exist_ok=True)
             check_database(self.db_url)
-            check(self.data_dir / "index")
+            check(self.paths.index)
             self._store = CrawlStore(connect(self.db_url))
             self._run = self._store.start_run(mode="toolkit")
-            self._sink = IndexSink(self._store, self.data_dir / "index")
+            self._sink = IndexSink(self._store, self.paths.index)
         return self._store, self._sink
 
     def _commit(self, ended: bool = False) -> None:
@@ -90,6 +98,7 @@ class AddToIndex(VisitAction):
                                stop_reason="finished" if ended else None)
         self._store.commit()
         self._sink.commit()
+        self._since_commit = 0
 
     def finish(self) -> str:
         if self._store is None or self._sink is None:
@@ -104,7 +113,8 @@ class AddToIndex(VisitAction):
 
 
 def _document(page: Page, url: str) -> Document:
-    """The page as the engine's `Document` message (what an agent would have answered)."""
+    """A page that no agent answered (made by a callback, or a test) as the engine's
+    `Document` message, its checksum over its re-encoded markup."""
     body = (page.html or page.text or "").encode("utf-8", errors="replace")
     return Document(job_id=0, url=url, final_url=url, status=getattr(page, "status", 200),
                     content_type=getattr(page, "content_type", "text/html"), charset="utf-8",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from webcrawler.toolkit.actions import sanitize
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
-from webcrawler.toolkit.actions.extract import _csv_cell
+from webcrawler.toolkit.actions.extract import csv_cell
 from webcrawler.toolkit.model import Link, Page
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ class LinkReport(VisitAction):
             else:
                 writer = csv.writer(out)
                 writer.writerow(FIELDS)
-                writer.writerows([_csv_cell(v) for v in asdict(r).values()] for r in rows)
+                writer.writerows([csv_cell(v) for v in asdict(r).values()] for r in rows)
         broken = sum(1 for r in self.rows() if is_broken(r)) if self.everything else len(rows)
         return (f"{len(self.links)} links from {self.done} pages, {broken} broken; "
                 f"report in {self.path}")

@@ -1,8 +1,8 @@
 """Serving the app with waitress, the production WSGI server (never Flask's dev server).
 
     make_server(app, host, port, threads) -> a bound, not yet running server
-    serve(data_dir, host, port, db_url, threads)  blocks until interrupted
     ServerThread(app, host, port, threads)        in a background thread (tests, demo)
+    exposure_warning(host)                        what listening beyond loopback exposes
 
 A port that is busy raises PortInUseError, any other failure to listen
 ServeError, each with a one-line message for the CLI to print.
@@ -14,21 +14,20 @@ import errno
 import ipaddress
 import logging
 import socket
-import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 from flask import Flask
 from waitress import wasyncore
 from waitress.server import create_server
 
-from webcrawler.query_server import guard
+from webcrawler.errors import ServiceError
+from webcrawler.web import guard
 
 log = logging.getLogger(__name__)
 
 
-class ServeError(Exception):
+class ServeError(ServiceError):
     """The server could not start; str(error) is a one-line message for the user."""
 
 
@@ -76,35 +75,6 @@ def _bind_error(error: OSError, host: str, port: int) -> ServeError:
     return ServeError(f"cannot listen on {host}:{port}: {error.strerror or error}")
 
 
-def serve(
-    data_dir: Path,
-    host: str = "127.0.0.1",
-    port: int = 5000,
-    db_url: str | None = None,
-    threads: int = 8,
-    **options: Any,
-) -> None:
-    """Serve searches of `data_dir` until interrupted (Ctrl-C); `options` go to `create_app`."""
-    from webcrawler.query_server import create_app
-
-    if not Path(data_dir).is_dir():
-        raise ServeError(f"there is no data directory at {data_dir}: run webcrawler index first, "
-                         "or give the right --data-dir")
-    warning = exposure_warning(host)
-    if warning:
-        print(warning, file=sys.stderr, flush=True)
-    app = create_app(Path(data_dir), db_url=db_url, **options)
-    server = make_server(app, host=host, port=port, threads=threads)
-    print(f"Search at http://{_url_host(host)}:{server.effective_port}/", flush=True)
-    try:
-        server.run()
-    except KeyboardInterrupt:
-        log.info("query server interrupted")
-    finally:
-        server.close()
-        app.extensions["webcrawler.sources"].close()
-
-
 def exposure_warning(host: str) -> str | None:
     """What binding to `host` exposes, when it is not a loopback address; None when it is.
     Names other than localhost are not resolved (no DNS traffic at start): they get the warning."""
@@ -122,7 +92,7 @@ def exposure_warning(host: str) -> str | None:
             "fetch URLs. Name the host names to answer to with --allowed-host.")
 
 
-def _url_host(host: str) -> str:
+def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
@@ -138,7 +108,7 @@ class ServerThread:
         self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 4
     ) -> None:
         self.server = make_server(app, host=host, port=port, threads=threads)
-        self.url = f"http://{_url_host(host)}:{self.server.effective_port}/"
+        self.url = f"http://{url_host(host)}:{self.server.effective_port}/"
         self._stopping = threading.Event()
         self._closing = threading.Lock()  # the trigger is pulled before the loop closes it
         self._closed = False

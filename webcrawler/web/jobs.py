@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 from typing import IO, Any, Generic, TypeVar
 
-from webcrawler.query_server import processes
+from webcrawler.web import processes
 
 log = logging.getLogger(__name__)
 

@@ -9,6 +9,7 @@ a message fit to show, never turned into a 500 by a later int() or float().
     text_field(data, name) -> str    a string (or absent: "")
     number_field(data, name, default, low, high) -> float
     count_param(raw, name, default, high) -> int   an ASCII-digit query parameter
+    http_url_field(data, name) -> str | None      an http(s) URL, normalised (or absent: None)
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from typing import Any
 
 from flask import request
 
-from webcrawler.query_server.queries import BadQuery
+from webcrawler.errors import UsageError
+from webcrawler.urls import InvalidURL, normalize
+
+
+class BadQuery(UsageError, ValueError):
+    """A query or parameter the server will not run; str(error) is shown to the user."""
+
 
 _DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit() accepts "²", which int() refuses
 
@@ -46,6 +53,18 @@ def text_field(data: dict[str, Any], name: str) -> str:
     if "\x00" in value:
         raise BadQuery(f"{name} contains a NUL character.")
     return value.strip()
+
+
+def http_url_field(data: dict[str, Any], name: str) -> str | None:
+    """An http or https URL in its normalised form, or None when absent. Any other scheme
+    (file, gopher, ftp, ...) is refused here, before a job is started with it."""
+    value = text_field(data, name)
+    if not value:
+        return None
+    try:
+        return normalize(value)
+    except InvalidURL:
+        raise BadQuery(f"{name} must be an http or https URL.") from None
 
 
 def number_field(data: dict[str, Any], name: str, default: float, low: float, high: float) -> float:

@@ -1,0 +1,180 @@
+"""The crawl loop's logic, fast: the in-process pool (the agents' code, no processes) and the
+in-memory store, against real HTTP servers on loopback."""
+
+from __future__ import annotations
+
+import dataclasses
+from itertools import count
+from pathlib import Path
+
+import pytest
+
+from webcrawler.engine.crawl import BaseHooks, CrawlLoop
+from webcrawler.engine.indexing import index_loop
+from webcrawler.engine.memory_store import MemoryStore
+from webcrawler.messages import Document
+from webcrawler.settings import Settings
+from webcrawler.testing.inprocess import InProcessPool
+from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.toolkit import Crawler, Limits
+from webcrawler.toolkit.runtime import CrawlRun
+
+A, B = "127.0.17.1", "127.0.17.2"
+
+
+def redirect(to: str) -> Page:
+    return Page("", status=301, headers=(("Location", to),))
+
+
+def chain(name: str, hops: int) -> dict[str, Page]:
+    """/name0 redirects to /name1 ... to /name{hops}, a page."""
+    pages = {f"/{name}{i}": redirect(f"/{name}{i + 1}") for i in range(hops)}
+    pages[f"/{name}{hops}"] = html(f"end of {name}", "arrived")
+    return pages
+
+
+def site_a() -> dict[str, Page]:
+    pages = {"/": html("home", "start", [("/p1", "one"), ("/p2", "two"), ("/private/x", "no"),
+                                         ("/skip-me", "skipped"), ("/short0", "short"),
+                                         ("/long0", "long"), ("/noindex", "quiet"),
+                                         ("/copy", "copy")])}
+    pages["/p1"] = html("page one", "first", [("/deep1", "deeper"), ("/", "home")])
+    pages["/p2"] = html("page two", "second", [("/p1", "one")])
+    pages["/deep1"] = html("deep one", "deeper", [("/deep2", "deeper still")])
+    pages["/deep2"] = html("deep two", "deepest")
+    pages["/private/x"] = html("private", "robots say no")
+    pages["/skip-me"] = html("skip", "excluded by a pattern")
+    pages["/noindex"] = Page('<html><head><title>q</title><meta name="robots" content="noindex">'
+                             '</head><body><a href="/after-noindex">on</a></body></html>')
+    pages["/after-noindex"] = html("after noindex", "followed: noindex is not nofollow")
+    pages["/copy"] = pages["/p2"]
+    return pages | chain("short", 2) | chain("long", 6)
+
+
+@pytest.fixture(scope="module")
+def web():
+    b_pages = {"/": html("b home", "other", [(f"/b{i}", f"b {i}") for i in range(6)])}
+    b_pages |= {f"/b{i}": html(f"b {i}", "page") for i in range(6)}
+    with LoopbackWeb([Site(A, site_a(), robots_txt="User-agent: *\nDisallow: /private\n"),
+                      Site(B, b_pages, robots_txt="")]) as served:
+        yield served
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", delay=0.0, max_depth=2, exclude=("skip-me",),
+                    connect_timeout=2.0, read_timeout=2.0, total_timeout=5.0, progress_interval=60)
+
+
+def crawl(settings: Settings, seeds: list[str], **changes) -> tuple[CrawlLoop, InProcessPool]:
+    settings = dataclasses.replace(settings, **changes)
+    pool = InProcessPool(settings)
+    loop = index_loop(settings, MemoryStore(), pool_factory=lambda: pool)
+    assert loop.add_seeds(seeds) == []
+    loop.run()
+    return loop, pool
+
+
+def states(loop: CrawlLoop, origin: str) -> dict[str, tuple[str, object]]:
+    store = loop.store
+    assert isinstance(store, MemoryStore)
+    server = store.server(origin)
+    assert server is not None
+    return {u.path: (u.state, u.values.get("reason")) for u in store.urls.values()
+            if u.server_id == server.id}
+
+
+def test_robots_first_then_the_scope_and_robots_rules(web, settings):
+    loop, pool = crawl(settings, [web.url(A)])
+    a = states(loop, web.origin(A))
+    assert loop.stats.stop_reason == "nothing left to fetch"
+    assert pool.paths(web.origin(A))[0] == "/robots.txt"
+    assert "/private/x" not in pool.paths(web.origin(A))
+    assert a["/private/x"] == ("excluded", "robots")
+    assert "/skip-me" not in a  # the scope refuses it: not even stored
+    assert a["/deep1"][0] == "fetched" and "/deep2" not in a  # max_depth 2
+    assert pool.paths(web.origin(A)).count("/robots.txt") == 1
+
+
+def test_redirects_are_followed_up_to_the_limit(web, settings):
+    loop, _ = crawl(settings, [web.url(A, "/short0"), web.url(A, "/long0")], max_depth=10)
+    a = states(loop, web.origin(A))
+    assert a["/short0"][0] == a["/short1"][0] == "redirected"
+    assert a["/short2"][0] == "fetched"
+    assert a["/long4"][0] == "redirected"
+    assert a["/long5"] == ("failed", "too-many-redirects")
+    assert "/long6" not in a
+
+
+def test_noindex_is_kept_out_of_the_index_duplicates_are_not_followed(web, settings):
+    loop, _ = crawl(settings, [web.url(A)])
+    a = states(loop, web.origin(A))
+    assert a["/noindex"] == ("fetched", "noindex")
+    assert a["/after-noindex"][0] == "fetched"
+    duplicates = {path for path, (_, reason) in a.items() if reason == "duplicate"}
+    assert len(duplicates & {"/p2", "/copy"}) == 1
+
+
+def test_one_request_in_flight_per_server_and_the_servers_in_parallel(web, settings):
+    loop, pool = crawl(settings, [web.url(A), web.url(B)])
+    assert set(pool.most_at_once.values()) == {1}
+    assert pool.most_held == 2
+    urls = [job.url for job in pool.requests]
+    assert len(urls) == len(set(urls))  # never twice
+    assert loop.stats.answered == len(urls) - loop.stats.robots
+    assert {web.url(B, f"/b{i}") for i in range(6)} <= set(urls)
+
+
+def test_the_time_limit_stops_before_any_request(web, settings):
+    loop, pool = crawl(settings, [web.url(A)], hours=0.0)
+    assert loop.stats.stop_reason == "time limit" and pool.requests == []
+
+
+def test_the_document_limit_stops_the_crawl(web, settings):
+    loop, _ = crawl(settings, [web.url(B)], max_docs=3)
+    assert loop.stats.stop_reason == "document limit" and loop.stats.retrieved == 3
+
+
+class StopAtFirst(BaseHooks):
+    def __init__(self, loop: CrawlLoop) -> None:
+        self.loop = loop
+        self.documents: list[str] = []
+
+    def document(self, entry, server, doc: Document) -> None:
+        self.documents.append(entry.path)
+        self.loop.request_stop("seen one")
+
+
+def test_a_hook_stops_the_loop_and_nothing_more_goes_out(web, settings):
+    pool = InProcessPool(settings)
+    loop = CrawlLoop(settings, MemoryStore(), StopAtFirst, pool_factory=lambda: pool)
+    loop.add_seeds([web.url(B)])
+    loop.run()
+    assert loop.stats.stop_reason == "seen one"
+    assert isinstance(loop.hooks, StopAtFirst) and loop.hooks.documents == ["/"]
+    assert pool.paths(web.origin(B)) == ["/robots.txt", "/"]
+
+
+def test_a_toolkit_crawl_asks_again_for_an_unavailable_robots_txt(web, settings):
+    """The engine's robots.txt lifecycle: unavailable (503) disallows all until it is asked
+    again (after robots_retry), while the crawl goes on elsewhere."""
+    answers = count()
+
+    def routes(path: str) -> Page | None:
+        if path == "/robots.txt":
+            return Page("", status=503) if next(answers) == 0 else Page("", content_type="text/plain")
+        return {"/": html("home", "", [("/one", "one"), ("/one", "again"), (web.url(B), "b")]),
+                "/one": html("one", "", [("/", "home")])}.get(path)
+
+    class Everywhere(Crawler):
+        def should_visit(self, link) -> bool:
+            return "hyperlink" in link.labels
+
+    with LoopbackWeb([Site("127.0.17.3", routes)]) as flaky:
+        crawler = Everywhere(roots=[flaky.url("127.0.17.3"), web.url(B)], limits=Limits(seconds=30),
+                             settings=dataclasses.replace(settings, robots_retry=0.0))
+        pool = InProcessPool(settings)
+        summary = CrawlRun(crawler, crawler.engine_settings(), pool_factory=lambda: pool).run()
+    assert summary.stop_reason == "queue-empty" and summary.pages == 2 + 7
+    assert pool.paths(flaky.origin("127.0.17.3")) == ["/robots.txt", "/robots.txt", "/", "/one"]
+    assert pool.paths(web.origin(B)).count("/") == 1  # never twice, though linked twice

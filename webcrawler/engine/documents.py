@@ -1,0 +1,105 @@
+"""The engine's document path: how a retrieved document and its links are kept.
+
+Every way a document reaches the index goes through here - `webcrawler index`,
+real-time search, and the toolkit's `AddToIndex` - so the rules hold for all:
+
+- a page that says noindex (`<meta name="robots" content="noindex">` or an
+  `X-Robots-Tag: noindex` header; the agent sets `Document.noindex`) is stored
+  with that reason and never indexed;
+- a page with the same content as another fetched document (the agent's
+  checksum of the body) is stored as a duplicate, not indexed, and its links
+  are not followed;
+- the links of the others are stored (in the scope only), their targets
+  queued once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from webcrawler.engine.frontier import FoundLink
+from webcrawler.engine.interfaces import FrontierEntry, NewURL, Store
+from webcrawler.engine.policies import DocumentSink, Scope
+from webcrawler.engine.scheduler import ServerState
+from webcrawler.messages import Document, Outlink, Reason
+from webcrawler.states import State
+from webcrawler.urls import split
+
+Queued = Callable[[ServerState, bool, set[str]], None]  # (server, new server?, new paths)
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What the store made of a document: `reason` it is not indexed (None: indexed)."""
+
+    reason: str | None
+    duplicate_of: int | None
+
+
+def record_document(store: Store, sink: DocumentSink, entry: FrontierEntry, doc: Document,
+                    now: float) -> Kept:
+    """Store a retrieved document; index it unless it is noindex or a duplicate."""
+    duplicate = store.duplicate_of(doc.checksum, entry.doc_id)
+    reason = Reason.NOINDEX if doc.noindex else Reason.DUPLICATE if duplicate else None
+    store.record_fetch(
+        entry, State.FETCHED, doc.checksum, now, reason=reason,
+        detail=f"same content as document {duplicate}" if duplicate else None,
+        status=doc.status, content_type=doc.content_type[:128], title=doc.title[:1000],
+        length=doc.length, etag=doc.etag[:256] or None,
+        last_modified=doc.last_modified[:64] or None, sketch=doc.sketch or None,
+        first_fetch=now, last_change=now,
+    )
+    if doc.body:  # asked for: settings.stores_responses
+        store.save_response(entry.doc_id, now, doc)
+    if reason is None:
+        sink.add(entry.doc_id, doc)
+    return Kept(reason, duplicate)
+
+
+def group_links(scope: Scope, depth: int, found: tuple[Outlink, ...]
+                ) -> tuple[dict[str, dict[str, str]], int]:
+    """The links the scope lets in, as origin -> path -> first anchor; and how many it
+    refused for a private address (counted: the summary says the safety worked)."""
+    groups: dict[str, dict[str, str]] = {}
+    private = 0
+    for link in found:
+        reason = scope.why_not(link.url, depth)
+        if reason is not None:
+            private += reason == Reason.PRIVATE
+            continue
+        origin, path = split(link.url)
+        anchors = groups.setdefault(origin, {})
+        if path not in anchors:
+            anchors[path] = link.anchor
+    return groups, private
+
+
+def queue_urls(store: Store, origin: str, paths: list[str], depth: int, redirects: int,
+               state: str = State.QUEUED) -> tuple[ServerState, bool, dict[str, int], set[str]]:
+    """Store `paths` of `origin`; (server, whether the server is new, path -> id, new paths)."""
+    server = store.server(origin)
+    added = server is None
+    if server is None:
+        server = store.add_server(origin, time.time())
+    ids, fresh = store.add_urls(server, [NewURL(p, depth, redirects) for p in paths], time.time(),
+                                state)
+    return server, added, ids, fresh
+
+
+def store_links(store: Store, scope: Scope, entry: FrontierEntry, found: tuple[Outlink, ...],
+                queued: Queued | None = None) -> tuple[list[FoundLink], int]:
+    """Store the links of `entry`'s document, their targets queued (`queued` is told of each
+    server that got URLs); returns them, and how many were refused for a private address."""
+    depth = entry.depth + 1
+    groups, private = group_links(scope, depth, found)
+    stored: list[FoundLink] = []
+    for origin, anchors in groups.items():
+        server, added, ids, fresh = queue_urls(store, origin, list(anchors), depth, 0)
+        if queued is not None:
+            queued(server, added, fresh)
+        stored.extend(FoundLink(ids[path], server, path, anchor, depth, path in fresh)
+                      for path, anchor in anchors.items())
+    store.add_links(entry.doc_id, [(link.target_id, link.anchor) for link in stored])
+    return stored, private

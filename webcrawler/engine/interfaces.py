@@ -1,0 +1,180 @@
+"""What the crawl loop meets, in one place: the store, the pool of agents, and the hooks.
+
+The loop (crawl.py, `CrawlLoop`) is the project's only crawl loop: `webcrawler
+index`, incremental crawls, real-time search and the toolkit's crawlers (so the
+Workbench too) are all clients of it. It decides what to fetch and keeps the
+rules - robots.txt first and its lifecycle, the scope, politeness leases, one
+request in flight per server - and it knows the rest only through these
+interfaces:
+
+- the **store** (`Store`): what is known of servers, URLs and documents. The
+  SQL `CrawlStore` (store.py) for crawls that keep what they find, the
+  in-memory `MemoryStore` (memory_store.py) for toolkit crawls and tests.
+- the **pool** of agents (`Pool`): local agent processes (pool.py), Dask agent
+  hosts (agenthosts/), the in-process pool for tests (testing/inprocess.py); the
+  toolkit's request policy (toolkit/gate.py) wraps any of them.
+- the **hooks** (`Hooks`): what a client does with an answer (a document, a
+  redirect, a failure), its clock (a tick), and when it stops. `BaseHooks`
+  (crawl.py) does nothing, so a client overrides only what it needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from webcrawler.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
+
+if TYPE_CHECKING:
+    from webcrawler.engine.scheduler import ServerState
+
+
+@dataclass(frozen=True, slots=True)
+class FrontierEntry:
+    """A document waiting to be fetched."""
+
+    doc_id: int
+    server_id: int
+    path: str
+    depth: int
+    redirects: int = 0
+    recrawl: bool = False  # fetched before: its answer goes to webcrawler/recrawl/
+    etag: str = ""  # the validators of the stored copy, for a conditional GET
+    last_modified: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NewURL:
+    """A URL found in a page (or a redirect), ready to be stored."""
+
+    path: str
+    depth: int
+    redirects: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A request the loop handed to the pool: for `server`, its robots.txt (`entry` None)
+    or a document."""
+
+    server: ServerState
+    entry: FrontierEntry | None
+
+
+class ServerBook(Protocol):
+    """The store's servers (their counters live in `ServerState` between commits)."""
+
+    servers_by_id: dict[int, ServerState]
+
+    def load_servers(self) -> list[ServerState]: ...
+    def server(self, origin: str) -> ServerState | None: ...
+    def add_server(self, origin: str, now: float) -> ServerState: ...
+
+
+class RobotsBook(Protocol):
+    """The store's copy of each server's robots.txt (engine/robots_txt.py keeps its lifecycle)."""
+
+    def robots_rows(self) -> Iterable[tuple[int, int | None, str, float]]: ...
+    def save_robots(self, server: ServerState, status: int | None, body: str,
+                    now: float, expires: float) -> None: ...
+
+
+class URLBook(Protocol):
+    """The store's URLs: a URL is stored once ("never twice"), then queued and finished."""
+
+    def add_urls(self, server: ServerState, urls: Sequence[NewURL], now: float,
+                 state: str = ...) -> tuple[dict[str, int], set[str]]: ...
+    def lookup(self, server: ServerState, path: str) -> int | None: ...
+    def next_document(self, server: ServerState) -> FrontierEntry | None: ...
+    def finish(self, entry: FrontierEntry, state: str, **values: object) -> None: ...
+
+
+class DocumentBook(Protocol):
+    """The store's documents and links: what the engine's document path writes."""
+
+    def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
+                     **values: object) -> bool: ...
+    def duplicate_of(self, checksum: str, doc_id: int) -> int | None: ...
+    def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None: ...
+    def delete_links(self, source_id: int) -> None: ...
+    def save_response(self, doc_id: int, now: float, document: Document) -> None: ...
+
+
+class RunBook(Protocol):
+    """The store's transaction and the record of each crawl run."""
+
+    def start_run(self, mode: str = ...) -> int: ...
+    def update_run(self, run_id: int, docs: int, failures: int, ended: bool = ...,
+                   stop_reason: str | None = ...) -> None: ...
+    def pending(self) -> bool: ...
+    def commit(self) -> None: ...
+    def rollback(self) -> None: ...
+
+
+class Store(ServerBook, RobotsBook, URLBook, DocumentBook, RunBook, Protocol):
+    """Everything the loop and the engine's document path ask of a store."""
+
+
+class Pool(Protocol):
+    """Agents: hand out `Retrieve`s while some are free, collect `(job, answer)` pairs."""
+
+    def free(self) -> int: ...
+    def busy(self) -> int: ...
+    def submit(self, job: Retrieve) -> object: ...
+    def poll(self, timeout: float) -> list[tuple[Retrieve, Answer]]: ...
+    def shutdown(self) -> None: ...
+
+
+class AnswerHooks(Protocol):
+    """What a client does with the answers (`entry` is the document asked for, `server` its
+    server; the loop has already released the server's lease and counts the answer)."""
+
+    def document(self, entry: FrontierEntry, server: ServerState, doc: Document) -> None:
+        """A retrieved document."""
+
+    def redirect(self, entry: FrontierEntry, answer: Redirect, hops: int) -> None:
+        """A redirect within the loop's `MAX_REDIRECTS` (`hops` counts this one)."""
+
+    def failure(self, entry: FrontierEntry, server: ServerState, failure: Failure) -> None:
+        """A failure (more redirects than allowed arrive here as one)."""
+
+    def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:
+        """A 304 to a conditional request (incremental crawls)."""
+
+    def excluded(self, entry: FrontierEntry, reason: str) -> None:
+        """A queued document robots.txt or the scope now refuses (stored as excluded)."""
+
+
+class ClockHooks(Protocol):
+    """The client's clock and its say over when requests go out and when the loop stops."""
+
+    def tick(self, now: float) -> None:
+        """Once per turn of the loop (monotonic `now`), and once more after it stopped."""
+
+    def stop_reason(self, now: float, reason: str) -> str:
+        """Why to stop now, given the loop's own `reason` ("" to go on; the loop's are
+        "time limit", "nothing left to fetch" and those given to `request_stop`)."""
+
+    def may_dispatch(self, now: float) -> bool:
+        """May another request go out now (a rate, a limit counting requests in flight)?"""
+
+    def wait_hint(self, now: float) -> float | None:
+        """Seconds after which the client wants the loop to look again (None: no wish)."""
+
+    def dispatched(self, job: Job, now: float) -> None:
+        """A request went out."""
+
+
+class RequestHooks(Protocol):
+    """What the client asks for, and what it reports."""
+
+    def kind(self, entry: FrontierEntry) -> str:
+        """The `Retrieve.kind` of a document request ("document", "page" or "file")."""
+
+    def report(self) -> str:
+        """The client's own counts for the progress display ("" for none)."""
+
+
+class Hooks(AnswerHooks, ClockHooks, RequestHooks, Protocol):
+    """A client of the loop: all of the above (`crawl.BaseHooks` does nothing for each)."""

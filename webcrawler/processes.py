@@ -1,0 +1,35 @@
+"""Child processes that never re-run the parent's script.
+
+The agents and the index writer start from a "forkserver", which normally
+re-imports the parent's main module in each new process (`spawn` does too).
+The engine's own entry points guard that with `if __name__ == "__main__"`, but
+SPHINX-style crawlers are ten-line scripts that call `run()` at module level:
+re-importing one in a child would start a crawl there (multiprocessing stops it
+with its bootstrapping error). No child needs anything from the main module
+(their code is in webcrawler), so while one is started the main module is not
+named to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def main_module_hidden() -> Iterator[None]:
+    """Hide the main module's file and spec from multiprocessing for the duration."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved_file = main.__dict__.pop("__file__", None)
+    saved_spec = main.__dict__.get("__spec__")
+    main.__spec__ = None
+    try:
+        yield
+    finally:
+        main.__spec__ = saved_spec
+        if saved_file is not None:
+            main.__file__ = saved_file
