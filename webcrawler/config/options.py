@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from webcrawler.config.kinds import ConfigError, kind_of
+from webcrawler.config.kinds import ConfigError, FiniteFloat, kind_of
 from webcrawler.config.layers import Configuration, Layered, configure
 from webcrawler.config.serve import ServeSettings
 from webcrawler.settings import Settings
@@ -41,7 +41,7 @@ TUNING = {
     "progress_interval": "Seconds between progress lines (default 2).",
 }
 SERVE_RANGES = {"port": click.IntRange(0, 65535), "threads": click.IntRange(1, 64),
-                "realtime_seconds": click.FloatRange(1)}
+                "realtime_seconds": FiniteFloat(1)}
 
 
 class BadConfig(click.ClickException):
@@ -55,7 +55,7 @@ def flag_of(name: str) -> str:
 
 
 def _type(kind: str) -> Any:
-    return {"integer": click.IntRange(1), "number": click.FloatRange(0)}.get(kind, str)
+    return {"integer": click.IntRange(1), "number": FiniteFloat(0)}.get(kind, str)
 
 
 def serve_type(name: str, kind: str) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from webcrawler.config.kinds import FiniteFloat
 from webcrawler.recrawl.instances import Scenario
 
 HELP = {
@@ -38,7 +39,7 @@ def scenario_options(command: Any) -> Any:
     for field in reversed(dataclasses.fields(Scenario)):
         positive = not field.name.endswith("finds_new")  # a zero elsewhere divides by zero
         kind = (click.IntRange(1, None) if field.type == "int"
-                else click.FloatRange(0, None, min_open=positive))
+                else FiniteFloat(0, None, min_open=positive))
         if field.name == "version":
             kind = click.IntRange(1, 3)
         command = click.option("--" + field.name.replace("_", "-"), type=kind, default=field.default,
@@ -48,7 +49,7 @@ def scenario_options(command: Any) -> Any:
 
 def plan_options(command: Any) -> Any:
     """`index --plan auto --plan-strategy N`: the model sets each cycle's recrawl plan."""
-    command = click.option("--plan-cycle", type=click.FloatRange(0, min_open=True), default=None,
+    command = click.option("--plan-cycle", type=FiniteFloat(0, min_open=True), default=None,
                            help="Seconds between re-solves of the model during the crawl "
                                 "(default: --hours split into the model's 14 periods).")(command)
     command = click.option("--plan-strategy", type=click.IntRange(1, 3), default=None,
@@ -62,7 +63,7 @@ def plan_options(command: Any) -> Any:
 @click.option("--strategy", "strategies", type=click.IntRange(1, 3), multiple=True,
               help="1 equal weights, 2 last period only, 3 last period and small weights "
                    "(repeatable; default all three).")
-@click.option("--small-weight", type=click.FloatRange(0, 1), default=0.01, show_default=True,
+@click.option("--small-weight", type=FiniteFloat(0, 1), default=0.01, show_default=True,
               help="Strategy 3's weight on every period but the last.")
 @scenario_options
 @click.option("--from-crawl", is_flag=True,

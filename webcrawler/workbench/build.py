@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from webcrawler.settings import Settings
 from webcrawler.toolkit import Crawler, Link, Page, Pattern, Regexp, Wildcard
 from webcrawler.toolkit.actions import (
     AddToIndex,
@@ -42,7 +43,7 @@ def compile_match(match: Match) -> Pattern:
 class DefinedCrawler(Crawler):
     """The crawler a definition describes: its roots, limits, order, scope and follow rules."""
 
-    def __init__(self, definition: Definition, **kwargs: Any) -> None:
+    def __init__(self, definition: Definition, exempt_roots: bool = True, **kwargs: Any) -> None:
         from webcrawler.toolkit import Limits
 
         limits = Limits(**{k: v for k, v in definition.limits.items()})  # type: ignore[arg-type]
@@ -56,6 +57,14 @@ class DefinedCrawler(Crawler):
         self.anchor_rule = compile_match(rules["anchor"]) if isinstance(rules.get("anchor"), Match) else None
         self.label_rule = rules.get("label") if isinstance(rules.get("label"), str) else None
         self.predicate = PagePredicate(definition)
+        self.exempt_roots = exempt_roots
+
+    def engine_settings(self) -> Settings:
+        """As the toolkit's, except on a workbench: there the roots are a visitor's, so they
+        are not exempt from deny_private; only the operator's hosts (scope_hosts) are."""
+        if self.exempt_roots or self.settings is None:
+            return super().engine_settings()
+        return self.settings
 
     def should_visit(self, link: Link) -> bool:
         """Hyperlinks and frames in scope that every follow rule given accepts."""

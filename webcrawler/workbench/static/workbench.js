@@ -76,6 +76,7 @@
   }
 
   function newGraph() {
+    if (typeof cytoscape === "undefined") return;  // not installed: the page says how to get it
     if (cy) cy.destroy();
     cy = cytoscape({
       container: $("graph"), minZoom: 0.05, maxZoom: 1.5, pixelRatio: 1,
@@ -173,7 +174,12 @@
   }
 
   function drain(all) {
-    if (!cy || (!pending.length && !all)) return;
+    if (!cy) {  // no graph library: the counters and the result's line still show
+      pending.forEach((e) => { if (e.t === "counters" || e.t === "finished") apply(e); });
+      pending = [];
+      return;
+    }
+    if (!pending.length && !all) return;
     const batch = all ? pending : pending.slice(0, BATCH);
     pending = all ? [] : pending.slice(BATCH);
     const started = performance.now();
