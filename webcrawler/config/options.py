@@ -11,6 +11,7 @@ A bad file or variable is one line and exit status 2 (BadConfig), never a traceb
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
@@ -40,6 +41,7 @@ TUNING = {
     "agent_deadline": "Seconds an agent may hold one URL (default 0: --total-timeout + 15).",
     "progress_interval": "Seconds between progress lines (default 2).",
 }
+PATTERN_FIELDS = ("include", "exclude")  # Settings fields holding regular expressions
 SERVE_RANGES = {"port": click.IntRange(0, 65535), "threads": click.IntRange(1, 64),
                 "realtime_seconds": FiniteFloat(1)}
 
@@ -107,8 +109,24 @@ def _configure(crawl_flags: Mapping[str, Any], serve_flags: Mapping[str, Any]) -
     except ConfigError as error:
         raise BadConfig(str(error)) from None
     _check_ranges(configuration.crawl, "index")
+    _check_patterns(configuration.crawl)
     _check_serve_ranges(configuration.serve)
     return configuration
+
+
+def _check_patterns(layered: Layered[Settings]) -> None:
+    """Every include and exclude regex compiles, whichever layer gave it: one line naming
+    where it came from, never a raw re.error in the middle of a crawl."""
+    for name in PATTERN_FIELDS:
+        origin = layered.origins[name]
+        for pattern in getattr(layered.value, name):
+            try:
+                re.compile(pattern)
+            except (re.error, RecursionError, OverflowError) as error:
+                where = (f"{origin.name}: [crawl] {name}" if origin.source == "file"
+                         else origin.name or name)
+                raise BadConfig(f"{where}: {pattern!r} is not a regular expression ({error})") \
+                    from None
 
 
 def _check_serve_ranges(layered: Layered[ServeSettings]) -> None:
