@@ -14,7 +14,6 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import psutil
 import pytest
 
 from tests.workbench.conftest import Workbench, docs_pages, start_workbench, stop_workbench
+from tests.workbench.resources import wait_until
 from tests.workbench.test_api import events_of
 from webcrawler.testing.server import LoopbackWeb, Page, Site
 from webcrawler.workbench.crawls import write_atomic
@@ -35,13 +35,6 @@ def many_links(path: str) -> Page | None:
         return None
     links = "".join(f'<a href="/p/{path.count("/")}-{i}">{i}</a>' for i in range(LINKS))
     return Page(f"<html><head><title>{path}</title></head><body>{links}</body></html>")
-
-
-def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    end = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < end, what
-        time.sleep(0.1)
 
 
 def test_a_crawl_keeps_a_bounded_number_of_events(make_workbench: Callable[..., Workbench]) -> None:

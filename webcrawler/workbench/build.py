@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webcrawler.settings import Settings
-from webcrawler.toolkit import Crawler, Link, Page, Pattern, Regexp, Wildcard
+from webcrawler.toolkit import Crawler, Link, Page, Pattern
 from webcrawler.toolkit.actions import (
     AddToIndex,
     CollectImages,
@@ -30,6 +30,7 @@ from webcrawler.toolkit.actions import (
     VisitAction,
 )
 from webcrawler.workbench.definition import Definition, Match, pattern
+from webcrawler.workbench.timed import TimedPattern, timeouts
 
 # The file (or folder, zipped) each action's result is in, under the crawl's folder.
 RESULTS = {"concatenate": "document.html", "save": "mirror", "extract": "matches",
@@ -37,7 +38,8 @@ RESULTS = {"concatenate": "document.html", "save": "mirror", "extract": "matches
 
 
 def compile_match(match: Match) -> Pattern:
-    return Regexp(match.text) if match.regexp else Wildcard(match.text)
+    """The definition's pattern, ignoring case unless asked, under a time bound (timed.py)."""
+    return TimedPattern(match)
 
 
 class DefinedCrawler(Crawler):
@@ -58,6 +60,15 @@ class DefinedCrawler(Crawler):
         self.label_rule = rules.get("label") if isinstance(rules.get("label"), str) else None
         self.predicate = PagePredicate(definition)
         self.exempt_roots = exempt_roots
+
+    def patterns(self) -> list[Pattern]:
+        """Every pattern of the definition this crawler matches (follow and process rules)."""
+        return [p for p in (self.url_rule, self.anchor_rule, *self.predicate.patterns.values())
+                if p is not None]
+
+    def timeouts(self, action: VisitAction) -> int:
+        """Matches that gave up (timed.py), the action's pattern included."""
+        return timeouts([*self.patterns(), getattr(action, "pattern", None)])
 
     def engine_settings(self) -> Settings:
         """As the toolkit's, except on a workbench: there the roots are a visitor's, so they

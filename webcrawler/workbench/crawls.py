@@ -90,7 +90,8 @@ class Crawl(BackgroundJob):
         return {"id": self.id, "state": self.state, "started": self.started,
                 "definition": self.definition.as_json(), "counters": self.counters,
                 "summary": done.get("summary"), "action": done.get("action"),
-                "result": done.get("result"), "events": self.kept, "events_dropped": self.dropped,
+                "result": done.get("result"), "processed": done.get("processed"),
+                "events": self.kept, "events_dropped": self.dropped,
                 "error": self.error or None}
 
     def add(self, event: dict[str, Any]) -> None:
@@ -226,8 +227,8 @@ class Crawls:
                 crawl = Crawl(status["id"], parse(status["definition"]), status_file.parent,
                               started=status["started"], state=status["state"],
                               counters=status.get("counters") or {})
-                crawl.finished = {"summary": status.get("summary"), "action": status.get("action"),
-                                  "result": status.get("result")}
+                crawl.finished = {key: status.get(key)
+                                  for key in ("summary", "action", "result", "processed")}
             except (ValueError, KeyError, TypeError, OSError) as error:
                 log.warning("skipping %s: %s", status_file, error)
                 continue

@@ -18,7 +18,9 @@ workbench run a definition it was sent (section 5, relocation).
      "action": {"type": "concatenate"}}        # save | concatenate | extract | images | links | index
 
 A pattern is a string (a shell wildcard, as `Wildcard`: `*` and `?`) or
-``{"regexp": "..."}`` (Python `re`, searched). `parse` refuses anything else
+``{"regexp": "..."}`` (Python's `re` syntax, run by the `regex` library under a time
+bound, searched); either ignores case unless written ``{"wildcard": "...", "case": true}``
+or ``{"regexp": "...", "case": true}`` (timed.py). `parse` refuses anything else
 with a `DefinitionError` whose message names the field: the API turns it into
 a 400, the CLI into one line. This module builds nothing and does no I/O.
 """
@@ -26,10 +28,11 @@ a 400, the CLI into one line. This module builds nothing and does no I/O.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
+
+import regex
 
 from webcrawler.urls import try_normalize
 
@@ -54,9 +57,12 @@ class Match:
 
     text: str
     regexp: bool = False
+    case: bool = False  # match case? (by default a pattern ignores it)
 
     def as_json(self) -> Any:
-        return {"regexp": self.text} if self.regexp else self.text
+        if self.regexp:
+            return {"regexp": self.text, **({"case": True} if self.case else {})}
+        return {"wildcard": self.text, "case": True} if self.case else self.text
 
 
 @dataclass(frozen=True)
@@ -180,18 +186,28 @@ def _rules(value: Any, where: str, names: tuple[str, ...]) -> dict[str, Match | 
     return rules
 
 
+PATTERN_FORMS = ({"regexp"}, {"regexp", "case"}, {"wildcard"}, {"wildcard", "case"})
+
+
 def pattern(value: Any, where: str) -> Match:
-    """A wildcard string or {"regexp": "..."}; a regular expression must compile."""
-    if isinstance(value, dict):
-        if set(value) != {"regexp"}:
-            raise DefinitionError(f'{where} must be a wildcard string or {{"regexp": "..."}}')
-        text = _text(value["regexp"], f"{where}.regexp")
-        try:
-            re.compile(text)
-        except (re.error, RecursionError, OverflowError) as error:
-            raise DefinitionError(f"{where}.regexp is not a regular expression: {error}") from None
-        return Match(text, regexp=True)
-    return Match(_text(value, where))
+    """A wildcard string, or {"regexp": "..."} / {"wildcard": "..."} with an optional
+    "case": true; a regular expression must compile."""
+    if not isinstance(value, dict):
+        return Match(_text(value, where))
+    if set(value) not in PATTERN_FORMS:
+        raise DefinitionError(f'{where} must be a wildcard string or {{"regexp": "..."}} '
+                              '(optionally with "case": true)')
+    case = value.get("case", False)
+    if not isinstance(case, bool):
+        raise DefinitionError(f"{where}.case must be true or false")
+    if "wildcard" in value:
+        return Match(_text(value["wildcard"], f"{where}.wildcard"), case=case)
+    text = _text(value["regexp"], f"{where}.regexp")
+    try:
+        regex.compile(text)
+    except (regex.error, RecursionError, OverflowError, ValueError) as error:
+        raise DefinitionError(f"{where}.regexp is not a regular expression: {error}") from None
+    return Match(text, regexp=True, case=case)
 
 
 def _action(value: Any) -> dict[str, Any]:

@@ -18,8 +18,10 @@ from webcrawler.workbench.definition import ACTIONS, FOLLOW, ORDERS, PROCESS, SC
 bp = Blueprint("workbench_openapi", __name__, url_prefix="/api")
 
 NUMBER = {"type": "number"}
-MATCH = {"oneOf": [{"type": "string", "maxLength": 2000},
-                   _object({"regexp": {"type": "string", "maxLength": 2000}})]}
+_PATTERN_TEXT = {"type": "string", "maxLength": 2000}
+MATCH = {"oneOf": [_PATTERN_TEXT,
+                   _object({"regexp": _PATTERN_TEXT, "case": {"type": "boolean"}}, ("regexp",)),
+                   _object({"wildcard": _PATTERN_TEXT, "case": {"type": "boolean"}}, ("wildcard",))]}
 NULLABLE_OBJECT = {"type": "object", "nullable": True}
 NULLABLE_TEXT = {**TEXT, "nullable": True}
 
@@ -55,10 +57,13 @@ def _definition(caps: dict[str, Any]) -> dict[str, Any]:
 
 
 CRAWL = _object({"id": TEXT, "state": {"type": "string",
-                                       "enum": ["running", "stopping", "done", "stopped", "failed"]},
+                                       "enum": ["running", "stopping", "done", "stopped", "failed",
+                                                "interrupted"]},
                  "started": NUMBER, "definition": {"type": "object"}, "counters": {"type": "object"},
                  "summary": NULLABLE_OBJECT, "action": NULLABLE_TEXT, "result": NULLABLE_TEXT,
-                 "events": {"type": "integer", "nullable": True}, "error": NULLABLE_TEXT})
+                 "processed": {"type": "integer", "nullable": True},
+                 "events": {"type": "integer", "nullable": True},
+                 "events_dropped": {"type": "integer", "nullable": True}, "error": NULLABLE_TEXT})
 
 
 def _crawl_id() -> dict[str, Any]:
@@ -77,7 +82,8 @@ def _paths(caps: dict[str, Any]) -> dict[str, Any]:
                                    "400": _answer("A definition to correct"),
                                    "403": _answer("Refused: another site"),
                                    "413": _answer("Body too large"), "415": _answer("Not JSON"),
-                                   "429": _answer("Too many crawls running")}},
+                                   "429": _answer("Too many crawls running"),
+                                   "507": _answer("The disk is full")}},
             "get": {"summary": "Every crawl, newest first, with its definition",
                     "responses": {"200": _answer("The crawls", "CrawlList")}}},
         "/api/crawls/{crawl_id}": {

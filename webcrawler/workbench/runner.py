@@ -13,7 +13,9 @@ crawl per process group), `webcrawler crawl definition.json` prints progress.
     {"t": "visited", "url", "title", "depth", "matched", "category", "bytes"}
     {"t": "failed",  "url", "why"}
     {"t": "counters", "visited", "queued", "skipped", "failed", "bytes", "rate", "seconds"}
-    {"t": "finished", "summary", "result", "action"}         last: the result's file name
+    {"t": "finished", "summary", "result", "action", "errors", "processed"}
+                                                             last: the result's file name, and
+                                                             how many pages the action processed
 
 SIGTERM aborts the crawl (the toolkit's `abort()`): the action still writes
 what it gathered, and the process exits. So does the death of the workbench that
@@ -40,6 +42,7 @@ from webcrawler.settings import Settings
 from webcrawler.toolkit import Link, Page, RequestPolicy
 from webcrawler.workbench.build import DefinedCrawler, make_action, pack_result
 from webcrawler.workbench.definition import Definition, parse
+from webcrawler.workbench.timed import SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -135,9 +138,14 @@ def run_definition(definition: Definition, out_dir: Path, settings: Settings,
     feed.tick(force=True)
     result = pack_result(definition, out_dir)
     line = line.replace(f"{out_dir}/", "")  # the crawl's folder is the server's business
+    errors = [str(e) for e in crawler.errors[:20]]
+    slow = crawler.timeouts(action)
+    if slow:
+        errors.insert(0, f"{slow} pattern matches took longer than {SECONDS:g} s and counted as "
+                         "no match")
     finished = {"t": "finished", "summary": summary.as_dict(), "action": line,
-                "result": result.name if result is not None else None,
-                "errors": [str(e) for e in crawler.errors[:20]]}
+                "result": result.name if result is not None else None, "errors": errors,
+                "processed": action.done}
     emit(finished)
     return finished
 
