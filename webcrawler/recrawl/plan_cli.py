@@ -2,7 +2,10 @@
 
 The instance is either the paper's (section 5, every unstated value an option with the
 default docs/recrawl-model.md argues for) or, with --from-crawl, the stored crawl's own
-history (recrawl/history.py). Solver failures and a crawl without history are one line.
+history (recrawl/history.py). Solver failures and a crawl without history are one line,
+and so are instances this machine cannot solve: an inverted range of change rates, a
+model whose solver would need more memory than there is (estimated from B x T before
+anything is built), values that overflow.
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ import click
 
 from webcrawler.config.kinds import FiniteFloat
 from webcrawler.recrawl.instances import Scenario
+
+# Measured (plan-recrawl --strategy 1 on 255x14, 1000x50, 2000x100): casadi's expression graph
+# and Ipopt's KKT system take about 10 kB per bucket-period cell above a 100 MB start; the
+# estimate is a little above that, so a refused model would really not have fitted.
+BYTES_PER_CELL = 12_000
+BASE_BYTES = 150_000_000
 
 HELP = {
     "pages": "Pages in the repository at the start (the paper: 500 M).",
@@ -92,12 +101,21 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
             require_plots()
         except PlotsUnavailable as exc:
             raise click.ClickException(str(exc)) from None
-    data, source = _instance(Scenario(**scenario), from_crawl, data_dir, db_url)
+    given = Scenario(**scenario)
+    check_scenario(given)
+    if not from_crawl:
+        check_memory(given.buckets, given.periods)
     try:
+        data, source = _instance(given, from_crawl, data_dir, db_url)
+        check_memory(data.buckets, data.periods)
+        check_finite(data)
         plans = solve_strategies(data, strategies or (1, 2, 3), small_weight, max_iter,
                                  progress=lambda line: click.echo(line, err=True))
     except SolveFailed as exc:
         raise click.ClickException(str(exc)) from None
+    except (ArithmeticError, ValueError, MemoryError, RuntimeError) as exc:
+        raise click.ClickException(f"the model cannot be solved with these values "
+                                   f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]})") from None
     document = plan_json(data, plans, source)
     if json_path == "-":
         click.echo(json.dumps(document, indent=1))
@@ -109,6 +127,42 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
     if figures is not None:
         for path in write_figures(plans, changes_per_cycle(data), figures):
             click.echo(f"figure written to {path}", err=True)
+
+
+def check_scenario(scenario: Scenario) -> None:
+    """Ranges the model needs the right way round: one line otherwise."""
+    if scenario.fastest_days >= scenario.slowest_days:
+        raise click.ClickException(
+            f"--fastest-days ({scenario.fastest_days:g}) must be less than --slowest-days "
+            f"({scenario.slowest_days:g}): the fastest bucket changes most often")
+
+
+def model_bytes(buckets: int, periods: int) -> int:
+    """About how much memory solving a B x T model takes (see BYTES_PER_CELL)."""
+    return BASE_BYTES + BYTES_PER_CELL * buckets * periods
+
+
+def check_memory(buckets: int, periods: int) -> None:
+    """Refuse a model whose solve would not fit in the memory available now."""
+    import psutil
+
+    need, have = model_bytes(buckets, periods), psutil.virtual_memory().available
+    if need > have:
+        raise click.ClickException(
+            f"a model of {buckets} buckets x {periods} periods needs about {need / 1e9:.1f} GB "
+            f"of memory to solve, and {have / 1e9:.1f} GB are available: use fewer --buckets "
+            "or --periods")
+
+
+def check_finite(data: Any) -> None:
+    """Every number of the instance finite (values like --pages 1e300 overflow when built)."""
+    import numpy as np
+
+    for field in dataclasses.fields(data):
+        value = np.asarray(getattr(data, field.name), dtype=float)
+        if not np.isfinite(value).all():
+            raise click.ClickException(f"the model's {field.name} overflows with these values: "
+                                       "use smaller --pages, costs or rates")
 
 
 def _instance(scenario: Scenario, from_crawl: bool, data_dir: Path | None,
