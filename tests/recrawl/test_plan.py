@@ -142,7 +142,7 @@ def test_a_plan_becomes_rates_and_queue_shares():
 
 @pytest.mark.parametrize(("flags", "expected"), [
     (["--buckets", "100000", "--periods", "100000"],
-     "a model of 100000 buckets x 100000 periods needs about 120000.2 GB of memory to solve"),
+     "a model of 100000 buckets x 100000 periods needs about 120000.1 GB of memory to solve"),
     (["--fastest-days", "1000", "--slowest-days", "1"],
      "--fastest-days (1000) must be less than --slowest-days (1)"),
     (["--pages", "1e308", "--crawls-per-cycle", "1e308"],
