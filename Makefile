@@ -28,7 +28,7 @@ test: $(STAMP) $(CYTOSCAPE)  ## run every test
 lint: $(STAMP)  ## ruff
 	$(VENV)/bin/ruff check webcrawler tests bench examples
 
-demo: $(STAMP)  ## crawl a local demo web, index it, serve the search page
+demo: $(STAMP) $(CYTOSCAPE)  ## crawl a local demo web, index it, serve the search page (and a working workbench)
 	$(VENV)/bin/webcrawler demo
 
 serve: $(STAMP)  ## serve the index in ./webcrawler-data
