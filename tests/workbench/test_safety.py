@@ -129,3 +129,36 @@ def test_with_a_token_every_call_needs_it(make_workbench: Callable[..., Workbenc
                          text=True, timeout=60, env={**__import__("os").environ,
                                                      "WEBCRAWLER_WORKBENCH_TOKEN": "s3cret-token"})
     assert ran.returncode == 0, ran.stderr
+
+
+def test_bound_beyond_loopback_a_token_is_generated_and_printed(tmp_path: Path) -> None:
+    """127.1 is loopback, but not a spelling the exposure check trusts: it gets the treatment
+    of a public address (a warning and a generated token), without leaving this machine."""
+    import tempfile
+
+    from tests.workbench.resources import wait_until
+    from webcrawler.query_server import processes
+
+    command = [sys.executable, "-m", "webcrawler.cli", "workbench", "--data-dir", str(tmp_path),
+               "--host", "127.1", "--port", "0"]
+    with tempfile.TemporaryFile("w+") as errors:
+        process = processes.start(command, errors)
+        try:
+            assert process.stdout is not None
+            url = process.stdout.readline().strip().removeprefix("Workbench at ")
+            bench = Workbench(url, process, tmp_path)
+
+            def printed() -> str:
+                errors.seek(0)
+                return errors.read()
+
+            wait_until(lambda: "Token: " in printed(), 30, "no token printed")
+            token = printed().split("Token: ", 1)[1].split()[0]
+            assert "warning: listening on 127.1" in printed() and len(token) >= 32
+            assert bench.call("GET", "/api/crawls")[0] == 401
+            assert bench.call("GET", "/api/crawls", headers={"Authorization": f"Bearer {token}"}) \
+                == (200, {"crawls": []})
+        finally:
+            processes.end_group(process, 5)
+            if process.stdout is not None:
+                process.stdout.close()
