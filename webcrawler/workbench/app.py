@@ -38,7 +38,7 @@ OPTIONS: dict[str, Any] = {
     "allow_private_fetch": False,  # may crawls reach any loopback or private address?
     "private_hosts": (),  # hosts crawls may reach though private (names or IP literals, any port)
     "token": None,  # every request must carry it (None: no token)
-    "keep_events": 20_000,  # events one crawl keeps in memory (the rest are counted)
+    "keep_events": 20_000,  # events one crawl keeps, in its folder (the rest are counted)
     "keep_crawls": 200,  # crawl folders kept on disk (the oldest finished ones are removed)
     "policy_hosts": (),  # the RequestPolicy: hosts crawls may reach (empty: any)
     "policy_rate": None,  # requests per second per crawl
