@@ -58,6 +58,7 @@ BAD: list[tuple[Any, str]] = [
     ({"roots": [ROOT], "follow": {"url": {"regexp": "x", "case": "yes"}}},
      "follow.url.case must be true or false"),
     ({"roots": [ROOT], "follow": {"url": {"wildcard": 5}}}, "follow.url.wildcard must be a string"),
+    ({"roots": [ROOT], "process": {"title": "[z-a]x"}}, "process.title is not a wildcard that"),
     # compiling these would unroll them: seconds and gigabytes in the server, before any crawl
     ({"roots": [ROOT], "process": {"content": {"regexp": "(?:(?:a{65535}){65535}){65535}"}}},
      "process.content.regexp repeats too much"),

@@ -210,7 +210,7 @@ def pattern(value: Any, where: str) -> Match:
     """A wildcard string, or {"regexp": "..."} / {"wildcard": "..."} with an optional
     "case": true; a regular expression must compile."""
     if not isinstance(value, dict):
-        return Match(_text(value, where))
+        return _wildcard(_text(value, where), False, where)
     if set(value) not in PATTERN_FORMS:
         raise DefinitionError(f'{where} must be a wildcard string or {{"regexp": "..."}} '
                               '(optionally with "case": true)')
@@ -218,7 +218,7 @@ def pattern(value: Any, where: str) -> Match:
     if not isinstance(case, bool):
         raise DefinitionError(f"{where}.case must be true or false")
     if "wildcard" in value:
-        return Match(_text(value["wildcard"], f"{where}.wildcard"), case=case)
+        return _wildcard(_text(value["wildcard"], f"{where}.wildcard"), case, where)
     text = _text(value["regexp"], f"{where}.regexp")
     if repeats(text) > MAX_REPEATS:
         raise DefinitionError(f"{where}.regexp repeats too much: its counted repeats ({{m,n}}) "
@@ -228,6 +228,17 @@ def pattern(value: Any, where: str) -> Match:
     except (regex.error, RecursionError, OverflowError, ValueError) as error:
         raise DefinitionError(f"{where}.regexp is not a regular expression: {error}") from None
     return Match(text, regexp=True, case=case)
+
+
+def _wildcard(text: str, case: bool, where: str) -> Match:
+    """A wildcard whose character classes make sense (`[z-a]` does not)."""
+    from webcrawler.toolkit.patterns import wildcard_regex
+
+    try:
+        regex.compile(wildcard_regex(text))
+    except (regex.error, RecursionError, OverflowError, ValueError) as error:
+        raise DefinitionError(f"{where} is not a wildcard that can match: {error}") from None
+    return Match(text, case=case)
 
 
 def _action(value: Any) -> dict[str, Any]:
