@@ -54,8 +54,8 @@ def test_a_private_root_is_refused_and_its_secret_never_fetched(
 
 
 def test_the_workbench_does_not_crawl_itself(workbench: Workbench) -> None:
-    own = workbench.url + "api/crawls"
-    _, started = workbench.call("POST", "/api/crawls", {"roots": [own], "limits": {"seconds": 10},
+    _, started = workbench.call("POST", "/api/crawls", {"roots": [workbench.url],
+                                                        "limits": {"seconds": 10},
                                                         "action": {"type": "concatenate"}})
     view = workbench.wait(started["id"])
     assert view["summary"]["pages"] == 0 and view["counters"]["skipped"] >= 1
