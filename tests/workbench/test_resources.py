@@ -138,3 +138,25 @@ def test_a_full_disk_answers_507_and_leaves_no_folder(
     finally:
         stop_workbench(bench)
         shutil.rmtree(small_disk / "data", ignore_errors=True)
+
+
+def test_a_crawl_whose_status_was_lost_is_still_listed(docs_web: LoopbackWeb, tmp_path: Path) -> None:
+    """What an older workbench left on a full disk: an empty status.json. The crawl stays listed
+    (interrupted, with its definition) instead of vanishing."""
+    bench = start_workbench(tmp_path / "data")
+    try:
+        definition = {"name": "lost", "roots": [docs_web.url("127.0.8.1", "/blog/")],
+                      "limits": {"seconds": 20}}
+        _, started = bench.call("POST", "/api/crawls", definition)
+        bench.wait(started["id"])
+    finally:
+        stop_workbench(bench)
+    (tmp_path / "data" / "workbench" / started["id"] / "status.json").write_bytes(b"")
+    again = start_workbench(tmp_path / "data")
+    try:
+        crawls = again.call("GET", "/api/crawls")[1]["crawls"]
+        assert [(c["id"], c["state"], c["definition"]["name"], c["error"]) for c in crawls] == \
+            [(started["id"], "interrupted", "lost", "its status was lost")]
+        assert len(events_of(again, started["events_url"])) > 3  # its events are still there
+    finally:
+        stop_workbench(again)

@@ -219,21 +219,35 @@ class Crawls:
 
     def _load(self) -> None:
         """The crawls of earlier runs of the workbench, with their definitions; one that was
-        still running when its workbench died is "interrupted" (it has stopped by itself)."""
-        statuses = sorted(self.root.glob("*/status.json"), key=lambda p: p.stat().st_mtime)
-        for status_file in statuses[-self.keep_crawls:]:
-            try:
-                status = json.loads(status_file.read_text(encoding="utf-8"))
-                crawl = Crawl(status["id"], parse(status["definition"]), status_file.parent,
-                              started=status["started"], state=status["state"],
-                              counters=status.get("counters") or {})
-                crawl.finished = {key: status.get(key)
-                                  for key in ("summary", "action", "result", "processed")}
-            except (ValueError, KeyError, TypeError, OSError) as error:
-                log.warning("skipping %s: %s", status_file, error)
-                continue
-            crawl.kept, crawl.dropped = count_lines(crawl.events_path), status.get("events_dropped") or 0
-            if crawl.alive():
-                crawl.state, crawl.error = "interrupted", "the workbench stopped while it ran"
-                crawl.save()
-            self._crawls.add(crawl)
+        still running when its workbench died is "interrupted" (it has stopped by itself), and
+        so is one whose status file was lost (an older workbench on a full disk)."""
+        folders = [f for f in self.root.glob("*") if (f / "definition.json").is_file()]
+        folders.sort(key=lambda f: (f / "definition.json").stat().st_mtime)
+        for folder in folders[-self.keep_crawls:]:
+            crawl = self._restore(folder)
+            if crawl is not None:
+                self._crawls.add(crawl)
+
+    def _restore(self, folder: Path) -> Crawl | None:
+        try:
+            definition = parse(json.loads((folder / "definition.json").read_text(encoding="utf-8")))
+        except (ValueError, OSError) as error:
+            log.warning("skipping %s: %s", folder, error)
+            return None
+        try:
+            status = json.loads((folder / "status.json").read_text(encoding="utf-8"))
+            crawl = Crawl(folder.name, definition, folder, started=float(status["started"]),
+                          state=str(status["state"]), counters=status.get("counters") or {})
+            crawl.finished = {key: status.get(key)
+                              for key in ("summary", "action", "result", "processed")}
+            crawl.dropped = int(status.get("events_dropped") or 0)
+        except (ValueError, KeyError, TypeError, AttributeError, OSError):
+            crawl = Crawl(folder.name, definition, folder,
+                          started=(folder / "definition.json").stat().st_mtime, state="running")
+            crawl.error = "its status was lost"
+        crawl.kept = count_lines(crawl.events_path)
+        if crawl.alive():
+            crawl.state = "interrupted"
+            crawl.error = crawl.error or "the workbench stopped while it ran"
+            crawl.save()
+        return crawl
