@@ -59,6 +59,7 @@ AREAS = [
          "objectives 2 < 3 < 1", "within the minute, objectives ordered 2 < 3 < 1", True),
     Area("Toolkit overhead", "toolkit_overhead"),
     Area("Workbench responsiveness", "workbench_graph"),
+    Area("Workbench memory", "workbench_memory"),
     Area("Scale-out: agent hosts", "agent_hosts_crawl"),
     Area("Scale-out: agent hosts in network namespaces", None,
          "CPU ms a page, local / 1 / 2 / 4 agent hosts: 8.6 / 10.7 / 12.9 / 17.3; a lost host: 0 failures",
