@@ -48,7 +48,9 @@ class Hit:
 
 @dataclass(frozen=True, slots=True)
 class SearchResults:
-    """One page of results. `total` counts every document that matched the query."""
+    """One page of results. `total` counts every document that matched the query.
+    `suggestion` is the query with its typos corrected (None: nothing to correct);
+    `expansions` are the words the thesaurus added, when asked to."""
 
     query: str
     total: int
@@ -56,6 +58,8 @@ class SearchResults:
     page: int
     per_page: int
     hits: list[Hit] = field(default_factory=list)
+    suggestion: str | None = None
+    expansions: tuple[str, ...] = ()
 
 
 REINDEX = "rebuild it from the database with `webcrawler index --reindex`"
