@@ -11,6 +11,7 @@ import pytest
 
 from webcrawler.index import IndexedDocument, Searcher, open_searcher, open_writer
 from webcrawler.index.query import parse
+from webcrawler.index.shards import open_shard_writer, shard_of
 from webcrawler.index.spelling import max_distance, suggestion
 
 
@@ -109,3 +110,14 @@ def test_spelling_can_be_turned_off(tmp_path: Path) -> None:
     with open_searcher(index_dir, spelling=False) as searcher:
         results = searcher.search("timoeut")
     assert results.total == 0 and results.suggestion is None
+
+
+def test_a_sharded_index_corrects_and_completes(tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    for k in range(2):
+        with open_shard_writer(index_dir, k, 2) as writer:
+            writer.add([d for d in documents() if shard_of(d.doc_id, 2) == k])
+    with open_searcher(index_dir) as searcher:
+        results = searcher.search("timoeut")
+        assert results.suggestion == "timeout" and results.total == 60
+        assert searcher.suggest("time", 8) == ["timeout"]
