@@ -5,8 +5,9 @@ the last word completed with the index's words that start with it, most document
 first, the words before it kept as typed; and likely queries, the titles that start
 with everything typed, most shared first. Titles take at most half the places, so
 a word completion is never crowded out by long titles. The longest part of a lookup
-is picking the most frequent of the words under a one-letter prefix; each prefix's
-pick is remembered for the life of the vocabulary. Never touches the index itself.
+is picking the most frequent of the words under a short prefix; the picks of prefixes
+of up to `MEMO_PREFIX` letters are remembered for the life of the vocabulary.
+Never touches the index itself.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from __future__ import annotations
 import heapq
 import re
 import threading
+from collections.abc import Callable
 
 from webcrawler.index.vocabulary import Vocabulary, normalise_title
 
 MAX_SUGGESTIONS = 20
-MEMO_PREFIX = 2  # picks for prefixes this short are remembered (they cover many words)
+MEMO_PREFIX = 3  # picks for prefixes this short are remembered (they cover many entries)
 
 _LAST_WORD = re.compile(r"(\w+)$")
 
@@ -28,7 +30,7 @@ class Completer:
 
     def __init__(self, vocabulary: Vocabulary) -> None:
         self.vocabulary = vocabulary
-        self._memo: dict[str, list[str]] = {}
+        self._memo: dict[tuple[str, str], list[str]] = {}
         self._lock = threading.Lock()
 
     def complete(self, text: str, n: int) -> list[str]:
@@ -49,24 +51,32 @@ class Completer:
         return out + titles[: n - len(out)]
 
     def _frequent_words(self, prefix: str, n: int) -> list[str]:
-        if len(prefix) <= MEMO_PREFIX:
+        return self._remembered("w", prefix, n, self._pick_words)
+
+    def _frequent_titles(self, prefix: str, n: int) -> list[str]:
+        if not prefix.strip():
+            return []
+        return self._remembered("t", prefix, n, self._pick_titles)
+
+    def _remembered(self, kind: str, prefix: str, n: int,
+                    pick: Callable[[str, int], list[str]]) -> list[str]:
+        """pick(prefix, n), remembered for short prefixes (they cover the most entries)."""
+        if len(prefix) > MEMO_PREFIX:
+            return pick(prefix, n)
+        with self._lock:
+            memo = self._memo.get((kind, prefix))
+        if memo is None:
+            memo = pick(prefix, MAX_SUGGESTIONS)
             with self._lock:
-                memo = self._memo.get(prefix)
-            if memo is None:
-                memo = self._pick_words(prefix, MAX_SUGGESTIONS)
-                with self._lock:
-                    self._memo[prefix] = memo
-            return memo[:n]
-        return self._pick_words(prefix, n)
+                self._memo[(kind, prefix)] = memo
+        return memo[:n]
 
     def _pick_words(self, prefix: str, n: int) -> list[str]:
         frequency = self.vocabulary.frequencies.__getitem__
         found = self.vocabulary.words_from(prefix)
         return heapq.nsmallest(n, found, key=lambda w: (-frequency(w), w))
 
-    def _frequent_titles(self, prefix: str, n: int) -> list[str]:
-        if not prefix.strip():
-            return []
+    def _pick_titles(self, prefix: str, n: int) -> list[str]:
         count = self.vocabulary.title_counts.__getitem__
         found = self.vocabulary.titles_from(prefix)
         return heapq.nsmallest(n, found, key=lambda t: (-count(t), len(t), t))
