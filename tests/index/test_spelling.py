@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.index import IndexedDocument, Searcher, open_searcher, open_writer
+from webcrawler.index import IndexedDocument, Searcher, fastpaths, open_searcher, open_writer
 from webcrawler.index.query import parse
 from webcrawler.index.shards import open_shard_writer, shard_of
 from webcrawler.index.spelling import max_distance, suggestion
@@ -121,3 +121,9 @@ def test_a_sharded_index_corrects_and_completes(tmp_path: Path) -> None:
         results = searcher.search("timoeut")
         assert results.suggestion == "timeout" and results.total == 60
         assert searcher.suggest("time", 8) == ["timeout"]
+
+
+def test_near_spellings_stay_on_the_fast_path(searcher: Searcher) -> None:
+    fastpaths.reset()
+    assert searcher.search("timoeut sokcet", per_page=5).total == 61
+    assert fastpaths.taken["wordsearch.arrays"] > 0 and not fastpaths.taken["wordsearch.whoosh"]

@@ -35,9 +35,8 @@ def home() -> ResponseReturnValue:
 
 @bp.get("/search.js")
 def script() -> ResponseReturnValue:
-    response = send_from_directory(current_app.template_folder, "search.js",  # type: ignore[arg-type]
-                                   mimetype="text/javascript", max_age=300)
-    return response
+    return send_from_directory(current_app.template_folder, "search.js",  # type: ignore[arg-type]
+                               mimetype="text/javascript", max_age=300)
 
 
 def _sources() -> Sources:
