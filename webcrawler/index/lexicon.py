@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 CHECK_INTERVAL = 1.0
 REBUILD_INTERVAL = 30.0
-BUILD_SHARE = 0.1  # of one CPU, at most, spent rebuilding
+BUILD_SHARE = 0.05  # of the time, at most, spent rebuilding
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import re
 import struct
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import islice
@@ -35,6 +36,7 @@ from webcrawler.index.schema import CONTENT
 MAX_TITLE_DOCS = 100_000  # documents whose titles are read (the stored fields cost ~20 us each)
 MAX_TITLE_CHARS = 80  # a longer title is no query anyone types
 PLACEHOLDER_WORDS = 3
+YIELD_EVERY = 4096  # words read between two yields of the GIL (see read_vocabulary)
 
 _SEPARATOR = re.compile(r"\s+[-|\u2013\u2014\u00b7]\s+")  # "page - site", "page | site", en/em dash
 _DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
@@ -80,17 +82,20 @@ def normalise_title(title: str) -> str:
 
 def read_vocabulary(ix: Index) -> Vocabulary:
     """The vocabulary of the newest commit of `ix` (opens and closes its own reader, so
-    it may run in any thread beside the searcher queries use)."""
+    it may run in any thread beside the searcher queries use). It often gives up the GIL
+    (`time.sleep(0)`): a query thread then waits for it a fraction of a millisecond, not
+    the interpreter's 5 ms switch interval."""
     with ix.searcher() as searcher:
         reader = searcher.reader()
         generation = reader.generation()
         frequencies: Counter[str] = Counter()
         for sub, _offset in searcher.leaf_searchers():
             _add_frequencies(sub.reader(), frequencies)
-        titles = Counter(
-            normalise_title(fields.get("title", ""))
-            for fields in islice(reader.all_stored_fields(), MAX_TITLE_DOCS)
-        )
+        titles: Counter[str] = Counter()
+        for i, fields in enumerate(islice(reader.all_stored_fields(), MAX_TITLE_DOCS)):
+            titles[normalise_title(fields.get("title", ""))] += 1
+            if not i % (YIELD_EVERY // 16):
+                time.sleep(0)
     titles.pop("", None)
     return Vocabulary(
         generation=-1 if generation is None else generation,
@@ -111,10 +116,12 @@ def _add_frequencies(reader: IndexReader, frequencies: Counter[str]) -> None:
     terms: whoosh3.W3TermsReader = reader._terms  # type: ignore[attr-defined]
     start = terms._keycoder(CONTENT, b"")
     unpack = _DOC_FREQUENCY.unpack_from
-    for key, value in terms._tindex.items_from(start):
+    for i, (key, value) in enumerate(terms._tindex.items_from(start)):
         if key[:2] != start:
             break
         frequencies[key[2:].decode("utf-8")] += unpack(value)[2]
+        if not i % YIELD_EVERY:
+            time.sleep(0)
 
 
 def _title_words(titles: Counter[str]) -> tuple[str, ...]:
