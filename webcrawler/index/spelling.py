@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import time
+from functools import lru_cache
 
 from symspellpy import SymSpell, Verbosity
 
@@ -31,6 +32,7 @@ NEAR_PER_WORD = 2  # near spellings added for one word, most frequent first
 RARER = 50  # a word in the index is corrected when a near spelling is this many times as frequent
 MIN_FREQUENCY = 1  # words in fewer documents are not offered as corrections
 MAX_WORDS = 200_000  # the most frequent words loaded (about 0.5 KB of lookup table each)
+LOOKUPS_KEPT = 50_000  # words whose near spellings are remembered (queries repeat words)
 PREFIX_LENGTH = 5  # symspellpy's: deletes are taken from the first 5 letters only (memory)
 
 
@@ -55,20 +57,25 @@ class Speller:
                 self._symspell.create_dictionary_entry(word, frequency)
             if not i % 256:
                 time.sleep(0)  # give up the GIL: a query thread waits less (vocabulary.py)
+        self._highest = frequent[0][1] if frequent else 0
+        self._remembered = lru_cache(maxsize=LOOKUPS_KEPT)(self._near)
 
     def near(self, word: str) -> list[str]:
         """`word`'s near spellings worth adding to a query, best first ([] when the word
-        is short, or frequent enough, or nothing is near)."""
+        is short, or frequent enough, or nothing is near). Answers are remembered."""
+        return list(self._remembered(word))
+
+    def _near(self, word: str) -> tuple[str, ...]:
         distance = max_distance(word)
-        if not distance:
-            return []
         own = self.vocabulary.frequency(word)
+        if not distance or RARER * own > self._highest:  # no word is frequent enough to win
+            return ()
         found = self._symspell.lookup(
             word, Verbosity.ALL, max_edit_distance=distance, transfer_casing=False
         )
         found = [s for s in found if s.term != word and s.count >= max(1, RARER * own)]
         found.sort(key=lambda s: (s.distance, -s.count, s.term))
-        return [s.term for s in found[:NEAR_PER_WORD]]
+        return tuple(s.term for s in found[:NEAR_PER_WORD])
 
 
 def correct(parsed: ParsedQuery, speller: Speller | None, text: str) -> None:
