@@ -112,7 +112,8 @@ class Searcher:
             ]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
-                             parsed.suggestion, tuple(parsed.thesaurus_words))
+                             suggestion=parsed.suggestion,
+                             expansions=tuple(parsed.thesaurus_words))
 
     def parse_query(self, query: str, page: int, per_page: int, expand: bool,
                     site: str | None) -> tuple[ParsedQuery, int]:

@@ -102,7 +102,8 @@ class ShardedSearcher:
                     for i, (score, _doc_id, k, docnum) in enumerate(merged[first : first + per_page])]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
-                             parsed.suggestion, tuple(parsed.thesaurus_words))
+                             suggestion=parsed.suggestion,
+                             expansions=tuple(parsed.thesaurus_words))
 
     def suggest(self, text: str, n: int) -> list[str]:
         """Completions from the first shard's vocabulary (a sample of the whole: shards
