@@ -70,9 +70,10 @@ class Speller:
         own = self.vocabulary.frequency(word)
         if not distance or RARER * own > self._highest:  # no word is frequent enough to win
             return ()
-        found = self._symspell.lookup(
-            word, Verbosity.ALL, max_edit_distance=distance, transfer_casing=False
-        )
+        if own:  # the word itself is at distance 0: ask for all, but only one edit away
+            found = self._symspell.lookup(word, Verbosity.ALL, max_edit_distance=1)
+        else:  # the nearest only: far fewer candidates to measure
+            found = self._symspell.lookup(word, Verbosity.CLOSEST, max_edit_distance=distance)
         found = [s for s in found if s.term != word and s.count >= max(1, RARER * own)]
         found.sort(key=lambda s: (s.distance, -s.count, s.term))
         return tuple(s.term for s in found[:NEAR_PER_WORD])
