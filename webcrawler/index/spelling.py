@@ -2,10 +2,10 @@
 spelling) also match their near spellings, and the query gets a "did you mean".
 
 The near spellings come from the index's own vocabulary (`vocabulary.py`) through
-symspellpy's symmetric-delete lookup, chosen over Whoosh's own `terms_within`
-(a Levenshtein automaton walked over the term list) because a lookup takes tens of
-microseconds instead of milliseconds and finds transpositions at distance 1
-(docs/search.md has the measurements). The distance allowed grows with the word:
+symspellpy's symmetric-delete lookup, chosen over Whoosh's own corrector (a
+Levenshtein automaton walked over every term at each lookup) because a lookup is a
+few dictionary probes, and a swap of two letters is one edit (docs/search.md has the
+measurements). The distance allowed grows with the word:
 none up to 3 letters (every short word is near many others), 1 up to 7, 2 beyond.
 
 A near spelling joins the query as an expansion weighing `NEAR_WEIGHT` of a typed
@@ -13,7 +13,8 @@ word, so a document with the word as typed still ranks above one with only its
 near spelling, and the suggestion replaces each corrected word with its most
 frequent near spelling. Words the index holds are corrected only when a near
 spelling is `RARER` times as frequent: "sokcet" once in a typo'd page does not
-hide "socket", but "node" is not turned into "mode".
+hide "socket", but "node" is not turned into "mode"; for them only the words one
+edit away are looked at, which keeps the lookup short.
 """
 
 from __future__ import annotations
