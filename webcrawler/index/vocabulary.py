@@ -5,7 +5,7 @@ Spelling correction (`spelling.py`) and autocomplete (`completion.py`) need ever
 of the content field with the number of documents holding it. Whoosh's
 `iter_field` decodes a full term info object per word; this module reads the
 document frequency straight out of each W3 segment's terms table (one struct
-field per word) and sums the segments, about fifteen times faster (docs/search.md).
+field per word) and sums the segments, far faster (docs/search.md).
 Segments of another codec go Whoosh's way. Deleted documents still count until
 their segment is merged: a frequency is a hint for ranking suggestions, not a count.
 
@@ -33,7 +33,7 @@ from webcrawler.index.analysis import STOP_WORDS, WORD
 from webcrawler.index.blocks import is_w3
 from webcrawler.index.schema import CONTENT
 
-MAX_TITLE_DOCS = 100_000  # documents whose titles are read (the stored fields cost ~20 us each)
+MAX_TITLE_DOCS = 100_000  # documents whose titles are read (each one's stored fields are unpickled)
 MAX_TITLE_CHARS = 80  # a longer title is no query anyone types
 PLACEHOLDER_WORDS = 3
 YIELD_EVERY = 4096  # words read between two yields of the GIL (see read_vocabulary)
