@@ -110,3 +110,15 @@ def test_a_new_commit_reaches_the_completions(index_dir: Path, monkeypatch: pyte
         while "selectron" not in searcher.suggest("selectr", 8) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert searcher.suggest("selectr", 8) == ["selectron"]
+
+
+def test_an_unreadable_vocabulary_leaves_queries_uncorrected(
+    index_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreadable(ix: object) -> Vocabulary:
+        raise FileNotFoundError("MAIN_x.seg")  # as when a merge removes a segment mid-read
+
+    monkeypatch.setattr(lexicon, "read_vocabulary", unreadable)
+    with open_searcher(index_dir) as searcher:
+        assert searcher.suggest("sock", 8) == []
+        assert searcher.search("socket").total == 5 and searcher.search("sokcet").suggestion is None

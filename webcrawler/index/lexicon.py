@@ -20,7 +20,7 @@ from whoosh.index import Index
 
 from webcrawler.index.completion import Completer
 from webcrawler.index.spelling import Speller
-from webcrawler.index.vocabulary import read_vocabulary
+from webcrawler.index.vocabulary import Vocabulary, read_vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,11 @@ def build(ix: Index) -> WordTools:
     return WordTools(Speller(vocabulary), Completer(vocabulary))
 
 
+def empty() -> WordTools:
+    """Tools that know no word: nothing corrected, nothing completed."""
+    return WordTools(Speller(Vocabulary()), Completer(Vocabulary()))
+
+
 class Lexicon:
     """The newest `WordTools` of an index; thread-safe."""
 
@@ -61,7 +66,11 @@ class Lexicon:
         if tools is None:
             with self._lock:
                 if self._tools is None:
-                    self._tools = self._build()
+                    try:
+                        self._tools = self._build()
+                    except Exception as error:  # a merge removed a segment as we read it
+                        log.warning("could not read the index's vocabulary (will retry): %s", error)
+                        self._tools = empty()  # queries go on, uncorrected, until the retry
                 tools = self._tools
         self._look_for_commits(tools)
         return tools
