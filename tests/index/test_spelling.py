@@ -127,3 +127,9 @@ def test_near_spellings_stay_on_the_fast_path(searcher: Searcher) -> None:
     fastpaths.reset()
     assert searcher.search("timoeut sokcet", per_page=5).total == 61
     assert fastpaths.taken["wordsearch.arrays"] > 0 and not fastpaths.taken["wordsearch.whoosh"]
+
+
+def test_near_spellings_also_match_on_whoosh_s_path(searcher: Searcher) -> None:
+    results = searcher.search("timoeut site:s.test")  # site: goes through Whoosh's matchers
+    assert results.total == 60 and results.suggestion == "timeout site:s.test"
+    assert searcher.search("timoeut site:c.test").total == 0
