@@ -30,6 +30,7 @@ import lxml.html
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import typos  # noqa: E402
 from bench.common import save, section  # noqa: E402
 from webcrawler.index import IndexedDocument, QueryError, open_searcher, open_writer  # noqa: E402
 
@@ -206,8 +207,11 @@ def main() -> None:
             scores.append((mrr, success))
             lines.append(f"| {name} | {mrr:.3f} | {success:.3f} |")
         print("\n".join(lines))
+        typo_lines, typo_ratio = typos.table(index_dir, queries)
+        print("\n" + "\n".join(typo_lines))
         if args.json:
             save_result(args.json, len(docs), len(queries), lines, scores)
+            save_typos(args.json, typo_lines, typo_ratio)
         if args.scale:
             scale(docs, queries, args.scale, Path(tmp) / "scaled")
 
@@ -221,6 +225,14 @@ def save_result(path: Path, docs: int, queries: int, lines: list[str],
     save(path, section("Retrieval quality: our peculiarity ranking against Whoosh's BM25F", body,
                        headline=f"MRR@10 {ours:.3f} against BM25F's {bm25f:.3f}",
                        goal="at least as good as BM25F", met=ours >= bm25f))
+
+
+def save_typos(path: Path, lines: list[str], ratio: float) -> None:
+    """The misspelled queries' table beside the quality table (`<name>-typos.json`)."""
+    save(path.with_name(path.stem + "-typos.json"),
+         section("Retrieval quality with typos: one misspelled word per query", "\n".join(lines),
+                 headline=f"misspelled queries reach {ratio:.2f} of the clean queries' MRR@10",
+                 goal="at least 0.85", met=ratio >= 0.85))
 
 
 def variant_rows():

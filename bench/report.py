@@ -50,6 +50,8 @@ AREAS = [
     Area("Query latency", None, "50,000 documents: p50 4.35 ms, p99 7.54 ms (writer committing: "
          "4.53 / 13.5 ms)", "p50 <= 10 ms, p99 <= 50 ms at >= 50,000 documents", True),
     Area("Ranking quality", "quality"),
+    Area("Typo tolerance", "quality-typos"),
+    Area("Autocomplete latency", "suggest_latency"),
     Area("Real-time search", "realtime"),
     Area("URL ordering", None, "backlink ordering: 47% of the hot pages at 10% of the crawl "
          "(breadth-first 22%)", "the paper's orderings compared on our crawl"),

@@ -44,10 +44,18 @@ class ParsedQuery:
     excluded: list[list[str]] = field(default_factory=list)  # each: one word or a phrase
     site: str | None = None
     expansions: dict[str, float] = field(default_factory=dict)
+    corrections: dict[str, list[str]] = field(default_factory=dict)  # word -> near spellings added
+    suggestion: str | None = None  # the query with its typos corrected (spelling.py)
 
     @property
     def highlight_words(self) -> set[str]:
         return set(self.words) | set(self.expansions)
+
+    @property
+    def thesaurus_words(self) -> list[str]:
+        """The words the thesaurus added (not the near spellings of typos)."""
+        near = {w for spellings in self.corrections.values() for w in spellings}
+        return [w for w in self.expansions if w not in near]
 
     def weights(self) -> tuple[dict[str, float], int]:
         """(query weight of each word, number of words in the query) for the relevance."""

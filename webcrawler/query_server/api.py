@@ -1,10 +1,12 @@
-"""The JSON search API: /api/search?q=...&n=...&page=...&expand=1.
+"""The JSON search API: /api/search?q=...&n=...&page=...&expand=1, /api/suggest?q=...&n=8.
 
-Answers `{"query", "total", "took_ms", "page", "per_page", "results": [{"rank",
-"score", "title", "url", "snippet"}]}` with integer scores, 1000 for the best
-document; `snippet` is HTML (escaped text with <b> around query words). A bad
-query or parameter gets 400 `{"error": message}`; with no index yet, an
-empty answer with a "message".
+/api/search answers `{"query", "total", "took_ms", "page", "per_page", "suggestion",
+"expansions", "results": [{"rank", "score", "title", "url", "snippet"}]}` with integer
+scores, 1000 for the best document; `snippet` is HTML (escaped text with <b> around
+query words); `suggestion` is the query with its typos corrected, or null;
+`expansions` the words the thesaurus added. /api/suggest answers `{"query",
+"suggestions": [...]}`, completions of a half-typed query. A bad query or parameter
+gets 400 `{"error": message}`; with no index yet, an empty answer with a "message".
 """
 
 from __future__ import annotations
@@ -12,10 +14,19 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from webcrawler.query_server.queries import BadQuery, parse_flag, parse_int, run_query
+from webcrawler.query_server.queries import (
+    BadQuery,
+    check_prefix,
+    parse_flag,
+    parse_int,
+    run_query,
+)
 from webcrawler.query_server.sources import NO_INDEX, Sources
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+
+SUGGESTIONS = 8  # completions by default
+MAX_SUGGESTIONS = 20
 
 
 @bp.get("/search")
@@ -40,6 +51,8 @@ def search() -> ResponseReturnValue:
             took_ms=0.0,
             page=page,
             per_page=per_page,
+            suggestion=None,
+            expansions=[],
             results=[],
             message=NO_INDEX,
         )
@@ -49,6 +62,8 @@ def search() -> ResponseReturnValue:
         took_ms=round(results.took_ms, 3),
         page=results.page,
         per_page=results.per_page,
+        suggestion=results.suggestion,
+        expansions=list(results.expansions),
         results=[
             {
                 "rank": hit.rank,
@@ -60,3 +75,15 @@ def search() -> ResponseReturnValue:
             for hit in results.hits
         ],
     )
+
+
+@bp.get("/suggest")
+def suggest() -> ResponseReturnValue:
+    config = current_app.config
+    sources: Sources = current_app.extensions["webcrawler.sources"]
+    try:
+        n = parse_int(request.args.get("n"), "n", SUGGESTIONS, 1, MAX_SUGGESTIONS)
+        text = check_prefix(request.args.get("q"), config["MAX_QUERY_LENGTH"])
+    except BadQuery as error:
+        return jsonify(error=str(error)), 400
+    return jsonify(query=text, suggestions=sources.suggest(text, n))
