@@ -29,7 +29,7 @@ lint: $(STAMP)  ## ruff, and mypy over webcrawler/ (configured in pyproject.toml
 	$(VENV)/bin/ruff check webcrawler tests bench examples
 	$(VENV)/bin/mypy
 
-demo: $(STAMP)  ## crawl a local demo web, index it, serve the search page
+demo: $(STAMP) $(CYTOSCAPE)  ## crawl a local demo web, index it, serve the search page (and a working workbench)
 	$(VENV)/bin/webcrawler demo
 
 serve: $(STAMP)  ## serve the index in ./webcrawler-data

@@ -51,6 +51,8 @@ AREAS = [
          "4.53 / 13.5 ms)", "p50 <= 10 ms, p99 <= 50 ms at >= 50,000 documents", True),
     Area("A million documents", "million"),
     Area("Ranking quality", "quality"),
+    Area("Typo tolerance", "quality-typos"),
+    Area("Autocomplete latency", "suggest_latency"),
     Area("Real-time search", "realtime"),
     Area("URL ordering", None, "backlink ordering: 47% of the hot pages at 10% of the crawl "
          "(breadth-first 22%)", "the paper's orderings compared on our crawl"),
@@ -60,6 +62,7 @@ AREAS = [
          "objectives 2 < 3 < 1", "within the minute, objectives ordered 2 < 3 < 1", True),
     Area("Toolkit overhead", "toolkit_overhead"),
     Area("Workbench responsiveness", "workbench_graph"),
+    Area("Workbench memory", "workbench_memory"),
     Area("Scale-out: agent hosts", "agent_hosts_crawl"),
     Area("Scale-out: agent hosts in network namespaces", None,
          "CPU ms a page, local / 1 / 2 / 4 agent hosts: 8.6 / 10.7 / 12.9 / 17.3; a lost host: 0 failures",

@@ -34,6 +34,7 @@ QUICK: dict[str, tuple[str, list[str]]] = {  # result file -> (bench module, its
     "realtime": ("realtime", []),
     "quality": ("quality", []),
     "workbench_graph": ("workbench_graph", []),
+    "workbench_memory": ("workbench_memory", []),
 }
 
 

@@ -50,7 +50,8 @@ def tree_site(pages: int) -> dict:
 def measure(pages: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as data, \
             LoopbackWeb([Site("127.0.8.9", tree_site(pages))]) as web:
-        app = create_app(Path(data), max_pages=pages, agents=4, delay=0.0)
+        app = create_app(Path(data), max_pages=pages, agents=4, delay=0.0,
+                         private_hosts=("127.0.8.9",))
         try:
             with ServerThread(app, host="127.0.0.1", port=0, threads=8) as server:
                 return drive(server.url, web.url("127.0.8.9", "/"), pages)

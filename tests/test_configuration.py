@@ -128,3 +128,65 @@ def test_serve_settings_match_the_query_servers_options() -> None:
 
     options = ServeSettings().app_options()
     assert options == {k: v for k, v in OPTIONS.items() if k != "testing"}
+
+
+def _float_options() -> list[tuple[str, str]]:
+    """Every float option of every command (subcommands of groups included)."""
+    import click
+
+    found, todo = [], [("", main)]
+    while todo:
+        prefix, command = todo.pop()
+        if isinstance(command, click.Group):
+            todo += [(f"{prefix} {name}".strip(), sub) for name, sub in command.commands.items()]
+            continue
+        for param in command.params:
+            floats = click.FloatRange | type(click.FLOAT)
+            if isinstance(param, click.Option) and isinstance(param.type, floats):
+                found.append((prefix, param.opts[0]))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
+def test_every_float_flag_refuses_nan_and_infinity(value: str) -> None:
+    options = _float_options()
+    assert ("index", "--delay") in options and ("workbench", "--delay") in options
+    for command, flag in options:
+        code, output = failing(*command.split(), flag, value)
+        refused = f"{value!r} is not a finite number." in output or (
+            "inf" in value and "is not in the range" in output)  # a bounded range says so first
+        assert code == 2 and refused, (command, flag, output)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_float_settings_refuse_nan_and_infinity_from_file_and_variable(
+        tmp_path: Path, monkeypatch, value: str) -> None:
+    path = write_config(tmp_path, f"[crawl]\ndelay = {value}\n")
+    code, output = failing("config", "--data-dir", str(tmp_path))
+    assert (code, output) == (2, f"Error: {path}: [crawl] delay must be a finite number, not "
+                                 f"{float(value)!r}\n")
+    path.unlink()
+    monkeypatch.setenv("WEBCRAWLER_SERVE_REALTIME_SECONDS", value)
+    code, output = failing("config", "--data-dir", str(tmp_path))
+    assert (code, output) == (2, f"Error: WEBCRAWLER_SERVE_REALTIME_SECONDS={value!r} must be a "
+                                 f"finite number, not {float(value)!r}\n")
+
+
+def test_the_file_must_be_a_small_regular_file_with_compiling_patterns(tmp_path: Path) -> None:
+    path = tmp_path / "webcrawler.toml"
+    path.symlink_to("/dev/zero")
+    assert failing("config", "--data-dir", str(tmp_path)) == (
+        2, f"Error: {path}: not a regular file\n")
+    path.unlink()
+    write_config(tmp_path, "[crawl]\nuser_agent = '" + "x" * (1 << 20) + "'\n")
+    assert failing("config", "--data-dir", str(tmp_path)) == (
+        2, f"Error: {path}: larger than 1048576 bytes: not a settings file\n")
+    write_config(tmp_path, "[crawl]\ninclude = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert failing("config", "--data-dir", str(tmp_path)) == (
+        2, f"Error: {path}: not valid TOML (nested too deeply)\n")
+    write_config(tmp_path, "[crawl]\ninclude = ['^http://(docs']\n")
+    for command in (["config"], ["index", "--hours", "0.001"]):
+        code, output = failing(*command, "--data-dir", str(tmp_path))
+        assert code == 2 and output.count("\n") == 1, output
+        assert output.startswith(f"Error: {path}: [crawl] include: '^http://(docs' is not a "
+                                 "regular expression (missing ), unterminated subpattern")

@@ -21,6 +21,7 @@ import click
 
 from webcrawler.agenthosts.cli import agent_host, agent_scheduler, tls_options
 from webcrawler.config.command import config_command
+from webcrawler.config.kinds import FiniteFloat
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
 from webcrawler.errors import WebcrawlerError
 from webcrawler.export.command import export
@@ -128,12 +129,12 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 
 
 @main.command()
-@click.option("--hours", type=float, default=None, help="Stop after this many hours (default 1).")
+@click.option("--hours", type=FiniteFloat(), default=None, help="Stop after this many hours (default 1).")
 @click.option("--max-docs", type=int, default=None, help="Stop after retrieving this many documents.")
 @click.option("--seed", "seeds", multiple=True, help="A URL to start from (repeatable).")
 @click.option("--seeds-file", type=click.File("r"), default=None, help="A file of seed URLs, one a line.")
 @click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 15).")
-@click.option("--delay", type=click.FloatRange(0), default=None,
+@click.option("--delay", type=FiniteFloat(0), default=None,
               help="Seconds between two requests to one server (default 1).")
 @scope_options
 @recrawl_options
@@ -183,7 +184,7 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
 @click.option("--importance", default="backlink", show_default=True,
               help="I(P): backlink, pagerank, location, similarity:WORDS, or conditions joined by & "
                    "(e.g. 'similarity:replication&backlink>=3').")
-@click.option("--threshold", type=float, default=None,
+@click.option("--threshold", type=FiniteFloat(), default=None,
               help="G: pages with I(P) >= G are hot (default: about the top 10%; > 0 for similarity).")
 @click.option("--orders", default="breadth-first,backlink,pagerank,server-first,random",
               show_default=True, help="Comma-separated virtual crawlers to compare.")
@@ -250,7 +251,7 @@ def _install_signals(stop: Any) -> None:
 
 @main.command()
 @click.argument("query")
-@click.option("--seconds", type=click.FloatRange(1), default=30.0, show_default=True,
+@click.option("--seconds", type=FiniteFloat(1), default=30.0, show_default=True,
               help="Search for at most this long.")
 @click.option("--want", type=click.IntRange(1), default=10, show_default=True,
               help="Stop when this many new documents are found.")
@@ -261,7 +262,7 @@ def _install_signals(stop: Any) -> None:
 @click.option("--threshold", type=click.IntRange(1, 1000), default=300, show_default=True,
               help="Relevance (of 1000) a new document needs to count as found.")
 @click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 4).")
-@click.option("--delay", type=click.FloatRange(0), default=None,
+@click.option("--delay", type=FiniteFloat(0), default=None,
               help="Seconds between two requests to one server (default 1).")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object a line: results, progress, then the summary.")
@@ -384,7 +385,7 @@ def serve(data_dir: Path | None, db_url: str | None, **flags: Any) -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=5000, show_default=True,
               help="Port of the search page.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address of the search page.")
-@click.option("--seconds", type=click.FloatRange(1), default=60.0, show_default=True,
+@click.option("--seconds", type=FiniteFloat(1), default=60.0, show_default=True,
               help="Crawl for at most this long.")
 @click.option("--agents", type=click.IntRange(1, 64), default=8, show_default=True,
               help="Agent processes.")

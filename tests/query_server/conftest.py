@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -79,6 +80,12 @@ def corpus() -> list[IndexedDocument]:
             )
         )
     return docs
+
+
+def injected_scripts(page: Any) -> list[Any]:
+    """The <script> elements of a parsed page other than its own (/search.js, by nonce):
+    any other one came from the data or the query."""
+    return [s for s in page.find_all("script") if s.get("src") != "/search.js" or not s.get("nonce")]
 
 
 def write_index(index_dir: Path, docs: Iterable[IndexedDocument]) -> None:

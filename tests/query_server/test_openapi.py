@@ -63,7 +63,7 @@ def test_the_description_is_the_one_served(fuzz_url: str) -> None:
     with urllib.request.urlopen(fuzz_url + "api/openapi.json", timeout=10) as response:
         description = json.load(response)
     assert description["openapi"].startswith("3.")
-    assert set(description["paths"]) == {"/api/search", "/api/stats", "/api/realtime",
-                                         "/api/realtime/{job_id}"}
+    assert set(description["paths"]) == {"/api/search", "/api/suggest", "/api/stats",
+                                         "/api/realtime", "/api/realtime/{job_id}"}
     assert set(description["paths"]["/api/realtime/{job_id}"]) == {"get", "delete"}
     assert description == json.loads(json.dumps(DESCRIPTION))

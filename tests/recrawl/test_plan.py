@@ -138,3 +138,21 @@ def test_a_plan_becomes_rates_and_queue_shares():
         assert inputs.interval(bucket) == (pytest.approx(3600.0 / rate) if rate > 1e-9 else math.inf)
     with pytest.raises(ValueError, match="2 bucket ids for a plan of 6 buckets"):
         period_inputs(plan, ids[:2], 3600.0)
+
+
+@pytest.mark.parametrize(("flags", "expected"), [
+    (["--buckets", "100000", "--periods", "100000"],
+     "a model of 100000 buckets x 100000 periods needs about 120000.1 GB of memory to solve"),
+    (["--fastest-days", "1000", "--slowest-days", "1"],
+     "--fastest-days (1000) must be less than --slowest-days (1)"),
+    (["--pages", "1e308", "--crawls-per-cycle", "1e308"],
+     "the model's capacity overflows with these values"),
+    (["--period-days", "nan"], "'nan' is not a finite number."),
+])
+def test_a_model_that_cannot_be_solved_here_is_one_line(flags, expected):
+    """Refused before anything is built: no memory taken, no numpy or overflow traceback."""
+    result = CliRunner().invoke(main, ["plan-recrawl", "--strategy", "1", *flags])
+    assert result.exit_code in (1, 2) and expected in result.output, result.output
+    assert result.output.strip().splitlines()[-1].startswith("Error: ")
+    assert "Traceback" not in result.output and result.exception is None or \
+        isinstance(result.exception, SystemExit)

@@ -252,3 +252,25 @@ def test_a_planted_symlink_is_refused(tmp_path):
     with pytest.raises(files.UnsafePath):
         files.write_text(tmp_path / "out", files.local_name("http://h/x.html"), "x")
     assert not (tmp_path / "x.html").exists()
+
+
+def test_mirror_keeps_a_page_and_the_page_under_its_name(tmp_path, fast):
+    """`/x.html` and `/x.html/y` (and the other way round, `/b/c` before `/b`) both saved:
+    one name may not be a file and a folder at once."""
+    pages = {"/": Page('<a href="/x.html">x</a> <a href="/b/c">c</a>'),
+             "/x.html": Page('<title>X</title>X page <a href="/x.html/y">y</a>'),
+             "/x.html/y": Page("<title>Y</title>Y page"),
+             "/b/c": Page('<title>C</title>C page <a href="/b">b</a>'),
+             "/b": Page("<title>B</title>B page")}
+    with LoopbackWeb([Site("127.0.13.4", pages)]) as site:
+        mirror = SaveMirror(tmp_path / "m")
+        crawl(fast, site.url("127.0.13.4", "/"), mirror, prefix=site.origin("127.0.13.4"))
+        action_line = mirror.close()
+    assert set(mirror.saved) == {site.url("127.0.13.4", p) for p in pages}, action_line
+    texts = {url: (tmp_path / "m" / name).read_text(encoding="utf-8") for url, name in mirror.saved.items()}
+    for path, marker in (("/x.html", "X page"), ("/x.html/y", "Y page"), ("/b/c", "C page"),
+                         ("/b", "B page")):
+        assert marker in texts[site.url("127.0.13.4", path)]
+    x_page = texts[site.url("127.0.13.4", "/x.html")]
+    y_name = mirror.saved[site.url("127.0.13.4", "/x.html/y")]
+    assert f'href="{y_name.name}"' in x_page  # relinked to the local copy, wherever it went

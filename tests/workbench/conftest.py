@@ -20,6 +20,10 @@ from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.web import processes
 
 CHAPTERS = 6
+# The loopback webs these tests crawl: a workbench refuses private addresses unless its
+# operator names them, as these tests do (tests/workbench/test_safety.py checks the refusal).
+TEST_WEBS = ("127.0.8.1", "127.0.8.2", "127.0.8.3", "127.0.8.4", "127.0.8.5")
+ALLOW_TEST_WEBS = tuple(flag for host in TEST_WEBS for flag in ("--allow-private-host", host))
 
 
 def docs_pages(delay: float = 0.0) -> dict[str, Page]:
@@ -80,10 +84,11 @@ class Workbench:
         return [p.pid for p in psutil.Process(self.process.pid).children(recursive=True)]
 
 
-def start_workbench(data_dir: Path, host: str = "127.0.0.1", *flags: str) -> Workbench:
+def start_workbench(data_dir: Path, host: str = "127.0.0.1", *flags: str,
+                    allow: tuple[str, ...] = ALLOW_TEST_WEBS) -> Workbench:
     """`webcrawler workbench` as a real process on a free port; the URL from its first line."""
     command = [sys.executable, "-m", "webcrawler.cli", "workbench", "--data-dir", str(data_dir),
-               "--host", host, "--port", "0", "--delay", "0", "--agents", "2", *flags]
+               "--host", host, "--port", "0", "--delay", "0", "--agents", "2", *allow, *flags]
     process = processes.start(command, subprocess.DEVNULL)  # type: ignore[arg-type]
     assert process.stdout is not None
     line = process.stdout.readline().strip()
@@ -107,8 +112,9 @@ def stop_workbench(bench: Workbench) -> None:
 def make_workbench(tmp_path: Path) -> Iterator[Callable[..., Workbench]]:
     started: list[Workbench] = []
 
-    def make(host: str = "127.0.0.1", *flags: str, name: str = "wb") -> Workbench:
-        bench = start_workbench(tmp_path / name, host, *flags)
+    def make(host: str = "127.0.0.1", *flags: str, name: str = "wb",
+             allow: tuple[str, ...] = ALLOW_TEST_WEBS) -> Workbench:
+        bench = start_workbench(tmp_path / name, host, *flags, allow=allow)
         started.append(bench)
         return bench
 

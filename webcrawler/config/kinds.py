@@ -3,8 +3,12 @@ value and parses an environment variable's text, for Settings and ServeSettings 
 
 from __future__ import annotations
 
+import math
 from dataclasses import Field
 from pathlib import Path
+from typing import Any
+
+import click
 
 from webcrawler.errors import UsageError
 
@@ -19,6 +23,26 @@ KINDS = {
 
 class ConfigError(UsageError, ValueError):
     """A setting that cannot be used; str(error) is one line naming where it was read."""
+
+
+class FiniteFloat(click.FloatRange):
+    """click's FloatRange that also refuses NaN and infinity (`--delay nan` compares false
+    with every bound, so FloatRange lets it through, and the crawl then waits forever)."""
+
+    name = "float"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+def finite(number: float, where: str) -> float:
+    """`number`, or ConfigError naming `where` for NaN and infinity."""
+    if not math.isfinite(number):
+        raise ConfigError(f"{where} must be a finite number, not {number!r}")
+    return number
 
 
 def kind_of(field: Field) -> str:
@@ -41,7 +65,7 @@ def from_toml(field: Field, value: object, where: str) -> object:
     if not ok:
         raise ConfigError(f"{where} must be {_article(kind)}, not {_describe(value)}")
     if kind == "number":
-        return float(value)  # type: ignore[arg-type]
+        return finite(float(value), where)  # type: ignore[arg-type]
     if kind == "path":
         return Path(value)  # type: ignore[arg-type]
     if kind == "list of strings":
@@ -57,8 +81,10 @@ def from_text(field: Field, text: str, variable: str) -> object:
         if kind == "integer":
             return int(text)
         if kind == "number":
-            return float(text)
-    except ValueError:
+            return finite(float(text), f"{variable}={text!r}")
+    except (ValueError, OverflowError) as error:
+        if isinstance(error, ConfigError):
+            raise
         raise ConfigError(f"{variable}={text!r} is not a valid "
                           f"{'int' if kind == 'integer' else 'float'}") from None
     if kind == "boolean":

@@ -11,13 +11,14 @@ A bad file or variable is one line and exit status 2 (BadConfig), never a traceb
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
 import click
 
-from webcrawler.config.kinds import ConfigError, kind_of
+from webcrawler.config.kinds import ConfigError, FiniteFloat, kind_of
 from webcrawler.config.layers import Configuration, Layered, configure
 from webcrawler.config.serve import ServeSettings
 from webcrawler.settings import Settings
@@ -40,8 +41,9 @@ TUNING = {
     "agent_deadline": "Seconds an agent may hold one URL (default 0: --total-timeout + 15).",
     "progress_interval": "Seconds between progress lines (default 2).",
 }
+PATTERN_FIELDS = ("include", "exclude")  # Settings fields holding regular expressions
 SERVE_RANGES = {"port": click.IntRange(0, 65535), "threads": click.IntRange(1, 64),
-                "realtime_seconds": click.FloatRange(1)}
+                "realtime_seconds": FiniteFloat(1)}
 
 
 def flag_of(name: str) -> str:
@@ -49,7 +51,7 @@ def flag_of(name: str) -> str:
 
 
 def _type(kind: str) -> Any:
-    return {"integer": click.IntRange(1), "number": click.FloatRange(0)}.get(kind, str)
+    return {"integer": click.IntRange(1), "number": FiniteFloat(0)}.get(kind, str)
 
 
 def serve_type(name: str, kind: str) -> Any:
@@ -98,8 +100,24 @@ def serve_configuration(crawl_flags: Mapping[str, Any],
 def _configure(crawl_flags: Mapping[str, Any], serve_flags: Mapping[str, Any]) -> Configuration:
     configuration = configure(_given(crawl_flags), _given(serve_flags))  # or ConfigError
     _check_ranges(configuration.crawl, "index")
+    _check_patterns(configuration.crawl)
     _check_serve_ranges(configuration.serve)
     return configuration
+
+
+def _check_patterns(layered: Layered[Settings]) -> None:
+    """Every include and exclude regex compiles, whichever layer gave it: one line naming
+    where it came from, never a raw re.error in the middle of a crawl."""
+    for name in PATTERN_FIELDS:
+        origin = layered.origins[name]
+        for pattern in getattr(layered.value, name):
+            try:
+                re.compile(pattern)
+            except (re.error, RecursionError, OverflowError) as error:
+                where = (f"{origin.name}: [crawl] {name}" if origin.source == "file"
+                         else origin.name or name)
+                raise ConfigError(f"{where}: {pattern!r} is not a regular expression ({error})") \
+                    from None
 
 
 def _check_serve_ranges(layered: Layered[ServeSettings]) -> None:

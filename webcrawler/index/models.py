@@ -65,7 +65,9 @@ class Hit:
 @dataclass(frozen=True, slots=True)
 class SearchResults:
     """One page of results. `total` counts every document that matched the query; `facets`
-    counts them by "site", "type" and "language": (value, count) pairs, most first."""
+    counts them by "site", "type" and "language": (value, count) pairs, most first.
+    `suggestion` is the query with its typos corrected (None: nothing to correct);
+    `expansions` are the words the thesaurus added, when asked to."""
 
     query: str
     total: int
@@ -73,6 +75,8 @@ class SearchResults:
     page: int
     per_page: int
     hits: list[Hit] = field(default_factory=list)
+    suggestion: str | None = None
+    expansions: tuple[str, ...] = ()
     facets: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
 
@@ -95,6 +99,10 @@ class SearchIndex(Protocol):
 
     def search(self, query: str, page: int = 1, per_page: int = 10, expand: bool = False,
                site: str | None = None) -> SearchResults: ...
+
+    def suggest(self, text: str, n: int) -> list[str]: ...
+
+    def frequent_title_words(self) -> tuple[str, ...]: ...
 
     def refresh(self) -> None: ...
 

@@ -48,6 +48,8 @@ class ParsedQuery:
     expansions: dict[str, float] = field(default_factory=dict)
     filters: dict[str, str] = field(default_factory=dict)  # index field (kind, lang) -> value
     variants: dict[str, float] = field(default_factory=dict)  # other forms of a word (stemming.py)
+    corrections: dict[str, list[str]] = field(default_factory=dict)  # word -> near spellings added
+    suggestion: str | None = None  # the query with its typos corrected (spelling.py)
 
     @property
     def highlight_words(self) -> set[str]:
@@ -56,6 +58,12 @@ class ParsedQuery:
     def terms(self) -> list[str]:
         """Every word that scores: typed, then thesaurus words, then other forms; once each."""
         return list(dict.fromkeys([*self.words, *self.expansions, *self.variants]))
+
+    @property
+    def thesaurus_words(self) -> list[str]:
+        """The words the thesaurus added (not the near spellings of typos)."""
+        near = {w for spellings in self.corrections.values() for w in spellings}
+        return [w for w in self.expansions if w not in near]
 
     def weights(self) -> tuple[dict[str, float], int]:
         """(query weight of each word, number of words in the query) for the relevance."""

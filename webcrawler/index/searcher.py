@@ -45,11 +45,13 @@ from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
 from webcrawler.index import facets, grouping, proximity, stemming, vectors
+from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
 from webcrawler.index.query import expand as expand_query
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.snippets import snippet
+from webcrawler.index.spelling import correct
 from webcrawler.index.thesaurus import Thesaurus, default_thesaurus
 from webcrawler.index.weighting import Collection, Peculiarity
 from webcrawler.index.wordsearch import rank_words
@@ -81,8 +83,11 @@ class Searcher:
         stemming: bool = True,
         per_site: int = grouping.PER_SITE,
         proximity: bool = True,
+        spelling: bool = True,
     ) -> None:
         self._ix = open_index(index_dir, create=False)
+        self._lexicon = Lexicon(self._ix)  # speller and completer (lexicon.py)
+        self.spelling = spelling  # False: typed words match only themselves
         self._searcher = self._open()
         self._lock = threading.RLock()
         self._cache: OrderedDict[tuple, Ranked] = OrderedDict()
@@ -128,7 +133,8 @@ class Searcher:
                     for rank, (score, docnum, site), more in shown]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
-                             facets.listed(counts))
+                             facets.listed(counts), suggestion=parsed.suggestion,
+                             expansions=tuple(parsed.thesaurus_words))
 
     def forms(self, word: str) -> list[str]:
         """Other forms of `word` in this commit's vocabulary (lock held; `stemming.py`)."""
@@ -152,7 +158,17 @@ class Searcher:
         parsed = parse(query, site)
         if expand:
             expand_query(parsed, self._thesaurus)
+        if self.spelling:
+            correct(parsed, self._lexicon.tools().speller, query)
         return parsed, min(per_page, MAX_PER_PAGE)
+
+    def suggest(self, text: str, n: int) -> list[str]:
+        """At most `n` completions of the half-typed query `text` (completion.py)."""
+        return self._lexicon.tools().completer.complete(text, n)
+
+    def frequent_title_words(self) -> tuple[str, ...]:
+        """The words most titles of the index hold, most frequent first (may be empty)."""
+        return self._lexicon.tools().completer.vocabulary.title_words
 
     # --- one index's ranking, which `ShardedSearcher` composes over shards: call these
     # inside `holding()`, so that no new commit is swapped in between them.
@@ -327,6 +343,7 @@ class Searcher:
             opening = self._opening
         if opening is not None:
             opening.join(timeout=60)
+        self._lexicon.close()
         with self._lock:
             self._searcher.close()
             self._ix.close()

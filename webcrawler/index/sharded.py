@@ -114,7 +114,21 @@ class ShardedSearcher:
                     in on_page(parsed, items, page, per_page, counts, per_site)]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
-                             facets.listed(counts))
+                             facets.listed(counts), suggestion=parsed.suggestion,
+                             expansions=tuple(parsed.thesaurus_words))
+
+    def suggest(self, text: str, n: int) -> list[str]:
+        """Completions from the first shard's vocabulary (a sample of the whole: shards
+        split documents by hash), as spelling corrections are."""
+        return self._first().suggest(text, n)
+
+    def frequent_title_words(self) -> tuple[str, ...]:
+        return self._first().frequent_title_words()
+
+    def _first(self) -> Searcher:
+        with self._lock:
+            self._open_new()
+            return next(s for s in self._shards if s is not None)
 
     def _merge(self, shards: list[Searcher], parsed: ParsedQuery, needed: int,
                collection: CollectionStatistics) -> tuple[list[tuple[float, int, int, int, str]],

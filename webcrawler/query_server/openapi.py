@@ -1,6 +1,6 @@
 """The JSON API described for machines: OpenAPI 3.0 at /api/openapi.json.
 
-Covers /api/search, /api/stats and the real-time API; the test suite fuzzes
+Covers /api/search, /api/suggest, /api/stats and the real-time API; the test suite fuzzes
 the running server against this description (tests/query_server/test_openapi.py),
 so an answer that drifts from it, or any 5xx, fails a test. The limits shown
 (n, page, seconds) are the server's own, from its configuration.
@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
+from webcrawler.query_server.api import MAX_SUGGESTIONS
 from webcrawler.web.openapi import INT, JSON, NUMBER, TEXT, answer, object_schema, ref
 
 bp = Blueprint("openapi", __name__, url_prefix="/api")
@@ -28,13 +29,16 @@ SCHEMAS: dict[str, Any] = {
     "Facet": {"type": "array", "items": object_schema({"value": TEXT, "count": INT})},
     "SearchResults": object_schema(
         {"query": TEXT, "total": INT, "took_ms": NUMBER, "page": INT, "per_page": INT,
+         "suggestion": {**TEXT, "nullable": True}, "expansions": {"type": "array", "items": TEXT},
          "results": {"type": "array", "items": ref("Hit")}, "message": TEXT,
          "facets": object_schema({"site": ref("Facet"), "type": ref("Facet"),
                                   "language": ref("Facet")})},
-        ("query", "total", "took_ms", "page", "per_page", "results", "facets")),
+        ("query", "total", "took_ms", "page", "per_page", "suggestion", "expansions", "results",
+         "facets")),
+    "Suggestions": object_schema({"query": TEXT, "suggestions": {"type": "array", "items": TEXT}}),
     "CrawlSummary": {**object_schema({"started_at": NUMBER, "ended_at": {**NUMBER, "nullable": True},
-                                      "documents": INT, "failures": INT,
-                                      "stop_reason": {**TEXT, "nullable": True}, "rate_per_hour": NUMBER}),
+                                "documents": INT, "failures": INT,
+                                "stop_reason": {**TEXT, "nullable": True}, "rate_per_hour": NUMBER}),
                      "nullable": True},
     "Stats": object_schema({"database": {"type": "boolean"}, "index": {"type": "boolean"},
                             "documents": COUNTS, "servers_known": INT, "servers_visited": INT,
@@ -71,6 +75,13 @@ def _paths(config: dict[str, Any]) -> dict[str, Any]:
             "parameters": [query, n, page, expand],
             "responses": {"200": answer("Results", "SearchResults"),
                           "400": answer("A query or parameter to retype")}}},
+        "/api/suggest": {"get": {
+            "summary": "Completions of a half-typed query (its last word, and likely queries from titles)",
+            "parameters": [{**query, "schema": {**TEXT, "maxLength": config["MAX_QUERY_LENGTH"]}},
+                           {"name": "n", "in": "query",
+                            "schema": {**INT, "minimum": 1, "maximum": MAX_SUGGESTIONS}}],
+            "responses": {"200": answer("Completions, most documents first", "Suggestions"),
+                          "400": answer("A parameter to retype")}}},
         "/api/stats": {"get": {"summary": "What the index holds and how the last crawl went",
                                "responses": {"200": answer("Figures", "Stats")}}},
         "/api/realtime": {"post": {

@@ -37,6 +37,19 @@ def check_query(raw: str | None, max_length: int) -> str:
     return text
 
 
+def check_prefix(raw: str | None, max_length: int) -> str:
+    """A half-typed query for autocomplete: required (may be empty), whitespace kept at
+    the end (a space after the last word means it is finished)."""
+    if raw is None:
+        raise BadQuery("q is required: the start of a query to complete.")
+    text = _WHITESPACE.sub(" ", raw).lstrip()
+    if len(text) > max_length:
+        raise BadQuery(f"q is {len(text):,} characters long; the limit is {max_length:,}.")
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in text):
+        raise BadQuery("q contains control characters.")
+    return text
+
+
 def parse_int(raw: str | None, name: str, default: int, low: int, high: int) -> int:
     """`raw` as an int in [low, high]; `default` when absent or empty."""
     if raw is None or raw.strip() == "":

@@ -54,6 +54,18 @@ class Sources:
             return None
         return searcher.search(query, page=page, per_page=per_page, expand=expand)
 
+    def suggest(self, text: str, n: int) -> list[str]:
+        """At most `n` completions of the half-typed query `text` ([] with no index yet)."""
+        searcher = self._open_searcher()
+        return [] if searcher is None else searcher.suggest(text, n)
+
+    def placeholder(self) -> str | None:
+        """A sample for the empty search box, from the words most titles hold (None: no
+        index, or no titles)."""
+        searcher = self._open_searcher()
+        words = () if searcher is None else searcher.frequent_title_words()
+        return "e.g. " + ", ".join(words) if words else None
+
     def index_size(self) -> tuple[int, int] | None:
         """(documents, bytes) of the index, or None when there is no index yet."""
         searcher = self._open_searcher()

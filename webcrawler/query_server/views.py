@@ -1,17 +1,20 @@
 """The HTML pages: the search form (/) and the results (/search), as in the paper's Figure 3.
 
 Results are ranked with their relevance as a four-digit number, 1000 for the
-best document, then the title (or the URL when there is none) linking to the
-document, its URL and a snippet with the query words in bold. Everything
-shown is escaped by the templates; only the index's snippet, already
-HTML-safe, is marked safe. A bad query is answered with a message and 400.
+best document (the real-time page prints the same format), then the title (or
+the URL when there is none) linking to the document, its URL and a snippet with
+the query words in bold; above them a "Did you mean" for a misspelled query and
+the words the thesaurus added. Everything shown is escaped by the templates; only
+the index's snippet, already HTML-safe, is marked safe. A bad query is answered
+with a message and 400. The search box's script (/search.js: completions, `/` to
+focus, arrow keys) is a file of the templates, run under the page's CSP nonce.
 """
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Blueprint, current_app, render_template, request
+from flask import Blueprint, current_app, render_template, request, send_from_directory
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
@@ -33,16 +36,28 @@ bp = Blueprint("views", __name__)
 def home() -> ResponseReturnValue:
     stats = current_stats()
     notice = None if stats.index else NO_INDEX
-    return render_template("index.html", stats=stats, notice=notice, query="", expand=False)
+    return render_template("index.html", stats=stats, notice=notice, query="", expand=False,
+                           placeholder=_sources().placeholder())
+
+
+@bp.get("/search.js")
+def script() -> ResponseReturnValue:
+    return send_from_directory(current_app.template_folder, "search.js",  # type: ignore[arg-type]
+                               mimetype="text/javascript", max_age=300)
+
+
+def _sources() -> Sources:
+    return current_app.extensions["webcrawler.sources"]
 
 
 @bp.get("/search")
 def search() -> ResponseReturnValue:
     config = current_app.config
-    sources: Sources = current_app.extensions["webcrawler.sources"]
+    sources = _sources()
     raw = request.args.get("q", "")
     expand = parse_flag(request.args.get("expand"))
-    context = {"query": raw, "expand": expand, "results": None, "notice": None, "error": None}
+    context = {"query": raw, "expand": expand, "results": None, "notice": None, "error": None,
+               "placeholder": sources.placeholder()}
     try:
         page = parse_int(request.args.get("page"), "page", 1, 1, config["MAX_PAGE"])
         query, results = run_query(

@@ -6,6 +6,8 @@ from typing import Any
 
 import click
 
+from webcrawler.config.kinds import FiniteFloat
+
 # policies.POLICIES, named here so that the CLI starts without numpy
 POLICY_NAMES = ("none", "uniform", "adaptive", "buckets")
 
@@ -20,9 +22,9 @@ def recrawl_options(command: Any) -> Any:
         click.option("--recrawl", type=click.Choice(POLICY_NAMES), default=None,
                      help="Recrawl policy of --incremental (default buckets; none = batch "
                           "order, still running for --hours)."),
-        click.option("--fetch-rate", type=click.FloatRange(0), default=None,
+        click.option("--fetch-rate", type=FiniteFloat(0), default=None,
                      help="Requests per second over all servers, the bandwidth (0 = no cap)."),
-        click.option("--recrawl-share", type=click.FloatRange(0, 1), default=None,
+        click.option("--recrawl-share", type=FiniteFloat(0, 1), default=None,
                      help="Weight 0..1 of each server's recrawl queue against its new URLs "
                           "(default 0.5)."),
         click.option("--keep-responses", is_flag=True, default=None,

@@ -2,7 +2,10 @@
 
 The instance is either the paper's (section 5, every unstated value an option with the
 default docs/recrawl-model.md argues for) or, with --from-crawl, the stored crawl's own
-history (recrawl/history.py). Solver failures and a crawl without history are one line.
+history (recrawl/history.py). Solver failures and a crawl without history are one line,
+and so are instances this machine cannot solve: an inverted range of change rates, a
+model whose solver would need more memory than there is (estimated from B x T before
+anything is built), values that overflow.
 """
 
 from __future__ import annotations
@@ -14,7 +17,14 @@ from typing import Any
 
 import click
 
+from webcrawler.config.kinds import FiniteFloat
 from webcrawler.recrawl.instances import Scenario
+
+# Measured (plan-recrawl --strategy 1 on 255x14, 1000x50, 2000x100): casadi's expression graph
+# and Ipopt's KKT system take about 10 kB per bucket-period cell above a 100 MB start; the
+# estimate is a little above that, so a refused model would really not have fitted.
+BYTES_PER_CELL = 12_000
+BASE_BYTES = 150_000_000
 
 HELP = {
     "pages": "Pages in the repository at the start (the paper: 500 M).",
@@ -38,7 +48,7 @@ def scenario_options(command: Any) -> Any:
     for field in reversed(dataclasses.fields(Scenario)):
         positive = not field.name.endswith("finds_new")  # a zero elsewhere divides by zero
         kind = (click.IntRange(1, None) if field.type == "int"
-                else click.FloatRange(0, None, min_open=positive))
+                else FiniteFloat(0, None, min_open=positive))
         if field.name == "version":
             kind = click.IntRange(1, 3)
         command = click.option("--" + field.name.replace("_", "-"), type=kind, default=field.default,
@@ -48,7 +58,7 @@ def scenario_options(command: Any) -> Any:
 
 def plan_options(command: Any) -> Any:
     """`index --plan auto --plan-strategy N`: the model sets each cycle's recrawl plan."""
-    command = click.option("--plan-cycle", type=click.FloatRange(0, min_open=True), default=None,
+    command = click.option("--plan-cycle", type=FiniteFloat(0, min_open=True), default=None,
                            help="Seconds between re-solves of the model during the crawl "
                                 "(default: --hours split into the model's 14 periods).")(command)
     command = click.option("--plan-strategy", type=click.IntRange(1, 3), default=None,
@@ -62,7 +72,7 @@ def plan_options(command: Any) -> Any:
 @click.option("--strategy", "strategies", type=click.IntRange(1, 3), multiple=True,
               help="1 equal weights, 2 last period only, 3 last period and small weights "
                    "(repeatable; default all three).")
-@click.option("--small-weight", type=click.FloatRange(0, 1), default=0.01, show_default=True,
+@click.option("--small-weight", type=FiniteFloat(0, 1), default=0.01, show_default=True,
               help="Strategy 3's weight on every period but the last.")
 @scenario_options
 @click.option("--from-crawl", is_flag=True,
@@ -87,9 +97,19 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
         from webcrawler.plots import require_plots
 
         require_plots()  # PlotsUnavailable (one line, at the CLI's edge) before the solve
-    data, source = _instance(Scenario(**scenario), from_crawl, data_dir, db_url)
-    plans = solve_strategies(data, strategies or (1, 2, 3), small_weight, max_iter,
-                             progress=lambda line: click.echo(line, err=True))
+    given = Scenario(**scenario)
+    check_scenario(given)
+    if not from_crawl:
+        check_memory(given.buckets, given.periods)
+    try:
+        data, source = _instance(given, from_crawl, data_dir, db_url)
+        check_memory(data.buckets, data.periods)
+        check_finite(data)
+        plans = solve_strategies(data, strategies or (1, 2, 3), small_weight, max_iter,
+                                 progress=lambda line: click.echo(line, err=True))
+    except (ArithmeticError, ValueError, MemoryError, RuntimeError) as exc:
+        raise click.ClickException(f"the model cannot be solved with these values "
+                                   f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]})") from None
     document = plan_json(data, plans, source)
     if json_path == "-":
         click.echo(json.dumps(document, indent=1))
@@ -101,6 +121,42 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
     if figures is not None:
         for path in write_figures(plans, changes_per_cycle(data), figures):
             click.echo(f"figure written to {path}", err=True)
+
+
+def check_scenario(scenario: Scenario) -> None:
+    """Ranges the model needs the right way round: one line otherwise."""
+    if scenario.fastest_days >= scenario.slowest_days:
+        raise click.ClickException(
+            f"--fastest-days ({scenario.fastest_days:g}) must be less than --slowest-days "
+            f"({scenario.slowest_days:g}): the fastest bucket changes most often")
+
+
+def model_bytes(buckets: int, periods: int) -> int:
+    """About how much memory solving a B x T model takes (see BYTES_PER_CELL)."""
+    return BASE_BYTES + BYTES_PER_CELL * buckets * periods
+
+
+def check_memory(buckets: int, periods: int) -> None:
+    """Refuse a model whose solve would not fit in the memory available now."""
+    import psutil
+
+    need, have = model_bytes(buckets, periods), psutil.virtual_memory().available
+    if need > have:
+        raise click.ClickException(
+            f"a model of {buckets} buckets x {periods} periods needs about {need / 1e9:.1f} GB "
+            f"of memory to solve, and {have / 1e9:.1f} GB are available: use fewer --buckets "
+            "or --periods")
+
+
+def check_finite(data: Any) -> None:
+    """Every number of the instance finite (values like --pages 1e300 overflow when built)."""
+    import numpy as np
+
+    for field in dataclasses.fields(data):
+        value = np.asarray(getattr(data, field.name), dtype=float)
+        if not np.isfinite(value).all():
+            raise click.ClickException(f"the model's {field.name} overflows with these values: "
+                                       "use smaller --pages, costs or rates")
 
 
 def _instance(scenario: Scenario, from_crawl: bool, data_dir: Path | None,

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from webcrawler.config.kinds import FiniteFloat
 from webcrawler.toolkit.crawler import Crawler
 from webcrawler.toolkit.ready import ORDERS
 
@@ -98,13 +99,13 @@ class ProgressLine:
               help="Stop after visiting this many pages.")
 @click.option("--depth", type=click.IntRange(0), default=None,
               help="Pages this many links from a root are leaves.")
-@click.option("--seconds", type=click.FloatRange(0.1), default=None, help="Stop after this long.")
+@click.option("--seconds", type=FiniteFloat(0.1), default=None, help="Stop after this long.")
 @click.option("--order", type=click.Choice(list(ORDERS)), default=None,
               help="bfs (FIFO), dfs (LIFO) or priority.")
 @click.option("--class", "class_name", default=None,
               help="The Crawler subclass to run, when the file has several.")
 @click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 4).")
-@click.option("--delay", type=click.FloatRange(0), default=None,
+@click.option("--delay", type=FiniteFloat(0), default=None,
               help="Seconds between two requests to one server (default 1).")
 def crawl_command(file: Path, roots: tuple[str, ...], pages: int | None, depth: int | None,
                   seconds: float | None, order: str | None, class_name: str | None,

@@ -4,8 +4,9 @@ HTTP errors (400, 404, 405, 500, ...) get a clean page, or a JSON body
 `{"error": message}` under /api/; an unexpected exception is logged with its
 traceback and shown as a plain 500, never as a stack trace. Every answer gets
 X-Content-Type-Options, a Content-Security-Policy that allows only the page's
-own inline style (by nonce), a Referrer-Policy and frame denial; answers about
-a query or a job (the API, results pages, job pages) also get Cache-Control: no-store.
+own inline style and scripts (by nonce; fetches to this server only), a
+Referrer-Policy and frame denial; answers about a query or a job (the API,
+results pages, job pages) also get Cache-Control: no-store.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def handle_unexpected(error: Exception) -> ResponseReturnValue:
 
 
 def csp_nonce() -> str:
-    """This request's nonce for the page's one inline <style>."""
+    """This request's nonce for the page's one inline <style> and its scripts."""
     if "csp_nonce" not in g:
         g.csp_nonce = secrets.token_urlsafe(16)
     return str(g.csp_nonce)
@@ -78,7 +79,8 @@ def add_security_headers(response: Response) -> Response:
         headers.setdefault("Cache-Control", "no-store")
     headers.setdefault(
         "Content-Security-Policy",
-        f"default-src 'none'; style-src 'nonce-{csp_nonce()}'; img-src 'self' data:; "
-        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        f"default-src 'none'; style-src 'nonce-{csp_nonce()}'; script-src 'nonce-{csp_nonce()}'; "
+        "connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; "
+        "frame-ancestors 'none'",
     )
     return response

@@ -8,16 +8,20 @@ security headers; server.py: waitress) and runs each crawl as a child process
 in its own process group (crawls.py, runner.py).
 
     definition.py  the crawl definition (JSON), checked strictly
+    timed.py       its patterns: case-insensitive unless asked, each match time-bounded
     build.py       definition -> toolkit Crawler, page predicate, visit action
     runner.py      one crawl, its events as JSON lines (a child process)
     crawls.py      the running and finished crawls, bounded by the operator
+    eventlog.py    a crawl's events, spilled to its folder (none kept in memory)
+    access.py      the token every request needs when there is one
     api.py         the JSON API and the server-sent event stream
     page.py        the page: form, graph, outline, counters, results
     openapi.py     /api/openapi.json
     remote.py      relocation: a definition run on another workbench
     cli.py         `webcrawler workbench`, `webcrawler crawl definition.json [--on URL]`
 
-    app.py         create_app(data_dir, **options) -> Flask, the operator's options
+    app.py         create_app(data_dir, **options) -> Flask, the operator's options, the
+                   crawl settings (the data directory's, deny_private unless told)
 
 The package itself imports nothing: `webcrawler crawl` and the crawl processes
 need neither Flask nor the query server.

@@ -1,7 +1,8 @@
 """The workbench's JSON API (a contract: docs/workbench.md) and its server-sent event stream.
 
     POST   /api/crawls              a crawl definition (JSON) -> 202 {"id", ...}; 400 with the
-                                    field at fault; 429 when the operator's cap is reached
+                                    field at fault; 429 when the operator's cap is reached;
+                                    507 when the disk is full
     GET    /api/crawls              every crawl, newest first, with its definition
     GET    /api/crawls/<id>         state, counters, summary, the result's name
     GET    /api/crawls/<id>/events  text/event-stream: every event from `after` (or
@@ -23,13 +24,15 @@ from flask import Blueprint, Response, current_app, jsonify, request, send_file,
 from flask.typing import ResponseReturnValue
 
 from webcrawler.web.payload import BadQuery, count_param
-from webcrawler.workbench.crawls import OVERSTAY, Crawl, Crawls
+from webcrawler.workbench.crawls import OVERSTAY, Crawl, Crawls, disk_full
 from webcrawler.workbench.definition import DefinitionError, parse
+from webcrawler.workbench.eventlog import open_reader, read_lines
 
 bp = Blueprint("workbench_api", __name__, url_prefix="/api")
 
 KEEPALIVE = 10.0  # seconds between comments on a quiet stream
 MAX_EVENTS = 10_000_000  # the largest `after`
+BATCH = 500  # events sent at once
 
 
 def crawls() -> Crawls:
@@ -50,7 +53,13 @@ def start() -> ResponseReturnValue:
         definition = parse(data, current_app.config["CRAWL_CAPS"])
     except DefinitionError as error:
         return jsonify(error=str(error)), 400
-    crawl = crawls().start(definition)
+    try:
+        crawl = crawls().start(definition)
+    except OSError as error:
+        if not disk_full(error):
+            raise
+        return jsonify(error="The workbench's disk is full: no crawl can start until space is "
+                             "freed (remove old crawls from its data directory)."), 507
     if crawl is None:
         return jsonify(error="Too many crawls are running: wait for one to end, or stop one."), 429
     return jsonify(id=crawl.id, status_url=url_for(".status", crawl_id=crawl.id),
@@ -106,19 +115,29 @@ def events(crawl_id: str) -> ResponseReturnValue:
 
 
 def _stream(crawl: Crawl, after: int) -> Iterator[str]:
-    """Every event from `after` on as `id: N` / `data: JSON`, then `event: end`."""
+    """Every event from `after` on as `id: N` / `data: JSON`, then `event: end`. The events
+    are read from the crawl's folder (eventlog.py), never held here."""
     seconds = float(crawl.definition.limits.get("seconds") or 3600)
     deadline = time.monotonic() + seconds + OVERSTAY + 30
-    sent = after
     yield "retry: 2000\n\n"
-    while time.monotonic() < deadline:
-        crawl.wait(sent, KEEPALIVE)
-        batch = crawl.events[sent:]
-        if batch:
-            yield "".join(f"id: {sent + i + 1}\ndata: {json.dumps(e)}\n\n" for i, e in enumerate(batch))
-            sent += len(batch)
-        elif not crawl.alive():
-            yield f"event: end\ndata: {json.dumps({'state': crawl.state})}\n\n"
-            return
-        else:
-            yield ": waiting\n\n"
+    opened = open_reader(crawl.events_path, after)
+    if opened is None:
+        yield _end(crawl)
+        return
+    reader, sent = opened
+    with reader:
+        while time.monotonic() < deadline:
+            ended = not crawl.alive()
+            batch = read_lines(reader, BATCH)
+            if batch:
+                yield "".join(f"id: {sent + i + 1}\ndata: {line}\n\n" for i, line in enumerate(batch))
+                sent += len(batch)
+            elif ended:
+                yield _end(crawl)
+                return
+            elif not crawl.wait(sent, KEEPALIVE):
+                yield ": waiting\n\n"
+
+
+def _end(crawl: Crawl) -> str:
+    return f"event: end\ndata: {json.dumps({'state': crawl.state})}\n\n"

@@ -1,17 +1,28 @@
-"""The workbench's app factory and the options an operator sets (limits, policy, hosts)."""
+"""The workbench's app factory and the options an operator sets (limits, policy, hosts).
+
+A workbench fetches what its visitors ask for, so it must not be an open proxy: its
+crawls obey the data directory's crawl settings (webcrawler.toml [crawl], WEBCRAWLER_*),
+refuse loopback and private addresses unless the operator names them (as real-time
+search does), and, with a token, answer no API call without it (access.py).
+"""
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
+from webcrawler.config.file import read_config
+from webcrawler.config.layers import configure
 from webcrawler.datadir import DataDir
 from webcrawler.query_server import templates_dir
 from webcrawler.settings import Settings
+from webcrawler.toolkit.crawler import TOOLKIT_AGENTS
 from webcrawler.web import errors, guard
-from webcrawler.workbench import api, openapi, page
+from webcrawler.workbench import access, api, openapi, page
 from webcrawler.workbench.crawls import Crawls
 
 MAX_BODY = 64 * 1024  # bytes: a crawl definition is small
@@ -23,8 +34,14 @@ OPTIONS: dict[str, Any] = {
     "max_depth": None,
     "max_seconds": 600.0,
     "max_bytes": 100_000_000,
-    "agents": 4,  # agent processes per crawl
-    "delay": 1.0,  # seconds between two requests to one server
+    "agents": None,  # agent processes per crawl (None: the settings' agents, or 4 if unset)
+    "delay": None,  # seconds between two requests to one server (None: the settings' delay)
+    "settings": None,  # the crawl Settings (None: the data directory's file and variables)
+    "allow_private_fetch": False,  # may crawls reach any loopback or private address?
+    "private_hosts": (),  # hosts crawls may reach though private (names or IP literals, any port)
+    "token": None,  # every request must carry it (None: no token)
+    "keep_events": 20_000,  # events one crawl keeps, in its folder (the rest are counted)
+    "keep_crawls": 200,  # crawl folders kept on disk (the oldest finished ones are removed)
     "policy_hosts": (),  # the RequestPolicy: hosts crawls may reach (empty: any)
     "policy_rate": None,  # requests per second per crawl
     "policy_bytes": None,  # byte budget per crawl
@@ -47,15 +64,36 @@ def create_app(data_dir: Path, **options: Any) -> Flask:
     app.config["CRAWL_CAPS"] = {name: config[f"max_{name}"] for name in ("pages", "depth", "seconds", "bytes")
                                 if config[f"max_{name}"] is not None}
     data_dir = Path(data_dir)
-    settings = Settings(data_dir=data_dir, agents=config["agents"], delay=config["delay"])
     app.extensions["webcrawler.workbench"] = Crawls(
-        DataDir(data_dir).workbench, settings, policy(config), config["max_crawls"])
+        DataDir(data_dir).workbench, crawl_settings(data_dir, config), policy(config),
+        config["max_crawls"], keep_events=config["keep_events"], keep_crawls=config["keep_crawls"])
     guard.init_app(app)
+    access.init_app(app)
     errors.init_app(app)
+    page.init_errors(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(page.bp)
     return app
+
+
+def crawl_settings(data_dir: Path, config: dict[str, Any]) -> Settings:
+    """The Settings every crawl of this workbench runs with: the data directory's layers (as
+    `webcrawler index` reads them), the operator's agents and delay, and the private-address
+    safety, which only the workbench's own options relax. ConfigError for a bad file."""
+    settings = config["settings"]
+    if settings is None:
+        settings = configure({"data_dir": (data_dir, "--data-dir")}).crawl.value
+        if "WEBCRAWLER_AGENTS" not in os.environ and not _file_sets(data_dir, "agents"):
+            settings = replace(settings, agents=TOOLKIT_AGENTS)
+    chosen = {k: config[k] for k in ("agents", "delay") if config[k] is not None}
+    return replace(settings, data_dir=data_dir, **chosen,
+                   deny_private=not config["allow_private_fetch"],
+                   scope_hosts=tuple(sorted({h.lower() for h in config["private_hosts"]})))
+
+
+def _file_sets(data_dir: Path, name: str) -> bool:
+    return name in read_config(data_dir).get("crawl", {})
 
 
 def policy(config: dict[str, Any]) -> dict[str, Any] | None:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from webcrawler.toolkit import Crawler, Link, Page, Pattern, Regexp, Wildcard
+from webcrawler.settings import Settings
+from webcrawler.toolkit import Crawler, Link, Page, Pattern
 from webcrawler.toolkit.actions import (
     AddToIndex,
     CollectImages,
@@ -29,6 +30,7 @@ from webcrawler.toolkit.actions import (
     VisitAction,
 )
 from webcrawler.workbench.definition import Definition, Match, pattern
+from webcrawler.workbench.timed import TimedPattern, timeouts
 
 # The file (or folder, zipped) each action's result is in, under the crawl's folder.
 RESULTS = {"concatenate": "document.html", "save": "mirror", "extract": "matches",
@@ -36,13 +38,14 @@ RESULTS = {"concatenate": "document.html", "save": "mirror", "extract": "matches
 
 
 def compile_match(match: Match) -> Pattern:
-    return Regexp(match.text) if match.regexp else Wildcard(match.text)
+    """The definition's pattern, ignoring case unless asked, under a time bound (timed.py)."""
+    return TimedPattern(match)
 
 
 class DefinedCrawler(Crawler):
     """The crawler a definition describes: its roots, limits, order, scope and follow rules."""
 
-    def __init__(self, definition: Definition, **kwargs: Any) -> None:
+    def __init__(self, definition: Definition, exempt_roots: bool = True, **kwargs: Any) -> None:
         from webcrawler.toolkit import Limits
 
         limits = Limits(**{k: v for k, v in definition.limits.items()})  # type: ignore[arg-type]
@@ -57,6 +60,23 @@ class DefinedCrawler(Crawler):
         self.anchor_rule = compile_match(anchor) if isinstance(anchor, Match) else None
         self.label_rule = rules.get("label") if isinstance(rules.get("label"), str) else None
         self.predicate = PagePredicate(definition)
+        self.exempt_roots = exempt_roots
+
+    def patterns(self) -> list[Pattern]:
+        """Every pattern of the definition this crawler matches (follow and process rules)."""
+        return [p for p in (self.url_rule, self.anchor_rule, *self.predicate.patterns.values())
+                if p is not None]
+
+    def timeouts(self, action: VisitAction) -> int:
+        """Matches that gave up (timed.py), the action's pattern included."""
+        return timeouts([*self.patterns(), getattr(action, "pattern", None)])
+
+    def engine_settings(self) -> Settings:
+        """As the toolkit's, except on a workbench: there the roots are a visitor's, so they
+        are not exempt from deny_private; only the operator's hosts (scope_hosts) are."""
+        if self.exempt_roots or self.settings is None:
+            return super().engine_settings()
+        return self.settings
 
     def should_visit(self, link: Link) -> bool:
         """Hyperlinks and frames in scope that every follow rule given accepts."""

@@ -17,8 +17,10 @@ from webcrawler.workbench.definition import ACTIONS, FOLLOW, ORDERS, PROCESS, SC
 
 bp = Blueprint("workbench_openapi", __name__, url_prefix="/api")
 
-MATCH = {"oneOf": [{"type": "string", "maxLength": 2000},
-                   object_schema({"regexp": {"type": "string", "maxLength": 2000}})]}
+_PATTERN_TEXT = {"type": "string", "maxLength": 2000}
+MATCH = {"oneOf": [_PATTERN_TEXT,
+                   object_schema({"regexp": _PATTERN_TEXT, "case": {"type": "boolean"}}, ("regexp",)),
+                   object_schema({"wildcard": _PATTERN_TEXT, "case": {"type": "boolean"}}, ("wildcard",))]}
 NULLABLE_OBJECT = {"type": "object", "nullable": True}
 NULLABLE_TEXT = {**TEXT, "nullable": True}
 
@@ -54,10 +56,13 @@ def _definition(caps: dict[str, Any]) -> dict[str, Any]:
 
 
 CRAWL = object_schema({"id": TEXT, "state": {"type": "string",
-                                             "enum": ["running", "stopping", "done", "stopped", "failed"]},
-                       "started": NUMBER, "definition": {"type": "object"}, "counters": {"type": "object"},
-                       "summary": NULLABLE_OBJECT, "action": NULLABLE_TEXT, "result": NULLABLE_TEXT,
-                       "events": {"type": "integer", "nullable": True}, "error": NULLABLE_TEXT})
+                                       "enum": ["running", "stopping", "done", "stopped", "failed",
+                                                "interrupted"]},
+                 "started": NUMBER, "definition": {"type": "object"}, "counters": {"type": "object"},
+                 "summary": NULLABLE_OBJECT, "action": NULLABLE_TEXT, "result": NULLABLE_TEXT,
+                 "processed": {"type": "integer", "nullable": True},
+                 "events": {"type": "integer", "nullable": True},
+                 "events_dropped": {"type": "integer", "nullable": True}, "error": NULLABLE_TEXT})
 
 
 def _crawl_id() -> dict[str, Any]:
@@ -76,7 +81,8 @@ def _paths(caps: dict[str, Any]) -> dict[str, Any]:
                                    "400": answer("A definition to correct"),
                                    "403": answer("Refused: another site"),
                                    "413": answer("Body too large"), "415": answer("Not JSON"),
-                                   "429": answer("Too many crawls running")}},
+                                   "429": answer("Too many crawls running"),
+                                   "507": answer("The disk is full")}},
             "get": {"summary": "Every crawl, newest first, with its definition",
                     "responses": {"200": answer("The crawls", "CrawlList")}}},
         "/api/crawls/{crawl_id}": {

@@ -13,10 +13,15 @@ crawl per process group), `webcrawler crawl definition.json` prints progress.
     {"t": "visited", "url", "title", "depth", "matched", "category", "bytes"}
     {"t": "failed",  "url", "why"}
     {"t": "counters", "visited", "queued", "skipped", "failed", "bytes", "rate", "seconds"}
-    {"t": "finished", "summary", "result", "action"}         last: the result's file name
+    {"t": "finished", "summary", "result", "action", "errors", "processed"}
+                                                             last: the result's file name, and
+                                                             how many pages the action processed
 
 SIGTERM aborts the crawl (the toolkit's `abort()`): the action still writes
-what it gathered, and the process exits.
+what it gathered, and the process exits. So does the death of the workbench that
+started it (kill -9 leaves no one to read the events): a thread watches the parent,
+aborts the crawl when it is gone, and ends the crawl's whole process group if the
+abort has not ended it within ORPHAN_GRACE seconds.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,14 +42,15 @@ from webcrawler.settings import Settings
 from webcrawler.toolkit import Link, Page, RequestPolicy
 from webcrawler.workbench.build import DefinedCrawler, make_action, pack_result
 from webcrawler.workbench.definition import Definition, parse
+from webcrawler.workbench.timed import SECONDS
 
 log = logging.getLogger(__name__)
 
 MAX_SKIPPED = 2000  # skipped links shown as nodes (all are counted)
 MAX_EDGES = 50_000  # edges between known pages sent (all links are still crawled)
+ORPHAN_GRACE = 10.0  # seconds an orphaned crawl gets to finish its abort
+WATCH_EVERY = 0.5  # seconds between two looks at the parent
 COUNTER_EVERY = 0.5  # seconds between counter events (and after every page visited or failed)
-SETTINGS = ("data_dir", "agents", "delay", "connect_timeout", "read_timeout", "total_timeout",
-            "robots_token")  # the engine settings a workbench passes to its crawls
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -111,10 +119,13 @@ def _source(link: Link) -> str | None:
 
 def run_definition(definition: Definition, out_dir: Path, settings: Settings,
                    policy: RequestPolicy | None, emit: Emit,
-                   on_start: Callable[[DefinedCrawler], None] | None = None) -> dict[str, Any]:
-    """Run the crawl, emitting its events; the last event ("finished") is also returned."""
+                   on_start: Callable[[DefinedCrawler], None] | None = None,
+                   exempt_roots: bool = True) -> dict[str, Any]:
+    """Run the crawl, emitting its events; the last event ("finished") is also returned.
+    `exempt_roots` False (a workbench's visitors' crawls): the roots' hosts are not exempt
+    from deny_private, only the settings' scope_hosts are."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    crawler = DefinedCrawler(definition, policy=policy, settings=settings)
+    crawler = DefinedCrawler(definition, exempt_roots=exempt_roots, policy=policy, settings=settings)
     feed = EventFeed(crawler, emit)
     action = make_action(definition, out_dir, crawler.predicate)
     crawler.on("page-visited", action)
@@ -127,9 +138,14 @@ def run_definition(definition: Definition, out_dir: Path, settings: Settings,
     feed.tick(force=True)
     result = pack_result(definition, out_dir)
     line = line.replace(f"{out_dir}/", "")  # the crawl's folder is the server's business
+    errors = [str(e) for e in crawler.errors[:20]]
+    slow = crawler.timeouts(action)
+    if slow:
+        errors.insert(0, f"{slow} pattern matches took longer than {SECONDS:g} s and counted as "
+                         "no match")
     finished = {"t": "finished", "summary": summary.as_dict(), "action": line,
-                "result": result.name if result is not None else None,
-                "errors": [str(e) for e in crawler.errors[:20]]}
+                "result": result.name if result is not None else None, "errors": errors,
+                "processed": action.done}
     emit(finished)
     return finished
 
@@ -149,24 +165,55 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     definition = parse(job["definition"])
-    settings = Settings(**{**job["settings"], "data_dir": Path(job["settings"]["data_dir"])})
+    settings = settings_from_json(job["settings"])
+
+    crawlers: list[DefinedCrawler] = []
 
     def emit(event: dict[str, Any]) -> None:
-        sys.stdout.write(json.dumps(event) + "\n")
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+        except (BrokenPipeError, ValueError):  # nobody reads any more: the workbench is gone
+            for crawler in crawlers:
+                crawler.abort()
 
     def on_start(crawler: DefinedCrawler) -> None:
+        crawlers.append(crawler)
         signal.signal(signal.SIGTERM, lambda *_: crawler.abort())
+        watch_parent(os.getppid(), crawler)
 
     run_definition(definition, Path(job["out_dir"]), settings, policy_from(job.get("policy")),
-                   emit, on_start)
+                   emit, on_start, exempt_roots=bool(job.get("exempt_roots", False)))
     return 0
 
 
+def watch_parent(parent: int, crawler: DefinedCrawler) -> None:
+    """Abort the crawl once `parent` is gone (this process is then re-parented), and end its
+    process group (agents included) if it has not ended ORPHAN_GRACE seconds later."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_EVERY)
+        log.warning("the workbench that started this crawl is gone: stopping it")
+        crawler.abort()
+        time.sleep(ORPHAN_GRACE)
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def settings_json(settings: Settings) -> dict[str, Any]:
-    """The engine settings a runner child needs, as JSON."""
+    """Every crawl setting, as JSON: a workbench's crawls run with the settings
+    `webcrawler index` would (timeouts, sizes, User-Agent, deny_private, ...)."""
     fields = dataclasses.asdict(settings)
-    return {k: str(fields[k]) if k == "data_dir" else fields[k] for k in SETTINGS}
+    return {k: str(v) if isinstance(v, Path) else list(v) if isinstance(v, tuple) else v
+            for k, v in fields.items()}
+
+
+def settings_from_json(given: dict[str, Any]) -> Settings:
+    """Inverse of `settings_json`."""
+    values: dict[str, Any] = {k: Path(v) if k == "data_dir" else tuple(v) if isinstance(v, list) else v
+                              for k, v in given.items()}
+    return Settings(**values)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ class SaveMirror(VisitAction):
         self.folder.mkdir(parents=True, exist_ok=True)
         self.saved: dict[str, PurePosixPath] = {}  # URL (no fragment) -> file, in crawl order
         self._taken: set[PurePosixPath] = set()
+        self._folders: set[PurePosixPath] = set()  # folders the saved files are in
 
     def handle(self, page: Page) -> None:
         url, _ = sanitize.defrag(page.url)
@@ -45,11 +46,18 @@ class SaveMirror(VisitAction):
         self.saved[url] = name
 
     def _name_for(self, url: str) -> PurePosixPath:
-        """The URL's local name; a second URL with the same name gets a hashed one."""
+        """The URL's local name; a second URL with the same name gets a hashed one, and so does
+        one whose name is a folder already (``/x.html/y`` saved, then ``/x.html``) or whose
+        folder is a file already (``/x.html`` saved, then ``/x.html/y``): that one goes in its
+        host's folder, so both are kept."""
         name = files.local_name(url)
+        unique = f"{name.stem}_{files.digest(url)}{name.suffix}"
         if name in self._taken:
-            name = name.with_name(f"{name.stem}_{files.digest(url)}{name.suffix}")
+            name = name.with_name(unique)
+        elif name in self._folders or any(parent in self._taken for parent in name.parents):
+            name = PurePosixPath(name.parts[0], unique)
         self._taken.add(name)
+        self._folders.update(name.parents)
         return name
 
     def finish(self) -> str:

@@ -14,15 +14,17 @@
   let cy = null, source = null, crawlId = null, pending = [], outline = new Map(), nextLayout = 0;
   let roots = [];
 
-  function pattern(text, regexp) {
+  function pattern(text, regexp, match_case) {
+    if (match_case) return regexp ? { regexp: text, case: true } : { wildcard: text, case: true };
     return regexp ? { regexp: text } : text;
   }
 
   function rules(prefix, names) {
     const out = {}, regexp = form.elements[prefix + "_regexp"].checked;
+    const match_case = form.elements[prefix + "_case"].checked;
     for (const name of names) {
       const value = form.elements[prefix + "_" + name].value.trim();
-      if (value) out[name] = name === "label" ? value : pattern(value, regexp);
+      if (value) out[name] = name === "label" ? value : pattern(value, regexp, match_case);
     }
     return out;
   }
@@ -53,17 +55,19 @@
     for (const [prefix, names] of [["follow", ["url", "anchor", "label"]],
                                    ["process", ["title", "url", "content", "label"]]]) {
       const given = d[prefix] || {};
-      let regexp = false;
+      let regexp = false, match_case = false;
       for (const name of names) {
         const v = given[name];
-        regexp = regexp || (v && typeof v === "object");
-        e[prefix + "_" + name].value = v == null ? "" : (typeof v === "object" ? v.regexp : v);
+        regexp = regexp || Boolean(v && typeof v === "object" && "regexp" in v);
+        match_case = match_case || Boolean(v && typeof v === "object" && v.case);
+        e[prefix + "_" + name].value = v == null ? "" : (typeof v === "object" ? (v.regexp ?? v.wildcard) : v);
       }
       e[prefix + "_regexp"].checked = regexp;
+      e[prefix + "_case"].checked = match_case;
     }
     e.action.value = (d.action && d.action.type) || "concatenate";
     const p = d.action && d.action.pattern;
-    e.extract_pattern.value = p == null ? "" : (typeof p === "object" ? p.regexp : p);
+    e.extract_pattern.value = p == null ? "" : (typeof p === "object" ? (p.regexp ?? p.wildcard) : p);
   }
 
   async function call(method, url, body) {
@@ -76,6 +80,7 @@
   }
 
   function newGraph() {
+    if (typeof cytoscape === "undefined") return;  // not installed: the page says how to get it
     if (cy) cy.destroy();
     cy = cytoscape({
       container: $("graph"), minZoom: 0.05, maxZoom: 1.5, pixelRatio: 1,
@@ -168,12 +173,22 @@
           $("c-" + k).textContent = event[k];
         }
         break;
-      case "finished": $("message").textContent = event.action || ""; $("message").className = "note"; break;
+      case "finished":
+        $("message").textContent = event.processed === 0
+          ? "The result is empty: no visited page matched the page predicate (patterns ignore case "
+            + "unless \"match case\" is ticked)." : event.action || "";
+        $("message").className = "note";
+        break;
     }
   }
 
   function drain(all) {
-    if (!cy || (!pending.length && !all)) return;
+    if (!cy) {  // no graph library: the counters and the result's line still show
+      pending.forEach((e) => { if (e.t === "counters" || e.t === "finished") apply(e); });
+      pending = [];
+      return;
+    }
+    if (!pending.length && !all) return;
     const batch = all ? pending : pending.slice(0, BATCH);
     pending = all ? [] : pending.slice(BATCH);
     const started = performance.now();
@@ -239,7 +254,12 @@
     list.replaceChildren(...data.crawls.map((c) => {
       const li = document.createElement("li"), d = c.definition;
       li.textContent = `${c.state}: ${d.name || d.roots.join(" ")} (${d.action.type}) `;
-      if (c.result) {
+      if (c.processed === 0) {
+        const empty = document.createElement("span");
+        empty.className = "empty";
+        empty.textContent = "empty result: no visited page matched the page predicate ";
+        li.append(empty);
+      } else if (c.result) {
         const a = document.createElement("a");
         a.href = `/api/crawls/${c.id}/result`;
         a.textContent = "download " + c.result;

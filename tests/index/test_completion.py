@@ -1,0 +1,124 @@
+"""Autocomplete and the vocabulary it reads, on a real index: completions of the last
+word by document frequency, likely queries from titles, and new commits picked up."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webcrawler.index import IndexedDocument, Searcher, lexicon, open_searcher, open_writer
+from webcrawler.index.completion import Completer
+from webcrawler.index.vocabulary import Vocabulary, normalise_title, read_vocabulary
+from webcrawler.index.writer import open_index
+
+DOCS = [
+    IndexedDocument(1, "http://p.test/1", "Socket Programming HOWTO - Python docs",
+                    "socket sockets socketserver", "p.test"),
+    IndexedDocument(2, "http://p.test/2", "socket - Low-level networking | Python docs",
+                    "socket sockets", "p.test"),
+    IndexedDocument(3, "http://p.test/3", "Sockets in depth", "socket", "p.test"),
+    IndexedDocument(4, "http://p.test/4", "Select", "select socket selectors", "p.test"),
+    IndexedDocument(5, "http://p.test/5", "Socket Programming HOWTO - Python docs",
+                    "socket sockets", "p.test"),
+]
+
+
+def write(index_dir: Path, docs: list[IndexedDocument]) -> None:
+    with open_writer(index_dir) as writer:
+        writer.add(docs)
+
+
+@pytest.fixture
+def index_dir(tmp_path: Path) -> Path:
+    write(tmp_path / "index", DOCS[:3])
+    write(tmp_path / "index", DOCS[3:])  # two segments: frequencies are summed over both
+    return tmp_path / "index"
+
+
+@pytest.fixture
+def searcher(index_dir: Path) -> Iterator[Searcher]:
+    with open_searcher(index_dir) as searcher:
+        yield searcher
+
+
+def test_the_vocabulary_agrees_with_whoosh(index_dir: Path) -> None:
+    ix = open_index(index_dir, create=False)
+    try:
+        vocabulary = read_vocabulary(ix)
+        with ix.searcher() as whoosh:
+            expected = {t.decode(): i.doc_frequency() for t, i in whoosh.reader().iter_field("content")}
+    finally:
+        ix.close()
+    assert vocabulary.frequencies == expected
+    assert vocabulary.frequency("socket") == 5 and vocabulary.frequency("sockets") == 4
+    assert vocabulary.words == sorted(expected)
+    assert vocabulary.title_counts["socket programming howto"] == 2
+    assert vocabulary.title_words[0] == "socket"
+
+
+def test_the_last_word_is_completed_most_documents_first(searcher: Searcher) -> None:
+    assert searcher.suggest("sock", 4) == [  # words first; titles: half the places at most
+        "socket", "sockets", "socket programming howto", "sockets in depth"]
+    assert searcher.suggest("socke", 1) == ["socket"]
+    assert searcher.suggest("Select SOCK", 2) == ["Select socket", "Select sockets"]
+
+
+def test_titles_complete_the_whole_query(searcher: Searcher) -> None:
+    found = searcher.suggest("socket pro", 8)
+    assert found == ["socket programming", "socket programming howto"]
+
+
+def test_a_finished_word_offers_titles_only(searcher: Searcher) -> None:
+    assert searcher.suggest("socket ", 8) == ["socket programming howto"]
+
+
+def test_n_bounds_the_answer_and_blank_text_has_none(searcher: Searcher) -> None:
+    assert len(searcher.suggest("s", 2)) == 2
+    assert searcher.suggest("   ", 8) == [] and searcher.suggest("zzz", 8) == []
+
+
+def test_titles_take_at_most_half_the_places() -> None:
+    titles = [f"socket {n}" for n in range(10)]
+    vocabulary = Vocabulary(words=["socket", "sockets"], frequencies={"socket": 9, "sockets": 3},
+                            titles=titles, title_counts=dict.fromkeys(titles, 1))
+    found = Completer(vocabulary).complete("sock", 4)
+    assert found[:2] == ["socket", "sockets"] and len(found) == 4
+
+
+@pytest.mark.parametrize(("title", "query"), [
+    ("socket - Low-level networking interface - Python 3.11 documentation", "socket"),
+    ("Home | Example Site", "home"),
+    ("A \u2014 B", "a"),
+    ("Well-known: C++ & you", "well known c you"),
+    ("x" * 200, ""),
+])
+def test_titles_are_read_as_queries(title: str, query: str) -> None:
+    assert normalise_title(title) == query
+
+
+def test_a_new_commit_reaches_the_completions(index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lexicon, "CHECK_INTERVAL", 0.0)
+    monkeypatch.setattr(lexicon, "REBUILD_INTERVAL", 0.0)
+    with open_searcher(index_dir) as searcher:
+        assert searcher.suggest("selectors", 8) == ["selectors"]
+        assert searcher.suggest("selectr", 8) == []
+        write(index_dir, [IndexedDocument(6, "http://p.test/6", "Selectron", "selectron tubes", "p.test")])
+        deadline = time.monotonic() + 30
+        while "selectron" not in searcher.suggest("selectr", 8) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert searcher.suggest("selectr", 8) == ["selectron"]
+
+
+def test_an_unreadable_vocabulary_leaves_queries_uncorrected(
+    index_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreadable(ix: object) -> Vocabulary:
+        raise FileNotFoundError("MAIN_x.seg")  # as when a merge removes a segment mid-read
+
+    monkeypatch.setattr(lexicon, "read_vocabulary", unreadable)
+    with open_searcher(index_dir) as searcher:
+        assert searcher.suggest("sock", 8) == []
+        assert searcher.search("socket").total == 5 and searcher.search("sokcet").suggestion is None

@@ -1,0 +1,135 @@
+"""Typo tolerance on a real index: near spellings within the distance allowed are found,
+ranked below the word as typed, and suggested; farther ones, short words and words the
+index holds often enough are left alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webcrawler.index import IndexedDocument, Searcher, fastpaths, open_searcher, open_writer
+from webcrawler.index.query import parse
+from webcrawler.index.shards import open_shard_writer, shard_of
+from webcrawler.index.spelling import max_distance, suggestion
+
+
+def documents() -> list[IndexedDocument]:
+    docs = [
+        IndexedDocument(n, f"http://s.test/socket{n}", f"Socket guide {n}",
+                        "socket programming with a timeout", "s.test")
+        for n in range(1, 61)
+    ]
+    docs += [
+        IndexedDocument(61, "http://s.test/typo", "A page with a typo", "the sokcet module", "s.test"),
+        IndexedDocument(62, "http://c.test/config", "Configuration", "configuration files", "c.test"),
+        IndexedDocument(63, "http://c.test/node", "Node", "node and node again", "c.test"),
+        IndexedDocument(64, "http://c.test/mode", "Mode", "mode settings", "c.test"),
+        IndexedDocument(65, "http://c.test/sql", "SQL", "sql queries", "c.test"),
+    ]
+    return docs
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher]:
+    index_dir = tmp_path_factory.mktemp("spelling") / "index"
+    with open_writer(index_dir) as writer:
+        writer.add(documents())
+    with open_searcher(index_dir) as searcher:
+        yield searcher
+
+
+def urls(results) -> list[str]:  # type: ignore[no-untyped-def]
+    return [hit.url for hit in results.hits]
+
+
+@pytest.mark.parametrize(("word", "distance"), [
+    ("sql", 0), ("node", 1), ("socket", 1), ("sockets", 1), ("database", 2), ("configuration", 2),
+    ("12345678", 0),
+])
+def test_the_distance_allowed_grows_with_the_word(word: str, distance: int) -> None:
+    assert max_distance(word) == distance
+
+
+def test_a_word_missing_from_the_index_finds_its_near_spelling(searcher: Searcher) -> None:
+    results = searcher.search("timoeut")  # a transposition: distance 1
+    assert results.total == 60 and results.suggestion == "timeout"
+    assert all("/socket" in url for url in urls(results))
+
+
+def test_two_edits_are_forgiven_in_a_long_word(searcher: Searcher) -> None:
+    results = searcher.search("confgurtion files")  # two letters left out
+    assert results.suggestion == "configuration files"
+    assert urls(results)[0] == "http://c.test/config"
+
+
+def test_a_word_beyond_the_distance_finds_nothing(searcher: Searcher) -> None:
+    results = searcher.search("tmoeuit")  # three edits from timeout
+    assert results.total == 0 and results.suggestion is None
+
+
+def test_short_words_are_never_corrected(searcher: Searcher) -> None:
+    results = searcher.search("sqk")
+    assert results.total == 0 and results.suggestion is None
+
+
+def test_the_word_as_typed_ranks_above_its_near_spellings(searcher: Searcher) -> None:
+    results = searcher.search("sokcet", per_page=100)  # in one page; "socket" in sixty
+    assert urls(results)[0] == "http://s.test/typo"
+    assert results.total == 61 and results.suggestion == "socket"
+    assert results.hits[0].score == 1000 and results.hits[1].score < 1000
+
+
+def test_a_word_the_index_holds_often_enough_is_left_alone(searcher: Searcher) -> None:
+    results = searcher.search("node")  # "mode" is near, but not fifty times as frequent
+    assert urls(results) == ["http://c.test/node"] and results.suggestion is None
+
+
+def test_a_correct_query_has_no_suggestion(searcher: Searcher) -> None:
+    results = searcher.search("socket timeout")
+    assert results.suggestion is None and results.total == 60
+
+
+def test_the_suggestion_keeps_the_rest_of_the_query_as_typed() -> None:
+    text = 'Sokcet  "unix domain" -windows site:s.test'
+    assert suggestion(text, {"sokcet": "socket"}) == 'socket "unix domain" -windows site:s.test'
+
+
+def test_near_spellings_are_not_reported_as_thesaurus_words(searcher: Searcher) -> None:
+    parsed, _ = searcher.parse_query("timoeut", 1, 10, expand=False, site=None)
+    assert parsed.corrections == {"timoeut": ["timeout"]}
+    assert parsed.expansions == {"timeout": pytest.approx(0.8)} and parsed.thesaurus_words == []
+    assert parse("timoeut").expansions == {}  # the parser alone knows no vocabulary
+
+
+def test_spelling_can_be_turned_off(tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    with open_writer(index_dir) as writer:
+        writer.add(documents())
+    with open_searcher(index_dir, spelling=False) as searcher:
+        results = searcher.search("timoeut")
+    assert results.total == 0 and results.suggestion is None
+
+
+def test_a_sharded_index_corrects_and_completes(tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    for k in range(2):
+        with open_shard_writer(index_dir, k, 2) as writer:
+            writer.add([d for d in documents() if shard_of(d.doc_id, 2) == k])
+    with open_searcher(index_dir) as searcher:
+        results = searcher.search("timoeut")
+        assert results.suggestion == "timeout" and results.total == 60
+        assert searcher.suggest("time", 8) == ["timeout"]
+
+
+def test_near_spellings_stay_on_the_fast_path(searcher: Searcher) -> None:
+    fastpaths.reset()
+    assert searcher.search("timoeut sokcet", per_page=5).total == 61
+    assert fastpaths.taken["wordsearch.arrays"] > 0 and not fastpaths.taken["wordsearch.whoosh"]
+
+
+def test_near_spellings_also_match_on_whoosh_s_path(searcher: Searcher) -> None:
+    results = searcher.search("timoeut site:s.test")  # site: goes through Whoosh's matchers
+    assert results.total == 60 and results.suggestion == "timeout site:s.test"
+    assert searcher.search("timoeut site:c.test").total == 0

@@ -1,0 +1,82 @@
+"""Autocomplete: what a half-typed query may become, from the index's own vocabulary.
+
+Two kinds of completion, from one `Vocabulary` (sorted lists, searched by bisection):
+the last word completed with the index's words that start with it, most documents
+first, the words before it kept as typed; and likely queries, the titles that start
+with everything typed, most shared first. Titles take at most half the places, so
+a word completion is never crowded out by long titles. The longest part of a lookup
+is picking the most frequent of the words under a short prefix; the picks of prefixes
+of up to `MEMO_PREFIX` letters are remembered for the life of the vocabulary.
+Never touches the index itself.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+import threading
+from collections.abc import Callable
+
+from webcrawler.index.vocabulary import Vocabulary, normalise_title
+
+MAX_SUGGESTIONS = 20
+MEMO_PREFIX = 3  # picks for prefixes this short are remembered (they cover many entries)
+
+_LAST_WORD = re.compile(r"(\w+)$")
+
+
+class Completer:
+    """Completions over one vocabulary; thread-safe."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self._memo: dict[tuple[str, str], list[str]] = {}
+        self._lock = threading.Lock()
+
+    def complete(self, text: str, n: int) -> list[str]:
+        """At most `n` completions of `text`, word completions first; [] for blank text."""
+        if not text.strip() or n < 1:
+            return []
+        typed = " ".join(text.split())
+        match = _LAST_WORD.search(text)  # None when the last word is finished (a space after it)
+        words: list[str] = []
+        if match:
+            head = typed[: len(typed) - len(match.group(1))]
+            words = [head + word for word in self._frequent_words(match.group(1).lower(), n)]
+        start = normalise_title(typed)
+        titles = self._frequent_titles(start if match else start + " ", n)
+        titles = [t for t in titles if t not in words and t != typed.lower()]
+        keep = n - min(len(titles), n // 2)
+        out = words[:keep]
+        return out + titles[: n - len(out)]
+
+    def _frequent_words(self, prefix: str, n: int) -> list[str]:
+        return self._remembered("w", prefix, n, self._pick_words)
+
+    def _frequent_titles(self, prefix: str, n: int) -> list[str]:
+        if not prefix.strip():
+            return []
+        return self._remembered("t", prefix, n, self._pick_titles)
+
+    def _remembered(self, kind: str, prefix: str, n: int,
+                    pick: Callable[[str, int], list[str]]) -> list[str]:
+        """pick(prefix, n), remembered for short prefixes (they cover the most entries)."""
+        if len(prefix) > MEMO_PREFIX:
+            return pick(prefix, n)
+        with self._lock:
+            memo = self._memo.get((kind, prefix))
+        if memo is None:
+            memo = pick(prefix, MAX_SUGGESTIONS)
+            with self._lock:
+                self._memo[(kind, prefix)] = memo
+        return memo[:n]
+
+    def _pick_words(self, prefix: str, n: int) -> list[str]:
+        frequency = self.vocabulary.frequencies.__getitem__
+        found = self.vocabulary.words_from(prefix)
+        return heapq.nsmallest(n, found, key=lambda w: (-frequency(w), w))
+
+    def _pick_titles(self, prefix: str, n: int) -> list[str]:
+        count = self.vocabulary.title_counts.__getitem__
+        found = self.vocabulary.titles_from(prefix)
+        return heapq.nsmallest(n, found, key=lambda t: (-count(t), len(t), t))
