@@ -133,7 +133,7 @@ class Searcher:
                     for rank, (score, docnum, site), more in shown]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
-                             facets.listed(counts), suggestion=parsed.suggestion,
+                             facets=facets.listed(counts), suggestion=parsed.suggestion,
                              expansions=tuple(parsed.thesaurus_words))
 
     def forms(self, word: str) -> list[str]:

@@ -114,7 +114,7 @@ class ShardedSearcher:
                     in on_page(parsed, items, page, per_page, counts, per_site)]
         took = (time.perf_counter() - started) * 1000
         return SearchResults(" ".join(query.split())[:1000], total, took, page, per_page, hits,
-                             facets.listed(counts), suggestion=parsed.suggestion,
+                             facets=facets.listed(counts), suggestion=parsed.suggestion,
                              expansions=tuple(parsed.thesaurus_words))
 
     def suggest(self, text: str, n: int) -> list[str]:
