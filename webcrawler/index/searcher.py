@@ -211,10 +211,15 @@ class Searcher:
         fast = rank_words(searcher, parsed, model, limit) if self.usequality else None
         if fast is not None:
             return self._remember(key, fast)
-        collector = TopCollector(limit=limit, usequality=self.usequality)
         context = searcher.context(weighting=model)
         query = to_whoosh(parsed)
-        searcher.search_with_collector(query, collector, context=context)
+        collector = TopCollector(limit=limit, usequality=self.usequality)
+        try:
+            searcher.search_with_collector(query, collector, context=context)
+        except IndexError:  # whoosh-reloaded 2.7.5: a union's block skip can step past a list's
+            log.debug("query %r: Whoosh's block skipping failed, ranked without it", parsed.words)
+            collector = TopCollector(limit=limit, usequality=False)  # end; the same, unskipped
+            searcher.search_with_collector(query, collector, context=context)
         ranked = [(score, docnum) for score, docnum in collector.results().top_n]
         matched = list(searcher.docs_for_query(query))  # every match, for the facets
         return self._remember(key, (ranked, len(matched), facets.count_global(searcher, matched)))
