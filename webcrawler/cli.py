@@ -281,6 +281,7 @@ def _echo(line: str | None) -> None:
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
     from webcrawler.database import check_database
+    from webcrawler.engine.progress import retry_line
     from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
@@ -301,6 +302,8 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     click.echo(f"links      {figures.links}")
     click.echo("failures   " + (", ".join(f"{k} {v}" for k, v in figures.failures.items()) or "none"))
     click.echo("excluded   " + (", ".join(f"{k} {v}" for k, v in figures.exclusions.items()) or "none"))
+    click.echo("retried    " + retry_line(figures.retries, figures.recovered,
+                                          sum(figures.failures.values())))
     click.echo(f"index      {figures.index_documents} documents, {figures.index_bytes} bytes")
     if figures.last_crawl:
         c = figures.last_crawl

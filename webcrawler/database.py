@@ -61,6 +61,7 @@ class State:
     EXCLUDED = "excluded"  # deliberately not fetched: see reason
     REDIRECTED = "redirected"  # answered 3xx; the target is a document of its own
     GONE = "gone"  # fetched once, then answered 404 or 410 on a recrawl: out of the index
+    RETRYING = "retrying"  # failed for a passing reason: asked again after a wait (queued on resume)
 
 
 servers = Table(
@@ -131,6 +132,10 @@ documents = Table(
     # dates are untrusted (recrawl/lastmod.py)
     Column("change_ages", Float),
     Column("sketch", LargeBinary),
+    # Retries (engine/retries.py): tries made of a page that failed at least once, and each
+    # failed try's reason as JSON [[reason, status, detail], ...]; NULL: one try sufficed.
+    Column("tries", Integer),
+    Column("attempts", Text),
     UniqueConstraint("server_id", "path", name="uq_document_url"),
 )
 Index("ix_documents_frontier", documents.c.server_id, documents.c.state, documents.c.depth, documents.c.id)

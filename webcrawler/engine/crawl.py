@@ -24,7 +24,9 @@ from webcrawler.engine.frontier import FoundLink, Ordering
 from webcrawler.engine.leases import ServerLeases, next_leased_server
 from webcrawler.engine.orders.batch import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
+from webcrawler.engine.politeness import AdaptiveDelay
 from webcrawler.engine.pool import AgentPool
+from webcrawler.engine.retries import Retries
 from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import Scheduler, ServerState
 from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
@@ -95,6 +97,8 @@ class Crawler:
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
         self.leases = ServerLeases(settings.data_dir / "leases")  # politeness across processes
         self.robots = RobotsTxt(settings, store, self.scope.refuses_server)
+        self.retries = Retries(settings, store.conn)  # a passing failure is tried again
+        self.politeness = AdaptiveDelay(settings)  # slow or overloaded servers: asked less often
         self.stats = CrawlStats()
         self._pool_factory = pool_factory or self._default_pool
         self._progress = progress
@@ -114,6 +118,7 @@ class Crawler:
     def _load(self) -> None:
         """Resume: servers, their frontier sizes and unexpired robots rules from the database."""
         now = time.monotonic()
+        Retries.requeue(self.store.conn)  # passing failures of an earlier run: tried again
         servers = self.store.load_servers()
         self.robots.restore()
         for server in servers:
@@ -221,7 +226,9 @@ class Crawler:
 
     def _cooling_work(self) -> bool:
         """Is any server with work waiting out its delay (robots retries do not count)?"""
-        return any(s.has_work() and not self.robots.retrying(s) for s in self.scheduler.cooling())
+        now = time.monotonic()
+        return any(s.has_work() and self.retries.worth_waiting(s, now, self.robots.retrying(s))
+                   for s in self.scheduler.cooling())
 
     def _poll_timeout(self, now: float, deadline: float) -> float:
         timeout = self.scheduler.poll_timeout(now, deadline)
@@ -293,7 +300,7 @@ class Crawler:
         cap = self.settings.max_docs_per_server
         while not (cap and server.docs_fetched >= cap) or server.recrawl_ready:
             server.capped = bool(cap and server.docs_fetched >= cap)  # recrawls go on past it
-            entry = self.frontier.next_document(server)
+            entry = self.retries.next_due(server, now) or self.frontier.next_document(server)
             if entry is None:
                 if not server.capped:
                     server.queued = 0
@@ -308,7 +315,7 @@ class Crawler:
             self.stats.excluded[reason] += 1
         else:
             server.capped = True
-        self.scheduler.idle(server)
+        self.retries.park(self.scheduler, server)  # idle, or back when a retry is due
         return None
 
     # --- answers --------------------------------------------------------
@@ -316,8 +323,10 @@ class Crawler:
         job = self._jobs.pop(retrieve.job_id)
         self.leases.release(job.server.origin)
         now = time.monotonic()
+        self.politeness.observe(job.server, answer)
         if job.entry is None:
             self.robots.answered(job.server, answer)
+            self.retries.robots_answered(job.server, answer, now)
             self.stats.robots += 1
             self.scheduler.answered(job.server, now, first_document_done=False)
             return
@@ -359,6 +368,7 @@ class Crawler:
             self.store.save_response(entry.doc_id, now, doc)
         if self.recrawl is not None:
             self.recrawl.first_fetch(entry, now)
+        self.retries.fetched(entry)
         server.docs_fetched += 1
         self.stats.retrieved += 1
         if not duplicate:
@@ -391,12 +401,15 @@ class Crawler:
         if entry.recrawl and self.recrawl is not None:
             self.recrawl.failure(entry, failure, time.time())
             return
-        state = State.EXCLUDED if failure.reason == Reason.UNINDEXABLE else State.FAILED
-        self.store.finish(entry, state, reason=failure.reason, detail=failure.detail[:2000],
+        if self.retries.failed(entry, server, failure, time.monotonic()):
+            return  # asked again after a wait
+        excluded = failure.reason == Reason.UNINDEXABLE
+        self.store.finish(entry, State.EXCLUDED if excluded else State.FAILED,
+                          reason=failure.reason, detail=failure.detail[:2000],
                           status=failure.status, content_type=failure.content_type[:128] or None,
-                          last_fetch=time.time())
+                          last_fetch=time.time(), **self.retries.final_values(entry))
         server.docs_failed += 1
-        self.stats.failures[failure.reason] += 1
+        (self.stats.excluded if excluded else self.stats.failures)[failure.reason] += 1  # as `stats`
 
     # --- discovery ------------------------------------------------------
     def _add_links(self, entry: FrontierEntry, found: tuple[Link, ...]) -> None:

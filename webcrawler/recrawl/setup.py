@@ -26,7 +26,8 @@ def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
         log.warning("--incremental crawls servers in the server-first order: --order and "
                     "--hot-query are not used")
     plan = planned(settings, RecrawlPlan(share=settings.recrawl_share))  # --plan auto: issue 12
-    ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate)
+    ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate,
+                                      settings.min_revisit)
     if settings.plan == "auto":  # the model re-solved each period: issue 12
         recrawler.replanner = ModelDriver(settings, plan, recrawler.replanner)
     scheduled = recrawler.load()
