@@ -30,6 +30,7 @@ from webcrawler.engine.retries import Retries
 from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import Scheduler, ServerState
 from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
+from webcrawler.engine.traps import DateBudget
 from webcrawler.messages import (
     Document,
     Failure,
@@ -91,7 +92,9 @@ class Crawler:
         self.store = store
         self.sink = sink or NullSink()
         self.scope = Scope(settings.include, settings.exclude, settings.max_depth,
-                           settings.max_url_length, settings.deny_private, settings.scope_hosts)
+                           settings.max_url_length, settings.deny_private, settings.scope_hosts,
+                           settings.trap_repeats)
+        self.calendars = DateBudget(settings.trap_budget)  # endless date sequences (traps.py)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
@@ -307,6 +310,8 @@ class Crawler:
                 break
             url = server.origin + entry.path
             reason = Reason.ROBOTS if not rules.allowed(url) else self.scope.why_not(url, entry.depth)
+            if reason is None and not self.calendars.allows(server.origin, entry.path, entry.doc_id):
+                reason = Reason.TRAP
             if reason is None:
                 return _Job(server, entry)
             self.store.finish(entry, State.EXCLUDED, reason=reason)
@@ -418,7 +423,7 @@ class Crawler:
         for link in found:
             reason = self.scope.why_not(link.url, depth)
             if reason is not None:
-                if reason == Reason.PRIVATE:  # counted: the summary says the safety worked
+                if reason in (Reason.PRIVATE, Reason.TRAP):  # counted: the summary says it worked
                     self.stats.excluded[reason] += 1
                 continue
             origin, path = split(link.url)

@@ -84,6 +84,7 @@ class Retries:
         self.conn = conn
         self.rng = rng or random.Random()
         self.counts = RetryCounts()
+        self.robots_failures: dict[int, str] = {}  # server id -> why robots.txt is unreachable
         self._waiting: dict[int, list[_Waiting]] = {}  # server id -> heap
         self._tries: dict[int, list[list[object]]] = {}  # doc id -> failed tries
         self._seq = 0
@@ -166,6 +167,12 @@ class Retries:
         status = answer.status if isinstance(answer, RobotsFile) else None
         reason = answer.reason if isinstance(answer, RobotsFile) else Reason.AGENT_DIED
         failed = status is None or status in PASSING_STATUSES
+        if failed:
+            detail = getattr(answer, "detail", "")
+            self.robots_failures[server.id] = (f"HTTP {status}" if status else
+                                               f"{reason}: {detail}" if detail else reason)
+        else:
+            self.robots_failures.pop(server.id, None)
         if not failed or not passing(reason if status is None else Reason.HTTP_ERROR, status,
                                      getattr(answer, "detail", "")):
             server.robots_tries = 0

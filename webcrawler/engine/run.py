@@ -15,6 +15,7 @@ from webcrawler.agenthosts import pool_factory
 from webcrawler.database import check_database, connect
 from webcrawler.engine.crawl import Crawler
 from webcrawler.engine.orders.batch import make_ordering, watch_pages
+from webcrawler.engine.outcome import SeedsFailed, failed_seeds, seed_problem
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_sink import make_index_sink
@@ -28,7 +29,8 @@ log = logging.getLogger(__name__)
 
 
 class NothingToCrawl(Exception):
-    """No seeds were given and the data directory holds no crawl to resume."""
+    """No seeds were given and the data directory holds no crawl to resume, or a seed is not
+    a URL that can be crawled (nothing is started, nothing written)."""
 
 
 def run_index(settings: Settings, progress: bool = True,
@@ -38,8 +40,17 @@ def run_index(settings: Settings, progress: bool = True,
 
     The crawl's scope is the stored one under the `explicit` settings (see
     `stored_scope.resolve`), and is stored again for the commands that follow.
-    Raises DatabaseDamaged or IndexDamaged, before writing anything, for damaged data.
+    Raises DatabaseDamaged or IndexDamaged, before writing anything, for damaged data;
+    NothingToCrawl for a malformed seed or nothing to resume; SeedsFailed (with the summary)
+    when nothing was fetched because every seed failed.
     """
+    for seed in settings.seeds:
+        problem = seed_problem(seed, settings.max_url_length)
+        if problem:
+            raise NothingToCrawl(f"--seed {seed!r}: {problem}")
+    if not settings.seeds and not settings.db_url and not settings.data_dir.is_dir():
+        raise NothingToCrawl(f"nothing to crawl: {settings.data_dir} does not exist; give a "
+                             "--seed URL (or --seeds-file) to start a crawl")
     check_data(settings)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = connect(settings.database_url)
@@ -61,7 +72,12 @@ def run_index(settings: Settings, progress: bool = True,
         if install_signals is not None:
             install_signals(crawler.request_stop)
         crawler.run()
-        return summary(snapshot(crawler)) + "\n  " + scope_line, rejected
+        text = summary(snapshot(crawler)) + "\n  " + scope_line
+        if crawler.stats.stop_reason == "nothing left to fetch":
+            failed = failed_seeds(crawler, [s for s in settings.seeds if s not in rejected])
+            if failed:
+                raise SeedsFailed(failed, text)
+        return text, rejected
     finally:
         store.close()
         engine.dispose()
@@ -74,4 +90,4 @@ def check_data(settings: Settings) -> None:
     check(settings.index_dir)
 
 
-__all__ = ["NothingToCrawl", "check_data", "run_index", "run_reindex"]
+__all__ = ["NothingToCrawl", "SeedsFailed", "check_data", "run_index", "run_reindex"]
