@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS})
 PASSING_STATUSES = frozenset({429, 500, 502, 503, 504})
 SERVER_STATUSES = frozenset({429, 503})  # the server speaks for itself, not for one page
+NOT_PASSING_DETAILS = ("TLS", "SSLError")  # a certificate that failed will fail again
 RETRY = "retry"  # what the crawl summary and `stats` call a try after a failure
 RECOVERED = "recovered"  # a page fetched after failed tries
 FINAL = "final failures"
@@ -49,7 +50,7 @@ def passing(reason: str, status: int | None, detail: str = "") -> bool:
     will not verify later: TLS errors are connection errors that are not passing.)"""
     if reason == Reason.HTTP_ERROR:
         return status in PASSING_STATUSES
-    return reason in PASSING_REASONS and not detail.startswith("SSLError")
+    return reason in PASSING_REASONS and not detail.startswith(NOT_PASSING_DETAILS)
 
 
 def whole_server(reason: str, status: int | None) -> bool:
@@ -190,8 +191,8 @@ class Retries:
         are queued again (a new set of tries); their history stays. Returns how many."""
         d = documents.c
         passing_failure = and_(d.state == State.FAILED, or_(
-            and_(d.reason.in_(PASSING_REASONS), or_(d.detail.is_(None),
-                                                    ~d.detail.startswith("SSLError"))),
+            and_(d.reason.in_(PASSING_REASONS), or_(d.detail.is_(None), and_(
+                *(~d.detail.startswith(start) for start in NOT_PASSING_DETAILS)))),
             and_(d.reason == Reason.HTTP_ERROR, d.status.in_(PASSING_STATUSES))))
         result = conn.execute(update(documents).where(
             or_(d.state == State.RETRYING, passing_failure)).values(state=State.QUEUED))

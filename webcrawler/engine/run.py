@@ -52,6 +52,9 @@ def run_index(settings: Settings, progress: bool = True,
         raise NothingToCrawl(f"nothing to crawl: {settings.data_dir} does not exist; give a "
                              "--seed URL (or --seeds-file) to start a crawl")
     check_data(settings)
+    if settings.insecure_skip_tls_verify:
+        log.warning("--insecure-skip-tls-verify: server certificates are not checked; anyone "
+                    "on the path can read and change what this crawl fetches")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = connect(settings.database_url)
     settings, scope_line = resolve(engine, settings, explicit, save=True)
