@@ -148,6 +148,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
     from webcrawler.agenthosts import NoAgentHosts
+    from webcrawler.engine.metrics import MetricsUnavailable
     from webcrawler.engine.reindex import NothingToReindex
     from webcrawler.engine.run import NothingToCrawl, SeedsFailed, run_index, run_reindex
 
@@ -167,7 +168,7 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
                                           install_signals=lambda stop: _install_signals(
                                               stop, received),
                                           explicit=_explicit(flags))
-    except (NothingToCrawl, NothingToReindex, NoAgentHosts) as exc:
+    except (NothingToCrawl, NothingToReindex, NoAgentHosts, MetricsUnavailable) as exc:
         raise click.ClickException(str(exc)) from None
     except SeedsFailed as exc:
         click.echo(exc.summary)

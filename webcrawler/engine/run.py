@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection
 from webcrawler.agenthosts import pool_factory
 from webcrawler.database import check_database, connect
 from webcrawler.engine.crawl import Crawler
+from webcrawler.engine.metrics import MetricsServer
 from webcrawler.engine.orders.batch import make_ordering, watch_pages
 from webcrawler.engine.outcome import SeedsFailed, failed_seeds, seed_problem
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
@@ -60,12 +61,15 @@ def run_index(settings: Settings, progress: bool = True,
     settings, scope_line = resolve(engine, settings, explicit, save=True)
     log.info("%s", scope_line)
     store = CrawlStore(engine)
+    reporter, metrics = ProgressReporter() if progress else None, None
     try:
+        if settings.metrics_port:  # MetricsUnavailable when the port is taken
+            metrics = MetricsServer(settings.metrics_port, reporter)
         sink = make_index_sink(store, settings)  # IndexDamaged for another layout: nothing started
         ordering, recrawl = incremental_parts(settings, store, sink)
         ordering = ordering or make_ordering(settings.order, store, settings.hot_query)
         crawler = Crawler(settings, store, sink=watch_pages(ordering, sink),
-                          progress=ProgressReporter() if progress else None, ordering=ordering,
+                          progress=metrics or reporter, ordering=ordering,
                           recrawl=recrawl, pool_factory=pool_factory(settings))
         rejected = crawler.add_seeds(list(settings.seeds))
         if not crawler.scheduler.servers:
@@ -82,6 +86,8 @@ def run_index(settings: Settings, progress: bool = True,
                 raise SeedsFailed(failed, text)
         return text, rejected
     finally:
+        if metrics is not None:
+            metrics.close()
         store.close()
         engine.dispose()
 

@@ -25,7 +25,17 @@ from typing import Any
 from flask import Flask
 
 from webcrawler.database import sqlite_url
-from webcrawler.query_server import api, errors, guard, openapi, opensearch, realtime, stats, views
+from webcrawler.query_server import (
+    api,
+    errors,
+    guard,
+    metrics,
+    openapi,
+    opensearch,
+    realtime,
+    stats,
+    views,
+)
 from webcrawler.query_server.server import (
     PortInUseError,
     ServeError,
@@ -84,6 +94,7 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     app.register_blueprint(openapi.bp)
     app.register_blueprint(opensearch.bp)
     app.register_blueprint(stats.bp)
+    app.register_blueprint(metrics.bp)
     realtime.init_app(app, data_dir, db_url)
     return app
 
