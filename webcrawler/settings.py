@@ -68,7 +68,7 @@ class Settings:
     retries: int = 3  # further tries of a page after a transient failure (0 = the first is final)
     retry_backoff: float = 1.0  # seconds before the first retry; doubled each try, with jitter
     max_retry_after: float = 300.0  # longest wait honoured (Retry-After, backoff); longer: failed
-    delay_factor: float = 1.0  # politeness grows to this many times a server's response time
+    delay_factor: float = 2.0  # politeness grows to this many times a server's response time
     max_delay: float = 60.0  # the adaptive delay's ceiling (never below delay or Crawl-delay)
     min_revisit: float = 60.0  # an incremental crawl fetches one page at most this often (seconds)
     trap_repeats: int = 3  # a path segment seen more often than this: a link loop (0 = no check)

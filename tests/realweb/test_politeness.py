@@ -41,6 +41,16 @@ def test_429_and_503_double_the_delay_up_to_the_ceiling():
     assert server.adaptive_delay == 5.0
 
 
+def test_with_no_delay_asked_only_429_and_503_slow_a_server():
+    adapt, server = AdaptiveDelay(Settings(delay=0.0)), ServerState(1, "x")
+    adapt.observe(server, answer(5.0))
+    assert server.adaptive_delay == 0.0
+    adapt.observe(server, Failure(1, "http://a/", "http-error", status=503))
+    assert server.adaptive_delay == 1.0
+    adapt.observe(server, answer(5.0))
+    assert server.adaptive_delay == 0.5
+
+
 def test_no_adaptation_with_a_zero_factor():
     adapt, server = AdaptiveDelay(Settings(delay_factor=0.0)), ServerState(1, "x")
     adapt.observe(server, Failure(1, "http://a/", "http-error", status=503))
@@ -50,7 +60,7 @@ def test_no_adaptation_with_a_zero_factor():
 def test_a_slow_server_is_asked_less_often_one_request_at_a_time(settings):
     routes = {path: slow(0.2, page) for path, page in pages(6).items()}
     with LoopbackWeb([Site("127.0.6.20", routes)]) as web:
-        crawl(settings, [web.url("127.0.6.20")], delay_factor=1.0)
+        crawl(settings, [web.url("127.0.6.20")], delay=0.01, delay_factor=1.0)
         web.log.settle()
         hits = web.log.snapshot()
     gaps = [after.started - before.finished for before, after in zip(hits, hits[1:], strict=False)]

@@ -45,8 +45,8 @@ TUNING = {
                      "(default 1).",
     "max_retry_after": "Longest wait honoured, in seconds (Retry-After or backoff); a server "
                        "asking for more is left until a later crawl (default 300).",
-    "delay_factor": "Politeness grows to this many times a server's response time; 429 and 503 "
-                    "double it (default 1; 0: fixed delay).",
+    "delay_factor": "Politeness grows to this many times a server's response time (with "
+                    "--delay above 0); 429 and 503 double it (default 2; 0: fixed delay).",
     "max_delay": "Largest politeness delay the adaptation may reach, in seconds (default 60).",
     "min_revisit": "An incremental crawl fetches one page at most once in this many seconds "
                    "(default 60).",

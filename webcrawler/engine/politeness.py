@@ -7,7 +7,8 @@ each answer, so one slow answer does not stall a server and a run of them slows 
 or a 503 doubles it (at least a second), since the server said we are too many. The result is
 `ServerState.adaptive_delay`; the scheduler waits the largest of it, `delay` and the site's
 Crawl-delay, so the adaptation never goes below either, and `max_delay` caps it. One request
-in flight per server stays the scheduler's rule.
+in flight per server stays the scheduler's rule. With `--delay 0` (local benchmarks, no
+politeness asked for) only a server's own 429 or 503 slows it down.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class AdaptiveDelay:
     def __init__(self, settings: Settings) -> None:
         self.factor = settings.delay_factor
         self.ceiling = settings.max_delay
+        self.follow_time = settings.delay > 0  # --delay 0: no politeness but what servers ask
 
     def observe(self, server: ServerState, answer: object) -> None:
         """An answer of `server` (any kind: robots.txt, document, failure) came in."""
@@ -33,6 +35,8 @@ class AdaptiveDelay:
         status = getattr(answer, "status", None)
         if status in OVERLOADED:
             wanted = max(2.0 * server.adaptive_delay, FLOOR_ON_OVERLOAD)
+        elif not self.follow_time:
+            wanted = server.adaptive_delay / 2.0  # back down as the server answers again
         else:
             target = self.factor * float(getattr(answer, "elapsed", 0.0) or 0.0)
             wanted = (server.adaptive_delay + target) / 2.0
