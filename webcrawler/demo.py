@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from webcrawler.engine.run import run_index
+from webcrawler.engine.run import SeedsFailed, run_index
 from webcrawler.query_server import PortInUseError, ServeError, serve
 from webcrawler.settings import Settings
 from webcrawler.testing.demoweb import DemoWeb
@@ -118,6 +118,8 @@ def _crawl(settings: Settings, progress: bool, install_signals: InstallSignals |
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
     try:
         summary, _ = run_index(settings, progress=progress, install_signals=install_signals)
+    except SeedsFailed as exc:  # the demo web did not answer: say why, serve nothing
+        raise DemoError(str(exc)) from None
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)

@@ -27,10 +27,10 @@ def loop_in(path: str, repeats: int) -> bool:
     0 turns the check off."""
     if repeats <= 0:
         return False
-    segments = [s for s in path.split("?", 1)[0].split("/") if s]
-    if len(segments) <= repeats:
+    segments = path.split("?", 1)[0].split("/")  # every link found is asked: the cheap tests first
+    if len(segments) <= repeats + 1 or len(set(segments)) == len(segments):
         return False
-    return Counter(segments).most_common(1)[0][1] > repeats
+    return Counter(s for s in segments if s).most_common(1)[0][1] > repeats
 
 
 def date_pattern(path: str) -> str | None:
