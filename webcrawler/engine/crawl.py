@@ -121,7 +121,6 @@ class Crawler:
     def _load(self) -> None:
         """Resume: servers, their frontier sizes and unexpired robots rules from the database."""
         now = time.monotonic()
-        Retries.requeue(self.store.conn)  # passing failures of an earlier run: tried again
         servers = self.store.load_servers()
         self.robots.restore()
         for server in servers:

@@ -18,6 +18,7 @@ from webcrawler.engine.metrics import MetricsServer
 from webcrawler.engine.orders.batch import make_ordering, watch_pages
 from webcrawler.engine.outcome import SeedsFailed, failed_seeds, seed_problem
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
+from webcrawler.engine.retries import Retries
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_sink import make_index_sink
 from webcrawler.engine.store import CrawlStore
@@ -61,6 +62,7 @@ def run_index(settings: Settings, progress: bool = True,
     settings, scope_line = resolve(engine, settings, explicit, save=True)
     log.info("%s", scope_line)
     store = CrawlStore(engine)
+    Retries.requeue(store.conn)  # passing failures of an earlier run are tried again
     reporter, metrics = ProgressReporter() if progress else None, None
     try:
         if settings.metrics_port:  # MetricsUnavailable when the port is taken
