@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,13 +32,30 @@ def crawl(settings: Settings, seeds: list[str], **changes: object) -> str:
     return summary
 
 
-def pages(count: int) -> dict:
-    """/ links to /p1../pN; each page links home."""
-    routes = {"/": html("home", "the home page", [(f"/p{i}", f"page {i}")
-                                                  for i in range(1, count + 1)])}
+def pages(count: int, site: str = "") -> dict:
+    """/ links to /p1../pN; each page links home. Sites of one web need their own `site`
+    name: pages alike on two servers are duplicates, whose links are not followed."""
+    routes = {"/": html(f"{site} home", "the home page", [(f"/p{i}", f"page {i}")
+                                                          for i in range(1, count + 1)])}
     for i in range(1, count + 1):
-        routes[f"/p{i}"] = html(f"page {i}", f"text of page {i}", [("/", "home")])
+        routes[f"/p{i}"] = html(f"{site} page {i}", f"text of page {i}", [("/", "home")])
     return routes
+
+
+def with_credentials(tmp_path: Path, host: str, password: str) -> Path:
+    """A new data directory whose webcrawler.toml gives `host` HTTP Basic credentials."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "webcrawler.toml").write_text(
+        f'[[credentials]]\nhost = "{host}"\nusername = "crawler"\npassword = "{password}"\n')
+    return data
+
+
+def index_command(data: Path, seed: str, *args: str) -> subprocess.CompletedProcess:
+    """`webcrawler -v index` in its own process, as an operator runs it (logs on stderr)."""
+    return subprocess.run([sys.executable, "-m", "webcrawler.cli", "-vv", "index", "--seed", seed,
+                           "--data-dir", str(data), "--delay", "0", *args],
+                          capture_output=True, text=True, timeout=300)
 
 
 def rows(settings: Settings) -> dict[str, dict]:

@@ -17,7 +17,7 @@ from webcrawler.engine.outcome import SeedsFailed
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.testing.tls import TestCA
 
-from .conftest import crawl, pages, rows
+from .conftest import crawl, index_command, pages, rows, with_credentials
 
 SECRET = "s3cr3t-Pa55word"
 BASIC = "Basic " + base64.b64encode(f"crawler:{SECRET}".encode()).decode()
@@ -73,15 +73,8 @@ def test_credentials_go_to_their_host_only_and_are_written_nowhere(tmp_path: Pat
         routes["/go-host"] = Page(status=302, headers=(("Location", other_host + "/"),))
         routes["/"] = html("home", "protected", [("/p1", "1"), ("/p2", "2"), ("/go-port", "port"),
                                                   ("/go-host", "host")])
-        data = tmp_path / "data"
-        data.mkdir()
-        (data / "webcrawler.toml").write_text(
-            f'[[credentials]]\nhost = "{web.servers[0].name}"\nusername = "crawler"\n'
-            f'password = "{SECRET}"\n')
-        result = subprocess.run(
-            [sys.executable, "-m", "webcrawler.cli", "-vv", "index", "--seed", protected + "/",
-             "--data-dir", str(data), "--delay", "0", "--agents", "2", "--progress"],
-            capture_output=True, text=True, timeout=120)
+        data = with_credentials(tmp_path, web.servers[0].name, SECRET)
+        result = index_command(data, protected + "/", "--agents", "2", "--progress")
         web.log.settle()
         hits = web.log.snapshot()
     assert result.returncode == 0, result.stderr[-3000:]

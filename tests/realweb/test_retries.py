@@ -4,6 +4,7 @@ bounded and each try's reason is kept."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from webcrawler.agents.retry_after import retry_after
@@ -69,7 +70,8 @@ def test_a_retry_after_beyond_the_cap_fails_the_page_and_is_still_obeyed(setting
     assert "nothing left to fetch" in summary
 
 
-def test_a_resumed_crawl_retries_passing_failures(settings):
+def test_a_resumed_crawl_retries_passing_failures(settings, database_url):
+    settings = dataclasses.replace(settings, db_url=database_url)  # SQLite and PostgreSQL
     down = {"on": True}
     routes = Flaky(pages(3), lambda path, n: error(503) if down["on"] and path.startswith("/p") else None)
     with LoopbackWeb([Site("127.0.6.5", routes)]) as web:
@@ -78,6 +80,7 @@ def test_a_resumed_crawl_retries_passing_failures(settings):
         down["on"] = False
         crawl(settings, [])
     assert all(r["state"] == State.FETCHED for r in rows(settings).values())
+    assert rows(settings)["/p1"]["attempts"] == [["http-error", 503, "HTTP 503"]]
 
 
 def test_retry_after_in_seconds_and_as_an_http_date():

@@ -18,8 +18,8 @@ from webcrawler.engine.metrics import MetricsServer
 from webcrawler.engine.orders.batch import make_ordering, watch_pages
 from webcrawler.engine.outcome import SeedsFailed, failed_seeds, seed_problem
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
-from webcrawler.engine.retries import Retries
 from webcrawler.engine.reindex import run_reindex
+from webcrawler.engine.retries import Retries
 from webcrawler.engine.shard_sink import make_index_sink
 from webcrawler.engine.store import CrawlStore
 from webcrawler.engine.stored_scope import resolve
