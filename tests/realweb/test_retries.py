@@ -89,3 +89,16 @@ def test_retry_after_in_seconds_and_as_an_http_date():
                         "Date": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 30.0
     assert retry_after({"Retry-After": "soon"}) is None
     assert retry_after({}) is None
+
+
+def test_a_new_server_paused_for_long_does_not_hold_back_the_others(settings):
+    """Server-first order waits for new servers' first documents; one whose robots.txt asks
+    for an hour (503, Retry-After: 3600) must not make every other server wait that hour."""
+    paused = pages(2, "paused")
+    paused["/robots.txt"] = unavailable(3600)
+    sites = [Site("127.0.6.6", pages(6, "open")), Site("127.0.6.7", paused)]
+    with LoopbackWeb(sites) as web:
+        summary = crawl(settings, [web.url("127.0.6.6"), web.url("127.0.6.7")])
+        asked = web.log.paths(web.name("127.0.6.7"))
+    assert "documents retrieved  7" in summary
+    assert asked == ["/robots.txt"]  # and nothing inside its hour

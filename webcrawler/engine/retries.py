@@ -13,8 +13,9 @@ before). A wait longer than `max_retry_after` is not waited for in this crawl: t
 with the server's figure in its reason, the server stays paused for the whole window, and
 the crawl does not wait for it (a resumed crawl asks again).
 
-What counts as passing: connection refused or reset, timeouts, DNS failures, and the
-statuses 429, 500, 502, 503, 504. A resumed crawl gives such failures a new set of tries.
+What counts as passing: connection refused or reset, connect and read timeouts, DNS
+failures, and the statuses 429, 500, 502, 503, 504 (not a certificate that does not verify,
+nor a page that never finishes within the total timeout). A resumed crawl gives such failures a new set of tries.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ log = logging.getLogger(__name__)
 PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS})
 PASSING_STATUSES = frozenset({429, 500, 502, 503, 504})
 SERVER_STATUSES = frozenset({429, 503})  # the server speaks for itself, not for one page
-NOT_PASSING_DETAILS = ("TLS", "SSLError")  # a certificate that failed will fail again
+# A certificate that failed will fail again, and so will a page too slow to finish at all
+# (the total deadline, not a connect or read timeout: its next try would cost as long again).
+NOT_PASSING_DETAILS = ("TLS", "SSLError", "no complete answer")
 RETRY = "retry"  # what the crawl summary and `stats` call a try after a failure
 RECOVERED = "recovered"  # a page fetched after failed tries
 FINAL = "final failures"

@@ -159,14 +159,18 @@ class Scheduler:
 
     def answered(self, server: ServerState, now: float, first_document_done: bool) -> None:
         """The request is answered: wait `delay`, or the larger Crawl-delay or adaptive delay,
-        and never before a pause the server asked for; then the server may go again."""
+        and never before a pause the server asked for; then the server may go again. A new
+        server so paused no longer holds back the others (as a deferred one)."""
         server.in_flight = False
         if first_document_done and not server.visited:
             server.visited = True
             self._release(server)
         wait = max(self.delay, server.crawl_delay, server.adaptive_delay)
+        paused = server.paused_until > now + wait
+        if paused:
+            self._release(server)
         server.next_allowed = max(now + wait, server.paused_until)
-        self._cool(server)
+        self._cool(server, hold_back=not paused)
 
     def defer(self, server: ServerState, until: float) -> None:
         """Keep `server` out until `until` (monotonic), e.g. while its robots.txt is unavailable.
