@@ -15,7 +15,8 @@ the crawl does not wait for it (a resumed crawl asks again).
 
 What counts as passing: connection refused or reset, connect and read timeouts, DNS
 failures, and the statuses 429, 500, 502, 503, 504 (not a certificate that does not verify,
-nor a page that never finishes within the total timeout). A resumed crawl gives such failures a new set of tries.
+nor a page that never finishes within the total timeout). A resumed crawl gives such
+failures a new set of tries.
 """
 
 from __future__ import annotations
