@@ -77,3 +77,18 @@ def test_the_query_server_serves_metrics_behind_its_host_checks(settings):
         assert client.get("/metrics", headers={"Host": "evil.example"}).status_code == 421
     finally:
         app.extensions["webcrawler.sources"].close()
+
+
+def test_the_stats_page_shows_retries_under_the_same_names(settings):
+    from webcrawler.query_server import create_app
+
+    routes = Flaky(pages(2), first(1, unavailable(1)))
+    with LoopbackWeb([Site("127.0.6.62", routes)]) as web:
+        crawl(settings, [web.url("127.0.6.62")])
+    app = create_app(settings.data_dir)
+    try:
+        page = app.test_client().get("/stats", headers={"Host": "localhost"}).get_data(as_text=True)
+    finally:
+        app.extensions["webcrawler.sources"].close()
+    for name, value in (("retries", 3), ("recovered", 3), ("final failures", 0)):
+        assert f'<th scope="row">{name}</th><td class="n">{value}</td>' in page
