@@ -122,6 +122,10 @@ documents = Table(
     # dates are untrusted (recrawl/lastmod.py)
     Column("change_ages", Float),
     Column("sketch", LargeBinary),
+    # Retries (engine/retries.py): tries made of a page that failed at least once, and each
+    # failed try's reason as JSON [[reason, status, detail], ...]; NULL: one try sufficed.
+    Column("tries", Integer),
+    Column("attempts", Text),
     UniqueConstraint("server_id", "path", name="uq_document_url"),
 )
 Index("ix_documents_frontier", documents.c.server_id, documents.c.state, documents.c.depth, documents.c.id)

@@ -39,6 +39,7 @@ class Reason:
     DUPLICATE = "duplicate"  # same content as another document already fetched
     PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
     POLICY = "policy"  # a toolkit crawl's request policy refused the request: it never went out
+    TRAP = "trap"  # a link loop or an endless date sequence (engine/traps.py)
 
 
 ROBOTS_HOP = "robots-hop"  # Retrieve.kind: one robots.txt request, its redirect answered as data
@@ -138,6 +139,7 @@ class Failure:
     status: int | None = None
     content_type: str = ""
     elapsed: float = 0.0
+    retry_after: float | None = None  # seconds the server asked us to wait (Retry-After)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +158,17 @@ class RobotsFile:
     reason: str = ""
     detail: str = ""
     elapsed: float = 0.0
+    retry_after: float | None = None  # seconds the server asked us to wait (Retry-After)
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """A header sent only to one server (`host`, or `host:port`): HTTP Basic or any header.
+    The value never shows in a repr, so never in a log line or a traceback."""
+
+    host: str
+    header: str  # e.g. "Authorization"
+    value: str = field(repr=False)
 
 
 Answer = Document | NotModified | Redirect | Failure | RobotsFile
@@ -177,3 +190,8 @@ class AgentConfig:
     deny_private: bool = False  # refuse to connect to non-public addresses (agents/addresses.py)
     allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
+    ca_bundle: str = ""  # PEM file of trusted certificate authorities (empty: the system's)
+    client_cert: str = ""  # PEM client certificate
+    client_key: str = ""  # its key, when not in client_cert
+    verify_tls: bool = True  # False only with --insecure-skip-tls-verify
+    credentials: tuple[Credential, ...] = field(default_factory=tuple, repr=False)

@@ -22,13 +22,16 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 import requests
+import urllib3
 
 from webcrawler.agents import addresses, filetypes
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
+from webcrawler.agents.credentials import headers_for
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
 from webcrawler.agents.parse import Parsed, parse_html, parse_plain, robots_directives
+from webcrawler.agents.retry_after import retry_after
 from webcrawler.messages import (
     ROBOTS_HOP,
     AgentConfig,
@@ -62,6 +65,7 @@ class _Hop:
     reason: str = ""
     detail: str = ""
     location: str = ""  # a redirect not followed (robots-hop): where it leads
+    retry_after: float | None = None
 
 
 class Fetcher:
@@ -179,7 +183,7 @@ class Fetcher:
         return Failure(
             request.job_id, request.url, reason, detail, status=response.status_code,
             content_type=filetypes.mime_type(response.headers.get("Content-Type")),
-            elapsed=time.monotonic() - started,
+            elapsed=time.monotonic() - started, retry_after=retry_after(response.headers),
         )
 
     def _make_document(
@@ -239,7 +243,7 @@ class Fetcher:
                             elapsed=time.monotonic() - started)
         body = decode_body(hop.body)
         return RobotsFile(request.job_id, request.url, hop.status, body, hop.reason, hop.detail,
-                          elapsed=time.monotonic() - started)
+                          elapsed=time.monotonic() - started, retry_after=hop.retry_after)
 
     def _follow_robots(self, url: str, deadline: float, follow: bool = True) -> _Hop:
         """GET robots.txt, following up to five redirects (or, `follow` False, none: the first
@@ -248,7 +252,8 @@ class Fetcher:
             with self._get(url, deadline) as response:
                 status = response.status_code
                 if status not in REDIRECT_STATUSES:
-                    return _Hop(url, status, self._robots_body(response, deadline))
+                    return _Hop(url, status, self._robots_body(response, deadline),
+                                retry_after=retry_after(response.headers))
                 target = try_normalize(_location(response), url)
                 if target is None or not addresses.robots_hop(url, target):
                     return _Hop(url, None, reason=Reason.BAD_REDIRECT,
@@ -273,8 +278,9 @@ class Fetcher:
         remaining = max(0.001, deadline - time.monotonic())
         timeout = (min(self.config.connect_timeout, remaining),
                    min(self.config.read_timeout, remaining))
+        secret = headers_for(url, self.config.credentials)  # this server's own, if any
         return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout,
-                                headers=headers)
+                                headers={**(headers or {}), **secret} or None)
 
 
 def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
@@ -296,7 +302,21 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
         "Accept-Encoding": "gzip, deflate",  # br would need a new dependency
     })
     session.headers.update(dict(config.extra_headers))
+    _tls(session, config)
     return session
+
+
+def _tls(session: requests.Session, config: AgentConfig) -> None:
+    """Whom to trust: the system's authorities, or --ca-bundle's; nobody checked only with
+    --insecure-skip-tls-verify. A client certificate when one is configured."""
+    if not config.verify_tls:
+        session.verify = False
+        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the engine warned once
+    elif config.ca_bundle:
+        session.verify = config.ca_bundle
+    if config.client_cert:
+        session.cert = ((config.client_cert, config.client_key) if config.client_key
+                        else config.client_cert)
 
 
 class _Session(requests.Session):

@@ -79,12 +79,13 @@ class IndexHooks(BaseHooks):
         if entry.recrawl and self.recrawl is not None:
             self.recrawl.failure(entry, failure, time.time())
             return
-        state = State.EXCLUDED if failure.reason == Reason.UNINDEXABLE else State.FAILED
-        loop.store.finish(entry, state, reason=failure.reason, detail=failure.detail[:2000],
+        excluded = failure.reason == Reason.UNINDEXABLE
+        loop.store.finish(entry, State.EXCLUDED if excluded else State.FAILED,
+                          reason=failure.reason, detail=failure.detail[:2000],
                           status=failure.status, content_type=failure.content_type[:128] or None,
-                          last_fetch=time.time())
+                          last_fetch=time.time(), **loop.retries.final_values(entry))
         server.docs_failed += 1
-        loop.stats.failures[failure.reason] += 1
+        (loop.stats.excluded if excluded else loop.stats.failures)[failure.reason] += 1  # as `stats`
 
     def excluded(self, entry: FrontierEntry, reason: str) -> None:
         if entry.recrawl:  # stored before, excluded now (robots.txt changed): out of the index

@@ -50,6 +50,8 @@ class Stats:
     links: int = 0
     failures: dict[str, int] = field(default_factory=dict)  # failed documents by reason
     exclusions: dict[str, int] = field(default_factory=dict)  # excluded documents by reason
+    retries: int = 0  # tries made after a passing failure (engine/retries.py)
+    recovered: int = 0  # documents fetched after failed tries
     index_documents: int = 0
     index_bytes: int = 0
     last_crawl: CrawlSummary | None = None
@@ -104,8 +106,19 @@ def _database_figures(conn: Connection) -> dict[str, object]:
         "links": conn.execute(select(func.count()).select_from(links)).scalar_one(),
         "failures": _by_reason(conn, State.FAILED),
         "exclusions": _by_reason(conn, State.EXCLUDED),
+        **_retries(conn),
         "last_crawl": _last_crawl(conn),
     }
+
+
+def _retries(conn: Connection) -> dict[str, int]:
+    """Tries made after a failure, and the documents they recovered (documents.tries)."""
+    d = documents.c
+    row = conn.execute(select(
+        func.coalesce(func.sum(d.tries - 1), 0),
+        func.count().filter(d.state == State.FETCHED))
+        .where(d.tries > 1)).one()
+    return {"retries": int(row[0]), "recovered": int(row[1])}
 
 
 def _by_reason(conn: Connection, state: str) -> dict[str, int]:
