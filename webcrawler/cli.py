@@ -20,6 +20,7 @@ import click
 from webcrawler.agenthosts.cli import agent_host, agent_scheduler
 from webcrawler.config.command import config_command
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
+from webcrawler.content_options import content_options
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.recrawl.plan_cli import plan_options, plan_recrawl
@@ -117,6 +118,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--delay", type=click.FloatRange(0), default=None,
               help="Seconds between two requests to one server (default 1).")
 @scope_options
+@content_options
 @recrawl_options
 @plan_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,

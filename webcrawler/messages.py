@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webcrawler.urls import TRACKING_PARAMETERS
+
 
 class Reason:
     """Why a URL was not retrieved or not indexed: short stable codes, stored in the database."""
@@ -171,3 +173,4 @@ class AgentConfig:
     deny_private: bool = False  # refuse to connect to non-public addresses (agents/addresses.py)
     allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
+    strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # dropped from every URL found (urls.py)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from webcrawler.messages import AgentConfig
+from webcrawler.urls import TRACKING_PARAMETERS, ParamNames
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
 
@@ -62,6 +63,7 @@ class Settings:
     plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle (issue 12)
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
+    strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 
@@ -91,7 +93,12 @@ class Settings:
             deny_private=self.deny_private,
             allowed_hosts=self.scope_hosts,
             allowed_patterns=self.include,
+            strip_params=self.strip_params,
         )
+
+    def param_names(self) -> ParamNames:
+        """The tracking and session parameters URLs lose (urls.strip_params)."""
+        return ParamNames(self.strip_params)
 
     def deadline(self) -> float:
         """Seconds an agent may hold one URL before the engine replaces it."""

@@ -40,7 +40,7 @@ from webcrawler.messages import (
     RobotsFile,
 )
 from webcrawler.robots import decode_body
-from webcrawler.urls import try_normalize
+from webcrawler.urls import ParamNames, strip_params, try_normalize
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +68,7 @@ class Fetcher:
         self.robots_token = robots_token
         self.watchdog = Watchdog()
         self.session = _session(config, self.watchdog)
+        self.param_names = ParamNames(config.strip_params)
 
     def close(self) -> None:
         self.session.close()
@@ -165,6 +166,7 @@ class Fetcher:
         if not location or target is None:
             return self._failure(request, response, Reason.BAD_REDIRECT,
                                  f"Location {location[:200]!r}", started)
+        target = strip_params(target, self.param_names)
         return Redirect(request.job_id, request.url, response.status_code, target,
                         elapsed=time.monotonic() - started)
 
@@ -223,7 +225,7 @@ class Fetcher:
         if mime == "text/plain":
             return parse_plain(text)
         return parse_html(text, final_url, self.robots_token, self.config.max_links,
-                          self.config.max_url_length)
+                          self.config.max_url_length, self.param_names)
 
     # robots.txt
 

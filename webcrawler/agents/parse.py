@@ -20,7 +20,7 @@ from lxml import etree
 
 from webcrawler.agents.resolve import resolve
 from webcrawler.messages import Link
-from webcrawler.urls import MAX_URL_LENGTH, try_normalize
+from webcrawler.urls import MAX_URL_LENGTH, ParamNames, strip_params, try_normalize
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +61,11 @@ def parse_html(
     robots_token: str = "WebCrawler",
     max_links: int = 5000,
     max_url_length: int = MAX_URL_LENGTH,
+    names: ParamNames | None = None,
 ) -> Parsed:
-    """Parse an HTML page fetched from `url` (the final URL, after redirects); never raises."""
+    """Parse an HTML page fetched from `url` (the final URL, after redirects); never raises.
+
+    Links lose the tracking and session parameters `names` lists (urls.strip_params)."""
     try:
         root = _tree(text)
         if root is None:
@@ -74,7 +77,7 @@ def parse_html(
         if nofollow:
             return Parsed(title, body_text, (), noindex, nofollow)
         base = _base_url(found.base, url, max_url_length)
-        links = extract_links(found.anchors, base, max_links, max_url_length)
+        links = extract_links(found.anchors, base, max_links, max_url_length, names)
         return Parsed(title, body_text, links, noindex, nofollow)
     except Exception:  # noqa: BLE001 - one hostile page must not kill the agent
         log.warning("could not parse %s", url, exc_info=True)
@@ -213,13 +216,14 @@ _TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999
 
 
 def extract_links(
-    elements: list[etree._Element], base: str, max_links: int, max_url_length: int
+    elements: list[etree._Element], base: str, max_links: int, max_url_length: int,
+    names: ParamNames | None = None,
 ) -> tuple[Link, ...]:
     """Followable links in page order, de-duplicated; anchors of repeated targets merged."""
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
     for element in elements:
-        url = _link_target(element, base, max_url_length, seen)
+        url = _link_target(element, base, max_url_length, seen, names)
         if url is None:
             continue
         if url not in anchors:
@@ -231,7 +235,8 @@ def extract_links(
 
 
 def _link_target(
-    element: etree._Element, base: str, max_url_length: int, seen: dict[str, str | None]
+    element: etree._Element, base: str, max_url_length: int, seen: dict[str, str | None],
+    names: ParamNames | None = None,
 ) -> str | None:
     """The normalised target of an <a>/<area>, or None for nofollow, self and uncrawlable links."""
     href = (element.get("href") or "").strip()
@@ -240,7 +245,8 @@ def _link_target(
     if "nofollow" in (element.get("rel") or "").lower().split():
         return None
     if href not in seen:
-        seen[href] = resolve(href, base, max_url_length)
+        url = resolve(href, base, max_url_length)
+        seen[href] = strip_params(url, names) if url is not None and names else url
     return seen[href]
 
 

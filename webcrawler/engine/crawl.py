@@ -39,7 +39,7 @@ from webcrawler.messages import (
 )
 from webcrawler.settings import Settings
 from webcrawler.storage_errors import StorageFull, is_disk_full
-from webcrawler.urls import split, try_normalize
+from webcrawler.urls import split, strip_params, try_normalize
 
 if TYPE_CHECKING:
     from webcrawler.recrawl.recrawler import Recrawler
@@ -125,6 +125,7 @@ class Crawler:
         rejected = []
         for url in urls:
             normal = try_normalize(url, max_length=self.settings.max_url_length)
+            normal = normal and strip_params(normal, self.settings.param_names())
             if normal is None or self.scope.why_not(normal, 0) not in (None, Reason.UNINDEXABLE):
                 rejected.append(url)
                 continue
