@@ -7,6 +7,8 @@ from typing import Any
 
 import click
 
+from webcrawler.messages import DOCUMENT_TYPES
+
 
 def content_options(command: Any) -> Any:
     """--strip-param (urls.strip_params) and --types (agents/extract.py)."""
@@ -15,7 +17,21 @@ def content_options(command: Any) -> Any:
                      help="A query or path parameter dropped from every URL (tracking, session "
                           "ids; 'utm_*' is a prefix; repeatable; replaces the default list; "
                           "--strip-param '' keeps every parameter)."),
+        click.option("--types", callback=_types, default=None,
+                     help=f"Kinds of document fetched and indexed, comma-separated "
+                          f"(default {','.join(DOCUMENT_TYPES)})."),
     ]
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _types(_ctx: Any, param: Any, value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    kinds = tuple(dict.fromkeys(k.strip().lower() for k in value.split(",") if k.strip()))
+    unknown = [k for k in kinds if k not in DOCUMENT_TYPES]
+    if unknown or not kinds:
+        raise click.BadParameter(f"{', '.join(unknown) or 'nothing'}: choose from "
+                                 f"{', '.join(DOCUMENT_TYPES)}", param=param)
+    return kinds

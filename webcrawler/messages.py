@@ -18,6 +18,16 @@ from dataclasses import dataclass, field
 
 from webcrawler.urls import TRACKING_PARAMETERS
 
+# The kinds of document a crawl can fetch and index (`--types`): agents/filetypes.py, extract.py.
+DOCUMENT_TYPES = ("html", "pdf", "docx", "odt", "text")
+# Content-Type -> the kind of document it announces.
+KIND_OF_TYPE = {
+    "text/html": "html", "application/xhtml+xml": "html", "text/plain": "text",
+    "application/pdf": "pdf", "application/x-pdf": "pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.oasis.opendocument.text": "odt",
+}
+
 
 class Reason:
     """Why a URL was not retrieved or not indexed: short stable codes, stored in the database."""
@@ -33,6 +43,7 @@ class Reason:
     TOO_MANY_REDIRECTS = "too-many-redirects"
     BAD_REDIRECT = "bad-redirect"  # Location missing or not http(s)
     DECODE = "decode-error"  # content could not be decoded / decompressed
+    EXTRACT = "extract-error"  # a PDF/DOCX/ODT without usable text: encrypted, cut short, a bomb
     AGENT_DIED = "agent-died"  # the agent process crashed while holding the URL
     AGENT_HUNG = "agent-hung"  # the agent did not answer before its deadline
     AGENT_MEMORY = "agent-memory"  # the agent grew past its memory limit
@@ -174,3 +185,4 @@ class AgentConfig:
     allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # dropped from every URL found (urls.py)
+    types: tuple[str, ...] = DOCUMENT_TYPES  # the kinds of document fetched and indexed

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from webcrawler.messages import AgentConfig
+from webcrawler.messages import DOCUMENT_TYPES, AgentConfig
 from webcrawler.urls import TRACKING_PARAMETERS, ParamNames
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
@@ -64,6 +64,7 @@ class Settings:
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
+    types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 
@@ -94,6 +95,7 @@ class Settings:
             allowed_hosts=self.scope_hosts,
             allowed_patterns=self.include,
             strip_params=self.strip_params,
+            types=self.types,
         )
 
     def param_names(self) -> ParamNames:

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 import requests
 
-from webcrawler.agents import addresses, filetypes
+from webcrawler.agents import addresses, extract, filetypes
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
@@ -120,7 +120,7 @@ class Fetcher:
 
     def _document(self, request: Retrieve, started: float) -> Answer:
         raw = request.kind == "file"  # any type, body only: the toolkit's images
-        if not raw and filetypes.unindexable_url(request.url):
+        if not raw and filetypes.unindexable_url(request.url, self.config.types):
             return Failure(request.job_id, request.url, Reason.UNINDEXABLE, "file extension")
         deadline = started + self.config.total_timeout
         with self._get(request.url, deadline, _conditional(request)) as response:
@@ -130,12 +130,18 @@ class Fetcher:
             try:
                 body = read_body(response.raw, response.headers.get("Content-Encoding", ""),
                                  self.config.max_bytes, deadline,
-                                 reject=None if raw else filetypes.binary_bytes)
+                                 reject=None if raw else self._unwanted_bytes)
             except BodyError as exc:
                 return self._failure(request, response, exc.reason, str(exc), started)
             if raw:
                 return self._make_file(request, response, body, started)
+            if filetypes.document_magic(body[:8], self.config.types):
+                return self._extracted(request, response, body, started)
             return self._make_document(request, response, body, started)
+
+    def _unwanted_bytes(self, head: bytes) -> bool:
+        """Binary, and not a PDF or office file the crawl extracts text from."""
+        return filetypes.binary_bytes(head) and not filetypes.document_magic(head, self.config.types)
 
     def _early_answer(
         self, request: Retrieve, response: requests.Response, started: float
@@ -151,7 +157,8 @@ class Fetcher:
         if not 200 <= status < 300:
             return self._failure(request, response, Reason.HTTP_ERROR, f"HTTP {status}", started)
         mime = filetypes.mime_type(response.headers.get("Content-Type"))
-        if request.kind != "file" and filetypes.indexable_type(mime) is False:
+        if request.kind != "file" and filetypes.wanted_type(mime, request.url,
+                                                            self.config.types) is False:
             return self._failure(request, response, Reason.UNINDEXABLE, mime, started)
         length = _content_length(response)
         encoded = response.headers.get("Content-Encoding", "").strip().lower()
@@ -188,10 +195,35 @@ class Fetcher:
         text, charset = decode(body, header)
         final_url = try_normalize(response.url or request.url) or request.url
         parsed = self._parse(mime, text, final_url)
+        return self._document_of(request, response, body, started, mime, charset, parsed,
+                                 text if request.kind == "page" else "")
+
+    def _extracted(
+        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+    ) -> Document | Failure:
+        """A PDF, DOCX or ODT: its title and text (extract.py), or why there are none."""
+        kind = "pdf" if body.startswith(b"%PDF-") else extract.zip_kind(body)
+        if kind not in self.config.types:
+            detail = f"{kind} is not in the crawl's types" if kind else "a zip, neither DOCX nor ODT"
+            return self._failure(request, response, Reason.UNINDEXABLE, detail, started)
+        try:
+            found = extract.extract(kind, body, started + self.config.total_timeout,
+                                    self.config.max_bytes)
+        except extract.ExtractError as exc:
+            return self._failure(request, response, Reason.EXTRACT, str(exc), started)
+        parsed = Parsed(title=found.title, text=found.text)
+        return self._document_of(request, response, body, started, filetypes.TYPE_OF_KIND[kind],
+                                 "", parsed, "")
+
+    def _document_of(
+        self, request: Retrieve, response: requests.Response, body: bytes, started: float,
+        mime: str, charset: str, parsed: Parsed, html: str,
+    ) -> Document:
         header_noindex, header_nofollow = x_robots_tag(
             response.headers.get("X-Robots-Tag", ""), self.robots_token)
         return Document(
-            job_id=request.job_id, url=request.url, final_url=final_url,
+            job_id=request.job_id, url=request.url,
+            final_url=try_normalize(response.url or request.url) or request.url,
             status=response.status_code, content_type=mime, charset=charset,
             title=parsed.title, text=parsed.text,
             links=() if header_nofollow else parsed.links,
@@ -199,7 +231,7 @@ class Fetcher:
             elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,
             last_modified=response.headers.get("Last-Modified", ""),
             etag=response.headers.get("ETag", ""),
-            html=text if request.kind == "page" else "",
+            html=html,
             sketch=_sketch(parsed.text) if request.sketch else b"",
             headers=tuple(response.raw.headers.items()) if request.body else (),
             body=zlib.compress(body, 1) if request.body else b"",

@@ -51,8 +51,20 @@ class Parsed:
 
 
 def parse_plain(text: str) -> Parsed:
-    """A text/plain body: all of it is text; it has no title and no links."""
-    return Parsed(text=collapse(text))
+    """A text/plain body: all of it is text, its first line the title; it has no links."""
+    return Parsed(title=first_line([text[:64 * 1024]]), text=collapse(text))
+
+
+MAX_TITLE_CHARS = 200
+
+
+def first_line(blocks: list[str]) -> str:
+    """The first non-empty line of a text: the title of a document that names none."""
+    for block in blocks:
+        for line in block.splitlines():
+            if line.strip():
+                return collapse(line)[:MAX_TITLE_CHARS]
+    return ""
 
 
 def parse_html(

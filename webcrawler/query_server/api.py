@@ -1,8 +1,9 @@
 """The JSON search API: /api/search?q=...&n=...&page=...&expand=1.
 
 Answers `{"query", "total", "took_ms", "page", "per_page", "results": [{"rank",
-"score", "title", "url", "snippet"}]}` with integer scores, 1000 for the best
-document; `snippet` is HTML (escaped text with <b> around query words). A bad
+"score", "title", "url", "snippet", "type"}]}` with integer scores, 1000 for the best
+document; `type` is the kind of document (html, pdf, docx, odt, text); `snippet` is HTML
+(escaped text with <b> around query words). A bad
 query or parameter gets 400 `{"error": message}`; with no index yet, an
 empty answer with a "message".
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
+from webcrawler.query_server.doc_types import hit_types, kind_of
 from webcrawler.query_server.queries import BadQuery, parse_flag, parse_int, run_query
 from webcrawler.query_server.sources import NO_INDEX, Sources
 
@@ -43,6 +45,7 @@ def search() -> ResponseReturnValue:
             results=[],
             message=NO_INDEX,
         )
+    types = hit_types(sources, results.hits)
     return jsonify(
         query=query,
         total=results.total,
@@ -56,6 +59,7 @@ def search() -> ResponseReturnValue:
                 "title": hit.title,
                 "url": hit.url,
                 "snippet": hit.snippet,
+                "type": kind_of(types, hit),
             }
             for hit in results.hits
         ],

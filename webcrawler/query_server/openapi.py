@@ -38,7 +38,8 @@ COUNTS = {"type": "object", "additionalProperties": INT}
 SCHEMAS: dict[str, Any] = {
     "Error": _object({"error": TEXT}),
     "Hit": _object({"rank": INT, "score": {**INT, "minimum": 0, "maximum": 1000}, "title": TEXT,
-                    "url": TEXT, "snippet": TEXT}),
+                    "url": TEXT, "snippet": TEXT,
+                    "type": {"type": "string", "enum": ["html", "pdf", "docx", "odt", "text"]}}),
     "SearchResults": _object(
         {"query": TEXT, "total": INT, "took_ms": NUMBER, "page": INT, "per_page": INT,
          "results": {"type": "array", "items": _ref("Hit")}, "message": TEXT},
