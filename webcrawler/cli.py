@@ -301,6 +301,7 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
                ", ".join(f"{k} {v}" for k, v in sorted(docs.items())))
     click.echo(f"servers    {figures.servers_known} known, {figures.servers_visited} visited")
     click.echo(f"links      {figures.links}")
+    click.echo(f"sitemaps   {figures.sitemaps} read, {figures.sitemap_urls} URLs listed")
     click.echo("failures   " + (", ".join(f"{k} {v}" for k, v in figures.failures.items()) or "none"))
     click.echo("excluded   " + (", ".join(f"{k} {v}" for k, v in figures.exclusions.items()) or "none"))
     click.echo(f"index      {figures.index_documents} documents, {figures.index_bytes} bytes")

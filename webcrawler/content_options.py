@@ -11,12 +11,16 @@ from webcrawler.messages import DOCUMENT_TYPES
 
 
 def content_options(command: Any) -> Any:
-    """--strip-param (urls.strip_params) and --types (agents/extract.py)."""
+    """--strip-param (urls.strip_params), --sitemaps (engine/sitemaps.py) and --types
+    (agents/extract.py)."""
     options = [
         click.option("--strip-param", "strip_params", multiple=True,
                      help="A query or path parameter dropped from every URL (tracking, session "
                           "ids; 'utm_*' is a prefix; repeatable; replaces the default list; "
                           "--strip-param '' keeps every parameter)."),
+        click.option("--sitemaps/--no-sitemaps", default=None,
+                     help="Read each server's sitemaps: robots.txt's Sitemap: lines, else "
+                          "/sitemap.xml (default: on)."),
         click.option("--types", callback=_types, default=None,
                      help=f"Kinds of document fetched and indexed, comma-separated "
                           f"(default {','.join(DOCUMENT_TYPES)})."),

@@ -20,6 +20,7 @@ from webcrawler.urls import TRACKING_PARAMETERS
 
 # The kinds of document a crawl can fetch and index (`--types`): agents/filetypes.py, extract.py.
 DOCUMENT_TYPES = ("html", "pdf", "docx", "odt", "text")
+SITEMAP_TYPE = "application/x-sitemap"  # the content type a sitemap is stored with
 # Content-Type -> the kind of document it announces.
 KIND_OF_TYPE = {
     "text/html": "html", "application/xhtml+xml": "html", "text/plain": "text",
@@ -56,8 +57,9 @@ class Reason:
 @dataclass(frozen=True, slots=True)
 class Retrieve:
     """"Retrieve this URL." `kind` is "document", "robots", "page" (a document whose
-    answer also carries its decoded markup, for the personal-crawler toolkit) or "file"
-    (any type, an image say: the answer's `body` holds the bytes, nothing is parsed).
+    answer also carries its decoded markup, for the personal-crawler toolkit), "file"
+    (any type, an image say: the answer's `body` holds the bytes, nothing is parsed) or
+    "sitemap" (a noindex document whose links are the sitemap's URLs: agents/sitemap.py).
 
     A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
     the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`
@@ -110,6 +112,7 @@ class Document:
     sketch: bytes = b""  # the text's shingle sketch (recrawl/changes.py) when Retrieve asked
     headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
+    sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)
 
 
 @dataclass(frozen=True, slots=True)

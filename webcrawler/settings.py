@@ -65,6 +65,7 @@ class Settings:
     plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
     types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text
+    sitemaps: bool = True  # read each server's sitemaps (robots.txt's Sitemap: lines, or /sitemap.xml)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 

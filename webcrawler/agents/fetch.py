@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 import requests
 
-from webcrawler.agents import addresses, extract, filetypes
+from webcrawler.agents import addresses, extract, filetypes, sitemap
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
@@ -33,6 +33,7 @@ from webcrawler.messages import (
     Answer,
     Document,
     Failure,
+    Link,
     NotModified,
     Reason,
     Redirect,
@@ -102,6 +103,8 @@ class Fetcher:
         try:
             if request.kind == "robots":
                 return self._robots(request, started)
+            if request.kind == "sitemap":
+                return self._sitemap(request, started)
             return self._document(request, started)
         except Exception as exc:  # noqa: BLE001 - errors travel as data
             reason, detail = classify(exc)
@@ -157,12 +160,13 @@ class Fetcher:
         if not 200 <= status < 300:
             return self._failure(request, response, Reason.HTTP_ERROR, f"HTTP {status}", started)
         mime = filetypes.mime_type(response.headers.get("Content-Type"))
-        if request.kind != "file" and filetypes.wanted_type(mime, request.url,
-                                                            self.config.types) is False:
+        if request.kind not in ("file", "sitemap") and filetypes.wanted_type(
+                mime, request.url, self.config.types) is False:
             return self._failure(request, response, Reason.UNINDEXABLE, mime, started)
         length = _content_length(response)
         encoded = response.headers.get("Content-Encoding", "").strip().lower()
-        if length is not None and length > self.config.max_bytes and encoded in ("", "identity"):
+        cap = sitemap.MAX_BYTES if request.kind == "sitemap" else self.config.max_bytes
+        if length is not None and length > cap and encoded in ("", "identity"):
             return self._failure(request, response, Reason.TOO_LARGE,
                                  f"Content-Length {length}", started)
         return None
@@ -258,6 +262,36 @@ class Fetcher:
             return parse_plain(text)
         return parse_html(text, final_url, self.robots_token, self.config.max_links,
                           self.config.max_url_length, self.param_names)
+
+    # sitemaps
+
+    def _sitemap(self, request: Retrieve, started: float) -> Answer:
+        """A sitemap's URLs as the links of a noindex document (agents/sitemap.py)."""
+        deadline = started + self.config.total_timeout
+        with self._get(request.url, deadline, _conditional(request)) as response:
+            early = self._early_answer(request, response, started)
+            if early is not None:
+                return early
+            try:
+                body = read_body(response.raw, response.headers.get("Content-Encoding", ""),
+                                 sitemap.MAX_BYTES, deadline)
+                found = sitemap.parse(body, request.url, self.param_names, self.config.max_url_length)
+            except BodyError as exc:
+                return self._failure(request, response, exc.reason, f"sitemap: {exc}", started)
+            except sitemap.SitemapError as exc:
+                return self._failure(request, response, Reason.DECODE, f"sitemap: {exc}", started)
+        if found.dropped:
+            log.info("%s: %d URLs past the sitemap protocol's %d dropped", request.url,
+                     found.dropped, sitemap.MAX_URLS)
+        links = tuple(Link(url) for url in (*found.urls, *found.sitemaps))
+        return Document(
+            job_id=request.job_id, url=request.url, final_url=request.url,
+            status=response.status_code,
+            content_type=sitemap.SITEMAP_TYPE, charset="", title="", text="", links=links,
+            length=len(body), checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
+            elapsed=time.monotonic() - started, noindex=True,
+            last_modified=response.headers.get("Last-Modified", ""),
+            etag=response.headers.get("ETag", ""), sitemaps=found.sitemaps)
 
     # robots.txt
 

@@ -98,10 +98,21 @@ def unindexable_url(url: str, types: tuple[str, ...] = DOCUMENT_TYPES) -> bool:
     """True when the URL's path ends in an extension of a file the index cannot use, or of a
     kind of document the crawl's `types` leave out."""
     extension = url_extension(url)
+    if extension == "gz" and looks_like_sitemap(url):
+        return False  # sitemap.xml.gz: read by agents/sitemap.py
     kind = KIND_OF_EXTENSION.get(extension)
     if kind is not None:
         return kind not in types
     return extension in UNINDEXABLE_EXTENSIONS
+
+
+def looks_like_sitemap(url: str) -> bool:
+    """Does the URL's last path segment name a sitemap (sitemap.xml, sitemap-2.txt.gz, ...)?"""
+    try:
+        last = unquote(urlsplit(url).path.rsplit("/", 1)[-1]).lower()
+    except ValueError:
+        return False
+    return "sitemap" in last and last.endswith((".xml", ".xml.gz", ".txt", ".txt.gz", ".gz"))
 
 
 def url_extension(url: str) -> str:

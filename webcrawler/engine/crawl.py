@@ -27,6 +27,7 @@ from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
 from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import Scheduler, ServerState
+from webcrawler.engine.sitemaps import Sitemaps
 from webcrawler.engine.store import CrawlStore, FrontierEntry, NewURL
 from webcrawler.messages import (
     Document,
@@ -95,6 +96,7 @@ class Crawler:
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
         self.leases = ServerLeases(settings.data_dir / "leases")  # politeness across processes
         self.robots = RobotsTxt(settings, store, self.scope.refuses_server)
+        self.sitemaps = Sitemaps(settings.sitemaps, self.scope, settings.max_url_length, self._queue)
         self.stats = CrawlStats()
         self._pool_factory = pool_factory or self._default_pool
         self._progress = progress
@@ -266,7 +268,7 @@ class Crawler:
                 continue
             self._job_ids += 1
             url = server.origin + ("/robots.txt" if job.entry is None else job.entry.path)
-            kind = "robots" if job.entry is None else "document"
+            kind = "robots" if job.entry is None else self.sitemaps.kind_of(url)
             self._jobs[self._job_ids] = job
             self.scheduler.dispatched(server)
             server.last_access = time.time()
@@ -319,6 +321,7 @@ class Crawler:
         now = time.monotonic()
         if job.entry is None:
             self.robots.answered(job.server, answer)
+            self.sitemaps.robots_answered(job.server, answer)
             self.stats.robots += 1
             self.scheduler.answered(job.server, now, first_document_done=False)
             return
@@ -358,6 +361,7 @@ class Crawler:
         )
         if doc.body:  # asked for: settings.stores_responses
             self.store.save_response(entry.doc_id, now, doc)
+        self.sitemaps.found(entry, doc)
         if self.recrawl is not None:
             self.recrawl.first_fetch(entry, now)
         server.docs_fetched += 1

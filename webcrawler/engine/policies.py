@@ -36,6 +36,7 @@ class Scope:
         self.max_url_length = max_url_length
         self.deny_private = deny_private
         self.exempt = Exempt(allowed_hosts, include)
+        self.sitemaps: set[str] = set()  # URLs known to be sitemaps: read whatever their extension
 
     def should_visit(self, url: str, depth: int) -> bool:
         return self.why_not(url, depth) is None
@@ -50,7 +51,7 @@ class Scope:
             return Reason.EXCLUDED
         if self.deny_private and self.refuses_server(split(url)[0]):
             return Reason.PRIVATE
-        if unindexable_url(url):
+        if unindexable_url(url) and url not in self.sitemaps:
             return Reason.UNINDEXABLE
         return None
 
