@@ -103,8 +103,6 @@ class Fetcher:
         try:
             if request.kind == "robots":
                 return self._robots(request, started)
-            if request.kind == "sitemap":
-                return self._sitemap(request, started)
             return self._document(request, started)
         except Exception as exc:  # noqa: BLE001 - errors travel as data
             reason, detail = classify(exc)
@@ -123,7 +121,8 @@ class Fetcher:
 
     def _document(self, request: Retrieve, started: float) -> Answer:
         raw = request.kind == "file"  # any type, body only: the toolkit's images
-        if not raw and filetypes.unindexable_url(request.url, self.config.types):
+        listing = request.kind == "sitemap"  # XML, text or gzip: agents/sitemap.py reads it
+        if not (raw or listing) and filetypes.unindexable_url(request.url, self.config.types):
             return Failure(request.job_id, request.url, Reason.UNINDEXABLE, "file extension")
         deadline = started + self.config.total_timeout
         with self._get(request.url, deadline, _conditional(request)) as response:
@@ -132,12 +131,14 @@ class Fetcher:
                 return early
             try:
                 body = read_body(response.raw, response.headers.get("Content-Encoding", ""),
-                                 self.config.max_bytes, deadline,
-                                 reject=None if raw else self._unwanted_bytes)
+                                 sitemap.MAX_BYTES if listing else self.config.max_bytes, deadline,
+                                 reject=None if raw or listing else self._unwanted_bytes)
             except BodyError as exc:
                 return self._failure(request, response, exc.reason, str(exc), started)
             if raw:
                 return self._make_file(request, response, body, started)
+            if listing:
+                return self._sitemap(request, response, body, started)
             if filetypes.document_magic(body[:8], self.config.types):
                 return self._extracted(request, response, body, started)
             return self._make_document(request, response, body, started)
@@ -265,21 +266,14 @@ class Fetcher:
 
     # sitemaps
 
-    def _sitemap(self, request: Retrieve, started: float) -> Answer:
+    def _sitemap(
+        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+    ) -> Answer:
         """A sitemap's URLs as the links of a noindex document (agents/sitemap.py)."""
-        deadline = started + self.config.total_timeout
-        with self._get(request.url, deadline, _conditional(request)) as response:
-            early = self._early_answer(request, response, started)
-            if early is not None:
-                return early
-            try:
-                body = read_body(response.raw, response.headers.get("Content-Encoding", ""),
-                                 sitemap.MAX_BYTES, deadline)
-                found = sitemap.parse(body, request.url, self.param_names, self.config.max_url_length)
-            except BodyError as exc:
-                return self._failure(request, response, exc.reason, f"sitemap: {exc}", started)
-            except sitemap.SitemapError as exc:
-                return self._failure(request, response, Reason.DECODE, f"sitemap: {exc}", started)
+        try:
+            found = sitemap.parse(body, request.url, self.param_names, self.config.max_url_length)
+        except sitemap.SitemapError as exc:
+            return self._failure(request, response, Reason.DECODE, f"sitemap: {exc}", started)
         if found.dropped:
             log.info("%s: %d URLs past the sitemap protocol's %d dropped", request.url,
                      found.dropped, sitemap.MAX_URLS)
