@@ -113,6 +113,7 @@ class Document:
     headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
     sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)
+    canonical: str = ""  # the canonical URL the page declares (tag or Link header), normalised
 
 
 @dataclass(frozen=True, slots=True)

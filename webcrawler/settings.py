@@ -66,6 +66,7 @@ class Settings:
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
     types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text
     sitemaps: bool = True  # read each server's sitemaps (robots.txt's Sitemap: lines, or /sitemap.xml)
+    near_duplicates: float = 0.8  # resemblance from which a page is a near-duplicate, not indexed (0: off)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
 

@@ -27,7 +27,13 @@ from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
-from webcrawler.agents.parse import Parsed, parse_html, parse_plain, robots_directives
+from webcrawler.agents.parse import (
+    Parsed,
+    canonical_url,
+    parse_html,
+    parse_plain,
+    robots_directives,
+)
 from webcrawler.messages import (
     AgentConfig,
     Answer,
@@ -236,6 +242,7 @@ class Fetcher:
             elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,
             last_modified=response.headers.get("Last-Modified", ""),
             etag=response.headers.get("ETag", ""),
+            canonical=self._canonical(response, request.url) or parsed.canonical,
             html=html,
             sketch=_sketch(parsed.text) if request.sketch else b"",
             headers=tuple(response.raw.headers.items()) if request.body else (),
@@ -263,6 +270,14 @@ class Fetcher:
             return parse_plain(text)
         return parse_html(text, final_url, self.robots_token, self.config.max_links,
                           self.config.max_url_length, self.param_names)
+
+    def _canonical(self, response: requests.Response, url: str) -> str:
+        """The `Link: <...>; rel="canonical"` header's URL ("" when none): it names the
+        canonical URL of any type of file, a PDF's too."""
+        if "canonical" not in response.headers.get("Link", "").lower():
+            return ""
+        target = response.links.get("canonical", {}).get("url", "")
+        return canonical_url(target, url, self.config.max_url_length, self.param_names)
 
     # sitemaps
 

@@ -48,6 +48,7 @@ class Parsed:
     links: tuple[Link, ...] = ()
     noindex: bool = False
     nofollow: bool = False
+    canonical: str = ""  # <link rel="canonical">, absolute and normalised ("" when none)
 
 
 def parse_plain(text: str) -> Parsed:
@@ -86,11 +87,12 @@ def parse_html(
         noindex, nofollow = meta_robots(found.metas, robots_token)
         title = "" if found.title is None else collapse("".join(found.title.itertext()))
         body_text = visible_text(root)
-        if nofollow:
-            return Parsed(title, body_text, (), noindex, nofollow)
         base = _base_url(found.base, url, max_url_length)
+        canonical = canonical_url(found.canonical, base, max_url_length, names)
+        if nofollow:
+            return Parsed(title, body_text, (), noindex, nofollow, canonical)
         links = extract_links(found.anchors, base, max_links, max_url_length, names)
-        return Parsed(title, body_text, links, noindex, nofollow)
+        return Parsed(title, body_text, links, noindex, nofollow, canonical)
     except Exception:  # noqa: BLE001 - one hostile page must not kill the agent
         log.warning("could not parse %s", url, exc_info=True)
         return Parsed()
@@ -145,17 +147,21 @@ class _Found:
     anchors: list[etree._Element]
     title: etree._Element | None = None
     base: etree._Element | None = None
+    canonical: str = ""  # the href of the first <link rel="canonical">
 
 
 def _scan(root: etree._Element) -> _Found:
     """One pass over the tree (each walk costs as much as a tenth of the parse)."""
     found = _Found([], [])
-    for element in root.iter("a", "area", "meta", "title", "base"):
+    for element in root.iter("a", "area", "meta", "title", "base", "link"):
         tag = element.tag
         if tag == "a" or tag == "area":
             found.anchors.append(element)
         elif tag == "meta":
             found.metas.append(element)
+        elif tag == "link":
+            if not found.canonical and "canonical" in (element.get("rel") or "").lower().split():
+                found.canonical = (element.get("href") or "").strip()
         elif tag == "title":
             found.title = element if found.title is None else found.title
         elif found.base is None and element.get("href"):
@@ -185,6 +191,17 @@ def _base_url(base: etree._Element | None, url: str, max_url_length: int) -> str
     if base is None:
         return url
     return try_normalize(base.get("href") or "", url, max_url_length) or url
+
+
+def canonical_url(href: str, base: str, max_url_length: int,
+                  names: ParamNames | None = None) -> str:
+    """A canonical link's target, normalised as links are ("" when none or unusable)."""
+    if not href:
+        return ""
+    url = try_normalize(href, base, max_url_length)
+    if url is None:
+        return ""
+    return strip_params(url, names) if names else url
 
 
 def visible_text(root: etree._Element) -> str:

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from webcrawler.database import State
+from webcrawler.engine.canonical import Canonicals
 from webcrawler.engine.frontier import FoundLink, Ordering
 from webcrawler.engine.leases import ServerLeases, next_leased_server
+from webcrawler.engine.near_duplicates import NEAR_DUPLICATE, NearDuplicates
 from webcrawler.engine.orders.batch import server_first
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.pool import AgentPool
@@ -97,6 +99,8 @@ class Crawler:
         self.leases = ServerLeases(settings.data_dir / "leases")  # politeness across processes
         self.robots = RobotsTxt(settings, store, self.scope.refuses_server)
         self.sitemaps = Sitemaps(settings.sitemaps, self.scope, settings.max_url_length, self._queue)
+        self.canonicals = Canonicals(store.conn, self.scope, self.sink, self._url_of, self._queue)
+        self.near_duplicates = NearDuplicates(store.conn, settings.near_duplicates)
         self.stats = CrawlStats()
         self._pool_factory = pool_factory or self._default_pool
         self._progress = progress
@@ -278,7 +282,7 @@ class Crawler:
             entry = job.entry
             pool.submit(Retrieve(self._job_ids, url, kind, entry.etag if entry else "",
                                  entry.last_modified if entry else "",
-                                 sketch=self.recrawl is not None,
+                                 sketch=self.recrawl is not None or bool(self.settings.near_duplicates),
                                  body=self.settings.stores_responses))
 
     def _job_for(self, server: ServerState, now: float) -> _Job | None:
@@ -351,9 +355,13 @@ class Crawler:
             return
         duplicate = self.store.duplicate_of(doc.checksum, entry.doc_id)
         reason = Reason.NOINDEX if doc.noindex else Reason.DUPLICATE if duplicate else None
+        detail = f"same content as document {duplicate}" if duplicate else None
+        if reason is None:
+            reason, detail = self.canonicals.judge(entry, doc)
+        if reason is None and (near := self.near_duplicates.judge(entry, doc)):
+            reason, detail = NEAR_DUPLICATE, near
         self.store.record_fetch(
-            entry, State.FETCHED, doc.checksum, now, reason=reason,
-            detail=f"same content as document {duplicate}" if duplicate else None,
+            entry, State.FETCHED, doc.checksum, now, reason=reason, detail=detail,
             status=doc.status, content_type=doc.content_type[:128], title=doc.title[:1000],
             length=doc.length, etag=doc.etag[:256] or None,
             last_modified=doc.last_modified[:64] or None, sketch=doc.sketch or None,
@@ -370,6 +378,10 @@ class Crawler:
             self._add_links(entry, doc.links)
         if reason is None:
             self.sink.add(entry.doc_id, doc)
+
+    def _url_of(self, entry: FrontierEntry) -> str:
+        server = self.store.servers_by_id[entry.server_id]
+        return server.origin + entry.path
 
     def _redirect(self, job: _Job, answer: Redirect) -> None:
         entry = job.entry

@@ -30,7 +30,7 @@ class Snapshot:
     excluded: dict[str, int]
     stop_reason: str
     recrawl: str = ""  # the incremental crawl's counts (webcrawler/recrawl/), empty in a batch crawl
-    sitemaps: str = ""  # sitemaps read and the URLs they listed (engine/sitemaps.py)
+    found: str = ""  # sitemaps read, aliases and near-duplicates (sitemaps.py, canonical.py, ...)
 
 
 def snapshot(crawler: Crawler) -> Snapshot:
@@ -50,7 +50,8 @@ def snapshot(crawler: Crawler) -> Snapshot:
         excluded=dict(stats.excluded.most_common()),
         stop_reason=stats.stop_reason,
         recrawl=crawler.recrawl.line() if crawler.recrawl is not None else "",
-        sitemaps=crawler.sitemaps.line(),
+        found="; ".join(part for part in (crawler.sitemaps.line(), crawler.canonicals.line(),
+                                          crawler.near_duplicates.line()) if part),
     )
 
 
@@ -86,7 +87,7 @@ def summary(s: Snapshot) -> str:
         f"  still queued         {s.queued}",
         f"  failures             {sum(s.failures.values())}: {_reasons(s.failures)}",
         f"  excluded             {sum(s.excluded.values())}: {_reasons(s.excluded)}",
-    ] + ([f"  {s.sitemaps}"] if s.sitemaps else []) + ([f"  {s.recrawl}"] if s.recrawl else []))
+    ] + ([f"  {s.found}"] if s.found else []) + ([f"  {s.recrawl}"] if s.recrawl else []))
 
 
 class ProgressReporter:
