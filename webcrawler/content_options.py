@@ -24,6 +24,9 @@ def content_options(command: Any) -> Any:
         click.option("--near-duplicates", type=click.FloatRange(0, 1), default=None,
                      help="Resemblance (0..1) of a page's text to an indexed page from which it "
                           "is stored as a near-duplicate, not indexed (default 0.8; 0: off)."),
+        click.option("--main-content/--all-text", "main_content", default=None,
+                     help="Index each page's main content, its navigation, sidebars, headers and "
+                          "footers dropped, or all its text (default: all its text)."),
         click.option("--types", callback=_types, default=None,
                      help=f"Kinds of document fetched and indexed, comma-separated "
                           f"(default {','.join(DOCUMENT_TYPES)})."),

@@ -190,3 +190,4 @@ class AgentConfig:
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # dropped from every URL found (urls.py)
     types: tuple[str, ...] = DOCUMENT_TYPES  # the kinds of document fetched and indexed
+    main_content: bool = False  # index a page's main content, its boilerplate dropped (parse.py)

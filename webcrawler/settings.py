@@ -66,6 +66,7 @@ class Settings:
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
     types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text
     sitemaps: bool = True  # read each server's sitemaps (robots.txt's Sitemap: lines, or /sitemap.xml)
+    main_content: bool = False  # index each page's main content: navigation, sidebars, footers dropped
     near_duplicates: float = 0.8  # resemblance from which a page is a near-duplicate, not indexed (0: off)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
@@ -98,6 +99,7 @@ class Settings:
             allowed_patterns=self.include,
             strip_params=self.strip_params,
             types=self.types,
+            main_content=self.main_content,
         )
 
     def param_names(self) -> ParamNames:

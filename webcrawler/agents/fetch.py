@@ -269,7 +269,7 @@ class Fetcher:
         if mime == "text/plain":
             return parse_plain(text)
         return parse_html(text, final_url, self.robots_token, self.config.max_links,
-                          self.config.max_url_length, self.param_names)
+                          self.config.max_url_length, self.param_names, self.config.main_content)
 
     def _canonical(self, response: requests.Response, url: str) -> str:
         """The `Link: <...>; rel="canonical"` header's URL ("" when none): it names the

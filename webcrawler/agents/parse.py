@@ -75,10 +75,12 @@ def parse_html(
     max_links: int = 5000,
     max_url_length: int = MAX_URL_LENGTH,
     names: ParamNames | None = None,
+    main_content: bool = False,
 ) -> Parsed:
     """Parse an HTML page fetched from `url` (the final URL, after redirects); never raises.
 
-    Links lose the tracking and session parameters `names` lists (urls.strip_params)."""
+    Links lose the tracking and session parameters `names` lists (urls.strip_params).
+    With `main_content` the text is the page's main content (`main_text`)."""
     try:
         root = _tree(text)
         if root is None:
@@ -86,7 +88,7 @@ def parse_html(
         found = _scan(root)
         noindex, nofollow = meta_robots(found.metas, robots_token)
         title = "" if found.title is None else collapse("".join(found.title.itertext()))
-        body_text = visible_text(root)
+        body_text = main_text(root) if main_content else visible_text(root)
         base = _base_url(found.base, url, max_url_length)
         canonical = canonical_url(found.canonical, base, max_url_length, names)
         if nofollow:
@@ -213,6 +215,31 @@ def visible_text(root: etree._Element) -> str:
     return collapse(str(_text_stylesheet()(root)))
 
 
+# Boilerplate: navigation, banners, sidebars, footers, by element, ARIA role or class/id name.
+BOILERPLATE = " | ".join((
+    "nav", "header", "footer", "aside",
+    "*[@role='navigation' or @role='banner' or @role='contentinfo' or @role='complementary'"
+    " or @role='search']",
+    *(f"{tag}[contains(@class,'{word}') or contains(@id,'{word}')]"
+      for tag in ("div", "ul", "section", "table", "td")
+      for word in ("sidebar", "navbar", "navigation", "nav-", "menu", "footer", "breadcrumb",
+                   "related", "masthead", "toc")),
+))
+MIN_MAIN_SHARE = 0.2  # main content shorter than this share of the page: the page is its text
+
+
+def main_text(root: etree._Element) -> str:
+    """The page's main content: its visible text without the blocks that repeat on every page
+    of a site (navigation, banners, sidebars, footers), so that snippets come from what the
+    page says and boilerplate words weigh nothing in ranking. A page whose main content
+    would be under a fifth of its text (a hub page of links) keeps all of it."""
+    main = collapse(str(_main_stylesheet()(root)))
+    if len(main) >= 200:
+        return main
+    full = visible_text(root)
+    return main if len(main) >= MIN_MAIN_SHARE * len(full) and main else full
+
+
 _local = threading.local()
 
 
@@ -235,6 +262,13 @@ def _text_stylesheet() -> etree.XSLT:
     return stylesheet
 
 
+def _main_stylesheet() -> etree.XSLT:
+    stylesheet = getattr(_local, "main_stylesheet", None)
+    if stylesheet is None:
+        stylesheet = _local.main_stylesheet = etree.XSLT(etree.XML(_MAIN_XSLT))
+    return stylesheet
+
+
 _TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
 <xsl:output method="text" encoding="UTF-8"/>
 <xsl:template match="{' | '.join(INVISIBLE_TAGS)}"/>
@@ -242,6 +276,8 @@ _TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999
 <xsl:text> </xsl:text><xsl:apply-templates/><xsl:text> </xsl:text>
 </xsl:template>
 </xsl:stylesheet>"""
+_MAIN_XSLT = _TEXT_XSLT.replace(
+    "<xsl:output", f'<xsl:template match="{BOILERPLATE}" priority="2"/>\n<xsl:output', 1)
 
 
 def extract_links(
