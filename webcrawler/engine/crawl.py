@@ -282,7 +282,7 @@ class Crawler:
             entry = job.entry
             pool.submit(Retrieve(self._job_ids, url, kind, entry.etag if entry else "",
                                  entry.last_modified if entry else "",
-                                 sketch=self.recrawl is not None or bool(self.settings.near_duplicates),
+                                 sketch=self.recrawl is not None,
                                  body=self.settings.stores_responses))
 
     def _job_for(self, server: ServerState, now: float) -> _Job | None:
@@ -358,13 +358,14 @@ class Crawler:
         detail = f"same content as document {duplicate}" if duplicate else None
         if reason is None:
             reason, detail = self.canonicals.judge(entry, doc)
-        if reason is None and (near := self.near_duplicates.judge(entry, doc)):
+        sketch = doc.sketch or self.near_duplicates.sketch(doc, reason)
+        if reason is None and (near := self.near_duplicates.judge(entry, sketch)):
             reason, detail = NEAR_DUPLICATE, near
         self.store.record_fetch(
             entry, State.FETCHED, doc.checksum, now, reason=reason, detail=detail,
             status=doc.status, content_type=doc.content_type[:128], title=doc.title[:1000],
             length=doc.length, etag=doc.etag[:256] or None,
-            last_modified=doc.last_modified[:64] or None, sketch=doc.sketch or None,
+            last_modified=doc.last_modified[:64] or None, sketch=sketch or None,
             first_fetch=now, last_change=now,
         )
         if doc.body:  # asked for: settings.stores_responses
