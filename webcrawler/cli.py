@@ -23,6 +23,7 @@ from webcrawler.agenthosts.cli import agent_host, agent_scheduler, tls_options
 from webcrawler.config.command import config_command
 from webcrawler.config.kinds import FiniteFloat
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
+from webcrawler.content_options import content_options
 from webcrawler.errors import WebcrawlerError
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
@@ -146,6 +147,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--delay", type=FiniteFloat(0), default=None,
               help="Seconds between two requests to one server (default 1).")
 @scope_options
+@content_options
 @recrawl_options
 @plan_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,
@@ -353,6 +355,7 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
                ", ".join(f"{k} {v}" for k, v in sorted(docs.items())))
     click.echo(f"servers    {figures.servers_known} known, {figures.servers_visited} visited")
     click.echo(f"links      {figures.links}")
+    click.echo(f"sitemaps   {figures.sitemaps} read, {figures.sitemap_urls} URLs listed")
     click.echo("failures   " + (", ".join(f"{k} {v}" for k, v in figures.failures.items()) or "none"))
     click.echo("excluded   " + (", ".join(f"{k} {v}" for k, v in figures.exclusions.items()) or "none"))
     click.echo("retried    " + retry_line(figures.retries, figures.recovered,

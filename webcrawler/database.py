@@ -142,6 +142,16 @@ links = Table(
 )
 Index("ix_links_target", links.c.target_id)
 
+# A page that names another URL its canonical one (engine/canonical.py): an alias, kept out of
+# the index once the canonical page is in it.
+aliases = Table(
+    "aliases",
+    metadata,
+    Column("doc_id", Integer, ForeignKey("documents.id"), primary_key=True),
+    Column("canonical_id", Integer, ForeignKey("documents.id"), nullable=False),
+)
+Index("ix_aliases_canonical", aliases.c.canonical_id)
+
 crawls = Table(
     "crawls",
     metadata,

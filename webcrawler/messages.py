@@ -16,6 +16,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webcrawler.urls import TRACKING_PARAMETERS
+
+# The kinds of document a crawl can fetch and index (`--types`): agents/filetypes.py, extract.py.
+DOCUMENT_TYPES = ("html", "pdf", "docx", "odt", "text")
+SITEMAP_TYPE = "application/x-sitemap"  # the content type a sitemap is stored with
+# Content-Type -> the kind of document it announces.
+KIND_OF_TYPE = {
+    "text/html": "html", "application/xhtml+xml": "html", "text/plain": "text",
+    "application/pdf": "pdf", "application/x-pdf": "pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.oasis.opendocument.text": "odt",
+}
+
 
 class Reason:
     """Why a URL was not retrieved or not indexed: short stable codes, stored in the database."""
@@ -31,6 +44,7 @@ class Reason:
     TOO_MANY_REDIRECTS = "too-many-redirects"
     BAD_REDIRECT = "bad-redirect"  # Location missing or not http(s)
     DECODE = "decode-error"  # content could not be decoded / decompressed
+    EXTRACT = "extract-error"  # a PDF/DOCX/ODT without usable text: encrypted, cut short, a bomb
     AGENT_DIED = "agent-died"  # the agent process crashed while holding the URL
     AGENT_HUNG = "agent-hung"  # the agent did not answer before its deadline
     AGENT_MEMORY = "agent-memory"  # the agent grew past its memory limit
@@ -52,6 +66,7 @@ class Retrieve:
     (any type, an image say: the answer's `body` holds the bytes, nothing is parsed) or
     "robots-hop" (robots.txt without following its redirects: a usable one comes back as
     `Redirect`, so that a request policy decides on, and audits, every hop).
+    "sitemap" (a noindex document whose links are the sitemap's URLs: agents/sitemap.py).
 
     A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
     the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`
@@ -104,6 +119,8 @@ class Document:
     sketch: bytes = b""  # the text's shingle sketch (recrawl/changes.py) when Retrieve asked
     headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
+    sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)
+    canonical: str = ""  # the canonical URL the page declares (tag or Link header), normalised
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,3 +212,6 @@ class AgentConfig:
     client_key: str = ""  # its key, when not in client_cert
     verify_tls: bool = True  # False only with --insecure-skip-tls-verify
     credentials: tuple[Credential, ...] = field(default_factory=tuple, repr=False)
+    strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # dropped from every URL found (urls.py)
+    types: tuple[str, ...] = DOCUMENT_TYPES  # the kinds of document fetched and indexed
+    main_content: bool = False  # index a page's main content, its boilerplate dropped (parse.py)

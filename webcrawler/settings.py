@@ -14,7 +14,8 @@ from pathlib import Path
 
 from webcrawler.config.credentials import read_credentials
 from webcrawler.datadir import DataDir
-from webcrawler.messages import AgentConfig
+from webcrawler.messages import DOCUMENT_TYPES, AgentConfig
+from webcrawler.urls import TRACKING_PARAMETERS, ParamNames
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
 
@@ -67,6 +68,11 @@ class Settings:
     plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
+    strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
+    types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text
+    sitemaps: bool = True  # read each server's sitemaps (robots.txt's Sitemap: lines, or /sitemap.xml)
+    main_content: bool = False  # index each page's main content: navigation, sidebars, footers dropped
+    near_duplicates: float = 0.8  # resemblance from which a page is a near-duplicate, not indexed (0: off)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
     retries: int = 3  # further tries of a page after a transient failure (0 = the first is final)
@@ -119,7 +125,14 @@ class Settings:
             client_key=self.client_key,
             verify_tls=not self.insecure_skip_tls_verify,
             credentials=read_credentials(self.data_dir),
+            strip_params=self.strip_params,
+            types=self.types,
+            main_content=self.main_content,
         )
+
+    def param_names(self) -> ParamNames:
+        """The tracking and session parameters URLs lose (urls.strip_params)."""
+        return ParamNames(self.strip_params)
 
     def deadline(self) -> float:
         """Seconds an agent may hold one URL before the engine replaces it."""

@@ -32,6 +32,7 @@ from webcrawler.engine.politeness import AdaptiveDelay
 from webcrawler.engine.retries import Retries
 from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import Scheduler, ServerState
+from webcrawler.engine.sitemaps import Sitemaps
 from webcrawler.engine.traps import DateBudget
 from webcrawler.messages import (
     Answer,
@@ -46,7 +47,7 @@ from webcrawler.messages import (
 from webcrawler.settings import Settings
 from webcrawler.states import State
 from webcrawler.storage_errors import StorageFull, is_disk_full
-from webcrawler.urls import split, try_normalize
+from webcrawler.urls import split, strip_params, try_normalize
 
 MAX_REDIRECTS = 5
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
@@ -112,6 +113,9 @@ class BaseHooks:
     def report(self) -> str:
         return ""
 
+    def found(self) -> str:
+        return ""
+
 
 class CrawlLoop:
     """One crawl: construct with a store, the client's hooks (made from the loop, which
@@ -121,7 +125,7 @@ class CrawlLoop:
     def __init__(self, settings: Settings, store: Store, hooks: Callable[[CrawlLoop], Hooks], *,
                  pool_factory: Callable[[], Pool], sink: DocumentSink | None = None,
                  ordering: Ordering | None = None, scope: Scope | None = None,
-                 seconds: float | None = None, sketch: bool = False) -> None:
+                 seconds: float | None = None, sketch: bool = False, sitemaps: bool = False) -> None:
         self.settings = settings
         self.store = store
         self.sink = sink or NullSink()
@@ -136,6 +140,8 @@ class CrawlLoop:
         self.robots = RobotsTxt(settings, store, self.scope.refuses_server)
         self.retries = Retries(settings, store)  # a passing failure is tried again
         self.politeness = AdaptiveDelay(settings)  # slow or overloaded servers: asked less often
+        self.sitemaps = Sitemaps(sitemaps and settings.sitemaps, self.scope, settings.max_url_length,
+                                 self.queue_parts)  # `webcrawler index` reads them
         self.stats = CrawlStats()
         self.pool: Pool | None = None  # while the loop runs
         self.hooks = hooks(self)  # the client's, made for this loop
@@ -164,6 +170,7 @@ class CrawlLoop:
         rejected = []
         for url in urls:
             normal = try_normalize(url, max_length=self.settings.max_url_length)
+            normal = normal and strip_params(normal, self.settings.param_names())
             if normal is None or self.scope.why_not(normal, 0) not in (None, Reason.UNINDEXABLE):
                 rejected.append(url)
                 continue
@@ -308,7 +315,9 @@ class CrawlLoop:
         if entry is None:
             pool.submit(Retrieve(self._job_ids, server.origin + "/robots.txt", "robots"))
             return
-        pool.submit(Retrieve(self._job_ids, server.origin + entry.path, self.hooks.kind(entry),
+        url = server.origin + entry.path
+        kind = self.hooks.kind(entry)
+        pool.submit(Retrieve(self._job_ids, url, self.sitemaps.kind_of(url) if kind == "document" else kind,
                              entry.etag, entry.last_modified, sketch=self.sketch,
                              body=self.settings.stores_responses))
 
@@ -365,12 +374,14 @@ class CrawlLoop:
         if entry is None:
             self.robots.answered(job.server, answer)
             self.retries.robots_answered(job.server, answer, now)
+            self.sitemaps.robots_answered(job.server, answer)
             self.stats.robots += 1
             self.scheduler.answered(job.server, now, first_document_done=False)
             return
         if isinstance(answer, Document):
             self.hooks.document(entry, job.server, answer)
             self.retries.fetched(entry)
+            self.sitemaps.found(entry, answer)
         elif isinstance(answer, NotModified):
             self.hooks.not_modified(entry, answer)
         elif isinstance(answer, Redirect):
@@ -413,6 +424,13 @@ class CrawlLoop:
         link = FoundLink(ids[path], server, path, "", depth, path in fresh)
         self.frontier.links_found(None, [link])
         return link
+
+    def queue_parts(self, parts: tuple[str, str], depth: int, redirects: int) -> int:
+        """`queue` for an (origin, path) pair; the document's id."""
+        return self.queue(parts[0] + parts[1], depth, redirects).target_id
+
+    def url_of(self, entry: FrontierEntry) -> str:
+        return self.store.servers_by_id[entry.server_id].origin + entry.path
 
     def server(self, origin: str) -> ServerState:
         """The store's server of `origin`, stored and scheduled if it is new to this loop."""

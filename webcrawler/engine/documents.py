@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from webcrawler.engine.frontier import FoundLink
 from webcrawler.engine.interfaces import FrontierEntry, NewURL, Store
@@ -39,17 +40,31 @@ class Kept:
     duplicate_of: int | None
 
 
+class Judge(Protocol):
+    """A further reason not to index a document the exact checks let through (its canonical
+    URL is another, it nearly repeats an indexed page): (reason, detail, sketch to store)."""
+
+    def __call__(self, entry: FrontierEntry, doc: Document, reason: str | None
+                 ) -> tuple[str | None, str | None, bytes]: ...
+
+
 def record_document(store: Store, sink: DocumentSink, entry: FrontierEntry, doc: Document,
-                    now: float) -> Kept:
-    """Store a retrieved document; index it unless it is noindex or a duplicate."""
+                    now: float, judge: Judge | None = None) -> Kept:
+    """Store a retrieved document; index it unless it is noindex or a duplicate (or the
+    crawl's `judge` finds another reason)."""
     duplicate = store.duplicate_of(doc.checksum, entry.doc_id)
     reason = Reason.NOINDEX if doc.noindex else Reason.DUPLICATE if duplicate else None
+    detail = f"same content as document {duplicate}" if duplicate else None
+    sketch = doc.sketch
+    if judge is not None:
+        judged, judged_detail, sketch = judge(entry, doc, reason)
+        if reason is None:  # a judged page is indexed with a note, or kept out with its reason
+            reason, detail = judged, judged_detail
     store.record_fetch(
-        entry, State.FETCHED, doc.checksum, now, reason=reason,
-        detail=f"same content as document {duplicate}" if duplicate else None,
+        entry, State.FETCHED, doc.checksum, now, reason=reason, detail=detail,
         status=doc.status, content_type=doc.content_type[:128], title=doc.title[:1000],
         length=doc.length, etag=doc.etag[:256] or None,
-        last_modified=doc.last_modified[:64] or None, sketch=doc.sketch or None,
+        last_modified=doc.last_modified[:64] or None, sketch=sketch or None,
         first_fetch=now, last_change=now,
     )
     if doc.body:  # asked for: settings.stores_responses

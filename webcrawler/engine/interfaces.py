@@ -176,6 +176,9 @@ class RequestHooks(Protocol):
     def report(self) -> str:
         """The client's own counts for the progress display ("" for none)."""
 
+    def found(self) -> str:
+        """What the client found beyond pages (sitemaps, aliases, ...) for the summary ("")."""
+
 
 class Hooks(AnswerHooks, ClockHooks, RequestHooks, Protocol):
     """A client of the loop: all of the above (`crawl.BaseHooks` does nothing for each)."""

@@ -38,6 +38,7 @@ class Scope:
         self.deny_private = deny_private
         self.exempt = Exempt(allowed_hosts, include)
         self.trap_repeats = trap_repeats
+        self.sitemaps: set[str] = set()  # URLs known to be sitemaps: read whatever their extension
 
     def should_visit(self, url: str, depth: int) -> bool:
         return self.why_not(url, depth) is None
@@ -54,7 +55,7 @@ class Scope:
             return Reason.TRAP
         if self.deny_private and self.refuses_server(split(url)[0]):
             return Reason.PRIVATE
-        if unindexable_url(url):
+        if unindexable_url(url) and url not in self.sitemaps:
             return Reason.UNINDEXABLE
         return None
 

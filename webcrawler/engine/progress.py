@@ -32,6 +32,7 @@ class Snapshot:
     retries: int = 0  # tries made after a passing failure (engine/retries.py)
     recovered: int = 0  # pages fetched after failed tries
     recrawl: str = ""  # the incremental crawl's counts (webcrawler/recrawl/), empty in a batch crawl
+    found: str = ""  # sitemaps read, aliases and near-duplicates (sitemaps.py, canonical.py, ...)
 
 
 def snapshot(crawler: CrawlLoop) -> Snapshot:
@@ -53,6 +54,7 @@ def snapshot(crawler: CrawlLoop) -> Snapshot:
         retries=crawler.retries.counts.retries,
         recovered=crawler.retries.counts.recovered,
         recrawl=crawler.hooks.report(),
+        found=crawler.hooks.found(),
     )
 
 
@@ -96,7 +98,7 @@ def summary(s: Snapshot) -> str:
         f"  failures             {sum(s.failures.values())}: {_reasons(s.failures)}",
         f"  excluded             {sum(s.excluded.values())}: {_reasons(s.excluded)}",
         f"  retried              {retry_line(s.retries, s.recovered, sum(s.failures.values()))}",
-    ] + ([f"  {s.recrawl}"] if s.recrawl else []))
+    ] + ([f"  {s.found}"] if s.found else []) + ([f"  {s.recrawl}"] if s.recrawl else []))
 
 
 class ProgressReporter:

@@ -1,12 +1,13 @@
 """The JSON search API: /api/search?q=...&n=...&page=...&expand=1, /api/suggest?q=...&n=8.
 
 /api/search answers `{"query", "total", "took_ms", "page", "per_page", "suggestion",
-"expansions", "results": [{"rank", "score", "title", "url", "snippet"}]}` with integer
-scores, 1000 for the best document; `snippet` is HTML (escaped text with <b> around
-query words); `suggestion` is the query with its typos corrected, or null;
-`expansions` the words the thesaurus added. /api/suggest answers `{"query",
-"suggestions": [...]}`, completions of a half-typed query. A bad query or parameter
-gets 400 `{"error": message}`; with no index yet, an empty answer with a "message".
+"expansions", "results": [{"rank", "score", "title", "url", "snippet", "type"}]}` with
+integer scores, 1000 for the best document; `type` is the kind of document (html, pdf,
+docx, odt, text); `snippet` is HTML (escaped text with <b> around query words);
+`suggestion` is the query with its typos corrected, or null; `expansions` the words the
+thesaurus added. /api/suggest answers `{"query", "suggestions": [...]}`, completions of a
+half-typed query. A bad query or parameter gets 400 `{"error": message}`; with no index
+yet, an empty answer with a "message".
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
+from webcrawler.query_server.doc_types import hit_types, kind_of
 from webcrawler.query_server.queries import (
     BadQuery,
     check_prefix,
@@ -56,6 +58,7 @@ def search() -> ResponseReturnValue:
             results=[],
             message=NO_INDEX,
         )
+    types = hit_types(sources, results.hits)
     return jsonify(
         query=query,
         total=results.total,
@@ -71,6 +74,7 @@ def search() -> ResponseReturnValue:
                 "title": hit.title,
                 "url": hit.url,
                 "snippet": hit.snippet,
+                "type": kind_of(types, hit),
             }
             for hit in results.hits
         ],

@@ -23,7 +23,8 @@ COUNTS = {"type": "object", "additionalProperties": INT}
 SCHEMAS: dict[str, Any] = {
     "Error": object_schema({"error": TEXT}),
     "Hit": object_schema({"rank": INT, "score": {**INT, "minimum": 0, "maximum": 1000}, "title": TEXT,
-                          "url": TEXT, "snippet": TEXT}),
+                    "url": TEXT, "snippet": TEXT,
+                    "type": {"type": "string", "enum": ["html", "pdf", "docx", "odt", "text"]}}),
     "SearchResults": object_schema(
         {"query": TEXT, "total": INT, "took_ms": NUMBER, "page": INT, "per_page": INT,
          "suggestion": {**TEXT, "nullable": True}, "expansions": {"type": "array", "items": TEXT},
@@ -35,17 +36,17 @@ SCHEMAS: dict[str, Any] = {
                                 "stop_reason": {**TEXT, "nullable": True}, "rate_per_hour": NUMBER}),
                      "nullable": True},
     "Stats": object_schema({"database": {"type": "boolean"}, "index": {"type": "boolean"},
-                            "documents": COUNTS, "servers_known": INT, "servers_visited": INT,
-                            "servers_indexed": INT, "links": INT, "failures": COUNTS, "exclusions": COUNTS,
-                            "index_documents": INT, "index_bytes": INT,
-                            "last_crawl": ref("CrawlSummary")}),
+                      "documents": COUNTS, "servers_known": INT, "servers_visited": INT,
+                      "servers_indexed": INT, "links": INT, "failures": COUNTS, "exclusions": COUNTS,
+                      "index_documents": INT, "index_bytes": INT, "sitemaps": INT,
+                      "sitemap_urls": INT, "last_crawl": ref("CrawlSummary")}),
     "JobStarted": object_schema({"id": TEXT, "status_url": TEXT, "page_url": TEXT}),
     "JobView": object_schema({"id": TEXT, "query": TEXT,
-                              "state": {"type": "string", "enum": ["running", "done", "cancelled", "failed"]},
-                              "seconds": NUMBER, "progress": {"type": "object"}, "total": INT,
-                              "results": {"type": "array", "items": {"type": "object"}},
-                              "summary": {"type": "object", "nullable": True},
-                              "error": {**TEXT, "nullable": True}}),
+                        "state": {"type": "string", "enum": ["running", "done", "cancelled", "failed"]},
+                        "seconds": NUMBER, "progress": {"type": "object"}, "total": INT,
+                        "results": {"type": "array", "items": {"type": "object"}},
+                        "summary": {"type": "object", "nullable": True},
+                        "error": {**TEXT, "nullable": True}}),
 }
 
 
