@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from webcrawler.config.kinds import FiniteFloat
 from webcrawler.messages import DOCUMENT_TYPES
 
 
@@ -21,7 +22,7 @@ def content_options(command: Any) -> Any:
         click.option("--sitemaps/--no-sitemaps", default=None,
                      help="Read each server's sitemaps: robots.txt's Sitemap: lines, else "
                           "/sitemap.xml (default: on)."),
-        click.option("--near-duplicates", type=click.FloatRange(0, 1), default=None,
+        click.option("--near-duplicates", type=FiniteFloat(0, 1), default=None,
                      help="Resemblance (0..1) of a page's text to an indexed page from which it "
                           "is stored as a near-duplicate, not indexed (default 0.8; 0: off)."),
         click.option("--main-content/--all-text", "main_content", default=None,

@@ -8,7 +8,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from webcrawler.query_server.server import ServerThread
+from webcrawler.web.server import ServerThread
 
 from tests.workbench.conftest import Workbench
 from webcrawler.workbench import page

@@ -6,7 +6,7 @@ dataclasses, and the calls that turn the flags a command was given into its sett
     crawl_settings      flags -> Settings, through file and environment
     serve_configuration flags -> Configuration (Settings and ServeSettings)
 
-A bad file or variable is one line and exit status 2 (BadConfig), never a traceback.
+A bad file or variable is one line and exit status 2 (ConfigError), never a traceback.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ TUNING = {
 TUNING_TYPES: dict[str, Any] = {
     "retries": click.IntRange(0, 20), "trap_repeats": click.IntRange(0),
     "trap_budget": click.IntRange(0), "metrics_port": click.IntRange(0, 65535),
-    "delay_factor": click.FloatRange(0), "min_revisit": click.FloatRange(0),
+    "delay_factor": FiniteFloat(0), "min_revisit": FiniteFloat(0),
 }
 PATTERN_FIELDS = ("include", "exclude")  # Settings fields holding regular expressions
 SERVE_RANGES = {"port": click.IntRange(0, 65535), "threads": click.IntRange(1, 64),
