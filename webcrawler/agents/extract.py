@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from webcrawler.agents.parse import MAX_TITLE_CHARS, collapse, first_line
+from webcrawler.errors import FetchError
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
 ODT_MIME = b"application/vnd.oasis.opendocument.text"
 
 
-class ExtractError(Exception):
+class ExtractError(FetchError):
     """The file's text could not be had; str(error) says why, for the failure's detail."""
 
 

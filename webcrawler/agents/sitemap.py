@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from webcrawler.errors import FetchError
 from webcrawler.messages import SITEMAP_TYPE
 from webcrawler.urls import ParamNames, strip_params, try_normalize
 
@@ -26,7 +27,7 @@ MAX_BYTES = 50 * 1024 * 1024
 __all__ = ["MAX_BYTES", "MAX_URLS", "SITEMAP_TYPE", "Sitemap", "SitemapError", "inflate", "parse"]
 
 
-class SitemapError(Exception):
+class SitemapError(FetchError):
     """Not a sitemap that can be read; str(error) says why."""
 
 

@@ -40,9 +40,11 @@ class IndexHooks(BaseHooks):
                  progress: Callable[[CrawlLoop], None] | None = None) -> None:
         self.loop = loop
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
-        conn = loop.store.conn  # type: ignore[attr-defined]  # the SQL store's: aliases, sketches
-        self.canonicals = Canonicals(conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts)
-        self.near_duplicates = NearDuplicates(conn, loop.settings.near_duplicates)
+        conn = getattr(loop.store, "conn", None)  # the SQL store's (aliases, sketches); None in memory
+        self.canonicals = None if conn is None else Canonicals(
+            conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts)
+        self.near_duplicates = None if conn is None else NearDuplicates(
+            conn, loop.settings.near_duplicates)
         self.progress = progress
         self._next_report = 0.0
 
@@ -67,6 +69,8 @@ class IndexHooks(BaseHooks):
         """One URL per document: an alias of its canonical URL, or a near-duplicate of an
         indexed page, is stored and not indexed (canonical.py, near_duplicates.py)."""
         detail = None
+        if self.canonicals is None or self.near_duplicates is None:
+            return reason, detail, doc.sketch
         if reason is None:
             reason, detail = self.canonicals.judge(entry, doc)
         sketch = doc.sketch or self.near_duplicates.sketch(doc, reason)
@@ -76,8 +80,9 @@ class IndexHooks(BaseHooks):
 
     def found(self) -> str:
         """Sitemaps read, aliases and near-duplicates kept out: the summary's line."""
-        return "; ".join(part for part in (self.loop.sitemaps.line(), self.canonicals.line(),
-                                           self.near_duplicates.line()) if part)
+        parts = [self.loop.sitemaps.line(), *(judge.line() for judge in (self.canonicals,
+                                                                         self.near_duplicates) if judge)]
+        return "; ".join(part for part in parts if part)
 
     def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:
         if self.recrawl is not None:
