@@ -109,6 +109,7 @@ def _crawl(web: ChangingWeb, size: Size, policy: str, data: Path, until: float,
             "--hours", f"{hours:.5f}",
             "--recrawl", policy, "--fetch-rate", str(size.fetch_rate), "--seed", web.seed_url,
             "--include", web.include_pattern, "--delay", "0", "--agents", str(size.agents),
+            "--min-revisit", "0",  # days last seconds here: the policies alone set revisits
             "--data-dir", str(data), "--no-progress", *extra]
     log.info("crawling: %s", " ".join(argv[3 + len(verbose):]))
     result = subprocess.run(argv, capture_output=True, text=True, timeout=hours * 3600 + 300)

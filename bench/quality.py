@@ -73,7 +73,16 @@ def pages() -> list[tuple[str, Path]]:
     return found
 
 
-def parse_page(doc_id: int, site: str, path: Path) -> IndexedDocument | None:
+def parse_page(doc_id: int, site: str, path: Path, text_from: str = "lxml") -> IndexedDocument | None:
+    """The page as the index gets it: its whole text_content() ("lxml"), or the agent's text,
+    all of it ("agent") or its main content ("main", agents/parse.py's main_text)."""
+    if text_from != "lxml":
+        from webcrawler.agents.charset import decode
+        from webcrawler.agents.parse import parse_html
+
+        parsed = parse_html(decode(path.read_bytes(), "text/html")[0], path.as_uri(),
+                            main_content=text_from == "main")
+        return IndexedDocument(doc_id, path.as_uri(), parsed.title, parsed.text, f"{site}.docs.test")
     try:
         tree = lxml.html.fromstring(path.read_bytes())
     except (ValueError, lxml.etree.ParserError):
@@ -231,8 +240,12 @@ def main() -> None:
         "--scale", type=int, default=0, help="also time indexing and queries at this many docs"
     )
     ap.add_argument("--json", type=Path, default=None, help="also write the quality table here")
+    ap.add_argument("--text", choices=("lxml", "agent", "main"), default="lxml",
+                    help="the text indexed: lxml's text_content() (default), the agent's "
+                         "visible text, or the agent's main content (boilerplate dropped)")
     args = ap.parse_args()
-    found = [(site, p, d) for i, (site, p) in enumerate(pages(), 1) if (d := parse_page(i, site, p))]
+    found = [(site, p, d) for i, (site, p) in enumerate(pages(), 1)
+             if (d := parse_page(i, site, p, args.text))]
     plain = [d for _site, _p, d in found]
     docs = with_anchors(plain, {d.url: site for site, _p, d in found}, {d.url: p for _s, p, d in found})
     queries = sample_queries({d.url for d in docs})

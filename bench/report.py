@@ -75,6 +75,7 @@ AREAS = [
     Area("Scale-out: 100 million pages a day", None, "one engine carries 270-450 pages/s "
          "(26-39 million a day)", "100 million pages a day (1,157 pages/s)", False),
     Area("Change detection threshold", "change_threshold"),
+    Area("Retries on a flaky web", "flaky_web"),
 ]
 
 

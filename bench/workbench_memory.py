@@ -24,8 +24,8 @@ from pathlib import Path
 import psutil
 
 from bench.common import publish, table
-from webcrawler.query_server import processes
 from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.web import processes
 
 TITLE = "Workbench memory (issue 23): after a crawl of 3,000 links a page"
 ADDRESS = "127.0.8.10"

@@ -155,14 +155,21 @@ WORKBENCH_CLIENT = PACKAGE / "workbench" / "remote.py"
 
 def test_only_the_agents_and_the_agent_hosts_do_http() -> None:
     """No HTTP client library, and no socket-level client (connect, create_connection,
-    open_connection) in a module that imports sockets; servers that only listen (the query
-    server, the loopback test webs) may bind."""
+    open_connection, a client's wrap_socket) in a module that imports sockets; servers that
+    only listen (the query server, the loopback test webs) may bind, and wrap what they
+    accept in TLS (wrap_socket(..., server_side=True))."""
     others = [p for p in modules() if part(p) not in ("agents", "agenthosts")
               and p != WORKBENCH_CLIENT]
     assert offenders(others, *HTTP_CLIENTS) == {}
-    clients = {module_name(p): sorted({_called(c) for c in calls_in(p)} & SOCKET_CLIENT_CALLS)
+    clients = {module_name(p): sorted({_called(c) for c in calls_in(p) if not _server_side(c)}
+                                      & SOCKET_CLIENT_CALLS)
                for p in others if used(p, *SOCKET_MODULES)}
     assert {name: calls for name, calls in clients.items() if calls} == {}
+
+
+def _server_side(call: ast.Call) -> bool:
+    return any(k.arg == "server_side" and isinstance(k.value, ast.Constant) and k.value.value is True
+               for k in call.keywords)
 
 
 def test_the_index_never_imports_the_engine_or_the_query_server() -> None:

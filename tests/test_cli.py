@@ -33,12 +33,10 @@ def test_index_prints_progress_to_stderr_and_summary_to_stdout_then_stats(tmp_pa
     with LoopbackWeb([Site("127.0.4.50", pages)]) as web:
         data = str(tmp_path / "data")
         result = webcrawler("index", "--hours", "0.01", "--delay", "0", "--agents", "2",
-                            "--data-dir", data, "--seed", web.url("127.0.4.50", "/"),
-                            "--seed", "ftp://not/crawlable")
+                            "--data-dir", data, "--seed", web.url("127.0.4.50", "/"))
     assert result.returncode == 0, result.stderr
     assert "documents retrieved  3" in result.stdout
     assert "docs 3" in result.stderr  # the plain progress line (stderr is not a terminal)
-    assert "not a crawlable http(s) URL" in result.stderr
     stats = webcrawler("stats", "--json", "--data-dir", data)
     figures = json.loads(stats.stdout)
     assert figures["documents"]["fetched"] == 3 and figures["servers_known"] == 1

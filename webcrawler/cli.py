@@ -23,6 +23,7 @@ from webcrawler.agenthosts.cli import agent_host, agent_scheduler, tls_options
 from webcrawler.config.command import config_command
 from webcrawler.config.kinds import FiniteFloat
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
+from webcrawler.content_options import content_options
 from webcrawler.errors import WebcrawlerError
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
@@ -123,6 +124,15 @@ def _regexes(_ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[str, ...]:
     return values
 
 
+def _existing_data(settings: Settings) -> None:
+    """Commands that read a crawl refuse a data directory that does not exist (a mistyped
+    --data-dir), in one line, before anything could create a file in it."""
+    if not settings.db_url and not settings.data_dir.is_dir():
+        raise click.ClickException(f"no crawl in {settings.data_dir}: the directory does not "
+                                   "exist (run webcrawler index --seed URL first, or give the "
+                                   "right --data-dir)")
+
+
 def _explicit(flags: dict[str, Any]) -> set[str]:
     """The settings given on the command line: they win over the crawl's stored scope."""
     return {k for k, v in flags.items() if v is not None and v != ()}
@@ -137,6 +147,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @click.option("--delay", type=FiniteFloat(0), default=None,
               help="Seconds between two requests to one server (default 1).")
 @scope_options
+@content_options
 @recrawl_options
 @plan_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,
@@ -160,7 +171,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.engine.run import run_index, run_reindex
+    from webcrawler.engine.run import SeedsFailed, run_index, run_reindex
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
@@ -168,16 +179,23 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     if reindex and seeds:
         raise click.UsageError("--reindex rebuilds the index and crawls nothing: give no --seed")
     settings = _settings(seeds=tuple(seeds), **flags)
-    with _disk_full(settings):
-        if reindex:
-            click.echo(run_reindex(settings, progress=progress))
-            return
-        summary, rejected = run_index(settings, progress=progress,
-                                      install_signals=_install_signals, explicit=_explicit(flags))
+    received: list[int] = []  # the signal that stopped the crawl, if one did
+    try:
+        with _disk_full(settings):
+            if reindex:
+                click.echo(run_reindex(settings, progress=progress))
+                return
+            summary, rejected = run_index(settings, progress=progress,
+                                          install_signals=lambda stop: _install_signals(
+                                              stop, received),
+                                          explicit=_explicit(flags))
+    except SeedsFailed as exc:
+        click.echo(exc.summary)  # what was tried, then the one line (at the CLI's edge)
+        raise
     for url in rejected:
-        click.echo(f"warning: not a crawlable http(s) URL, or outside the scope, skipped: {url}",
-                   err=True)
+        click.echo(f"warning: outside the scope, skipped: {url}", err=True)
     click.echo(summary)
+    _exit_if_stopped(received)
 
 
 @main.command("evaluate-ordering")
@@ -201,6 +219,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
     from webcrawler.importance import ImportanceError
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    _existing_data(settings)
     _check_database(settings)
     names = [o.strip() for o in orders.split(",") if o.strip()]
     unknown = [o for o in names if o not in ORDER_NAMES]
@@ -239,14 +258,23 @@ def _disk_full(settings: Settings) -> Iterator[None]:
         raise
 
 
-def _install_signals(stop: Any) -> None:
+def _install_signals(stop: Any, received: list[int] | None = None) -> None:
     def handler(signum: int, _frame: Any) -> None:
         click.echo(f"\n{signal.Signals(signum).name}: stopping after the documents in flight...",
                    err=True)
+        if received is not None:
+            received.append(signum)
         stop("interrupted")
 
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)
+
+
+def _exit_if_stopped(received: list[int]) -> None:
+    """A crawl stopped by a signal exits as shells expect: 128 + the signal (130 for Ctrl-C),
+    after its summary; the next `index` resumes it."""
+    if received:
+        sys.exit(128 + received[0])
 
 
 @main.command()
@@ -279,11 +307,13 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     from webcrawler.index import QueryError
 
     settings = _settings(agents=agents or 4, **flags)
+    _existing_data(settings)
     _check_database(settings)
     options = RealtimeOptions(query, seconds=seconds, want=want, threshold=threshold,
                               max_fetches=max_fetches, start_urls=start_urls)
     stop: list[str] = []
-    _install_signals(stop.append)
+    received: list[int] = []
+    _install_signals(stop.append, received)
     try:
         with _disk_full(settings):
             summary = run_realtime(settings, options, lambda e: _echo(show_event(e, as_json)),
@@ -291,6 +321,7 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     except QueryError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(show_summary(summary, as_json))
+    _exit_if_stopped(received)
 
 
 def _echo(line: str | None) -> None:
@@ -304,11 +335,13 @@ def _echo(line: str | None) -> None:
 @db_option
 def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
     """Print the database's counts: documents by state, servers, links, failures."""
+    from webcrawler.engine.progress import retry_line
     from webcrawler.query_server.recrawl_stats import recrawl_figures, recrawl_lines
     from webcrawler.query_server.sources import Sources
     from webcrawler.query_server.stats import gather_stats
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    _existing_data(settings)
     _check_database(settings)  # a database server not answering: one line, not zeros
     with Sources(index_dir=settings.index_dir, db_url=settings.database_url,
                  stats_ttl=0) as sources:
@@ -322,8 +355,11 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
                ", ".join(f"{k} {v}" for k, v in sorted(docs.items())))
     click.echo(f"servers    {figures.servers_known} known, {figures.servers_visited} visited")
     click.echo(f"links      {figures.links}")
+    click.echo(f"sitemaps   {figures.sitemaps} read, {figures.sitemap_urls} URLs listed")
     click.echo("failures   " + (", ".join(f"{k} {v}" for k, v in figures.failures.items()) or "none"))
     click.echo("excluded   " + (", ".join(f"{k} {v}" for k, v in figures.exclusions.items()) or "none"))
+    click.echo("retried    " + retry_line(figures.retries, figures.recovered,
+                                          sum(figures.failures.values())))
     click.echo(f"index      {figures.index_documents} documents, {figures.index_bytes} bytes")
     if figures.last_crawl:
         c = figures.last_crawl

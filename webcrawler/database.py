@@ -123,6 +123,10 @@ documents = Table(
     # dates are untrusted (recrawl/lastmod.py)
     Column("change_ages", Float),
     Column("sketch", LargeBinary),
+    # Retries (engine/retries.py): tries made of a page that failed at least once, and each
+    # failed try's reason as JSON [[reason, status, detail], ...]; NULL: one try sufficed.
+    Column("tries", Integer),
+    Column("attempts", Text),
     UniqueConstraint("server_id", "path", name="uq_document_url"),
 )
 Index("ix_documents_frontier", documents.c.server_id, documents.c.state, documents.c.depth, documents.c.id)
@@ -138,6 +142,16 @@ links = Table(
     Column("anchor", Text, nullable=False, default=""),
 )
 Index("ix_links_target", links.c.target_id)
+
+# A page that names another URL its canonical one (engine/canonical.py): an alias, kept out of
+# the index once the canonical page is in it.
+aliases = Table(
+    "aliases",
+    metadata,
+    Column("doc_id", Integer, ForeignKey("documents.id"), primary_key=True),
+    Column("canonical_id", Integer, ForeignKey("documents.id"), nullable=False),
+)
+Index("ix_aliases_canonical", aliases.c.canonical_id)
 
 crawls = Table(
     "crawls",

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from webcrawler.datadir import DataDir
-from webcrawler.engine.run import run_index
+from webcrawler.engine.run import SeedsFailed, run_index
 from webcrawler.errors import ServiceError
 from webcrawler.query_server import PortInUseError, ServeError, serve
 from webcrawler.settings import Settings
@@ -119,6 +119,8 @@ def _crawl(settings: Settings, progress: bool, install_signals: InstallSignals |
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
     try:
         summary, _ = run_index(settings, progress=progress, install_signals=install_signals)
+    except SeedsFailed as exc:  # the demo web did not answer: say why, serve nothing
+        raise DemoError(str(exc)) from None
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)

@@ -16,6 +16,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from webcrawler.urls import TRACKING_PARAMETERS
+
+# The kinds of document a crawl can fetch and index (`--types`): agents/filetypes.py, extract.py.
+DOCUMENT_TYPES = ("html", "pdf", "docx", "odt", "text")
+SITEMAP_TYPE = "application/x-sitemap"  # the content type a sitemap is stored with
+# Content-Type -> the kind of document it announces.
+KIND_OF_TYPE = {
+    "text/html": "html", "application/xhtml+xml": "html", "text/plain": "text",
+    "application/pdf": "pdf", "application/x-pdf": "pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.oasis.opendocument.text": "odt",
+}
+
 
 class Reason:
     """Why a URL was not retrieved or not indexed: short stable codes, stored in the database."""
@@ -31,6 +44,7 @@ class Reason:
     TOO_MANY_REDIRECTS = "too-many-redirects"
     BAD_REDIRECT = "bad-redirect"  # Location missing or not http(s)
     DECODE = "decode-error"  # content could not be decoded / decompressed
+    EXTRACT = "extract-error"  # a PDF/DOCX/ODT without usable text: encrypted, cut short, a bomb
     AGENT_DIED = "agent-died"  # the agent process crashed while holding the URL
     AGENT_HUNG = "agent-hung"  # the agent did not answer before its deadline
     AGENT_MEMORY = "agent-memory"  # the agent grew past its memory limit
@@ -39,6 +53,7 @@ class Reason:
     DUPLICATE = "duplicate"  # same content as another document already fetched
     PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
     POLICY = "policy"  # a toolkit crawl's request policy refused the request: it never went out
+    TRAP = "trap"  # a link loop or an endless date sequence (engine/traps.py)
 
 
 ROBOTS_HOP = "robots-hop"  # Retrieve.kind: one robots.txt request, its redirect answered as data
@@ -51,6 +66,7 @@ class Retrieve:
     (any type, an image say: the answer's `body` holds the bytes, nothing is parsed) or
     "robots-hop" (robots.txt without following its redirects: a usable one comes back as
     `Redirect`, so that a request policy decides on, and audits, every hop).
+    "sitemap" (a noindex document whose links are the sitemap's URLs: agents/sitemap.py).
 
     A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
     the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`
@@ -103,6 +119,8 @@ class Document:
     sketch: bytes = b""  # the text's shingle sketch (recrawl/changes.py) when Retrieve asked
     headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
+    sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)
+    canonical: str = ""  # the canonical URL the page declares (tag or Link header), normalised
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +156,7 @@ class Failure:
     status: int | None = None
     content_type: str = ""
     elapsed: float = 0.0
+    retry_after: float | None = None  # seconds the server asked us to wait (Retry-After)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +175,17 @@ class RobotsFile:
     reason: str = ""
     detail: str = ""
     elapsed: float = 0.0
+    retry_after: float | None = None  # seconds the server asked us to wait (Retry-After)
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """A header sent only to one server (`host`, or `host:port`): HTTP Basic or any header.
+    The value never shows in a repr, so never in a log line or a traceback."""
+
+    host: str
+    header: str  # e.g. "Authorization"
+    value: str = field(repr=False)
 
 
 Answer = Document | NotModified | Redirect | Failure | RobotsFile
@@ -177,3 +207,11 @@ class AgentConfig:
     deny_private: bool = False  # refuse to connect to non-public addresses (agents/addresses.py)
     allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
+    ca_bundle: str = ""  # PEM file of trusted certificate authorities (empty: the system's)
+    client_cert: str = ""  # PEM client certificate
+    client_key: str = ""  # its key, when not in client_cert
+    verify_tls: bool = True  # False only with --insecure-skip-tls-verify
+    credentials: tuple[Credential, ...] = field(default_factory=tuple, repr=False)
+    strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # dropped from every URL found (urls.py)
+    types: tuple[str, ...] = DOCUMENT_TYPES  # the kinds of document fetched and indexed
+    main_content: bool = False  # index a page's main content, its boilerplate dropped (parse.py)

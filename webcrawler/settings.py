@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from webcrawler.config.credentials import read_credentials
 from webcrawler.datadir import DataDir
-from webcrawler.messages import AgentConfig
+from webcrawler.messages import DOCUMENT_TYPES, AgentConfig
+from webcrawler.urls import TRACKING_PARAMETERS, ParamNames
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
 
@@ -66,8 +68,26 @@ class Settings:
     plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
     plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
+    strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
+    types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text
+    sitemaps: bool = True  # read each server's sitemaps (robots.txt's Sitemap: lines, or /sitemap.xml)
+    main_content: bool = False  # index each page's main content: navigation, sidebars, footers dropped
+    near_duplicates: float = 0.8  # resemblance from which a page is a near-duplicate, not indexed (0: off)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
+    retries: int = 3  # further tries of a page after a transient failure (0 = the first is final)
+    retry_backoff: float = 1.0  # seconds before the first retry; doubled each try, with jitter
+    max_retry_after: float = 300.0  # longest wait honoured (Retry-After, backoff); longer: failed
+    delay_factor: float = 2.0  # politeness grows to this many times a server's response time
+    max_delay: float = 60.0  # the adaptive delay's ceiling (never below delay or Crawl-delay)
+    min_revisit: float = 60.0  # an incremental crawl fetches one page at most this often (seconds)
+    trap_repeats: int = 3  # a path segment seen more often than this: a link loop (0 = no check)
+    trap_budget: int = 100  # pages per server whose URLs differ only by a date (0 = no cap)
+    ca_bundle: str = ""  # PEM file of the certificate authorities to trust (empty: the system's)
+    client_cert: str = ""  # PEM client certificate for servers that ask for one
+    client_key: str = ""  # its private key (PEM), when not in client_cert
+    insecure_skip_tls_verify: bool = False  # accept any certificate: unsafe, for tests only
+    metrics_port: int = 0  # serve Prometheus metrics on 127.0.0.1:PORT while crawling (0 = off)
 
     @property
     def stores_responses(self) -> bool:
@@ -100,7 +120,19 @@ class Settings:
             deny_private=self.deny_private,
             allowed_hosts=self.scope_hosts,
             allowed_patterns=self.include,
+            ca_bundle=self.ca_bundle,
+            client_cert=self.client_cert,
+            client_key=self.client_key,
+            verify_tls=not self.insecure_skip_tls_verify,
+            credentials=read_credentials(self.data_dir),
+            strip_params=self.strip_params,
+            types=self.types,
+            main_content=self.main_content,
         )
+
+    def param_names(self) -> ParamNames:
+        """The tracking and session parameters URLs lose (urls.strip_params)."""
+        return ParamNames(self.strip_params)
 
     def deadline(self) -> float:
         """Seconds an agent may hold one URL before the engine replaces it."""

@@ -17,3 +17,4 @@ class State:
     EXCLUDED = "excluded"  # deliberately not fetched: see reason
     REDIRECTED = "redirected"  # answered 3xx; the target is a document of its own
     GONE = "gone"  # fetched once, then answered 404 or 410 on a recrawl: out of the index
+    RETRYING = "retrying"  # failed for a passing reason: asked again after a wait (queued on resume)

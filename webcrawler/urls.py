@@ -222,3 +222,55 @@ def _canonical_escapes(text: str, safe: frozenset[str]) -> str:
             out.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
         i += 1
     return "".join(out)
+
+
+# Query and path parameters that name a visitor, a session or a campaign, never the content:
+# two URLs that differ only by them are one document. Names are case-insensitive; a trailing
+# "*" makes a prefix. The crawl's `strip_params` setting replaces this list.
+TRACKING_PARAMETERS = (
+    # campaign and click tracking
+    "utm_*", "fbclid", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "msclkid", "yclid",
+    "twclid", "ttclid", "igshid", "li_fat_id", "mc_eid", "mc_cid", "_ga", "_gl", "_hsenc",
+    "_hsmi", "__hstc", "__hssc", "__hsfp", "hsctatracking", "mkt_tok", "oly_anon_id",
+    "oly_enc_id", "vero_id", "vero_conv", "wickedid", "srsltid", "ref_src", "s_cid", "spm",
+    # session identifiers
+    "jsessionid", "phpsessid", "aspsessionid*", "sid", "sessionid", "session_id", "cfid",
+    "cftoken", "oscsid", "zenid",
+)
+_PATH_PARAMETER = re.compile(r";([^/;=?]*)=[^/;?]*")
+
+
+class ParamNames:
+    """The parameter names `strip_params` drops: exact names and "prefix*" patterns, any case."""
+
+    __slots__ = ("exact", "prefixes")
+
+    def __init__(self, patterns: tuple[str, ...] | list[str] = TRACKING_PARAMETERS) -> None:
+        self.exact = frozenset(p.lower() for p in patterns if p and not p.endswith("*"))
+        self.prefixes = tuple(p[:-1].lower() for p in patterns if len(p) > 1 and p.endswith("*"))
+
+    def __contains__(self, name: str) -> bool:
+        name = name.lower()
+        return name in self.exact or (bool(self.prefixes) and name.startswith(self.prefixes))
+
+    def __bool__(self) -> bool:
+        return bool(self.exact or self.prefixes)
+
+
+def strip_params(url: str, names: ParamNames) -> str:
+    """A normalised URL without its tracking and session parameters (`names`).
+
+    Query parameters are dropped by name, the others kept as they are, in their order
+    (parameters that select content stay: ``?page=2``, ``?id=7``); a path parameter
+    (``/a;jsessionid=0A1B``) is dropped by name too. Everything else is left untouched,
+    so the result is still what `normalize` would write.
+    """
+    if ("?" not in url and ";" not in url) or not names:
+        return url
+    base, mark, query = url.partition("?")
+    if ";" in base:
+        base = _PATH_PARAMETER.sub(lambda m: "" if m.group(1) in names else m.group(0), base)
+    if not mark:
+        return base
+    kept = [part for part in query.split("&") if part.partition("=")[0] not in names]
+    return f"{base}?{'&'.join(kept)}" if kept else base

@@ -139,7 +139,7 @@ def test_header_charset_and_plain_text(fetcher: Fetcher, web: LoopbackWeb) -> No
     assert (doc.title, doc.text, doc.charset) == ("Café", "déjà vu", "windows-1252")
     plain = get(fetcher, web, "/plain")
     assert (plain.content_type, plain.title, plain.text, plain.links) == (
-        "text/plain", "", "just words and more", ())
+        "text/plain", "just words", "just words and more", ())
 
 
 def test_missing_content_type_is_sniffed(fetcher: Fetcher, web: LoopbackWeb) -> None:

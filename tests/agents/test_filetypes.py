@@ -8,18 +8,20 @@ import pytest
 
 from webcrawler.agents.filetypes import (
     binary_bytes,
+    document_magic,
     indexable_type,
     mime_type,
     unindexable_response,
     unindexable_url,
+    wanted_type,
 )
 
 
 @pytest.mark.parametrize("url", [
     "http://h.test/a.png", "http://h.test/a.JPG", "http://h.test/dir/song.mp3",
-    "http://h.test/film.mkv", "http://h.test/paper.ps", "http://h.test/paper.pdf",
+    "http://h.test/film.mkv", "http://h.test/paper.ps",
     "http://h.test/src.tar.gz", "http://h.test/x.zip", "http://h.test/setup.exe",
-    "http://h.test/font.woff2", "http://h.test/report.docx", "http://h.test/sheet.xls",
+    "http://h.test/font.woff2", "http://h.test/sheet.xls", "http://h.test/slides.pptx",
     "http://h.test/a%2Egif", "http://h.test/a.png?size=2",
 ])
 def test_unindexable_extensions(url: str) -> None:
@@ -33,6 +35,26 @@ def test_unindexable_extensions(url: str) -> None:
 ])
 def test_indexable_extensions(url: str) -> None:
     assert not unindexable_url(url)
+
+
+def test_document_kinds_by_extension_follow_the_crawls_types() -> None:
+    for url in ("http://h.test/paper.pdf", "http://h.test/report.docx", "http://h.test/a.odt"):
+        assert not unindexable_url(url)
+        assert unindexable_url(url, ("html", "text"))
+    assert unindexable_url("http://h.test/a.txt", ("html", "pdf"))
+    assert unindexable_url("http://h.test/a.png?x=a.pdf", ("html", "pdf"))
+
+
+def test_wanted_types_and_document_magic() -> None:
+    assert wanted_type("application/pdf", "http://h.test/x") is True
+    assert wanted_type("application/pdf", "http://h.test/x", ("html",)) is False
+    assert wanted_type("application/octet-stream", "http://h.test/a.pdf") is True
+    assert wanted_type("application/octet-stream", "http://h.test/a.bin") is False
+    assert wanted_type("image/png", "http://h.test/a.pdf") is False
+    assert wanted_type("", "http://h.test/a") is None
+    assert document_magic(b"%PDF-1.7") and not document_magic(b"%PDF-1.7", ("html", "docx"))
+    assert document_magic(b"PK\x03\x04") and not document_magic(b"PK\x03\x04", ("pdf",))
+    assert not document_magic(b"\x89PNG")
 
 
 def test_mime_type_is_lowercased_without_parameters() -> None:

@@ -75,7 +75,7 @@ def test_max_links() -> None:
 
 def test_plain_text() -> None:
     parsed = parse_plain("  line one\n\n<b>line</b> two  ")
-    assert (parsed.title, parsed.text, parsed.links) == ("", "line one <b>line</b> two", ())
+    assert (parsed.title, parsed.text, parsed.links) == ("line one", "line one <b>line</b> two", ())
 
 
 @pytest.mark.parametrize("doc", [

@@ -97,7 +97,8 @@ def _index(data: Path, url: str, *args: str) -> list[str]:
 
 
 def _incremental(seed: str, hours: float) -> tuple[str, ...]:
-    return ("--incremental", "--recrawl", "uniform", "--hours", str(hours), "--seed", seed)
+    return ("--incremental", "--recrawl", "uniform", "--hours", str(hours), "--seed", seed,
+            "--min-revisit", "0")
 
 
 def _state(url: str, path: str) -> str | None:

@@ -101,6 +101,12 @@ def test_a_batch_crawl_keeps_no_responses_unless_asked(tmp_path: Path):
                 kept = conn.execute(select(func.count()).select_from(responses)).scalar_one()
             engine.dispose()
             assert kept == (2 if keep else 0)
+            result = webcrawler("export", "--format", "warc", "--data-dir", str(data),
+                                "--output", str(data / "out.warc.gz"))
+            warnings = [line for line in result.stderr.decode().splitlines() if "warning" in line]
+            assert warnings == ([] if keep else [
+                "warning: 2 fetched documents have no kept response, only a metadata record: "
+                "crawl with --keep-responses (or --incremental) to keep responses"])
 
 
 def test_escaped_dot_segments_are_neither_stored_nor_exported(tmp_path: Path):

@@ -24,7 +24,7 @@ def test_recrawled_pages_export_their_history_and_their_newest_response(tmp_path
         settings = Settings(data_dir=data, agents=2, delay=0.0, hours=6 / 3600, commit_every=20,
                             progress_interval=60.0, seeds=(served.seed_url,),
                             include=(served.include_pattern,), incremental=True, recrawl="uniform",
-                            fetch_rate=10.0)
+                            fetch_rate=10.0, min_revisit=0.0)
         run_index(settings, progress=False)
     lines = webcrawler("export", "--data-dir", str(data)).stdout.splitlines()
     records = {r["url"]: r for r in map(json.loads, lines)}

@@ -15,7 +15,7 @@ def test_answer_has_the_documented_shape(client: FlaskClient) -> None:
     assert isinstance(data["total"], int) and data["total"] >= 4
     assert isinstance(data["took_ms"], float) and data["took_ms"] >= 0
     first = data["results"][0]
-    assert set(first) == {"rank", "score", "title", "url", "snippet", "site", "more"}
+    assert set(first) == {"rank", "score", "title", "url", "snippet", "type", "site", "more"}
     assert first == {
         **first,
         "rank": 1,

@@ -32,7 +32,7 @@ def test_period_inputs_become_a_recrawl_plan():
 
 def test_plan_auto_solves_from_the_crawl_history_and_crawls_by_it(tmp_path):
     settings = Settings(data_dir=tmp_path / "data", agents=2, delay=0.0, hours=2.5 / 3600,
-                        incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5,
+                        incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5, min_revisit=0.0,
                         commit_seconds=0.5, progress_interval=60.0, total_timeout=5.0)
     counter = itertools.count()
 

@@ -84,7 +84,7 @@ def crawl(settings: Settings, seed: str) -> RecordingSink:
 def settings(tmp_path: Path, database_url: str) -> Settings:
     """On SQLite and on PostgreSQL (tests/conftest.py)."""
     return Settings(data_dir=tmp_path / "data", db_url=database_url, agents=2, delay=0.0, hours=2.5 / 3600,
-                    incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5,
+                    incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5, min_revisit=0.0,
                     commit_seconds=0.5, progress_interval=60.0, connect_timeout=2.0,
                     read_timeout=2.0, total_timeout=5.0)
 

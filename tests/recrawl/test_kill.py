@@ -29,7 +29,8 @@ def start(data: Path, seed: str, hours: float) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "webcrawler.cli", "index", "--incremental", "--recrawl", "uniform",
          "--hours", str(hours), "--delay", "0", "--agents", "2", "--fetch-rate", str(RATE),
-         "--commit-every", "3", "--no-progress", "--data-dir", str(data), "--seed", seed],
+         "--commit-every", "3", "--no-progress", "--data-dir", str(data), "--seed", seed,
+         "--min-revisit", "0"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 

@@ -48,7 +48,7 @@ def changing_site() -> Site:
 
 def settings_for(tmp_path) -> Settings:
     return Settings(data_dir=tmp_path / "data", agents=2, delay=0.0, hours=2.5 / 3600,
-                    incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5,
+                    incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5, min_revisit=0.0,
                     commit_seconds=0.5, progress_interval=60.0, total_timeout=5.0)
 
 

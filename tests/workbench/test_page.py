@@ -8,9 +8,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from webcrawler.query_server.server import ServerThread
 
 from tests.workbench.conftest import Workbench
+from webcrawler.web.server import ServerThread
 from webcrawler.workbench import page
 from webcrawler.workbench.app import create_app
 

@@ -137,7 +137,7 @@ def test_bound_beyond_loopback_a_token_is_generated_and_printed(tmp_path: Path) 
     import tempfile
 
     from tests.workbench.resources import wait_until
-    from webcrawler.query_server import processes
+    from webcrawler.web import processes
 
     command = [sys.executable, "-m", "webcrawler.cli", "workbench", "--data-dir", str(tmp_path),
                "--host", "127.1", "--port", "0"]

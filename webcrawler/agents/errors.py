@@ -68,6 +68,8 @@ _DETAILS: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
     ((u3.ConnectTimeoutError, requests.exceptions.ConnectTimeout),
      "no connection within the connect timeout"),
     ((u3.ReadTimeoutError, requests.exceptions.ReadTimeout), "no data within the read timeout"),
+    ((ssl.SSLCertVerificationError,),
+     "TLS: the server's certificate is not trusted (--ca-bundle for a private CA)"),
     ((ssl.SSLError,), "TLS handshake or record failed"),
     ((socket.gaierror, u3.NameResolutionError), "host name did not resolve"),
     ((ConnectionRefusedError,), "connection refused"),

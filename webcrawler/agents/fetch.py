@@ -22,13 +22,22 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 import requests
+import urllib3
 
-from webcrawler.agents import addresses, filetypes
+from webcrawler.agents import addresses, extract, filetypes, sitemap
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
+from webcrawler.agents.credentials import headers_for
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
-from webcrawler.agents.parse import Parsed, parse_html, parse_plain, robots_directives
+from webcrawler.agents.parse import (
+    Parsed,
+    canonical_url,
+    parse_html,
+    parse_plain,
+    robots_directives,
+)
+from webcrawler.agents.retry_after import retry_after
 from webcrawler.messages import (
     ROBOTS_HOP,
     AgentConfig,
@@ -36,13 +45,14 @@ from webcrawler.messages import (
     Document,
     Failure,
     NotModified,
+    Outlink,
     Reason,
     Redirect,
     Retrieve,
     RobotsFile,
 )
 from webcrawler.robots import decode_body
-from webcrawler.urls import try_normalize
+from webcrawler.urls import ParamNames, strip_params, try_normalize
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +72,7 @@ class _Hop:
     reason: str = ""
     detail: str = ""
     location: str = ""  # a redirect not followed (robots-hop): where it leads
+    retry_after: float | None = None
 
 
 class Fetcher:
@@ -72,6 +83,7 @@ class Fetcher:
         self.robots_token = robots_token
         self.watchdog = Watchdog()
         self.session = _session(config, self.watchdog)
+        self.param_names = ParamNames(config.strip_params)
 
     def close(self) -> None:
         self.session.close()
@@ -123,7 +135,8 @@ class Fetcher:
 
     def _document(self, request: Retrieve, started: float) -> Answer:
         raw = request.kind == "file"  # any type, body only: the toolkit's images
-        if not raw and filetypes.unindexable_url(request.url):
+        listing = request.kind == "sitemap"  # XML, text or gzip: agents/sitemap.py reads it
+        if not (raw or listing) and filetypes.unindexable_url(request.url, self.config.types):
             return Failure(request.job_id, request.url, Reason.UNINDEXABLE, "file extension")
         deadline = started + self.config.total_timeout
         with self._get(request.url, deadline, _conditional(request)) as response:
@@ -132,13 +145,21 @@ class Fetcher:
                 return early
             try:
                 body = read_body(response.raw, response.headers.get("Content-Encoding", ""),
-                                 self.config.max_bytes, deadline,
-                                 reject=None if raw else filetypes.binary_bytes)
+                                 sitemap.MAX_BYTES if listing else self.config.max_bytes, deadline,
+                                 reject=None if raw or listing else self._unwanted_bytes)
             except BodyError as exc:
                 return self._failure(request, response, exc.reason, str(exc), started)
             if raw:
                 return self._make_file(request, response, body, started)
+            if listing:
+                return self._sitemap(request, response, body, started)
+            if filetypes.document_magic(body[:8], self.config.types):
+                return self._extracted(request, response, body, started)
             return self._make_document(request, response, body, started)
+
+    def _unwanted_bytes(self, head: bytes) -> bool:
+        """Binary, and not a PDF or office file the crawl extracts text from."""
+        return filetypes.binary_bytes(head) and not filetypes.document_magic(head, self.config.types)
 
     def _early_answer(
         self, request: Retrieve, response: requests.Response, started: float
@@ -154,11 +175,13 @@ class Fetcher:
         if not 200 <= status < 300:
             return self._failure(request, response, Reason.HTTP_ERROR, f"HTTP {status}", started)
         mime = filetypes.mime_type(response.headers.get("Content-Type"))
-        if request.kind != "file" and filetypes.indexable_type(mime) is False:
+        if request.kind not in ("file", "sitemap") and filetypes.wanted_type(
+                mime, request.url, self.config.types) is False:
             return self._failure(request, response, Reason.UNINDEXABLE, mime, started)
         length = _content_length(response)
         encoded = response.headers.get("Content-Encoding", "").strip().lower()
-        if length is not None and length > self.config.max_bytes and encoded in ("", "identity"):
+        cap = sitemap.MAX_BYTES if request.kind == "sitemap" else self.config.max_bytes
+        if length is not None and length > cap and encoded in ("", "identity"):
             return self._failure(request, response, Reason.TOO_LARGE,
                                  f"Content-Length {length}", started)
         return None
@@ -169,6 +192,7 @@ class Fetcher:
         if not location or target is None:
             return self._failure(request, response, Reason.BAD_REDIRECT,
                                  f"Location {location[:200]!r}", started)
+        target = strip_params(target, self.param_names)
         return Redirect(request.job_id, request.url, response.status_code, target,
                         elapsed=time.monotonic() - started)
 
@@ -179,7 +203,7 @@ class Fetcher:
         return Failure(
             request.job_id, request.url, reason, detail, status=response.status_code,
             content_type=filetypes.mime_type(response.headers.get("Content-Type")),
-            elapsed=time.monotonic() - started,
+            elapsed=time.monotonic() - started, retry_after=retry_after(response.headers),
         )
 
     def _make_document(
@@ -190,10 +214,35 @@ class Fetcher:
         text, charset = decode(body, header)
         final_url = try_normalize(response.url or request.url) or request.url
         parsed = self._parse(mime, text, final_url)
+        return self._document_of(request, response, body, started, mime, charset, parsed,
+                                 text if request.kind == "page" else "")
+
+    def _extracted(
+        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+    ) -> Document | Failure:
+        """A PDF, DOCX or ODT: its title and text (extract.py), or why there are none."""
+        kind = "pdf" if body.startswith(b"%PDF-") else extract.zip_kind(body)
+        if kind not in self.config.types:
+            detail = f"{kind} is not in the crawl's types" if kind else "a zip, neither DOCX nor ODT"
+            return self._failure(request, response, Reason.UNINDEXABLE, detail, started)
+        try:
+            found = extract.extract(kind, body, started + self.config.total_timeout,
+                                    self.config.max_bytes)
+        except extract.ExtractError as exc:
+            return self._failure(request, response, Reason.EXTRACT, str(exc), started)
+        parsed = Parsed(title=found.title, text=found.text)
+        return self._document_of(request, response, body, started, filetypes.TYPE_OF_KIND[kind],
+                                 "", parsed, "")
+
+    def _document_of(
+        self, request: Retrieve, response: requests.Response, body: bytes, started: float,
+        mime: str, charset: str, parsed: Parsed, html: str,
+    ) -> Document:
         header_noindex, header_nofollow = x_robots_tag(
             response.headers.get("X-Robots-Tag", ""), self.robots_token)
         return Document(
-            job_id=request.job_id, url=request.url, final_url=final_url,
+            job_id=request.job_id, url=request.url,
+            final_url=try_normalize(response.url or request.url) or request.url,
             status=response.status_code, content_type=mime, charset=charset,
             title=parsed.title, text=parsed.text,
             links=() if header_nofollow else parsed.links,
@@ -201,7 +250,8 @@ class Fetcher:
             elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,
             last_modified=response.headers.get("Last-Modified", ""),
             etag=response.headers.get("ETag", ""),
-            html=text if request.kind == "page" else "",
+            canonical=self._canonical(response, request.url) or parsed.canonical,
+            html=html,
             sketch=_sketch(parsed.text) if request.sketch else b"",
             headers=tuple(response.raw.headers.items()) if request.body else (),
             body=zlib.compress(body, 1) if request.body else b"",
@@ -227,7 +277,38 @@ class Fetcher:
         if mime == "text/plain":
             return parse_plain(text)
         return parse_html(text, final_url, self.robots_token, self.config.max_links,
-                          self.config.max_url_length)
+                          self.config.max_url_length, self.param_names, self.config.main_content)
+
+    def _canonical(self, response: requests.Response, url: str) -> str:
+        """The `Link: <...>; rel="canonical"` header's URL ("" when none): it names the
+        canonical URL of any type of file, a PDF's too."""
+        if "canonical" not in response.headers.get("Link", "").lower():
+            return ""
+        target = response.links.get("canonical", {}).get("url", "")
+        return canonical_url(target, url, self.config.max_url_length, self.param_names)
+
+    # sitemaps
+
+    def _sitemap(
+        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+    ) -> Answer:
+        """A sitemap's URLs as the links of a noindex document (agents/sitemap.py)."""
+        try:
+            found = sitemap.parse(body, request.url, self.param_names, self.config.max_url_length)
+        except sitemap.SitemapError as exc:
+            return self._failure(request, response, Reason.DECODE, f"sitemap: {exc}", started)
+        if found.dropped:
+            log.info("%s: %d URLs past the sitemap protocol's %d dropped", request.url,
+                     found.dropped, sitemap.MAX_URLS)
+        links = tuple(Outlink(url) for url in (*found.urls, *found.sitemaps))
+        return Document(
+            job_id=request.job_id, url=request.url, final_url=request.url,
+            status=response.status_code,
+            content_type=sitemap.SITEMAP_TYPE, charset="", title="", text="", links=links,
+            length=len(body), checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
+            elapsed=time.monotonic() - started, noindex=True,
+            last_modified=response.headers.get("Last-Modified", ""),
+            etag=response.headers.get("ETag", ""), sitemaps=found.sitemaps)
 
     # robots.txt
 
@@ -239,7 +320,7 @@ class Fetcher:
                             elapsed=time.monotonic() - started)
         body = decode_body(hop.body)
         return RobotsFile(request.job_id, request.url, hop.status, body, hop.reason, hop.detail,
-                          elapsed=time.monotonic() - started)
+                          elapsed=time.monotonic() - started, retry_after=hop.retry_after)
 
     def _follow_robots(self, url: str, deadline: float, follow: bool = True) -> _Hop:
         """GET robots.txt, following up to five redirects (or, `follow` False, none: the first
@@ -248,7 +329,8 @@ class Fetcher:
             with self._get(url, deadline) as response:
                 status = response.status_code
                 if status not in REDIRECT_STATUSES:
-                    return _Hop(url, status, self._robots_body(response, deadline))
+                    return _Hop(url, status, self._robots_body(response, deadline),
+                                retry_after=retry_after(response.headers))
                 target = try_normalize(_location(response), url)
                 if target is None or not addresses.robots_hop(url, target):
                     return _Hop(url, None, reason=Reason.BAD_REDIRECT,
@@ -273,8 +355,9 @@ class Fetcher:
         remaining = max(0.001, deadline - time.monotonic())
         timeout = (min(self.config.connect_timeout, remaining),
                    min(self.config.read_timeout, remaining))
+        secret = headers_for(url, self.config.credentials)  # this server's own, if any
         return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout,
-                                headers=headers)
+                                headers={**(headers or {}), **secret} or None)
 
 
 def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
@@ -296,7 +379,21 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
         "Accept-Encoding": "gzip, deflate",  # br would need a new dependency
     })
     session.headers.update(dict(config.extra_headers))
+    _tls(session, config)
     return session
+
+
+def _tls(session: requests.Session, config: AgentConfig) -> None:
+    """Whom to trust: the system's authorities, or --ca-bundle's; nobody checked only with
+    --insecure-skip-tls-verify. A client certificate when one is configured."""
+    if not config.verify_tls:
+        session.verify = False
+        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the engine warned once
+    elif config.ca_bundle:
+        session.verify = config.ca_bundle
+    if config.client_cert:
+        session.cert = ((config.client_cert, config.client_key) if config.client_key
+                        else config.client_cert)
 
 
 class _Session(requests.Session):

@@ -1,11 +1,13 @@
 """Which files the index can use, judged by URL extension, Content-Type and first bytes.
 
-The index wants text. Pictures, sound, video, PostScript, PDF, archives,
-fonts, executables and office documents cost bandwidth and give nothing to
-index, so they are skipped as early as possible: before the request when the
-URL's extension says so (the engine calls `unindexable_url` too), and before
-the body is parsed when the response header or the first bytes say so. A
-server that labels a binary file text/html must not get it into the index.
+The index wants text: HTML and plain text, and the text inside PDF, DOCX and ODT
+files (agents/extract.py), each kind fetched only when the crawl's `types` name it.
+Pictures, sound, video, PostScript, archives, fonts, executables and other office
+documents cost bandwidth and give nothing to index, so they are skipped as early as
+possible: before the request when the URL's extension says so (the engine calls
+`unindexable_url` too), and before the body is parsed when the response header or the
+first bytes say so. A server that labels a binary file text/html must not get it into
+the index.
 
 Pure functions: no I/O, no state.
 """
@@ -14,7 +16,19 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
+from webcrawler.messages import DOCUMENT_TYPES, KIND_OF_TYPE
+
 INDEXABLE_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
+TYPE_OF_KIND = {"html": "text/html", "text": "text/plain", "pdf": "application/pdf",
+                "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+                "odt": "application/vnd.oasis.opendocument.text"}
+KIND_OF_EXTENSION = {"pdf": "pdf", "docx": "docx", "odt": "odt", "txt": "text"}
+# Labels that say nothing about the content: the URL's extension and the bytes decide.
+GENERIC_TYPES = frozenset({
+    "application/octet-stream", "binary/octet-stream", "application/zip",
+    "application/x-zip-compressed", "application/download", "application/x-download",
+    "application/force-download",
+})
 
 # Extensions of files we never request. Lower case, without the dot.
 UNINDEXABLE_EXTENSIONS = frozenset(
@@ -80,16 +94,58 @@ _RIFF_KINDS = (b"WAVE", b"AVI ", b"WEBP")
 SNIFF_BYTES = 1024
 
 
-def unindexable_url(url: str) -> bool:
-    """True when the URL's path ends in an extension of a file the index cannot use."""
+def unindexable_url(url: str, types: tuple[str, ...] = DOCUMENT_TYPES) -> bool:
+    """True when the URL's path ends in an extension of a file the index cannot use, or of a
+    kind of document the crawl's `types` leave out."""
+    extension = url_extension(url)
+    if extension == "gz" and looks_like_sitemap(url):
+        return False  # sitemap.xml.gz: read by agents/sitemap.py
+    kind = KIND_OF_EXTENSION.get(extension)
+    if kind is not None:
+        return kind not in types
+    return extension in UNINDEXABLE_EXTENSIONS
+
+
+def looks_like_sitemap(url: str) -> bool:
+    """Does the URL's last path segment name a sitemap (sitemap.xml, sitemap-2.txt.gz, ...)?"""
+    try:
+        last = unquote(urlsplit(url).path.rsplit("/", 1)[-1]).lower()
+    except ValueError:
+        return False
+    return "sitemap" in last and last.endswith((".xml", ".xml.gz", ".txt", ".txt.gz", ".gz"))
+
+
+def url_extension(url: str) -> str:
+    """The lower-cased extension of the URL's last path segment ("" when none)."""
     try:
         path = urlsplit(url).path
     except ValueError:
-        return False
+        return ""
     last = unquote(path.rsplit("/", 1)[-1])
-    if "." not in last:
-        return False
-    return last.rsplit(".", 1)[1].lower() in UNINDEXABLE_EXTENSIONS
+    return last.rsplit(".", 1)[1].lower() if "." in last else ""
+
+
+def wanted_type(mime: str, url: str, types: tuple[str, ...] = DOCUMENT_TYPES) -> bool | None:
+    """Is a response labelled `mime` a kind the crawl fetches? None when the server did not say.
+
+    A generic label (application/octet-stream, ...) is wanted when the URL's extension
+    names a wanted PDF, DOCX or ODT: the first bytes decide afterwards.
+    """
+    if not mime:
+        return None
+    kind = KIND_OF_TYPE.get(mime)
+    if kind is not None:
+        return kind in types
+    if mime in GENERIC_TYPES:
+        return KIND_OF_EXTENSION.get(url_extension(url)) in set(types) - {"text", "html"}
+    return False
+
+
+def document_magic(head: bytes, types: tuple[str, ...] = DOCUMENT_TYPES) -> bool:
+    """Do the first bytes start a PDF, or a zip (DOCX, ODT), of a kind the crawl fetches?"""
+    if head.startswith(b"%PDF-"):
+        return "pdf" in types
+    return head.startswith(b"PK\x03\x04") and ("docx" in types or "odt" in types)
 
 
 def mime_type(content_type: str | None) -> str:

@@ -20,7 +20,7 @@ from lxml import etree
 
 from webcrawler.agents.resolve import resolve
 from webcrawler.messages import Outlink
-from webcrawler.urls import MAX_URL_LENGTH, try_normalize
+from webcrawler.urls import MAX_URL_LENGTH, ParamNames, strip_params, try_normalize
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +48,24 @@ class Parsed:
     links: tuple[Outlink, ...] = ()
     noindex: bool = False
     nofollow: bool = False
+    canonical: str = ""  # <link rel="canonical">, absolute and normalised ("" when none)
 
 
 def parse_plain(text: str) -> Parsed:
-    """A text/plain body: all of it is text; it has no title and no links."""
-    return Parsed(text=collapse(text))
+    """A text/plain body: all of it is text, its first line the title; it has no links."""
+    return Parsed(title=first_line([text[:64 * 1024]]), text=collapse(text))
+
+
+MAX_TITLE_CHARS = 200
+
+
+def first_line(blocks: list[str]) -> str:
+    """The first non-empty line of a text: the title of a document that names none."""
+    for block in blocks:
+        for line in block.splitlines():
+            if line.strip():
+                return collapse(line)[:MAX_TITLE_CHARS]
+    return ""
 
 
 def parse_html(
@@ -61,8 +74,13 @@ def parse_html(
     robots_token: str = "WebCrawler",
     max_links: int = 5000,
     max_url_length: int = MAX_URL_LENGTH,
+    names: ParamNames | None = None,
+    main_content: bool = False,
 ) -> Parsed:
-    """Parse an HTML page fetched from `url` (the final URL, after redirects); never raises."""
+    """Parse an HTML page fetched from `url` (the final URL, after redirects); never raises.
+
+    Links lose the tracking and session parameters `names` lists (urls.strip_params).
+    With `main_content` the text is the page's main content (`main_text`)."""
     try:
         root = _tree(text)
         if root is None:
@@ -70,12 +88,13 @@ def parse_html(
         found = _scan(root)
         noindex, nofollow = meta_robots(found.metas, robots_token)
         title = "" if found.title is None else collapse("".join(found.title.itertext()))
-        body_text = visible_text(root)
-        if nofollow:
-            return Parsed(title, body_text, (), noindex, nofollow)
+        body_text = main_text(root) if main_content else visible_text(root)
         base = _base_url(found.base, url, max_url_length)
-        links = extract_links(found.anchors, base, max_links, max_url_length)
-        return Parsed(title, body_text, links, noindex, nofollow)
+        canonical = canonical_url(found.canonical, base, max_url_length, names)
+        if nofollow:
+            return Parsed(title, body_text, (), noindex, nofollow, canonical)
+        links = extract_links(found.anchors, base, max_links, max_url_length, names)
+        return Parsed(title, body_text, links, noindex, nofollow, canonical)
     except Exception:  # noqa: BLE001 - one hostile page must not kill the agent
         log.warning("could not parse %s", url, exc_info=True)
         return Parsed()
@@ -129,17 +148,21 @@ class _Found:
     anchors: list[etree._Element]
     title: etree._Element | None = None
     base: etree._Element | None = None
+    canonical: str = ""  # the href of the first <link rel="canonical">
 
 
 def _scan(root: etree._Element) -> _Found:
     """One pass over the tree (each walk costs as much as a tenth of the parse)."""
     found = _Found([], [])
-    for element in root.iter("a", "area", "meta", "title", "base"):
+    for element in root.iter("a", "area", "meta", "title", "base", "link"):
         tag = element.tag
         if tag == "a" or tag == "area":
             found.anchors.append(element)
         elif tag == "meta":
             found.metas.append(element)
+        elif tag == "link":
+            if not found.canonical and "canonical" in (element.get("rel") or "").lower().split():
+                found.canonical = (element.get("href") or "").strip()
         elif tag == "title":
             found.title = element if found.title is None else found.title
         elif found.base is None and element.get("href"):
@@ -171,6 +194,17 @@ def _base_url(base: etree._Element | None, url: str, max_url_length: int) -> str
     return try_normalize(base.get("href") or "", url, max_url_length) or url
 
 
+def canonical_url(href: str, base: str, max_url_length: int,
+                  names: ParamNames | None = None) -> str:
+    """A canonical link's target, normalised as links are ("" when none or unusable)."""
+    if not href:
+        return ""
+    url = try_normalize(href, base, max_url_length)
+    if url is None:
+        return ""
+    return strip_params(url, names) if names else url
+
+
 def visible_text(root: etree._Element) -> str:
     """The words a reader sees, separated where blocks separate them; invisible parts left out.
 
@@ -178,6 +212,31 @@ def visible_text(root: etree._Element) -> str:
     (a space around every block element, then itertext) cost three times as much.
     """
     return collapse(str(_text_stylesheet()(root)))
+
+
+# Boilerplate: navigation, banners, sidebars, footers, by element, ARIA role or class/id name.
+BOILERPLATE = " | ".join((
+    "nav", "header", "footer", "aside",
+    "*[@role='navigation' or @role='banner' or @role='contentinfo' or @role='complementary'"
+    " or @role='search']",
+    *(f"{tag}[contains(@class,'{word}') or contains(@id,'{word}')]"
+      for tag in ("div", "ul", "section", "table", "td")
+      for word in ("sidebar", "navbar", "navigation", "nav-", "menu", "footer", "breadcrumb",
+                   "related", "masthead", "toc")),
+))
+MIN_MAIN_SHARE = 0.2  # main content shorter than this share of the page: the page is its text
+
+
+def main_text(root: etree._Element) -> str:
+    """The page's main content: its visible text without the blocks that repeat on every page
+    of a site (navigation, banners, sidebars, footers), so that snippets come from what the
+    page says and boilerplate words weigh nothing in ranking. A page whose main content
+    would be under a fifth of its text (a hub page of links) keeps all of it."""
+    main = collapse(str(_main_stylesheet()(root)))
+    if len(main) >= 200:
+        return main
+    full = visible_text(root)
+    return main if len(main) >= MIN_MAIN_SHARE * len(full) and main else full
 
 
 _local = threading.local()
@@ -202,6 +261,13 @@ def _text_stylesheet() -> etree.XSLT:
     return stylesheet
 
 
+def _main_stylesheet() -> etree.XSLT:
+    stylesheet = getattr(_local, "main_stylesheet", None)
+    if stylesheet is None:
+        stylesheet = _local.main_stylesheet = etree.XSLT(etree.XML(_MAIN_XSLT))
+    return stylesheet
+
+
 _TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
 <xsl:output method="text" encoding="UTF-8"/>
 <xsl:template match="{' | '.join(INVISIBLE_TAGS)}"/>
@@ -209,16 +275,19 @@ _TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999
 <xsl:text> </xsl:text><xsl:apply-templates/><xsl:text> </xsl:text>
 </xsl:template>
 </xsl:stylesheet>"""
+_MAIN_XSLT = _TEXT_XSLT.replace(
+    "<xsl:output", f'<xsl:template match="{BOILERPLATE}" priority="2"/>\n<xsl:output', 1)
 
 
 def extract_links(
-    elements: list[etree._Element], base: str, max_links: int, max_url_length: int
+    elements: list[etree._Element], base: str, max_links: int, max_url_length: int,
+    names: ParamNames | None = None,
 ) -> tuple[Outlink, ...]:
     """Followable links in page order, de-duplicated; anchors of repeated targets merged."""
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
     for element in elements:
-        url = _link_target(element, base, max_url_length, seen)
+        url = _link_target(element, base, max_url_length, seen, names)
         if url is None:
             continue
         if url not in anchors:
@@ -230,7 +299,8 @@ def extract_links(
 
 
 def _link_target(
-    element: etree._Element, base: str, max_url_length: int, seen: dict[str, str | None]
+    element: etree._Element, base: str, max_url_length: int, seen: dict[str, str | None],
+    names: ParamNames | None = None,
 ) -> str | None:
     """The normalised target of an <a>/<area>, or None for nofollow, self and uncrawlable links."""
     href = (element.get("href") or "").strip()
@@ -239,7 +309,8 @@ def _link_target(
     if "nofollow" in (element.get("rel") or "").lower().split():
         return None
     if href not in seen:
-        seen[href] = resolve(href, base, max_url_length)
+        url = resolve(href, base, max_url_length)
+        seen[href] = strip_params(url, names) if url is not None and names else url
     return seen[href]
 
 

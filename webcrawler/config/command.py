@@ -1,9 +1,11 @@
 """`webcrawler config [--data-dir D] [--json]`: the effective configuration, every crawl
 and query-server setting with its value and where it came from (default, file,
-environment, flag), on stdout."""
+environment, stored with the crawl, flag), on stdout. The crawl's stored scope shows as
+"stored", as the crawl commands apply it: over file and environment, under a flag."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -11,7 +13,7 @@ from typing import Any
 
 import click
 
-from webcrawler.config.layers import Configuration, Layered
+from webcrawler.config.layers import Configuration, Layered, Origin
 from webcrawler.config.options import serve_configuration
 
 
@@ -23,8 +25,41 @@ from webcrawler.config.options import serve_configuration
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def config_command(data_dir: Path | None, db_url: str | None, as_json: bool) -> None:
     """Print the effective configuration and where each value came from (docs/configuration.md)."""
-    configuration = serve_configuration({"data_dir": data_dir, "db_url": db_url}, {})
+    configuration = with_stored_scope(serve_configuration({"data_dir": data_dir,
+                                                           "db_url": db_url}, {}))
     click.echo(json.dumps(to_json(configuration), indent=2) if as_json else to_text(configuration))
+
+
+def with_stored_scope(configuration: Configuration) -> Configuration:
+    """The configuration with the crawl's stored scope in place of what it replaces (nothing
+    when no crawl is stored; nothing is created or written to find out)."""
+    from webcrawler.database import connect
+    from webcrawler.dialects import sqlite_file
+    from webcrawler.engine.stored_scope import FIELDS, load
+
+    settings = configuration.crawl.value
+    path = sqlite_file(settings.database_url)
+    if path is not None and not path.is_file():
+        return configuration
+    engine = connect(settings.database_url, readonly=True)
+    try:
+        stored = load(engine)
+    except Exception:  # noqa: BLE001 - no schema yet, or unreadable: show the layers only
+        stored = {}
+    finally:
+        engine.dispose()
+    origins = dict(configuration.crawl.origins)
+    changes: dict[str, Any] = {}
+    for name in FIELDS:
+        if name in stored and origins[name].source != "flag":
+            value = stored[name]
+            changes[name] = tuple(value) if isinstance(value, list) else value
+            origins[name] = Origin("stored", "with the crawl")
+    if stored.get("hosts"):
+        changes["scope_hosts"], origins["scope_hosts"] = tuple(stored["hosts"]), Origin(
+            "stored", "with the crawl")
+    crawl = Layered(dataclasses.replace(settings, **changes), origins)
+    return dataclasses.replace(configuration, crawl=crawl)
 
 
 def to_json(configuration: Configuration) -> dict[str, Any]:

@@ -22,6 +22,7 @@ import tomllib
 from dataclasses import Field, fields
 from pathlib import Path
 
+from webcrawler.config.credentials import parse as parse_credentials
 from webcrawler.config.kinds import ConfigError, from_toml
 from webcrawler.config.serve import ServeSettings
 from webcrawler.datadir import DataDir
@@ -56,6 +57,7 @@ def read_config(data_dir: Path) -> dict[str, dict[str, object]]:
         raise ConfigError(f"{path}: not valid TOML ({error})") from None
     except RecursionError:
         raise ConfigError(f"{path}: not valid TOML (nested too deeply)") from None
+    parse_credentials(path, document.pop("credentials", []))  # checked; only agents get them
     return {name: _section(path, name, table) for name, table in document.items()}
 
 
@@ -76,8 +78,8 @@ def _section(path: Path, name: str, table: object) -> dict[str, object]:
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: {name} is outside a section: put it under [crawl] or "
                               "[serve]")
-        raise ConfigError(f"{path}: unknown section [{name}]: the sections are [crawl] and "
-                          "[serve]")
+        raise ConfigError(f"{path}: unknown section [{name}]: the sections are [crawl], "
+                          "[serve] and [[credentials]]")
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {name} must be a section ([{name}]), not a single value")
     known = {f.name: f for f in fields(SECTIONS[name])}

@@ -6,7 +6,7 @@ dataclasses, and the calls that turn the flags a command was given into its sett
     crawl_settings      flags -> Settings, through file and environment
     serve_configuration flags -> Configuration (Settings and ServeSettings)
 
-A bad file or variable is one line and exit status 2 (BadConfig), never a traceback.
+A bad file or variable is one line and exit status 2 (ConfigError), never a traceback.
 """
 
 from __future__ import annotations
@@ -40,6 +40,34 @@ TUNING = {
     "agent_memory_mb": "Replace an agent process that grows past this many MB (default 512).",
     "agent_deadline": "Seconds an agent may hold one URL (default 0: --total-timeout + 15).",
     "progress_interval": "Seconds between progress lines (default 2).",
+    "retries": "Tries of a page after a passing failure (refused, reset, timeout, DNS, 429, "
+               "500, 502, 503, 504) (default 3; 0: the first failure is final).",
+    "retry_backoff": "Seconds before the first retry, doubled for each next one, with jitter "
+                     "(default 1).",
+    "max_retry_after": "Longest wait honoured, in seconds (Retry-After or backoff); a server "
+                       "asking for more is left until a later crawl (default 300).",
+    "delay_factor": "Politeness grows to this many times a server's response time (with "
+                    "--delay above 0); 429 and 503 double it (default 2; 0: fixed delay).",
+    "max_delay": "Largest politeness delay the adaptation may reach, in seconds (default 60).",
+    "min_revisit": "An incremental crawl fetches one page at most once in this many seconds "
+                   "(default 60).",
+    "trap_repeats": "A URL whose path repeats one segment more than this many times is a link "
+                    "loop, refused as 'trap' (default 3; 0: no check).",
+    "trap_budget": "Pages per server whose URLs differ only by a date (a calendar) fetched at "
+                   "most (default 100; 0: no cap).",
+    "ca_bundle": "PEM file of the certificate authorities to trust (default: the system's).",
+    "client_cert": "PEM client certificate to present to servers that ask for one.",
+    "client_key": "The client certificate's private key (PEM), when not in --client-cert.",
+    "insecure_skip_tls_verify": "Accept any server certificate: UNSAFE, anyone on the path "
+                                "can read and change what is crawled.",
+    "metrics_port": "Serve the crawl's Prometheus metrics at http://127.0.0.1:PORT/metrics "
+                    "(default 0: off).",
+}
+# TUNING fields whose flag takes other values than _type's positive numbers
+TUNING_TYPES: dict[str, Any] = {
+    "retries": click.IntRange(0, 20), "trap_repeats": click.IntRange(0),
+    "trap_budget": click.IntRange(0), "metrics_port": click.IntRange(0, 65535),
+    "delay_factor": FiniteFloat(0), "min_revisit": FiniteFloat(0),
 }
 PATTERN_FIELDS = ("include", "exclude")  # Settings fields holding regular expressions
 SERVE_RANGES = {"port": click.IntRange(0, 65535), "threads": click.IntRange(1, 64),
@@ -63,8 +91,13 @@ def tuning_options(command: Any) -> Any:
     """`--connect-timeout` ... `--progress-interval`: every TUNING field, none defaulted here."""
     known = {f.name: f for f in fields(Settings)}
     for name in reversed(list(TUNING)):
-        command = click.option(flag_of(name), type=_type(kind_of(known[name])), default=None,
-                               help=TUNING[name])(command)
+        kind = kind_of(known[name])
+        if kind == "boolean":
+            option = click.option(flag_of(name), is_flag=True, default=None, help=TUNING[name])
+        else:
+            option = click.option(flag_of(name), type=TUNING_TYPES.get(name, _type(kind)),
+                                  default=None, help=TUNING[name])
+        command = option(command)
     return command
 
 

@@ -28,8 +28,12 @@ from webcrawler.engine.frontier import FoundLink, Ordering, server_first
 from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
 from webcrawler.engine.leases import ServerLeases, next_leased_server
 from webcrawler.engine.policies import DocumentSink, NullSink, Scope
+from webcrawler.engine.politeness import AdaptiveDelay
+from webcrawler.engine.retries import Retries
 from webcrawler.engine.robots_txt import RobotsTxt
 from webcrawler.engine.scheduler import Scheduler, ServerState
+from webcrawler.engine.sitemaps import Sitemaps
+from webcrawler.engine.traps import DateBudget
 from webcrawler.messages import (
     Answer,
     Document,
@@ -43,7 +47,7 @@ from webcrawler.messages import (
 from webcrawler.settings import Settings
 from webcrawler.states import State
 from webcrawler.storage_errors import StorageFull, is_disk_full
-from webcrawler.urls import split, try_normalize
+from webcrawler.urls import split, strip_params, try_normalize
 
 MAX_REDIRECTS = 5
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
@@ -109,6 +113,9 @@ class BaseHooks:
     def report(self) -> str:
         return ""
 
+    def found(self) -> str:
+        return ""
+
 
 class CrawlLoop:
     """One crawl: construct with a store, the client's hooks (made from the loop, which
@@ -118,18 +125,23 @@ class CrawlLoop:
     def __init__(self, settings: Settings, store: Store, hooks: Callable[[CrawlLoop], Hooks], *,
                  pool_factory: Callable[[], Pool], sink: DocumentSink | None = None,
                  ordering: Ordering | None = None, scope: Scope | None = None,
-                 seconds: float | None = None, sketch: bool = False) -> None:
+                 seconds: float | None = None, sketch: bool = False, sitemaps: bool = False) -> None:
         self.settings = settings
         self.store = store
         self.sink = sink or NullSink()
         self.scope = scope or Scope(settings.include, settings.exclude, settings.max_depth,
                                     settings.max_url_length, settings.deny_private,
-                                    settings.scope_hosts)
+                                    settings.scope_hosts, settings.trap_repeats)
+        self.calendars = DateBudget(settings.trap_budget)  # endless date sequences (traps.py)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
         self.leases = ServerLeases(settings.paths.leases)  # politeness across processes
         self.robots = RobotsTxt(settings, store, self.scope.refuses_server)
+        self.retries = Retries(settings, store)  # a passing failure is tried again
+        self.politeness = AdaptiveDelay(settings)  # slow or overloaded servers: asked less often
+        self.sitemaps = Sitemaps(sitemaps and settings.sitemaps, self.scope, settings.max_url_length,
+                                 self.queue_parts)  # `webcrawler index` reads them
         self.stats = CrawlStats()
         self.pool: Pool | None = None  # while the loop runs
         self.hooks = hooks(self)  # the client's, made for this loop
@@ -158,6 +170,7 @@ class CrawlLoop:
         rejected = []
         for url in urls:
             normal = try_normalize(url, max_length=self.settings.max_url_length)
+            normal = normal and strip_params(normal, self.settings.param_names())
             if normal is None or self.scope.why_not(normal, 0) not in (None, Reason.UNINDEXABLE):
                 rejected.append(url)
                 continue
@@ -248,7 +261,9 @@ class CrawlLoop:
 
     def _cooling_work(self) -> bool:
         """Is any server with work waiting out its delay (robots retries do not count)?"""
-        return any(s.has_work() and not self.robots.retrying(s) for s in self.scheduler.cooling())
+        now = time.monotonic()
+        return any(s.has_work() and self.retries.worth_waiting(s, now, self.robots.retrying(s))
+                   for s in self.scheduler.cooling())
 
     def _poll_timeout(self, now: float, deadline: float) -> float:
         timeout = self.scheduler.poll_timeout(now, deadline)
@@ -300,7 +315,9 @@ class CrawlLoop:
         if entry is None:
             pool.submit(Retrieve(self._job_ids, server.origin + "/robots.txt", "robots"))
             return
-        pool.submit(Retrieve(self._job_ids, server.origin + entry.path, self.hooks.kind(entry),
+        url = server.origin + entry.path
+        kind = self.hooks.kind(entry)
+        pool.submit(Retrieve(self._job_ids, url, self.sitemaps.kind_of(url) if kind == "document" else kind,
                              entry.etag, entry.last_modified, sketch=self.sketch,
                              body=self.settings.stores_responses))
 
@@ -319,12 +336,14 @@ class CrawlLoop:
         cap = self.settings.max_docs_per_server
         while not (cap and server.docs_fetched >= cap) or server.recrawl_ready:
             server.capped = bool(cap and server.docs_fetched >= cap)  # recrawls go on past it
-            entry = self.frontier.next_document(server)
+            entry = self.retries.next_due(server, now) or self.frontier.next_document(server)
             if entry is None:
                 if not server.capped:
                     server.queued = 0
                 break
             reason = self._refusal(server.origin + entry.path, entry, rules.allowed)
+            if reason is None and not self.calendars.allows(server.origin, entry.path, entry.doc_id):
+                reason = Reason.TRAP
             if reason is None:
                 return Job(server, entry)
             self.store.finish(entry, State.EXCLUDED, reason=reason)
@@ -332,7 +351,7 @@ class CrawlLoop:
             self.hooks.excluded(entry, reason)
         else:
             server.capped = True
-        self.scheduler.idle(server)
+        self.retries.park(self.scheduler, server)  # idle, or back when a retry is due
         return None
 
     def _refusal(self, url: str, entry: FrontierEntry, allowed: Callable[[str], bool]) -> str | None:
@@ -350,20 +369,26 @@ class CrawlLoop:
         refused = getattr(answer, "reason", "") == Reason.POLICY  # never went out
         self.leases.release(job.server.origin, requested=not refused)
         now = time.monotonic()
+        self.politeness.observe(job.server, answer)
         entry = job.entry
         if entry is None:
             self.robots.answered(job.server, answer)
+            self.retries.robots_answered(job.server, answer, now)
+            self.sitemaps.robots_answered(job.server, answer)
             self.stats.robots += 1
             self.scheduler.answered(job.server, now, first_document_done=False)
             return
         if isinstance(answer, Document):
             self.hooks.document(entry, job.server, answer)
+            self.retries.fetched(entry)
+            self.sitemaps.found(entry, answer)
         elif isinstance(answer, NotModified):
             self.hooks.not_modified(entry, answer)
         elif isinstance(answer, Redirect):
             self._redirect(entry, job.server, answer)
         elif isinstance(answer, Failure):
-            self.hooks.failure(entry, job.server, answer)
+            if entry.recrawl or not self.retries.failed(entry, job.server, answer, now):
+                self.hooks.failure(entry, job.server, answer)  # final (a retry is asked later)
         else:  # a robots answer to a document request cannot happen; record, don't crash
             self.hooks.failure(entry, job.server, Failure(
                 retrieve.job_id, retrieve.url, Reason.AGENT_DIED,
@@ -385,9 +410,8 @@ class CrawlLoop:
     def follow(self, entry: FrontierEntry, found: tuple[Outlink, ...]) -> list[FoundLink]:
         """Store the links of `entry`'s document that the scope lets in, queue their new
         targets, and tell the frontier."""
-        stored, private = store_links(self.store, self.scope, entry, found, self._queued)
-        if private:  # counted: the summary says the safety worked
-            self.stats.excluded[Reason.PRIVATE] += private
+        stored, refused = store_links(self.store, self.scope, entry, found, self._queued)
+        self.stats.excluded.update(refused)  # private addresses and traps: the summary says so
         self.frontier.links_found(entry, stored)
         return stored
 
@@ -400,6 +424,13 @@ class CrawlLoop:
         link = FoundLink(ids[path], server, path, "", depth, path in fresh)
         self.frontier.links_found(None, [link])
         return link
+
+    def queue_parts(self, parts: tuple[str, str], depth: int, redirects: int) -> int:
+        """`queue` for an (origin, path) pair; the document's id."""
+        return self.queue(parts[0] + parts[1], depth, redirects).target_id
+
+    def url_of(self, entry: FrontierEntry) -> str:
+        return self.store.servers_by_id[entry.server_id].origin + entry.path
 
     def server(self, origin: str) -> ServerState:
         """The store's server of `origin`, stored and scheduled if it is new to this loop."""

@@ -16,8 +16,10 @@ real-time search, and the toolkit's `AddToIndex` - so the rules hold for all:
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from webcrawler.engine.frontier import FoundLink
 from webcrawler.engine.interfaces import FrontierEntry, NewURL, Store
@@ -38,17 +40,31 @@ class Kept:
     duplicate_of: int | None
 
 
+class Judge(Protocol):
+    """A further reason not to index a document the exact checks let through (its canonical
+    URL is another, it nearly repeats an indexed page): (reason, detail, sketch to store)."""
+
+    def __call__(self, entry: FrontierEntry, doc: Document, reason: str | None
+                 ) -> tuple[str | None, str | None, bytes]: ...
+
+
 def record_document(store: Store, sink: DocumentSink, entry: FrontierEntry, doc: Document,
-                    now: float) -> Kept:
-    """Store a retrieved document; index it unless it is noindex or a duplicate."""
+                    now: float, judge: Judge | None = None) -> Kept:
+    """Store a retrieved document; index it unless it is noindex or a duplicate (or the
+    crawl's `judge` finds another reason)."""
     duplicate = store.duplicate_of(doc.checksum, entry.doc_id)
     reason = Reason.NOINDEX if doc.noindex else Reason.DUPLICATE if duplicate else None
+    detail = f"same content as document {duplicate}" if duplicate else None
+    sketch = doc.sketch
+    if judge is not None:
+        judged, judged_detail, sketch = judge(entry, doc, reason)
+        if reason is None:  # a judged page is indexed with a note, or kept out with its reason
+            reason, detail = judged, judged_detail
     store.record_fetch(
-        entry, State.FETCHED, doc.checksum, now, reason=reason,
-        detail=f"same content as document {duplicate}" if duplicate else None,
+        entry, State.FETCHED, doc.checksum, now, reason=reason, detail=detail,
         status=doc.status, content_type=doc.content_type[:128], title=doc.title[:1000],
         length=doc.length, etag=doc.etag[:256] or None,
-        last_modified=doc.last_modified[:64] or None, sketch=doc.sketch or None,
+        last_modified=doc.last_modified[:64] or None, sketch=sketch or None,
         first_fetch=now, last_change=now,
     )
     if doc.body:  # asked for: settings.stores_responses
@@ -59,21 +75,23 @@ def record_document(store: Store, sink: DocumentSink, entry: FrontierEntry, doc:
 
 
 def group_links(scope: Scope, depth: int, found: tuple[Outlink, ...]
-                ) -> tuple[dict[str, dict[str, str]], int]:
+                ) -> tuple[dict[str, dict[str, str]], Counter[str]]:
     """The links the scope lets in, as origin -> path -> first anchor; and how many it
-    refused for a private address (counted: the summary says the safety worked)."""
+    refused for a private address or as a trap, by reason (counted: the summary says the
+    safety worked)."""
     groups: dict[str, dict[str, str]] = {}
-    private = 0
+    refused: Counter[str] = Counter()
     for link in found:
         reason = scope.why_not(link.url, depth)
         if reason is not None:
-            private += reason == Reason.PRIVATE
+            if reason in (Reason.PRIVATE, Reason.TRAP):
+                refused[reason] += 1
             continue
         origin, path = split(link.url)
         anchors = groups.setdefault(origin, {})
         if path not in anchors:
             anchors[path] = link.anchor
-    return groups, private
+    return groups, refused
 
 
 def queue_urls(store: Store, origin: str, paths: list[str], depth: int, redirects: int,
@@ -89,11 +107,11 @@ def queue_urls(store: Store, origin: str, paths: list[str], depth: int, redirect
 
 
 def store_links(store: Store, scope: Scope, entry: FrontierEntry, found: tuple[Outlink, ...],
-                queued: Queued | None = None) -> tuple[list[FoundLink], int]:
+                queued: Queued | None = None) -> tuple[list[FoundLink], Counter[str]]:
     """Store the links of `entry`'s document, their targets queued (`queued` is told of each
-    server that got URLs); returns them, and how many were refused for a private address."""
+    server that got URLs); returns them, and how many were refused (group_links)."""
     depth = entry.depth + 1
-    groups, private = group_links(scope, depth, found)
+    groups, refused = group_links(scope, depth, found)
     stored: list[FoundLink] = []
     for origin, anchors in groups.items():
         server, added, ids, fresh = queue_urls(store, origin, list(anchors), depth, 0)
@@ -102,4 +120,4 @@ def store_links(store: Store, scope: Scope, entry: FrontierEntry, found: tuple[O
         stored.extend(FoundLink(ids[path], server, path, anchor, depth, path in fresh)
                       for path, anchor in anchors.items())
     store.add_links(entry.doc_id, [(link.target_id, link.anchor) for link in stored])
-    return stored, private
+    return stored, refused

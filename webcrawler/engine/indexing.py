@@ -16,10 +16,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from webcrawler.database import State
+from webcrawler.engine.canonical import Canonicals
 from webcrawler.engine.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.documents import record_document
 from webcrawler.engine.frontier import Ordering
 from webcrawler.engine.interfaces import Job, Pool, Store
+from webcrawler.engine.near_duplicates import NEAR_DUPLICATE, NearDuplicates
 from webcrawler.engine.policies import DocumentSink
 from webcrawler.engine.pool import start_agents
 from webcrawler.engine.scheduler import ServerState
@@ -38,6 +40,11 @@ class IndexHooks(BaseHooks):
                  progress: Callable[[CrawlLoop], None] | None = None) -> None:
         self.loop = loop
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
+        conn = getattr(loop.store, "conn", None)  # the SQL store's (aliases, sketches); None in memory
+        self.canonicals = None if conn is None else Canonicals(
+            conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts)
+        self.near_duplicates = None if conn is None else NearDuplicates(
+            conn, loop.settings.near_duplicates)
         self.progress = progress
         self._next_report = 0.0
 
@@ -49,13 +56,33 @@ class IndexHooks(BaseHooks):
                 loop.store.delete_links(entry.doc_id)
                 loop.follow(entry, doc.links)
             return
-        kept = record_document(loop.store, loop.sink, entry, doc, now)
+        kept = record_document(loop.store, loop.sink, entry, doc, now, self.judge)
         if self.recrawl is not None:
             self.recrawl.first_fetch(entry, now)
         server.docs_fetched += 1
         loop.stats.retrieved += 1
         if kept.duplicate_of is None:
             loop.follow(entry, doc.links)
+
+    def judge(self, entry: FrontierEntry, doc: Document, reason: str | None
+              ) -> tuple[str | None, str | None, bytes]:
+        """One URL per document: an alias of its canonical URL, or a near-duplicate of an
+        indexed page, is stored and not indexed (canonical.py, near_duplicates.py)."""
+        detail = None
+        if self.canonicals is None or self.near_duplicates is None:
+            return reason, detail, doc.sketch
+        if reason is None:
+            reason, detail = self.canonicals.judge(entry, doc)
+        sketch = doc.sketch or self.near_duplicates.sketch(doc, reason)
+        if reason is None and (near := self.near_duplicates.judge(entry, sketch)):
+            reason, detail = NEAR_DUPLICATE, near
+        return reason, detail, sketch
+
+    def found(self) -> str:
+        """Sitemaps read, aliases and near-duplicates kept out: the summary's line."""
+        parts = [self.loop.sitemaps.line(), *(judge.line() for judge in (self.canonicals,
+                                                                         self.near_duplicates) if judge)]
+        return "; ".join(part for part in parts if part)
 
     def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:
         if self.recrawl is not None:
@@ -79,12 +106,13 @@ class IndexHooks(BaseHooks):
         if entry.recrawl and self.recrawl is not None:
             self.recrawl.failure(entry, failure, time.time())
             return
-        state = State.EXCLUDED if failure.reason == Reason.UNINDEXABLE else State.FAILED
-        loop.store.finish(entry, state, reason=failure.reason, detail=failure.detail[:2000],
+        excluded = failure.reason == Reason.UNINDEXABLE
+        loop.store.finish(entry, State.EXCLUDED if excluded else State.FAILED,
+                          reason=failure.reason, detail=failure.detail[:2000],
                           status=failure.status, content_type=failure.content_type[:128] or None,
-                          last_fetch=time.time())
+                          last_fetch=time.time(), **loop.retries.final_values(entry))
         server.docs_failed += 1
-        loop.stats.failures[failure.reason] += 1
+        (loop.stats.excluded if excluded else loop.stats.failures)[failure.reason] += 1  # as `stats`
 
     def excluded(self, entry: FrontierEntry, reason: str) -> None:
         if entry.recrawl:  # stored before, excluded now (robots.txt changed): out of the index
@@ -131,4 +159,4 @@ def index_loop(settings: Settings, store: Store, *, pool_factory: Callable[[], P
     """The loop of one `webcrawler index` run (batch, or incremental with `recrawl`)."""
     return CrawlLoop(settings, store, lambda loop: IndexHooks(loop, recrawl, progress),
                      pool_factory=pool_factory or (lambda: start_agents(settings)), sink=sink,
-                     ordering=ordering, sketch=recrawl is not None)
+                     ordering=ordering, sketch=recrawl is not None, sitemaps=True)

@@ -99,6 +99,7 @@ class DocumentBook(Protocol):
     def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None: ...
     def delete_links(self, source_id: int) -> None: ...
     def save_response(self, doc_id: int, now: float, document: Document) -> None: ...
+    def annotate(self, doc_id: int, **values: object) -> None: ...
 
 
 class RunBook(Protocol):
@@ -174,6 +175,9 @@ class RequestHooks(Protocol):
 
     def report(self) -> str:
         """The client's own counts for the progress display ("" for none)."""
+
+    def found(self) -> str:
+        """What the client found beyond pages (sitemaps, aliases, ...) for the summary ("")."""
 
 
 class Hooks(AnswerHooks, ClockHooks, RequestHooks, Protocol):

@@ -112,6 +112,13 @@ class MemoryStore:
             server = self.servers_by_id[entry.server_id]
             server.queued = max(0, server.queued - 1)
 
+    def annotate(self, doc_id: int, **values: object) -> None:
+        url = self.urls[doc_id]
+        state = values.pop("state", None)
+        if state is not None:
+            url.state = str(state)
+        url.values.update(values)
+
     # --- documents ----------------------------------------------------------
     def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
                      **values: object) -> bool:

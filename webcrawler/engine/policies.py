@@ -5,9 +5,9 @@ without rewriting it: a personal crawler's `should_visit` / `visit` (SPHINX),
 an index sink, an incremental recrawl.
 
 - `Scope.should_visit(url, depth)`: follow this link? (include / exclude
-  patterns, depth, URL length, file types the index cannot use, and with
-  deny_private IP literals that are not public, on servers that neither the
-  seeds' hosts nor an include pattern name.)
+  patterns, depth, URL length, link loops (traps.py), file types the index
+  cannot use, and with deny_private IP literals that are not public, on servers
+  that neither the seeds' hosts nor an include pattern name.)
 - `DocumentSink`: receives every retrieved document; `commit` is called right
   after each database commit, `close` at the end (`abort` instead when the disk is full).
 """
@@ -20,6 +20,7 @@ from typing import Protocol
 
 from webcrawler.agents.addresses import Exempt, refused_literal
 from webcrawler.agents.filetypes import unindexable_url
+from webcrawler.engine.traps import loop_in
 from webcrawler.messages import Document, Reason
 from webcrawler.urls import split
 
@@ -29,13 +30,15 @@ class Scope:
 
     def __init__(self, include: Sequence[str] = (), exclude: Sequence[str] = (),
                  max_depth: int = 50, max_url_length: int = 2048, deny_private: bool = False,
-                 allowed_hosts: Sequence[str] = ()) -> None:
+                 allowed_hosts: Sequence[str] = (), trap_repeats: int = 0) -> None:
         self.include = [re.compile(p) for p in include]
         self.exclude = [re.compile(p) for p in exclude]
         self.max_depth = max_depth
         self.max_url_length = max_url_length
         self.deny_private = deny_private
         self.exempt = Exempt(allowed_hosts, include)
+        self.trap_repeats = trap_repeats
+        self.sitemaps: set[str] = set()  # URLs known to be sitemaps: read whatever their extension
 
     def should_visit(self, url: str, depth: int) -> bool:
         return self.why_not(url, depth) is None
@@ -48,9 +51,11 @@ class Scope:
             return Reason.EXCLUDED
         if any(p.search(url) for p in self.exclude):
             return Reason.EXCLUDED
+        if self.trap_repeats and loop_in(split(url)[1], self.trap_repeats):
+            return Reason.TRAP
         if self.deny_private and self.refuses_server(split(url)[0]):
             return Reason.PRIVATE
-        if unindexable_url(url):
+        if unindexable_url(url) and url not in self.sitemaps:
             return Reason.UNINDEXABLE
         return None
 

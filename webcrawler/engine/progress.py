@@ -29,7 +29,10 @@ class Snapshot:
     failures: dict[str, int]
     excluded: dict[str, int]
     stop_reason: str
+    retries: int = 0  # tries made after a passing failure (engine/retries.py)
+    recovered: int = 0  # pages fetched after failed tries
     recrawl: str = ""  # the incremental crawl's counts (webcrawler/recrawl/), empty in a batch crawl
+    found: str = ""  # sitemaps read, aliases and near-duplicates (sitemaps.py, canonical.py, ...)
 
 
 def snapshot(crawler: CrawlLoop) -> Snapshot:
@@ -48,7 +51,10 @@ def snapshot(crawler: CrawlLoop) -> Snapshot:
         failures=dict(stats.failures.most_common()),
         excluded=dict(stats.excluded.most_common()),
         stop_reason=stats.stop_reason,
+        retries=crawler.retries.counts.retries,
+        recovered=crawler.retries.counts.recovered,
         recrawl=crawler.hooks.report(),
+        found=crawler.hooks.found(),
     )
 
 
@@ -56,10 +62,16 @@ def _reasons(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
 
 
+def retry_line(retries: int, recovered: int, final: int) -> str:
+    """The same three names in the summary, the progress display and `webcrawler stats`."""
+    return f"retries {retries}, recovered {recovered}, final failures {final}"
+
+
 def line(s: Snapshot) -> str:
     return (f"{s.elapsed:7.1f}s  docs {s.retrieved}  ({s.per_second:.1f}/s, {s.per_hour:,.0f}/h)  "
             f"servers {s.servers_visited}/{s.servers_known}  queue {s.queued}  "
-            f"in flight {s.in_flight}  failures {sum(s.failures.values())}"
+            f"in flight {s.in_flight}  failures {sum(s.failures.values())}  "
+            f"retries {s.retries}"
             + (f"  {s.recrawl}" if s.recrawl else ""))
 
 
@@ -71,6 +83,7 @@ def block(s: Snapshot) -> list[str]:
         f"  queue       {s.queued:>9,}   in flight {s.in_flight}",
         f"  failures    {sum(s.failures.values()):>9,}   {_reasons(s.failures)}"[:160],
         f"  excluded    {sum(s.excluded.values()):>9,}   {_reasons(s.excluded)}"[:160],
+        f"  retries     {s.retries:>9,}   {retry_line(s.retries, s.recovered, sum(s.failures.values()))}",
     ] + ([f"  {s.recrawl}"[:160]] if s.recrawl else [])
 
 
@@ -84,7 +97,8 @@ def summary(s: Snapshot) -> str:
         f"  still queued         {s.queued}",
         f"  failures             {sum(s.failures.values())}: {_reasons(s.failures)}",
         f"  excluded             {sum(s.excluded.values())}: {_reasons(s.excluded)}",
-    ] + ([f"  {s.recrawl}"] if s.recrawl else []))
+        f"  retried              {retry_line(s.retries, s.recovered, sum(s.failures.values()))}",
+    ] + ([f"  {s.found}"] if s.found else []) + ([f"  {s.recrawl}"] if s.recrawl else []))
 
 
 class ProgressReporter:

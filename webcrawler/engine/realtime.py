@@ -162,7 +162,7 @@ class RealtimeJob:
         self._explicit = explicit
         self.settings = dataclasses.replace(
             settings, hours=options.seconds / 3600.0, commit_every=1,
-            max_docs=0, seeds=())
+            max_docs=0, seeds=(), sitemaps=False)  # the query's links, not a site's list
         self._on_event = on_event or (lambda e: None)
         self._cancelled = cancelled or (lambda: False)
         self._started = time.monotonic()

@@ -57,12 +57,15 @@ class RobotsTxt:
         self.refuses_server = refuses_server  # the scope's: no request at all to this origin
 
     def restore(self) -> None:
-        """A resumed crawl: the stored rules that have not expired (servers already loaded)."""
+        """A resumed crawl: the stored rules that have not expired (servers already loaded).
+        An unavailable robots.txt is asked again at once, as a resumed crawl retries every
+        passing failure (the operator may have fixed what failed: a --ca-bundle, a server)."""
         now_wall = time.time()
         for server_id, status, body, expires in self.store.robots_rows():
             if expires and expires > now_wall:
                 rules = RobotsRules.from_response(status, body or "", self.settings.robots_token)
-                self._keep(self.store.servers_by_id[server_id], rules, expires)
+                if not rules.unavailable:
+                    self._keep(self.store.servers_by_id[server_id], rules, expires)
 
     def due(self, server: ServerState, now: float) -> bool:
         """Must robots.txt be asked for now (unknown, expired, or its retry time has come)?"""

@@ -14,7 +14,9 @@ from collections.abc import Callable, Collection
 from webcrawler.agenthosts import pool_factory
 from webcrawler.database import check_database, connect
 from webcrawler.engine.indexing import index_loop
+from webcrawler.engine.metrics import MetricsServer
 from webcrawler.engine.orders.batch import make_ordering, watch_pages
+from webcrawler.engine.outcome import SeedsFailed, failed_seeds, seed_problem
 from webcrawler.engine.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.reindex import run_reindex
 from webcrawler.engine.shard_sink import make_index_sink
@@ -29,7 +31,8 @@ log = logging.getLogger(__name__)
 
 
 class NothingToCrawl(NothingToDo):
-    """No seeds were given and the data directory holds no crawl to resume."""
+    """No seeds were given and the data directory holds no crawl to resume, or a seed is not
+    a URL that can be crawled (nothing is started, nothing written)."""
 
 
 def run_index(settings: Settings, progress: bool = True,
@@ -39,20 +42,36 @@ def run_index(settings: Settings, progress: bool = True,
 
     The crawl's scope is the stored one under the `explicit` settings (see
     `stored_scope.resolve`), and is stored again for the commands that follow.
-    Raises DatabaseDamaged or IndexDamaged, before writing anything, for damaged data.
+    Raises DatabaseDamaged or IndexDamaged, before writing anything, for damaged data;
+    NothingToCrawl for a malformed seed or nothing to resume; SeedsFailed (with the summary)
+    when nothing was fetched because every seed failed.
     """
+    for seed in settings.seeds:
+        problem = seed_problem(seed, settings.max_url_length)
+        if problem:
+            raise NothingToCrawl(f"--seed {seed!r}: {problem}")
+    if not settings.seeds and not settings.db_url and not settings.data_dir.is_dir():
+        raise NothingToCrawl(f"nothing to crawl: {settings.data_dir} does not exist; give a "
+                             "--seed URL (or --seeds-file) to start a crawl")
     check_data(settings)
+    if settings.insecure_skip_tls_verify:
+        log.warning("--insecure-skip-tls-verify: server certificates are not checked; anyone "
+                    "on the path can read and change what this crawl fetches")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = connect(settings.database_url)
     settings, scope_line = resolve(engine, settings, explicit, save=True)
     log.info("%s", scope_line)
     store = CrawlStore(engine)
+    store.requeue_retries()  # passing failures of an earlier run are tried again
+    reporter, metrics = ProgressReporter() if progress else None, None
     try:
+        if settings.metrics_port:  # MetricsUnavailable when the port is taken
+            metrics = MetricsServer(settings.metrics_port, reporter)
         sink = make_index_sink(store, settings)  # IndexDamaged for another layout: nothing started
         ordering, recrawl = incremental_parts(settings, store, sink)
         ordering = ordering or make_ordering(settings.order, store, settings.hot_query)
         crawler = index_loop(settings, store, sink=watch_pages(ordering, sink),
-                             progress=ProgressReporter() if progress else None, ordering=ordering,
+                             progress=metrics or reporter, ordering=ordering,
                              recrawl=recrawl, pool_factory=pool_factory(settings))
         rejected = crawler.add_seeds(list(settings.seeds))
         if not crawler.scheduler.servers:
@@ -62,8 +81,15 @@ def run_index(settings: Settings, progress: bool = True,
         if install_signals is not None:
             install_signals(crawler.request_stop)
         crawler.run()
-        return summary(snapshot(crawler)) + "\n  " + scope_line, rejected
+        text = summary(snapshot(crawler)) + "\n  " + scope_line
+        if crawler.stats.stop_reason == "nothing left to fetch":
+            failed = failed_seeds(crawler, [s for s in settings.seeds if s not in rejected])
+            if failed:
+                raise SeedsFailed(failed, text)
+        return text, rejected
     finally:
+        if metrics is not None:
+            metrics.close()
         store.close()
         engine.dispose()
 
@@ -75,4 +101,4 @@ def check_data(settings: Settings) -> None:
     check(settings.index_dir)
 
 
-__all__ = ["NothingToCrawl", "check_data", "run_index", "run_reindex"]
+__all__ = ["NothingToCrawl", "SeedsFailed", "check_data", "run_index", "run_reindex"]

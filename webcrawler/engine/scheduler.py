@@ -54,10 +54,14 @@ class ServerState:
     crawl_delay: float = 0.0
     capped: bool = False  # its per-server document cap is reached
     recrawl_ready: int = 0  # pages due for a recrawl (incremental crawl, webcrawler/recrawl/)
+    retrying: int = 0  # pages waiting to be tried again (engine/retries.py)
+    paused_until: float = 0.0  # monotonic: no request before (Retry-After, backoff)
+    robots_tries: int = 0  # failed robots.txt requests in a row (engine/retries.py)
+    adaptive_delay: float = 0.0  # seconds the server's answers ask for (engine/politeness.py)
     dirty: bool = field(default=False)  # counters changed since the last commit
 
     def has_work(self) -> bool:
-        return (self.queued > 0 and not self.capped) or self.recrawl_ready > 0
+        return (self.queued > 0 and not self.capped) or self.recrawl_ready > 0 or self.retrying > 0
 
 
 class ServerOrder(Protocol):
@@ -154,13 +158,19 @@ class Scheduler:
         self._hold(server)
 
     def answered(self, server: ServerState, now: float, first_document_done: bool) -> None:
-        """The request is answered: wait `delay` (or Crawl-delay), then the server may go again."""
+        """The request is answered: wait `delay`, or the larger Crawl-delay or adaptive delay,
+        and never before a pause the server asked for; then the server may go again. A new
+        server so paused no longer holds back the others (as a deferred one)."""
         server.in_flight = False
         if first_document_done and not server.visited:
             server.visited = True
             self._release(server)
-        server.next_allowed = now + max(self.delay, server.crawl_delay)
-        self._cool(server)
+        wait = max(self.delay, server.crawl_delay, server.adaptive_delay)
+        paused = server.paused_until > now + wait
+        if paused:
+            self._release(server)
+        server.next_allowed = max(now + wait, server.paused_until)
+        self._cool(server, hold_back=not paused)
 
     def defer(self, server: ServerState, until: float) -> None:
         """Keep `server` out until `until` (monotonic), e.g. while its robots.txt is unavailable.
@@ -169,7 +179,7 @@ class Scheduler:
         """
         self._parked.add(server.id)
         self._release(server)
-        server.next_allowed = until
+        server.next_allowed = max(until, server.paused_until)
         self._cool(server, hold_back=False)
 
     def idle(self, server: ServerState) -> None:

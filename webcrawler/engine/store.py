@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from webcrawler import dialects, urls
@@ -32,8 +32,9 @@ from webcrawler.database import (
 )
 from webcrawler.engine.interfaces import FrontierEntry, NewURL
 from webcrawler.engine.prepared import Prepared
+from webcrawler.engine.retries import NOT_PASSING_DETAILS, PASSING_REASONS, PASSING_STATUSES
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.messages import Document
+from webcrawler.messages import Document, Reason
 
 
 class CrawlStore:
@@ -193,6 +194,24 @@ class CrawlStore:
             server = self.servers_by_id[entry.server_id]
             server.queued = max(0, server.queued - 1)
             server.dirty = True
+
+    def annotate(self, doc_id: int, **values: object) -> None:
+        """Change stored values of a document (its state too) without moving it through the
+        frontier's counts: a page waiting for a retry, the tries of a recovered one."""
+        self.conn.execute(update(documents).where(documents.c.id == doc_id).values(**values))
+
+    def requeue_retries(self) -> int:
+        """A resumed crawl: pages that were waiting for a retry, or whose failure was passing
+        (engine/retries.py), are queued again (a new set of tries); their history stays.
+        Returns how many."""
+        d = documents.c
+        passing_failure = and_(d.state == State.FAILED, or_(
+            and_(d.reason.in_(PASSING_REASONS), or_(d.detail.is_(None), and_(
+                *(~d.detail.startswith(start) for start in NOT_PASSING_DETAILS)))),
+            and_(d.reason == Reason.HTTP_ERROR, d.status.in_(PASSING_STATUSES))))
+        result = self.conn.execute(update(documents).where(
+            or_(d.state == State.RETRYING, passing_failure)).values(state=State.QUEUED))
+        return result.rowcount or 0
 
     def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
                      **values: object) -> bool:

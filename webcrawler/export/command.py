@@ -37,15 +37,30 @@ def export(fmt: str, data_dir: Path | None, db_url: str | None, output: Path | N
     _check_exists(settings.database_url)
     check_database(settings.database_url)
     engine = open_readonly(settings.database_url)
+    missing = [0]
     try:
         with engine.connect() as conn, _opened(output, binary=fmt == "warc") as out:
             records = read_records(conn, with_responses=fmt == "warc")
-            count = write_warc(records, out) if fmt == "warc" else write_jsonl(records, out)
+            count = (write_warc(_counting_missing(records, missing), out) if fmt == "warc"
+                     else write_jsonl(records, out))
     except OperationalError as error:
         raise click.ClickException(f"cannot read the database: {error.orig}") from None
     finally:
         engine.dispose()
     click.echo(f"exported {count} documents as {fmt}" + (f" to {output}" if output else ""), err=True)
+    if missing[0]:
+        click.echo(f"warning: {missing[0]} fetched documents have no kept response, only a metadata "
+                   "record: crawl with --keep-responses (or --incremental) to keep responses", err=True)
+
+
+def _counting_missing(records: Iterator[Any], missing: list[int]) -> Iterator[Any]:
+    """The records, counting in missing[0] the fetched documents whose response was not kept."""
+    from webcrawler.database import State
+
+    for record in records:
+        if record.response is None and record.state == State.FETCHED:
+            missing[0] += 1
+        yield record
 
 
 def _check_exists(url: str) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 from flask import Flask
 
 from webcrawler.datadir import DataDir
-from webcrawler.query_server import api, openapi, opensearch, realtime, stats, views
+from webcrawler.query_server import api, metrics, openapi, opensearch, realtime, stats, views
 from webcrawler.query_server.sources import Sources
 from webcrawler.web import errors, guard
 from webcrawler.web.server import (
@@ -90,6 +90,7 @@ def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Fla
     app.register_blueprint(openapi.bp)
     app.register_blueprint(opensearch.bp)
     app.register_blueprint(stats.bp)
+    app.register_blueprint(metrics.bp)
     realtime.init_app(app, data_dir, db_url)
     return app
 

@@ -1,15 +1,16 @@
 """The JSON search API: /api/search?q=...&n=...&page=...&expand=1, /api/suggest?q=...&n=8.
 
 /api/search answers `{"query", "total", "took_ms", "page", "per_page", "suggestion",
-"expansions", "results": [{"rank", "score", "title", "url", "snippet", "site", "more"}],
-"facets": {"site": [{"value", "count"}], "type": [...], "language": [...]}}` with integer
-scores, 1000 for the best document; `snippet` is HTML (escaped text with <b> around
-query words); `suggestion` is the query with its typos corrected, or null;
-`expansions` the words the thesaurus added. Facets count every match, not the page;
-`more` is the query for "more from this site" on a site's last result of the page (when
-the site has more), else null. /api/suggest answers `{"query", "suggestions": [...]}`,
-completions of a half-typed query. A bad query or parameter gets 400 `{"error":
-message}`; with no index yet, an empty answer with a "message".
+"expansions", "results": [{"rank", "score", "title", "url", "snippet", "type", "site",
+"more"}], "facets": {"site": [{"value", "count"}], "type": [...], "language": [...]}}` with
+integer scores, 1000 for the best document; `type` is the kind of document (html, pdf,
+docx, odt, text); `snippet` is HTML (escaped text with <b> around query words);
+`suggestion` is the query with its typos corrected, or null; `expansions` the words the
+thesaurus added. Facets count every match, not the page; `more` is the query for "more
+from this site" on a site's last result of the page (when the site has more), else null.
+/api/suggest answers `{"query", "suggestions": [...]}`, completions of a half-typed
+query. A bad query or parameter gets 400 `{"error": message}`; with no index yet, an
+empty answer with a "message".
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
+from webcrawler.query_server.doc_types import hit_types, kind_of
 from webcrawler.query_server.queries import (
     BadQuery,
     check_prefix,
@@ -61,6 +63,7 @@ def search() -> ResponseReturnValue:
             facets={"site": [], "type": [], "language": []},
             message=NO_INDEX,
         )
+    types = hit_types(sources, results.hits)
     return jsonify(
         query=query,
         total=results.total,
@@ -76,6 +79,7 @@ def search() -> ResponseReturnValue:
                 "title": hit.title,
                 "url": hit.url,
                 "snippet": hit.snippet,
+                "type": kind_of(types, hit),
                 "site": hit.site,
                 "more": more_query(results.query, hit.site) if hit.more else None,
             }

@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
 from webcrawler.database import State, crawls, documents, links, servers
+from webcrawler.messages import SITEMAP_TYPE
 from webcrawler.query_server.sources import Sources
 
 log = logging.getLogger(__name__)
@@ -50,8 +51,12 @@ class Stats:
     links: int = 0
     failures: dict[str, int] = field(default_factory=dict)  # failed documents by reason
     exclusions: dict[str, int] = field(default_factory=dict)  # excluded documents by reason
+    retries: int = 0  # tries made after a passing failure (engine/retries.py)
+    recovered: int = 0  # documents fetched after failed tries
     index_documents: int = 0
     index_bytes: int = 0
+    sitemaps: int = 0  # sitemap files read
+    sitemap_urls: int = 0  # distinct URLs they listed
     last_crawl: CrawlSummary | None = None
 
     @property
@@ -104,8 +109,32 @@ def _database_figures(conn: Connection) -> dict[str, object]:
         "links": conn.execute(select(func.count()).select_from(links)).scalar_one(),
         "failures": _by_reason(conn, State.FAILED),
         "exclusions": _by_reason(conn, State.EXCLUDED),
+        **_retries(conn),
+        **_sitemap_figures(conn),
         "last_crawl": _last_crawl(conn),
     }
+
+
+def _retries(conn: Connection) -> dict[str, int]:
+    """Tries made after a failure, and the documents they recovered (documents.tries)."""
+    d = documents.c
+    row = conn.execute(select(
+        func.coalesce(func.sum(d.tries - 1), 0),
+        func.count().filter(d.state == State.FETCHED))
+        .where(d.tries > 1)).one()
+    return {"retries": int(row[0]), "recovered": int(row[1])}
+
+
+def _sitemap_figures(conn: Connection) -> dict[str, int]:
+    """Sitemaps read, and the distinct URLs they listed that are not sitemaps themselves."""
+    read = select(documents.c.id).where(documents.c.content_type == SITEMAP_TYPE)
+    target = documents.alias("target")
+    listed = (select(func.count(func.distinct(links.c.target_id)))
+              .select_from(links.join(target, target.c.id == links.c.target_id))
+              .where(links.c.source_id.in_(read),
+                     func.coalesce(target.c.content_type, "") != SITEMAP_TYPE))
+    return {"sitemaps": conn.execute(select(func.count()).select_from(read.subquery())).scalar_one(),
+            "sitemap_urls": conn.execute(listed).scalar_one()}
 
 
 def _by_reason(conn: Connection, state: str) -> dict[str, int]:

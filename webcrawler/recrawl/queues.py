@@ -9,12 +9,15 @@ breadth-first frontier, as in the batch crawl) and the pages whose recrawl is du
 Pages not due yet wait in one heap by due time; `tick` moves those that fell due
 into their server's queue and tells the scheduler the server has work again.
 `pull_ahead` spends bandwidth that would otherwise go unused on the pages due
-soonest. Nothing here does I/O but the store's one-row reads.
+soonest. Neither ever brings a page back within `min_revisit` seconds of its last fetch:
+a small site whose pages all look due (or whose bandwidth goes unused) is not fetched in a
+loop. Nothing here does I/O but the store's one-row reads.
 """
 
 from __future__ import annotations
 
 import heapq
+import time
 from typing import Protocol
 
 from sqlalchemy import bindparam, select
@@ -57,8 +60,11 @@ class WeightedAggregator:
 class RecrawlQueues:
     """The incremental crawl's frontier: new documents and due recrawls, per server."""
 
-    def __init__(self, store: CrawlStore, inner: Frontier, share: float) -> None:
+    def __init__(self, store: CrawlStore, inner: Frontier, share: float,
+                 min_revisit: float = 0.0) -> None:
         self.store = store
+        self.min_revisit = min_revisit
+        self._not_before: dict[int, float] = {}  # doc id -> wall clock, pages fetched this run
         self.inner = inner
         self.share = min(1.0, max(0.0, share))
         self._waiting: list[tuple[float, int, int]] = []  # (due, doc id, server id)
@@ -71,9 +77,17 @@ class RecrawlQueues:
         ).where(d.id == bindparam("p_id")))
 
     # --- the schedule -----------------------------------------------------
-    def schedule(self, doc_id: int, server_id: int, due: float | None) -> None:
-        if due is not None:
-            heapq.heappush(self._waiting, (due, doc_id, server_id))
+    def schedule(self, doc_id: int, server_id: int, due: float | None,
+                 fetched: float | None = None) -> float | None:
+        """Queue a page for `due` (None: never); one `fetched` just now waits at least
+        min_revisit. Returns the due time kept."""
+        if due is None:
+            return None
+        if fetched is not None and self.min_revisit > 0:
+            self._not_before[doc_id] = fetched + self.min_revisit
+            due = max(due, fetched + self.min_revisit)
+        heapq.heappush(self._waiting, (due, doc_id, server_id))
+        return due
 
     def next_wakeup(self) -> float | None:
         """Wall-clock time the next page falls due, if any."""
@@ -88,8 +102,10 @@ class RecrawlQueues:
 
     def pull_ahead(self, count: int, scheduler: Notify, mono: float) -> int:
         """Make the `count` pages due soonest due now (bandwidth that would go unused)."""
-        moved = 0
+        moved, now = 0, time.time()
         while self._waiting and moved < count:
+            if self._not_before.get(self._waiting[0][1], 0.0) > now:
+                break  # the soonest page was fetched less than min_revisit ago
             moved += self._release(heapq.heappop(self._waiting), scheduler, mono)
         return moved
 
@@ -101,6 +117,7 @@ class RecrawlQueues:
 
     def _release(self, item: tuple[float, int, int], scheduler: Notify, mono: float) -> int:
         _, doc_id, server_id = item
+        self._not_before.pop(doc_id, None)
         server = self.store.servers_by_id.get(server_id)
         if server is None:
             return 0

@@ -96,12 +96,12 @@ class Recrawler:
     """Owns the recrawl queues, the policy and the pace; the crawler hands it answers."""
 
     def __init__(self, store: CrawlStore, sink: DocumentSink, policy: Policy,
-                 plan: RecrawlPlan, fetch_rate: float) -> None:
+                 plan: RecrawlPlan, fetch_rate: float, min_revisit: float = 0.0) -> None:
         self.store = store
         self.sink = sink
         self.policy = policy
         self.plan = plan
-        self.queues = RecrawlQueues(store, BreadthFirstFrontier(store), plan.share)
+        self.queues = RecrawlQueues(store, BreadthFirstFrontier(store), plan.share, min_revisit)
         self.pace = FetchPace(fetch_rate)
         self.stats = RecrawlStats()
         # ours: the optimum's revisit table from the live bucket counts (unless a model set one)
@@ -277,7 +277,7 @@ class Recrawler:
             times_unmodified=before.unmodified + (change is Change.UNMODIFIED),
             first_fetch=before.first_seen(now), last_fetch=now, change_bucket=page_bucket,
             next_due=due, **values)
-        self.queues.schedule(entry.doc_id, entry.server_id, due)
+        self.queues.schedule(entry.doc_id, entry.server_id, due, fetched=now)
         self._place(entry.doc_id, page_bucket)
 
     def _place(self, doc_id: int, page_bucket: int | None) -> None:
@@ -285,8 +285,9 @@ class Recrawler:
             self.replanner.place(doc_id, page_bucket)
 
     def _schedule(self, entry: FrontierEntry, due: float | None) -> None:
+        """`entry` was just asked for: its next time, never within min_revisit of now."""
+        due = self.queues.schedule(entry.doc_id, entry.server_id, due, fetched=time.time())
         self._set_due.run(p_id=entry.doc_id, p_due=due)
-        self.queues.schedule(entry.doc_id, entry.server_id, due)
 
 
 def _history_after(before: _Before, changed: bool, now: float, lastmod: str | None) -> History:
@@ -301,9 +302,10 @@ def _history_after(before: _Before, changed: bool, now: float, lastmod: str | No
 
 
 def incremental(store: CrawlStore, sink: DocumentSink, policy_name: str, plan: RecrawlPlan,
-                fetch_rate: float) -> tuple[Ordering, Recrawler]:
+                fetch_rate: float, min_revisit: float = 0.0) -> tuple[Ordering, Recrawler]:
     """The ordering and the recrawler of `webcrawler index --incremental`: the WebCrawler's
     server order (new servers first, then round robin by last access) over each server's two
     queues. ValueError for an unknown policy name."""
-    recrawler = Recrawler(store, sink, make_policy(policy_name, plan), plan, fetch_rate)
+    recrawler = Recrawler(store, sink, make_policy(policy_name, plan), plan, fetch_rate,
+                          min_revisit)
     return Ordering(f"incremental+{policy_name}", ServerFirstOrder(), recrawler.queues), recrawler

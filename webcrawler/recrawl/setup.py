@@ -26,7 +26,8 @@ def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
         log.warning("--incremental crawls servers in the server-first order: --order and "
                     "--hot-query are not used")
     plan = planned(settings, RecrawlPlan(share=settings.recrawl_share))  # --plan auto: the model's plan
-    ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate)
+    ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate,
+                                      settings.min_revisit)
     if settings.plan == "auto" and not isinstance(recrawler.replanner, ModelDriver):
         recrawler.replanner = ModelDriver(settings, plan, recrawler.replanner)  # re-solved each period
     scheduled = recrawler.load()

@@ -8,13 +8,17 @@ ordering from the server's side, as a site owner would from an access log.
 A site answers from `routes`: a mapping of path (with query) to a `Page`, or a
 callable taking the path and returning a `Page` or None (404). Only loopback
 addresses are accepted: this code must never serve, or invite traffic to,
-anything else.
+anything else. A site may speak TLS (`tls`, a server-side SSLContext) and demand
+a header (`auth`, e.g. HTTP Basic: 401 without it); a page may drop the
+connection instead of answering (`reset`), as real servers do under load.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -33,6 +37,7 @@ class Page:
     delay: float = 0.0  # seconds before the answer starts
     chunk_delay: float = 0.0  # seconds between chunks of an iterable body
     content_length: bool = True  # send Content-Length (only for bytes/str bodies)
+    reset: bool = False  # no answer: the connection is reset (TCP RST)
 
 
 def html(title: str, body: str = "", links: Iterable[tuple[str, str]] = ()) -> Page:
@@ -55,6 +60,8 @@ class Site:
     routes: Routes
     port: int = 0
     robots_txt: str | None = None  # shortcut for routes["/robots.txt"]
+    tls: ssl.SSLContext | None = None  # serve HTTPS with this server-side context
+    auth: tuple[str, str] | None = None  # (header, value) every request must carry, else 401
 
     def answer(self, path: str) -> Page | None:
         if path == "/robots.txt" and self.robots_txt is not None:
@@ -131,12 +138,15 @@ class _Handler(BaseHTTPRequestHandler):
         started = time.monotonic()
         web: _SiteServer = self.server  # type: ignore[assignment]
         web.log.begin()
-        page = web.site.answer(self.path) or Page("not found", status=404, content_type="text/plain")
+        page = self._page(web.site)
         status = page.status
         try:
             if page.delay:
                 time.sleep(page.delay)
-            self._write(page)
+            if page.reset:
+                status = self._reset()
+            else:
+                self._write(page)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             status = -1  # the client went away
         finally:
@@ -151,6 +161,19 @@ class _Handler(BaseHTTPRequestHandler):
                     headers=tuple(self.headers.items()),
                 )
             )
+
+    def _page(self, site: Site) -> Page:
+        if site.auth is not None and self.headers.get(site.auth[0]) != site.auth[1]:
+            return Page("authentication required", status=401, content_type="text/plain",
+                        headers=(("WWW-Authenticate", 'Basic realm="test"'),))
+        return site.answer(self.path) or Page("not found", status=404, content_type="text/plain")
+
+    def _reset(self) -> int:
+        """Drop the connection with a TCP RST (SO_LINGER 0): the client sees a reset."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.connection.close()
+        return -2
 
     def _write(self, page: Page) -> None:
         body = page.body.encode("utf-8") if isinstance(page.body, str) else page.body
@@ -192,6 +215,8 @@ class _SiteServer(ThreadingHTTPServer):
         self.log = log
         super().__init__((site.address, site.port), _Handler)
         self.name = f"{site.address}:{self.server_address[1]}"
+        if site.tls is not None:
+            self.socket = site.tls.wrap_socket(self.socket, server_side=True)
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A client that hangs up (a crawler cutting off a body) is not an error here."""
@@ -235,8 +260,9 @@ class LoopbackWeb:
             thread.join(timeout=5)
 
     def origin(self, address: str) -> str:
-        """``http://address:port`` of the site served on `address`."""
-        return f"http://{self._server(address).name}"
+        """``http://address:port`` (https for a TLS site) of the site served on `address`."""
+        server = self._server(address)
+        return f"{'https' if server.site.tls else 'http'}://{server.name}"
 
     def url(self, address: str, path: str = "/") -> str:
         return self.origin(address) + path

@@ -1,0 +1,124 @@
+"""PDF, DOCX, ODT and plain text are fetched, their text extracted in the agent, indexed with
+their title and shown with their type; hostile files are failures with a reason."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.engine.conftest import document_states
+from webcrawler.agents import extract
+from webcrawler.database import State
+from webcrawler.engine.run import run_index
+from webcrawler.index import open_searcher
+from webcrawler.query_server import create_app
+from webcrawler.settings import Settings
+from webcrawler.testing import documents as files
+from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+
+PDF = "application/pdf"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+ODT = "application/vnd.oasis.opendocument.text"
+
+
+def routes() -> dict[str, Page]:
+    pages = {
+        "/report.pdf": Page(files.pdf(["Lighthouse keepers annual report", "foghorn budget"],
+                                      title="Lighthouse report"), content_type=PDF),
+        "/untitled.pdf": Page(files.pdf(["Semaphore signalling handbook"]),
+                              content_type="application/octet-stream"),
+        "/ledger.docx": Page(files.docx(["quartermaster ledger of barrels"], title="The ledger"),
+                             content_type=DOCX),
+        "/manual": Page(files.docx(["windlass maintenance steps"], heading="Windlass manual"),
+                        content_type=DOCX),  # no extension: the label and the bytes say DOCX
+        "/orchard.odt": Page(files.odt(["orchard inventory of quinces"], heading="Orchard"),
+                             content_type=ODT),
+        "/notes.txt": Page("Tide tables for March\nspringtide neaptide\n", content_type="text/plain"),
+        # hostile
+        "/cut.pdf": Page(files.pdf(["truncated words"])[:300], content_type=PDF),
+        "/locked.pdf": Page(files.pdf(["hidden words"], password="secret"), content_type=PDF),
+        "/bomb.docx": Page(files.zip_bomb_docx(), content_type=DOCX),
+        "/archive": Page(files._zip({"a.txt": "zipped words"}), content_type="application/zip"),
+    }
+    pages["/"] = html("library", "the documents", [(path, path) for path in pages])
+    return pages
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, LoopbackWeb]:
+    tmp = tmp_path_factory.mktemp("formats")
+    settings = Settings(data_dir=tmp / "data", agents=2, delay=0.0, hours=0.05,
+                        progress_interval=60.0, total_timeout=10.0)
+    with LoopbackWeb([Site("127.0.62.1", routes())]) as web:
+        settings = dataclasses.replace(settings, seeds=(web.url("127.0.62.1", "/"),))
+        run_index(settings, progress=False)
+        yield settings, web
+
+
+@pytest.mark.parametrize(("words", "path", "title"), [
+    ("foghorn budget", "/report.pdf", "Lighthouse report"),
+    ("semaphore", "/untitled.pdf", "Semaphore signalling handbook"),
+    ("quartermaster barrels", "/ledger.docx", "The ledger"),
+    ("windlass", "/manual", "Windlass manual"),
+    ("quinces", "/orchard.odt", "Orchard"),
+    ("springtide", "/notes.txt", "Tide tables for March"),
+])
+def test_each_kind_is_found_by_its_words_with_its_title(crawled, words, path, title) -> None:
+    settings, web = crawled
+    with open_searcher(settings.index_dir) as searcher:
+        hits = searcher.search(words).hits
+    assert [(hit.url, hit.title) for hit in hits] == [(web.url("127.0.62.1", path), title)]
+
+
+def test_hostile_files_are_failures_with_reasons_and_the_crawl_goes_on(crawled) -> None:
+    settings, web = crawled
+    states = document_states(settings)
+    url = lambda path: web.url("127.0.62.1", path)  # noqa: E731
+    assert states[url("/cut.pdf")] == (State.FAILED, "extract-error")
+    assert states[url("/locked.pdf")] == (State.FAILED, "extract-error")
+    assert states[url("/bomb.docx")] == (State.FAILED, "extract-error")
+    assert states[url("/archive")] == (State.EXCLUDED, "unindexable-type")
+    assert states[url("/notes.txt")][0] == State.FETCHED
+
+
+def test_the_type_is_shown_on_the_result_page_and_in_the_api(crawled) -> None:
+    settings, web = crawled
+    app = create_app(settings.data_dir, settings.database_url)
+    client: FlaskClient = app.test_client()
+    answer = json.loads(client.get("/api/search?q=foghorn").data)
+    assert [(r["url"], r["type"]) for r in answer["results"]] == [
+        (web.url("127.0.62.1", "/report.pdf"), "pdf")]
+    kinds = {r["url"].rsplit("/", 1)[1]: r["type"] for r in json.loads(
+        client.get("/api/search?q=windlass OR quinces OR library OR springtide").data)["results"]}
+    assert kinds == {"manual": "docx", "orchard.odt": "odt", "": "html", "notes.txt": "text"}
+    page = client.get("/search?q=quinces").get_data(as_text=True)
+    assert '<span class="type">ODT</span>' in page
+
+
+def test_types_choose_what_is_fetched(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", agents=2, delay=0.0, hours=0.05,
+                        progress_interval=60.0, total_timeout=10.0, types=("html", "docx"))
+    with LoopbackWeb([Site("127.0.62.2", routes())]) as web:
+        run_index(dataclasses.replace(settings, seeds=(web.url("127.0.62.2", "/"),)),
+                  progress=False)
+        fetched = set(web.log.paths())
+        states = document_states(settings)
+    assert "/report.pdf" not in fetched and "/orchard.odt" not in fetched  # by extension
+    assert "/ledger.docx" in fetched and "/manual" in fetched
+    assert states[web.url("127.0.62.2", "/notes.txt")] == (State.EXCLUDED, "unindexable-type")
+    assert states[web.url("127.0.62.2", "/manual")][0] == State.FETCHED
+
+
+def test_extraction_is_bounded() -> None:
+    """Output capped; a past deadline stops a PDF before its first page."""
+    long = files.pdf(["many words here"] * 20)
+    assert len(extract.extract("pdf", long, float("inf"), 40).text) <= 40
+    with pytest.raises(extract.ExtractError, match="time"):
+        extract.extract("pdf", long, 0.0, 10_000)
+    with pytest.raises(extract.ExtractError, match="bomb"):
+        extract.extract("odt", files._zip({"mimetype": ODT, "content.xml": "<a>" + " " * (40 << 20)
+                                           + "</a>"}), 0.0, 1000)

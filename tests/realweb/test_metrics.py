@@ -1,0 +1,94 @@
+"""Observability: a crawl's metrics on 127.0.0.1 while it runs, and the query server's
+/metrics behind its Host checks."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from webcrawler.testing.flakyweb import Flaky, first, slow, unavailable
+from webcrawler.testing.server import LoopbackWeb, Site
+
+from .conftest import crawl, pages
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def samples(text: str) -> dict[tuple[str, tuple], float]:
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def test_a_crawl_serves_its_progress_as_prometheus_metrics(tmp_path: Path):
+    routes = Flaky({p: slow(0.05, page) for p, page in pages(20).items()},
+                   first(1, unavailable(1)))
+    port = free_port()
+    with LoopbackWeb([Site("127.0.6.60", routes)]) as web:
+        data = tmp_path / "data"
+        crawl = subprocess.Popen(
+            [sys.executable, "-m", "webcrawler.cli", "index", "--seed", web.url("127.0.6.60"),
+             "--data-dir", str(data), "--delay", "0", "--agents", "2", "--no-progress",
+             "--metrics-port", str(port), "--progress-interval", "0.2", "--retry-backoff", "0.1"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            seen: dict = {}
+            deadline = time.monotonic() + 60
+            while crawl.poll() is None and time.monotonic() < deadline:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+                        seen = samples(r.read().decode())
+                except OSError:
+                    pass
+                if seen.get(("webcrawler_retries_total", ()), 0) > 0:
+                    break
+                time.sleep(0.1)
+        finally:
+            crawl.terminate()
+            crawl.communicate(timeout=60)
+    assert seen[("webcrawler_retries_total", ())] > 0
+    assert ("webcrawler_documents_retrieved_total", ()) in seen
+    assert ("webcrawler_queue_documents", ()) in seen
+    assert any(name == "webcrawler_server_delay_seconds" for name, _ in seen)
+
+
+def test_the_query_server_serves_metrics_behind_its_host_checks(settings):
+    from webcrawler.query_server import create_app
+
+    with LoopbackWeb([Site("127.0.6.61", pages(3))]) as web:
+        crawl(settings, [web.url("127.0.6.61")])
+    app = create_app(settings.data_dir)
+    try:
+        client = app.test_client()
+        answer = client.get("/metrics", headers={"Host": "localhost"})
+        assert answer.status_code == 200
+        figures = samples(answer.get_data(as_text=True))
+        assert figures[("webcrawler_documents", (("state", "fetched"),))] == 4
+        assert ("webcrawler_retries_total", ()) in figures
+        assert client.get("/metrics", headers={"Host": "evil.example"}).status_code == 421
+    finally:
+        app.extensions["webcrawler.sources"].close()
+
+
+def test_the_stats_page_shows_retries_under_the_same_names(settings):
+    from webcrawler.query_server import create_app
+
+    routes = Flaky(pages(2), first(1, unavailable(1)))
+    with LoopbackWeb([Site("127.0.6.62", routes)]) as web:
+        crawl(settings, [web.url("127.0.6.62")])
+    app = create_app(settings.data_dir)
+    try:
+        page = app.test_client().get("/stats", headers={"Host": "localhost"}).get_data(as_text=True)
+    finally:
+        app.extensions["webcrawler.sources"].close()
+    for name, value in (("retries", 3), ("recovered", 3), ("final failures", 0)):
+        assert f'<th scope="row">{name}</th><td class="n">{value}</td>' in page
