@@ -217,8 +217,10 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
     """Replay the stored crawl in other orders (virtual crawlers) and measure PCS, PST and PBC."""
     from webcrawler.evaluate import ORDER_NAMES, evaluate_ordering
     from webcrawler.importance import ImportanceError
+    from webcrawler.plots import require_plots
 
     settings = _settings(data_dir=data_dir, db_url=db_url)
+    require_plots()  # a missing extra first: one line before anything is read
     _existing_data(settings)
     _check_database(settings)
     names = [o.strip() for o in orders.split(",") if o.strip()]

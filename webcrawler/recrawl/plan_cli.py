@@ -92,6 +92,7 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
     bucket, and how many new pages, to crawl in each period of a cycle."""
     from webcrawler.recrawl.figures import write_figures
     from webcrawler.recrawl.plan import changes_per_cycle, format_table, plan_json, solve_strategies
+    from webcrawler.recrawl.solve import SolveFailed
 
     if figures is not None:
         from webcrawler.plots import require_plots
@@ -107,6 +108,8 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
         check_finite(data)
         plans = solve_strategies(data, strategies or (1, 2, 3), small_weight, max_iter,
                                  progress=lambda line: click.echo(line, err=True))
+    except SolveFailed:
+        raise  # its own one line, at the CLI's edge
     except (ArithmeticError, ValueError, MemoryError, RuntimeError) as exc:
         raise click.ClickException(f"the model cannot be solved with these values "
                                    f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]})") from None
