@@ -21,6 +21,7 @@ import pytest
 
 from webcrawler.database import INDEXED
 from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.testing.tmpfs import small_tmpfs
 
 PAGES = 120
 
@@ -37,16 +38,9 @@ def _pages() -> dict:
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 1 MB tmpfs (root can mount one; the test needs it to fill a real file system)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, f"this test mounts a small tmpfs (as root): {done.stderr}"
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
+    """A 1 MB tmpfs: the test fills a real file system."""
+    with small_tmpfs(tmp_path / "disk", "1m") as disk:
+        yield disk
 
 
 def _index(data_dir: Path, *args: str) -> subprocess.CompletedProcess:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tests.workbench.conftest import Workbench
-from tests.workbench.resources import wait_until
 from tests.workbench.test_api import events_of, manual
 from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.testing.waiting import wait_until
 
 CATASTROPHIC = {"regexp": "(a+)+$"}
 

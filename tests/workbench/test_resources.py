@@ -13,7 +13,6 @@ import errno
 import os
 import shutil
 import signal
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,9 +20,10 @@ import psutil
 import pytest
 
 from tests.workbench.conftest import Workbench, docs_pages, start_workbench, stop_workbench
-from tests.workbench.resources import wait_until
 from tests.workbench.test_api import events_of
 from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.testing.tmpfs import small_tmpfs
+from webcrawler.testing.waiting import wait_until
 from webcrawler.workbench.crawls import write_atomic
 
 LINKS = 3000
@@ -90,17 +90,9 @@ def test_a_crawl_whose_workbench_died_stops_and_is_listed_as_interrupted(
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 4 MB tmpfs, so a full disk is real; skipped only where mounting is impossible."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(where)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
+    """A 4 MB tmpfs, so a full disk is real."""
+    with small_tmpfs(tmp_path / "disk", "4m") as disk:
+        yield disk
 
 
 def fill(disk: Path) -> Path:

@@ -136,7 +136,7 @@ def test_bound_beyond_loopback_a_token_is_generated_and_printed(tmp_path: Path) 
     of a public address (a warning and a generated token), without leaving this machine."""
     import tempfile
 
-    from tests.workbench.resources import wait_until
+    from webcrawler.testing.waiting import wait_until
     from webcrawler.web import processes
 
     command = [sys.executable, "-m", "webcrawler.cli", "workbench", "--data-dir", str(tmp_path),

@@ -19,6 +19,7 @@ from webcrawler.urls import InvalidURL, normalize, split
 
 if TYPE_CHECKING:
     from webcrawler.engine.crawl import CrawlLoop
+    from webcrawler.engine.store import CrawlStore
 
 
 class SeedsFailed(WebcrawlerError):
@@ -43,26 +44,25 @@ def seed_problem(url: str, max_length: int) -> str | None:
     return None
 
 
-def failed_seeds(crawler: CrawlLoop, seeds: list[str]) -> str | None:
+def failed_seeds(crawler: CrawlLoop, store: CrawlStore, seeds: list[str]) -> str | None:
     """When nothing was fetched and every seed failed, one line naming each seed and why;
     else None (a seed excluded by robots.txt, already fetched, or still queued did not fail)."""
     if crawler.stats.retrieved or not seeds:
         return None
-    reasons = [_why(crawler, seed) for seed in seeds]
+    reasons = [_why(crawler, store, seed) for seed in seeds]
     if not all(reasons):
         return None
     return "nothing was fetched, every seed failed: " + "; ".join(
         f"{seed} ({reason})" for seed, reason in zip(seeds, reasons, strict=True))
 
 
-def _why(crawler: CrawlLoop, seed: str) -> str | None:
+def _why(crawler: CrawlLoop, store: CrawlStore, seed: str) -> str | None:
     origin, path = split(normalize(seed))
-    server = crawler.store.server(origin)
+    server = store.server(origin)
     if server is None:
         return None
     unreachable = crawler.retries.robots_failures.get(server.id)
-    row = crawler.store.conn.execute(select(documents.c.state, documents.c.reason,  # type: ignore[attr-defined]
-                                            documents.c.detail).where(
+    row = store.conn.execute(select(documents.c.state, documents.c.reason, documents.c.detail).where(
         documents.c.server_id == server.id, documents.c.path == path)).first()
     if row is not None and row.state == State.FAILED:
         return f"{row.reason}: {row.detail}" if row.detail else row.reason

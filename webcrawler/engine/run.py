@@ -83,7 +83,7 @@ def run_index(settings: Settings, progress: bool = True,
         crawler.run()
         text = summary(snapshot(crawler)) + "\n  " + scope_line
         if crawler.stats.stop_reason == "nothing left to fetch":
-            failed = failed_seeds(crawler, [s for s in settings.seeds if s not in rejected])
+            failed = failed_seeds(crawler, store, [s for s in settings.seeds if s not in rejected])
             if failed:
                 raise SeedsFailed(failed, text)
         return text, rejected
