@@ -24,7 +24,7 @@ from webcrawler.config.command import config_command
 from webcrawler.config.kinds import FiniteFloat
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
 from webcrawler.content_options import content_options
-from webcrawler.errors import WebcrawlerError
+from webcrawler.errors import NothingToDo, WebcrawlerError
 from webcrawler.export.command import export
 from webcrawler.recrawl.cli import recrawl_options
 from webcrawler.recrawl.plan_cli import plan_options, plan_recrawl
@@ -128,7 +128,7 @@ def _existing_data(settings: Settings) -> None:
     """Commands that read a crawl refuse a data directory that does not exist (a mistyped
     --data-dir), in one line, before anything could create a file in it."""
     if not settings.db_url and not settings.data_dir.is_dir():
-        raise click.ClickException(f"no crawl in {settings.data_dir}: the directory does not "
+        raise NothingToDo(f"no crawl in {settings.data_dir}: the directory does not "
                                    "exist (run webcrawler index --seed URL first, or give the "
                                    "right --data-dir)")
 
@@ -231,7 +231,9 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
         evaluation, text, plots = evaluate_ordering(
             settings.database_url, settings.index_dir, importance, threshold=threshold,
             orders=names, start=list(start), out_dir=out_dir)
-    except (ImportanceError, ValueError) as exc:
+    except ImportanceError:
+        raise  # a UsageError: one line and exit 2 at the CLI's edge
+    except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(text)
     click.echo(f"\n{evaluation.seconds:.1f} s; wrote {', '.join(str(p) for p in plots)} and "

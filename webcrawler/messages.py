@@ -65,8 +65,8 @@ class Retrieve:
     answer also carries its decoded markup, for the personal-crawler toolkit), "file"
     (any type, an image say: the answer's `body` holds the bytes, nothing is parsed) or
     "robots-hop" (robots.txt without following its redirects: a usable one comes back as
-    `Redirect`, so that a request policy decides on, and audits, every hop).
-    "sitemap" (a noindex document whose links are the sitemap's URLs: agents/sitemap.py).
+    `Redirect`, so that a request policy decides on, and audits, every hop) or "sitemap"
+    (a noindex document whose links are the sitemap's URLs: agents/sitemap.py).
 
     A recrawl passes the validators the last answer carried (`etag`, `last_modified`):
     the agent makes the GET conditional, and a 304 comes back as `NotModified`. `sketch`

@@ -33,12 +33,11 @@ class SitemapError(FetchError):
 
 @dataclass(frozen=True, slots=True)
 class Sitemap:
-    """What a sitemap names: `urls` (pages, with `lastmods` when given), `sitemaps` (an
-    index's entries), and how many URLs were `dropped` past the protocol's count."""
+    """What a sitemap names: `urls` (pages), `sitemaps` (an index's entries), and how many
+    URLs were `dropped` past the protocol's count. (`lastmod` is not read: nothing uses it yet.)"""
 
     urls: tuple[str, ...] = ()
     sitemaps: tuple[str, ...] = ()
-    lastmods: tuple[tuple[str, str], ...] = ()  # (url, W3C datetime as written)
     dropped: int = 0
 
 
@@ -73,11 +72,10 @@ class _Reader:
         self.base, self.names, self.max_url_length, self.max_urls = url, names, max_url_length, max_urls
         self.urls: dict[str, None] = {}
         self.sitemaps: dict[str, None] = {}
-        self.lastmods: list[tuple[str, str]] = []
         self.dropped = 0
 
     def result(self) -> Sitemap:
-        return Sitemap(tuple(self.urls), tuple(self.sitemaps), tuple(self.lastmods), self.dropped)
+        return Sitemap(tuple(self.urls), tuple(self.sitemaps), self.dropped)
 
     def read_xml(self, data: bytes) -> None:
         events = etree.iterparse(io.BytesIO(data), events=("start", "end"), resolve_entities=False,
@@ -101,15 +99,15 @@ class _Reader:
     def read_text(self, data: bytes) -> None:
         for line in data.decode("utf-8", errors="replace").splitlines():
             if line.strip():
-                self._add(line.strip(), "", sitemap=False)
+                self._add(line.strip(), sitemap=False)
 
     def _entry(self, element: etree._Element, sitemap: bool) -> None:
         fields = {etree.QName(child).localname: (child.text or "").strip()
                   for child in element if isinstance(child.tag, str)}
         if fields.get("loc"):
-            self._add(fields["loc"], fields.get("lastmod", ""), sitemap)
+            self._add(fields["loc"], sitemap)
 
-    def _add(self, loc: str, lastmod: str, sitemap: bool) -> None:
+    def _add(self, loc: str, sitemap: bool) -> None:
         if len(self.urls) + len(self.sitemaps) >= self.max_urls:
             self.dropped += 1
             return
@@ -118,5 +116,3 @@ class _Reader:
             return
         url = strip_params(url, self.names) if self.names else url
         (self.sitemaps if sitemap else self.urls)[url] = None
-        if lastmod and not sitemap:
-            self.lastmods.append((url, lastmod[:64]))

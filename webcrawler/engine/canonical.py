@@ -25,8 +25,8 @@ from sqlalchemy.engine import Connection
 
 from webcrawler.database import State, aliases, documents
 from webcrawler.dialects import insert_ignore
+from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.policies import DocumentSink, Scope
-from webcrawler.engine.store import FrontierEntry
 from webcrawler.messages import Document
 from webcrawler.urls import split
 

@@ -20,12 +20,11 @@ from webcrawler.engine.canonical import Canonicals
 from webcrawler.engine.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.documents import record_document
 from webcrawler.engine.frontier import Ordering
-from webcrawler.engine.interfaces import Job, Pool, Store
+from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
 from webcrawler.engine.near_duplicates import NEAR_DUPLICATE, NearDuplicates
 from webcrawler.engine.policies import DocumentSink
 from webcrawler.engine.pool import start_agents
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.store import FrontierEntry
 from webcrawler.messages import Document, Failure, NotModified, Reason, Redirect
 from webcrawler.settings import Settings
 

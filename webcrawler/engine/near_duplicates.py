@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from webcrawler.database import State, documents
-from webcrawler.engine.store import FrontierEntry
+from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.messages import Document
 from webcrawler.recrawl.changes import resemblance, sketch
 

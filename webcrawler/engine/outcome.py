@@ -3,7 +3,7 @@ that fetched nothing because every seed failed says why, seed by seed, instead o
 "finished" (the CLI then exits 1).
 
     seed_problem(url) -> why `url` cannot be a seed, or None
-    failed_seeds(crawler, seeds) -> a line per seed when all failed and nothing was fetched
+    failed_seeds(crawler, store, seeds) -> a line per seed when all failed and nothing was fetched
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from webcrawler.database import State, documents
 from webcrawler.errors import WebcrawlerError
-from webcrawler.urls import InvalidURL, normalize, split
+from webcrawler.urls import InvalidURL, normalize, split, strip_params
 
 if TYPE_CHECKING:
     from webcrawler.engine.crawl import CrawlLoop
@@ -57,7 +57,7 @@ def failed_seeds(crawler: CrawlLoop, store: CrawlStore, seeds: list[str]) -> str
 
 
 def _why(crawler: CrawlLoop, store: CrawlStore, seed: str) -> str | None:
-    origin, path = split(normalize(seed))
+    origin, path = split(strip_params(normalize(seed), crawler.settings.param_names()))  # as add_seeds
     server = store.server(origin)
     if server is None:
         return None

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection
 
 from webcrawler.agenthosts import pool_factory
 from webcrawler.database import check_database, connect
+from webcrawler.engine.crawl import NOTHING_LEFT
 from webcrawler.engine.indexing import index_loop
 from webcrawler.engine.metrics import MetricsServer
 from webcrawler.engine.orders.batch import make_ordering, watch_pages
@@ -82,7 +83,7 @@ def run_index(settings: Settings, progress: bool = True,
             install_signals(crawler.request_stop)
         crawler.run()
         text = summary(snapshot(crawler)) + "\n  " + scope_line
-        if crawler.stats.stop_reason == "nothing left to fetch":
+        if crawler.stats.stop_reason == NOTHING_LEFT:
             failed = failed_seeds(crawler, store, [s for s in settings.seeds if s not in rejected])
             if failed:
                 raise SeedsFailed(failed, text)

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from webcrawler.agents.filetypes import looks_like_sitemap
+from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.policies import Scope
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.store import FrontierEntry
 from webcrawler.messages import SITEMAP_TYPE, Document, Reason, RobotsFile
 from webcrawler.urls import split, try_normalize
 

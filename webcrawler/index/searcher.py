@@ -54,7 +54,7 @@ from webcrawler.index.snippets import snippet
 from webcrawler.index.spelling import correct
 from webcrawler.index.thesaurus import Thesaurus, default_thesaurus
 from webcrawler.index.weighting import Collection, Peculiarity
-from webcrawler.index.wordsearch import rank_words
+from webcrawler.index.wordsearch import Ranked, rank_words
 from webcrawler.index.writer import open_index
 
 log = logging.getLogger(__name__)
@@ -65,8 +65,6 @@ CACHE_FORMS = 8192  # words whose other forms are remembered until the index cha
 REFRESH_INTERVAL = 0.5
 MAX_PER_PAGE = 100
 
-# ([(score, docnum), ...] best first, total, the matches' facet counts)
-Ranked = tuple[list[tuple[float, int]], int, facets.Counts]
 
 
 class Searcher:
@@ -221,7 +219,8 @@ class Searcher:
             collector = TopCollector(limit=limit, usequality=False)  # end; the same, unskipped
             searcher.search_with_collector(query, collector, context=context)
         ranked = [(score, docnum) for score, docnum in collector.results().top_n]
-        matched = list(searcher.docs_for_query(query))  # every match, for the facets
+        # every match, for the facets: a short top list already holds them all
+        matched = [d for _s, d in ranked] if len(ranked) < limit else list(searcher.docs_for_query(query))
         return self._remember(key, (ranked, len(matched), facets.count_global(searcher, matched)))
 
     def statistics(self, words: list[str]) -> tuple[int, int, dict[bytes, float]]:

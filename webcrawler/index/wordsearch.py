@@ -33,6 +33,7 @@ from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.weighting import Peculiarity
 
+# ([(score, docnum), ...] best first, total, the matches' facet counts)
 Ranked = tuple[list[tuple[float, int]], int, facets.Counts]
 
 

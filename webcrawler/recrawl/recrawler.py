@@ -7,7 +7,7 @@ redirect. Each updates the page's history (times fetched / changed / trivial /
 unmodified, last change, the bucket) and its next due time in the crawl's own
 transaction, so a killed crawl loses nothing it committed; a real change re-indexes
 the page (the index keeps one version, the newest) and replaces its links, a gone
-page leaves the index. The crawler (engine/crawl.py) calls in here only for pages
+page leaves the index. The index crawl's hooks (engine/indexing.py) call in here only for pages
 with `entry.recrawl`, and to schedule the first recrawl of a page it just found.
 """
 

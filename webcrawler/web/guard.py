@@ -1,4 +1,5 @@
-"""Who may talk to the query server: the Host it answers to, and who may change state.
+"""Who may talk to our servers (the query server, the workbench): the Host they answer to,
+and who may change state.
 
 Two defences run before every request:
 

@@ -23,8 +23,9 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 from flask.typing import ResponseReturnValue
 
+from webcrawler.storage_errors import is_disk_full
 from webcrawler.web.payload import BadQuery, count_param
-from webcrawler.workbench.crawls import OVERSTAY, Crawl, Crawls, disk_full
+from webcrawler.workbench.crawls import OVERSTAY, Crawl, Crawls
 from webcrawler.workbench.definition import DefinitionError, parse
 from webcrawler.workbench.eventlog import open_reader, read_lines
 
@@ -56,7 +57,7 @@ def start() -> ResponseReturnValue:
     try:
         crawl = crawls().start(definition)
     except OSError as error:
-        if not disk_full(error):
+        if not is_disk_full(error):
             raise
         return jsonify(error="The workbench's disk is full: no crawl can start until space is "
                              "freed (remove old crawls from its data directory)."), 507

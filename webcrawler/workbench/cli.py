@@ -44,7 +44,7 @@ def _load(file: Path, overrides: dict[str, Any]) -> dict[str, Any]:
     try:
         parse(data)
     except DefinitionError as error:
-        raise click.ClickException(f"{file}: {error}") from None
+        raise click.ClickException(f"{file}: {error}") from None  # exit 1, as documented
     return data
 
 

@@ -23,7 +23,6 @@ finished crawls are kept: older folders are removed.
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
@@ -46,7 +45,6 @@ from webcrawler.workbench.runner import settings_json
 log = logging.getLogger(__name__)
 
 OVERSTAY = 30.0  # seconds past its time limit before a crawl is killed
-FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -61,10 +59,6 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def disk_full(error: OSError) -> bool:
-    return error.errno in FULL
 
 
 @dataclass

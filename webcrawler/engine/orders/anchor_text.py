@@ -35,9 +35,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from webcrawler.engine.frontier import FoundLink, Ordering
+from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.orders.best_first import NOTHING, BestFirstServers, Key
 from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.store import FrontierEntry
 from webcrawler.index import build_anchor_index
 
 SOURCE_WEIGHT = 0.5
