@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sqlalchemy import and_, delete, func, update
@@ -105,16 +106,21 @@ def payload_of(doc_id: int, document: Document) -> bytes:
     origin, _ = split(document.url)
     return pack(IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
                                 text=document.text, host=origin.split("://", 1)[1],
-                                kind=document_kind(document.content_type)))
+                                kind=document_kind(document.content_type),
+                                headings=document.headings))
 
 
 def pack(doc: IndexedDocument) -> bytes:
-    fields = [doc.doc_id, doc.url, doc.title, doc.text, doc.host, doc.language, doc.kind]
+    fields = [doc.doc_id, doc.url, doc.title, doc.text, doc.host, doc.language, doc.kind,
+              list(doc.headings)]
     return zlib.compress(json.dumps(fields).encode(), 1)
 
 
 def unpack(payload: bytes) -> IndexedDocument:
     """A payload's document; one written before language and kind were kept has five fields
-    (the writer then detects the language, and the kind is html, all that was indexed).
-    Links are not in the payload: they are read when the document is indexed."""
-    return IndexedDocument(*json.loads(zlib.decompress(payload))[:7])
+    (the writer then detects the language, and the kind is html, all that was indexed), one
+    written before headings were kept seven (it is indexed without them). Links are not in
+    the payload: they are read when the document is indexed."""
+    fields = json.loads(zlib.decompress(payload))
+    doc = IndexedDocument(*fields[:7])
+    return replace(doc, headings=tuple(map(str, fields[7]))) if len(fields) > 7 else doc

@@ -29,7 +29,7 @@ class IndexedDocument:
     `anchors` are the texts of links to the document from other servers, `site_anchors`
     those from its own server (navigation), and `inlinks` and `outlinks` count the pages
     linking to it and those it links to (the ranking's prior), as the links table knows
-    them when the document is indexed.
+    them when the document is indexed. `headings` are the texts of its h1-h3 headings.
     """
 
     doc_id: int
@@ -43,6 +43,7 @@ class IndexedDocument:
     site_anchors: tuple[str, ...] = ()
     inlinks: int = 0
     outlinks: int = 0
+    headings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
