@@ -23,12 +23,13 @@ import json
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from sqlalchemy import and_, delete, func, update
 from sqlalchemy.engine import Connection
 
 from webcrawler.database import INDEXED, REMOVED, index_outbox
+from webcrawler.engine.languages import detected
 from webcrawler.engine.link_evidence import with_links
 from webcrawler.index import IndexedDocument, IndexWriter, document_kind
 from webcrawler.messages import Document
@@ -72,17 +73,25 @@ class OutboxWriter:
         return self._number, removes
 
 
+class Applied(NamedTuple):
+    added: int
+    removed: int
+    languages: dict[int, str]  # doc_id -> the language detected (to store once committed)
+
+
 def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]],
-          conn: Connection | None = None) -> tuple[int, int]:
-    """Add the documents and delete the removals of (doc_id, payload) rows, uncommitted;
-    (documents added, documents removed). A doc_id has one row, so order cannot matter.
-    With `conn`, documents carry what the links table says of them (`link_evidence.py`)."""
+          conn: Connection | None = None) -> Applied:
+    """Add the documents and delete the removals of (doc_id, payload) rows, uncommitted.
+    A doc_id has one row, so order cannot matter. With `conn`, documents carry what the
+    links table says of them (`link_evidence.py`). Each document's language is detected
+    here, in the writer's process (`languages.py`)."""
     rows = list(payloads)
     removed = [doc_id for doc_id, payload in rows if payload == REMOVED]
     docs = [unpack(payload) for _doc_id, payload in rows if payload != REMOVED]
-    writer.add(docs if conn is None else with_links(conn, docs))
+    docs, languages = detected(docs if conn is None else with_links(conn, docs))
+    writer.add(docs)
     writer.delete(removed)
-    return len(rows) - len(removed), len(removed)
+    return Applied(len(rows) - len(removed), len(removed), languages)
 
 
 def acknowledge_batches(conn: Connection, batches: Sequence[int], removals: Iterable[int]) -> None:

@@ -39,6 +39,7 @@ from webcrawler.database import (
     index_outbox,
     meta,
 )
+from webcrawler.engine.languages import detected, record, with_stored
 from webcrawler.engine.link_evidence import with_links
 from webcrawler.engine.outbox import forget_removals, unpack
 from webcrawler.errors import NothingToDo
@@ -122,15 +123,19 @@ def _count(engine: Engine) -> int:
 
 def _stored(engine: Engine) -> Iterator[list[IndexedDocument]]:
     """The stored documents in doc_id order, `BATCH` at a time (keyset pages: no long read),
-    with their anchor texts and link counts as the links table has them now."""
+    with their anchor texts and link counts as the links table has them now, and their
+    languages as stored (detected, and stored, for those that have none)."""
     last = -1
     while True:
         with engine.connect() as conn:
             rows = conn.execute(_fetched_with_text().where(index_outbox.c.doc_id > last)
                                 .order_by(index_outbox.c.doc_id).limit(BATCH)).all()
-            docs = with_links(conn, [unpack(payload) for _doc_id, payload in rows])
+            docs, languages = detected(with_stored(conn, with_links(
+                conn, [unpack(payload) for _doc_id, payload in rows])))
         if not rows:
             return
+        with engine.begin() as conn:
+            record(conn, languages)
         last = rows[-1][0]
         yield docs
 

@@ -24,7 +24,7 @@ class IndexedDocument:
     the index: adding a document with an id already present replaces it.
     `host` is the URL's host, with ":port" when the URL has one; `site:` matches
     the host with and without the port, and any parent domain of a host name.
-    `language` is an ISO 639-1 code ("" unknown: the writer detects it), `kind` the
+    `language` is an ISO 639-1 code ("": not known yet, the writer detects it), `kind` the
     document's type for the `type:` facet ("html", "pdf", ...; "" is "html").
     `anchors` are the texts of links to the document from other servers, `site_anchors`
     those from its own server (navigation), and `inlinks` and `outlinks` count the pages
