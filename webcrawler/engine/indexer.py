@@ -10,7 +10,8 @@ the database comes from an outbox:
    process, which reads the batch from the outbox (page text never crosses a
    pipe from the crawl), adds and commits it, then acknowledges the number.
 3. Acknowledged batches are marked INDEXED in a later transaction, and the
-   languages the index detected stored with them (`languages.py`). The rows
+   languages the index detected and the in-links it counted stored with them
+   (`languages.py`, `link_refresh.py`). The rows
    stay: they are the text `webcrawler index --reindex` rebuilds the index
    from (`engine/reindex.py`), a document's row replaced when it is fetched
    again. A document leaving the index is a removal row (`outbox.py`), sent
@@ -35,6 +36,7 @@ from sqlalchemy.engine import Engine
 
 from webcrawler.database import INDEXED, connect, index_outbox
 from webcrawler.engine.languages import record
+from webcrawler.engine.link_refresh import record as record_inlinks
 from webcrawler.engine.outbox import OutboxWriter, acknowledge_batches, apply
 from webcrawler.engine.store import CrawlStore
 from webcrawler.errors import StorageError
@@ -96,7 +98,7 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
                                 .where(index_outbox.c.batch.in_(batches))).all()
             applied = apply(writer, ((int(doc_id), bytes(payload)) for doc_id, payload in rows), conn)
         writer.commit()
-        acks.put((batches, applied.languages))
+        acks.put((batches, applied.languages, applied.inlinks))
 
 
 class IndexFailed(StorageError):
@@ -163,6 +165,7 @@ class IndexSink(OutboxWriter):
         self._in_flight: set[int] = set()
         self._acked: list[int] = []
         self._languages: dict[int, str] = {}  # of acknowledged documents, to store
+        self._inlinks: dict[int, int] = {}  # ... and the in-links they were indexed with
         self._removal_batches: set[int] = set()  # sent batches that may hold a removal row
         self._number = self._resend_outbox()
 
@@ -200,9 +203,10 @@ class IndexSink(OutboxWriter):
         removals = self._removal_batches.intersection(self._acked)
         acknowledge_batches(self.store.conn, self._acked, removals)
         record(self.store.conn, self._languages)
+        record_inlinks(self.store.conn, self._inlinks)
         self._removal_batches -= removals
         self._acked = []
-        self._languages = {}
+        self._languages, self._inlinks = {}, {}
 
     def _send(self, numbers: tuple[int, ...]) -> None:
         self._in_flight.update(numbers)
@@ -220,10 +224,11 @@ class IndexSink(OutboxWriter):
             block = False
             if numbers[0] == "failed":
                 self._fail(numbers)
-            batches, languages = numbers
+            batches, languages, inlinks = numbers
             self._in_flight.difference_update(batches)
             self._acked.extend(batches)
             self._languages.update(languages)
+            self._inlinks.update(inlinks)
 
     def _fail(self, failure: tuple[str, bool, str]) -> None:
         _, disk_full, why = failure

@@ -21,7 +21,9 @@ from webcrawler.engine.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.documents import record_document
 from webcrawler.engine.frontier import Ordering
 from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
+from webcrawler.engine.link_refresh import LinkRefresh
 from webcrawler.engine.near_duplicates import NEAR_DUPLICATE, NearDuplicates
+from webcrawler.engine.outbox import OutboxWriter
 from webcrawler.engine.policies import DocumentSink
 from webcrawler.engine.pool import start_agents
 from webcrawler.engine.scheduler import ServerState
@@ -44,6 +46,9 @@ class IndexHooks(BaseHooks):
             conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts)
         self.near_duplicates = None if conn is None else NearDuplicates(
             conn, loop.settings.near_duplicates)
+        # the SQL store's index is sent the pages whose in-links changed (link_refresh.py)
+        self.links = LinkRefresh(conn, loop.settings.link_refresh) \
+            if conn is not None and isinstance(loop.sink, OutboxWriter) else None
         self.progress = progress
         self._next_report = 0.0
 
@@ -54,6 +59,8 @@ class IndexHooks(BaseHooks):
             if self.recrawl.document(entry, doc, now):  # changed: its links are replaced
                 loop.store.delete_links(entry.doc_id)
                 loop.follow(entry, doc.links)
+                if self.links is not None:
+                    self.links.fetched(entry.doc_id)
             return
         kept = record_document(loop.store, loop.sink, entry, doc, now, self.judge)
         if self.recrawl is not None:
@@ -62,6 +69,8 @@ class IndexHooks(BaseHooks):
         loop.stats.retrieved += 1
         if kept.duplicate_of is None:
             loop.follow(entry, doc.links)
+            if self.links is not None:
+                self.links.fetched(entry.doc_id)
 
     def judge(self, entry: FrontierEntry, doc: Document, reason: str | None
               ) -> tuple[str | None, str | None, bytes]:
@@ -120,12 +129,23 @@ class IndexHooks(BaseHooks):
     # --- the clock and the stop -----------------------------------------------
     def tick(self, now: float) -> None:
         loop = self.loop
+        if self.links is not None and self.links.due():
+            self._resend()
         if self.recrawl is not None and loop.pool is not None and not loop.stats.stop_reason:
             spare = loop.pool.free() if not loop.scheduler.ready() else 0
             self.recrawl.tick(loop.scheduler, now, spare)
         if self.progress is not None and (now >= self._next_report or loop.stats.stop_reason):
             self.progress(loop)
             self._next_report = now + loop.settings.progress_interval
+
+    def ending(self) -> None:
+        if self.links is not None and self.links.sources:  # the last documents' links too
+            self._resend()
+
+    def _resend(self) -> None:
+        """Send the index the pages whose in-links changed (link_refresh.py)."""
+        if self.links is not None and isinstance(self.loop.sink, OutboxWriter):
+            self.loop.sink.resend(self.links.look())
 
     def stop_reason(self, now: float, reason: str) -> str:
         if reason and reason != NOTHING_LEFT:

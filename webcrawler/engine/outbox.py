@@ -62,6 +62,11 @@ class OutboxWriter:
         self._pending += 1
         self._pending_removals += 1
 
+    def resend(self, doc_ids: Sequence[int]) -> None:
+        """Send documents the index holds to it again with the next batch (their links
+        changed: `link_refresh.py`); those whose row waits already, or is a removal, stay."""
+        self._pending += rebatch(self.store.conn, doc_ids, self._number + 1)
+
     def _next_batch(self) -> tuple[int, bool] | None:
         """Close the batch being written: (its number, does it hold a removal?), or None when
         it is empty. A batch crawl never removes: its acknowledgements stay one UPDATE."""
@@ -77,6 +82,7 @@ class Applied(NamedTuple):
     added: int
     removed: int
     languages: dict[int, str]  # doc_id -> the language detected (to store once committed)
+    inlinks: dict[int, int]  # doc_id -> the in-links it was indexed with (link_refresh.py)
 
 
 def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]],
@@ -91,7 +97,8 @@ def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]],
     docs, languages = detected(docs if conn is None else with_links(conn, docs))
     writer.add(docs)
     writer.delete(removed)
-    return Applied(len(rows) - len(removed), len(removed), languages)
+    inlinks = {doc.doc_id: doc.inlinks for doc in docs} if conn is not None else {}
+    return Applied(len(rows) - len(removed), len(removed), languages, inlinks)
 
 
 def acknowledge_batches(conn: Connection, batches: Sequence[int], removals: Iterable[int]) -> None:
@@ -103,6 +110,16 @@ def acknowledge_batches(conn: Connection, batches: Sequence[int], removals: Iter
                                                      func.length(index_outbox.c.payload) == 0)))
     if batches:
         conn.execute(update(index_outbox).where(index_outbox.c.batch.in_(batches)).values(batch=INDEXED))
+
+
+def rebatch(conn: Connection, doc_ids: Sequence[int], batch: int) -> int:
+    """Move the committed document rows of `doc_ids` to `batch` (uncommitted); how many."""
+    if not doc_ids:
+        return 0
+    result = conn.execute(update(index_outbox).where(and_(
+        index_outbox.c.doc_id.in_(list(doc_ids)), index_outbox.c.batch == INDEXED,
+        func.length(index_outbox.c.payload) > 0)).values(batch=batch))
+    return int(result.rowcount or 0)
 
 
 def forget_removals(conn: Connection) -> None:

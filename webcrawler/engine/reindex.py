@@ -41,6 +41,7 @@ from webcrawler.database import (
 )
 from webcrawler.engine.languages import detected, record, with_stored
 from webcrawler.engine.link_evidence import with_links
+from webcrawler.engine.link_refresh import record as record_inlinks
 from webcrawler.engine.outbox import forget_removals, unpack
 from webcrawler.errors import NothingToDo
 from webcrawler.index import (
@@ -136,6 +137,7 @@ def _stored(engine: Engine) -> Iterator[list[IndexedDocument]]:
             return
         with engine.begin() as conn:
             record(conn, languages)
+            record_inlinks(conn, {doc.doc_id: doc.inlinks for doc in docs})
         last = rows[-1][0]
         yield docs
 

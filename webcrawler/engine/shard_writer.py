@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from webcrawler.database import INDEXED, REMOVED, connect, index_outbox
 from webcrawler.engine.languages import record
+from webcrawler.engine.link_refresh import record as record_inlinks
 from webcrawler.engine.outbox import apply
 from webcrawler.index import IndexWriter, open_shard_writer
 
@@ -91,10 +92,10 @@ def index_round(writer: IndexWriter, databases: Databases, shard: int, shards: i
         rows = take(conn, shard, shards)
         if not rows:
             return 0
-        added, removed, languages = apply(
+        added, removed, languages, inlinks = apply(
             writer, ((doc_id, payload) for doc_id, _batch, payload in rows), conn)
     writer.commit()
-    _acknowledge(databases.writer, rows, languages)
+    _acknowledge(databases.writer, rows, languages, inlinks)
     summary.documents += added
     summary.removed += removed
     summary.commits += 1
@@ -102,10 +103,11 @@ def index_round(writer: IndexWriter, databases: Databases, shard: int, shards: i
 
 
 def _acknowledge(engine: Engine, rows: list[tuple[int, int, bytes]],
-                 languages: dict[int, str]) -> None:
+                 languages: dict[int, str], inlinks: dict[int, int]) -> None:
     """The committed rows: documents marked INDEXED, removals deleted; each only if the
     engine has not replaced the row since it was read (same batch). The documents'
-    languages are stored (`languages.py`)."""
+    languages and the in-links they were indexed with are stored (`languages.py`,
+    `link_refresh.py`)."""
     same = and_(index_outbox.c.doc_id == bindparam("p_id"), index_outbox.c.batch == bindparam("p_batch"))
     indexed = [{"p_id": d, "p_batch": b} for d, b, payload in rows if payload != REMOVED]
     removed = [{"p_id": d, "p_batch": b} for d, b, payload in rows if payload == REMOVED]
@@ -115,6 +117,7 @@ def _acknowledge(engine: Engine, rows: list[tuple[int, int, bytes]],
         if removed:
             conn.execute(delete(index_outbox).where(same), removed)
         record(conn, languages)
+        record_inlinks(conn, inlinks)
 
 
 def run_shard_writer(index_dir: Path, db_url: str, shard: int, shards: int,
