@@ -1,9 +1,9 @@
 """The index's link counts follow the links table during a crawl (`engine/link_refresh.py`):
 a page indexed before the pages linking to it were crawled is sent to the index again once
-they are, so its rank changes without `--reindex`. A hand-made loopback web, crawled in two
-runs: the first indexes two equal pages with one in-link each; the second finds four more
-links to one of them. With the refresh it ranks first, as in an index rebuilt afterwards;
-without it the two still tie."""
+they are, so its rank changes without `--reindex` (on both databases). A hand-made loopback
+web, crawled in two runs: the first indexes two equal pages with one in-link each; the
+second finds four more links to one of them. With the refresh it ranks first, as in an index
+rebuilt afterwards; without it the two still tie."""
 
 from __future__ import annotations
 
@@ -43,17 +43,23 @@ def _indexed_inlinks(settings: Settings, path: str) -> int | None:
         engine.dispose()
 
 
-def _two_runs(settings: Settings, every: int) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+Ranks = list[tuple[str, int]]
+
+
+def _two_runs(settings: Settings, every: int) -> tuple[Ranks, Ranks, str]:
+    """The ranks of "hangar" after each run, and the second run's summary."""
     settings = dataclasses.replace(settings, link_refresh=every)
     with LoopbackWeb([Site(SITE, PAGES)]) as web:
         crawl(settings, [web.url(SITE, "/")], max_docs=4)  # /, /x, /y, /hub: breadth-first
         first = _hangar(settings)
-        crawl(settings, [], max_docs=0)  # the days, each linking to /y
-    return first, _hangar(settings)
+        summary = crawl(settings, [], max_docs=0)  # the days, each linking to /y
+    return first, _hangar(settings), summary
 
 
-def test_a_page_gains_rank_as_links_to_it_are_crawled(settings: Settings) -> None:
-    first, then = _two_runs(settings, every=2)
+def test_a_page_gains_rank_as_links_to_it_are_crawled(database_url: str, settings: Settings) -> None:
+    settings = dataclasses.replace(settings, db_url=database_url)
+    first, then, summary = _two_runs(settings, every=2)
+    assert "1 page sent to the index again as their in-links grew" in summary
     assert sorted(first) == [("x", 1000), ("y", 1000)]  # one link each, from the front page
     assert [page for page, _score in then] == ["y", "x"]
     assert _indexed_inlinks(settings, "/y") == 5 and _indexed_inlinks(settings, "/x") == 1
@@ -64,6 +70,7 @@ def test_a_page_gains_rank_as_links_to_it_are_crawled(settings: Settings) -> Non
 
 def test_without_the_refresh_the_index_keeps_the_counts_it_was_built_with(tmp_path: Path,
                                                                            settings: Settings) -> None:
-    first, then = _two_runs(settings, every=0)
+    first, then, summary = _two_runs(settings, every=0)
+    assert "sent to the index again" not in summary
     assert sorted(first) == sorted(then) == [("x", 1000), ("y", 1000)]
     assert _indexed_inlinks(settings, "/y") == 1

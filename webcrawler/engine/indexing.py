@@ -87,9 +87,10 @@ class IndexHooks(BaseHooks):
         return reason, detail, sketch
 
     def found(self) -> str:
-        """Sitemaps read, aliases and near-duplicates kept out: the summary's line."""
-        parts = [self.loop.sitemaps.line(), *(judge.line() for judge in (self.canonicals,
-                                                                         self.near_duplicates) if judge)]
+        """Sitemaps read, aliases and near-duplicates kept out, pages sent to the index again
+        for their links: the summary's line."""
+        parts = [self.loop.sitemaps.line(), *(judge.line() for judge in (
+            self.canonicals, self.near_duplicates, self.links) if judge)]
         return "; ".join(part for part in parts if part)
 
     def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:

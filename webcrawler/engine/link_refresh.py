@@ -45,6 +45,8 @@ class LinkRefresh:
         self.sources: list[int] = []
         self._last = time.monotonic()
         self.sent = 0  # pages sent again, over the crawl
+        self.looks = 0
+        self.seconds = 0.0  # spent looking
 
     def fetched(self, doc_id: int) -> None:
         if self.every:
@@ -58,14 +60,25 @@ class LinkRefresh:
     def look(self) -> list[int]:
         """The pages whose index entries' link prior is out of date by at least `MIN_CHANGE`,
         most out of date first, at most `MAX_RESEND`; the sources are forgotten."""
-        sources, self.sources, self._last = self.sources, [], time.monotonic()
+        started = time.monotonic()
+        sources, self.sources, self._last = self.sources, [], started
         targets = _targets(self.conn, sources)
         indexed = _indexed_counts(self.conn, targets)
         now = in_link_counts(self.conn, list(indexed))
         changes = [(_change(indexed[doc_id], now.get(doc_id, 0)), doc_id) for doc_id in indexed]
         stale = sorted((c for c in changes if c[0] >= MIN_CHANGE), reverse=True)[:MAX_RESEND]
         self.sent += len(stale)
+        self.looks += 1
+        self.seconds += time.monotonic() - started
         return [doc_id for _change_, doc_id in stale]
+
+    def line(self) -> str:
+        """The summary's words on it ("" when nothing was sent again)."""
+        if not self.sent:
+            return ""
+        return (f"{self.sent:,} page{'' if self.sent == 1 else 's'} sent to the index again as "
+                f"their in-links grew "
+                f"({self.looks:,} looks, {self.seconds:.2f} s)")
 
 
 def _change(before: int | None, now: int) -> float:
