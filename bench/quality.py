@@ -237,9 +237,10 @@ def reciprocal_ranks(index_dir: Path, queries, **options) -> list[float]:
 BM25F = {"ranking": "bm25f", "stemming": False, "per_site": 0, "spelling": False}
 
 
-def per_site(index_dir: Path, plain_dir: Path, queries) -> list[str]:
+def per_site(index_dir: Path, plain_dir: Path, queries) -> tuple[list[str], bool]:
     """Each site's query set on its own (the goal holds per set): ours against BM25F, clean
-    and with one typo per query (bench/typos.py's misspellings)."""
+    and with one typo per query (bench/typos.py's misspellings); and whether every set
+    meets the goals (at least BM25F + 0.05, misspelled at least 0.85 of clean)."""
     pairs = typos.misspelled_queries(queries)
     misspelled = [(site, typo, links) for site, _query, typo, links in pairs]
     clean = [(site, query, links) for site, query, _typo, links in pairs]
@@ -248,6 +249,7 @@ def per_site(index_dir: Path, plain_dir: Path, queries) -> list[str]:
     lines = ["| query set | queries | ours MRR@10 | BM25F MRR@10 | ours - BM25F | "
              "misspelled: queries | ours clean | ours misspelled | misspelled / clean |",
              "|---|---|---|---|---|---|---|---|---|"]
+    met = True
     for site in QUOTA:
         mine = [i for i, q in enumerate(queries) if q[0] == site]
         typed = [i for i, p in enumerate(pairs) if p[0] == site]
@@ -255,9 +257,10 @@ def per_site(index_dir: Path, plain_dir: Path, queries) -> list[str]:
             continue
         a, b = (statistics.mean(rr[i] for i in mine) for rr in (ours, bm25f))
         c, t = (statistics.mean(rr[i] for i in typed) for rr in (ours_clean, ours_typo))
+        met = met and a >= b + 0.05 and t >= 0.85 * c
         lines.append(f"| {site} | {len(mine)} | {a:.3f} | {b:.3f} | {a - b:+.3f} | {len(typed)} | "
                      f"{c:.3f} | {t:.3f} | {t / c if c else 0.0:.2f} |")
-    return lines
+    return lines, met
 
 
 def english_reference():
@@ -295,7 +298,7 @@ def main() -> None:
             f"indexed at {rate:.0f} docs/s\n"
         )
         rows = [
-            ("ours: peculiarity, link prior, anchors, URL words, stemming, grouped by site",
+            ("ours: peculiarity, link prior, anchors, URL words, headings, stemming, grouped by site",
              index_dir, {}),
             ("Whoosh BM25F (plain index, no stemming)", plain_dir, BM25F),
             ("ours, results not grouped by site", index_dir, {"per_site": 0}),
@@ -316,27 +319,30 @@ def main() -> None:
             scores.append((mrr, success))
             lines.append(f"| {name} | {mrr:.3f} | {success:.3f} |")
         print("\n".join(lines))
-        site_lines = per_site(index_dir, plain_dir, queries)
+        site_lines, sites_met = per_site(index_dir, plain_dir, queries)
         print("\n" + "\n".join(site_lines))
         typo_lines, typo_ratio = typos.table(index_dir, queries)
         print("\n" + "\n".join(typo_lines))
         if args.json:
-            save_result(args.json, len(docs), len(queries), lines + ["", *site_lines], scores)
+            save_result(args.json, len(docs), len(queries), lines + ["", *site_lines], scores,
+                        sites_met)
             save_typos(args.json, typo_lines, typo_ratio)
         if args.scale:
             scale(docs, queries, args.scale, Path(tmp) / "scaled")
 
 
 def save_result(path: Path, docs: int, queries: int, lines: list[str],
-                scores: list[tuple[float, float]]) -> None:
-    """The quality table as data for BENCHMARKS.md; the goal: ours at least BM25F's + 0.05."""
+                scores: list[tuple[float, float]], sites_met: bool) -> None:
+    """The quality table as data for BENCHMARKS.md; the goal: ours at least BM25F's + 0.05,
+    over all the queries and on each site's set (`per_site`)."""
     (ours, _), (bm25f, _) = scores[:2]
     body = (f"{docs:,} documents of the test web's documentation sites (their links giving anchor "
             f"texts and link counts), {queries} judged queries from their back-of-book indexes "
             f"({DATA.name}).\n\n" + "\n".join(lines))
     save(path, section("Retrieval quality: our peculiarity ranking against Whoosh's BM25F", body,
                        headline=f"MRR@10 {ours:.3f} against BM25F's {bm25f:.3f}",
-                       goal="at least BM25F's + 0.05 MRR@10", met=ours >= bm25f + 0.05))
+                       goal="at least BM25F's + 0.05 MRR@10, on each site's set too",
+                       met=ours >= bm25f + 0.05 and sites_met))
 
 
 def save_typos(path: Path, lines: list[str], ratio: float) -> None:
