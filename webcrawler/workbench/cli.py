@@ -182,10 +182,9 @@ def workbench_command(data_dir: Path | None, host: str, port: int, threads: int,
     from webcrawler.workbench.app import create_app
 
     data_dir = data_dir or _data_dir()
-    warning = exposure_warning(host)
+    warning = exposure_warning(host, "the workbench")
     if warning:
-        click.echo(warning.replace("the search page, the JSON API and the real-time search",
-                                   "the workbench"), err=True)
+        click.echo(warning, err=True)
         options["token"] = options["token"] or new_token()
     app = create_app(data_dir, **options)  # a bad settings file: ConfigError (one line)
     crawls = app.extensions["webcrawler.workbench"]
