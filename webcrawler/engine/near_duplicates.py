@@ -2,7 +2,7 @@
 
 Mirrors, print views and copies that differ by a date, a counter or the navigation are
 not byte-identical (the checksum misses them) but their w-shingle sketches
-(recrawl/changes.py: the 256 smallest shingle hashes, Broder 1997) resemble each
+(webcrawler/shingles.py: the 256 smallest shingle hashes, Broder 1997) resemble each
 other. A page that resembles an indexed page at least `threshold` (Jaccard, estimated
 from the sketches) is stored as its near-duplicate (reason `near-duplicate`, the other
 page named in the detail) and not indexed.
@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection
 from webcrawler.database import State, documents
 from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.messages import Document
-from webcrawler.recrawl.changes import resemblance, sketch
+from webcrawler.shingles import resemblance, sketch
 
 NEAR_DUPLICATE = "near-duplicate"  # the reason stored with a near-duplicate
 BAND_KEYS = 8
