@@ -53,7 +53,7 @@ class Reason:
     DUPLICATE = "duplicate"  # same content as another document already fetched
     PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
     POLICY = "policy"  # a toolkit crawl's request policy refused the request: it never went out
-    TRAP = "trap"  # a link loop or an endless date sequence (engine/traps.py)
+    TRAP = "trap"  # a link loop or an endless date sequence (engine/loop/traps.py)
 
 
 ROBOTS_HOP = "robots-hop"  # Retrieve.kind: one robots.txt request, its redirect answered as data

@@ -144,9 +144,9 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     import threading
 
     from webcrawler.database import connect
-    from webcrawler.engine.indexing import index_loop
-    from webcrawler.engine.pool import AgentPool
-    from webcrawler.engine.store import CrawlStore
+    from webcrawler.engine.loop.index_hooks import index_loop
+    from webcrawler.engine.loop.pool import AgentPool
+    from webcrawler.engine.store.sql import CrawlStore
 
     asked = threading.Event()
     pages = site_pages("victim", 3)
@@ -214,9 +214,9 @@ def test_scope_limits_depth_per_server_cap_and_patterns(settings):
 
 def test_agents_are_recycled_and_memory_hogs_replaced(settings):
     from webcrawler.database import connect
-    from webcrawler.engine.indexing import index_loop
-    from webcrawler.engine.pool import AgentPool
-    from webcrawler.engine.store import CrawlStore
+    from webcrawler.engine.loop.index_hooks import index_loop
+    from webcrawler.engine.loop.pool import AgentPool
+    from webcrawler.engine.store.sql import CrawlStore
 
     pools: list[AgentPool] = []
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 from webcrawler.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
 
 if TYPE_CHECKING:
-    from webcrawler.engine.scheduler import ServerState
+    from webcrawler.engine.scheduling.scheduler import ServerState
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,7 @@ class ServerBook(Protocol):
 
 
 class RobotsBook(Protocol):
-    """The store's copy of each server's robots.txt (engine/robots_txt.py keeps its lifecycle)."""
+    """The store's copy of each server's robots.txt (engine/loop/robots_txt.py keeps its lifecycle)."""
 
     def robots_rows(self) -> Iterable[tuple[int, int | None, str, float]]: ...
     def save_robots(self, server: ServerState, status: int | None, body: str,
