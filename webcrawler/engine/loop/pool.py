@@ -24,6 +24,7 @@ from typing import Any
 import psutil
 
 from webcrawler.agents.worker import READY, agent_main
+from webcrawler.config.agent_config import agent_config
 from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 from webcrawler.processes import main_module_hidden
 from webcrawler.settings import Settings
@@ -229,6 +230,6 @@ class AgentPool:
 def start_agents(settings: Settings, hide_main: bool = False) -> AgentPool:
     """The local agents of a crawl under `settings` (their number, timeouts, User-Agent);
     `hide_main` for a crawler script that may call `run()` at its top level."""
-    return AgentPool(settings.agents, settings.agent_config(), settings.robots_token,
+    return AgentPool(settings.agents, agent_config(settings), settings.robots_token,
                      deadline=settings.deadline(), max_urls=settings.agent_max_urls,
                      memory_mb=settings.agent_memory_mb, hide_main=hide_main)
