@@ -27,7 +27,7 @@ error lives (beside the code that raises it):
     │   ├── StorageFull                  storage_errors.py: the disk is full
     │   └── IndexFailed                  engine/pipeline/index_sink.py: the index writer died
     ├── NothingToDo                      the data directory holds nothing for the command
-    │   ├── NothingToCrawl               webcrawler/run.py
+    │   ├── NothingToCrawl               run.py
     │   ├── NothingToReindex             engine/pipeline/reindex.py
     │   └── NoHistory                    recrawl/history.py: no crawl history to plan from
     ├── ServiceError                     a server or a peer could not be started or reached

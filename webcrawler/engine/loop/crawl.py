@@ -1,17 +1,17 @@
 """The crawl loop: pick a server, hand a URL to a free agent, give the answer to its client.
 
-This is the project's only crawl loop. `webcrawler index` (indexing.py), an
-incremental crawl (recrawl/), a real-time search (realtime.py) and a toolkit
+This is the project's only crawl loop. `webcrawler index` (index_hooks.py), an
+incremental crawl (recrawl/), a real-time search (engine/realtime/) and a toolkit
 crawler (toolkit/runtime.py) are its clients: each gives it a store, a pool
-of agents and hooks (the interfaces are in interfaces.py), and each gets the
+of agents and hooks (the interfaces are in engine/interfaces.py), and each gets the
 same rules. The loop decides what to fetch (through the scheduler and the
 ordering), it never does HTTP (the agents do), and it is the single writer of
 its store.
 
 Per server the order of requests is: robots.txt first (robots_txt.py keeps its
-lifecycle: expiry, retry), then documents in the ordering's order (orders/;
+lifecycle: expiry, retry), then documents in the ordering's order (scheduling/orders/;
 breadth-first by default) that robots.txt and the scope allow, one at a time,
-with the politeness delay between them; the lease files (leases.py) keep that
+with the politeness delay between them; the lease files (scheduling/leases.py) keep that
 across processes. Answers go to the hooks: a document, a redirect (at most
 `MAX_REDIRECTS` in a row, more is a failure), a failure.
 """

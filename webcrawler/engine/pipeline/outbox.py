@@ -10,7 +10,7 @@ removal and a later removal replaces a waiting add: whatever order the writer re
 them in, the document ends as the database last said.
 
 Both sinks write rows through `OutboxWriter`; the single index process
-(`indexer.py`) and each shard's writer (`shard_writer.py`) apply them with `apply()`
+(`index_sink.py`) and each shard's writer (`shard_writer.py`) apply them with `apply()`
 and acknowledge them to the same end: a document's row stays (INDEXED: the text
 `--reindex` rebuilds from), a removal's row goes. The index process acknowledges whole
 batches (`acknowledge_batches`); a shard writer, which reads by shard rather than by

@@ -3,7 +3,7 @@
 A toolkit crawl that does not index needs the store's rules - a URL is stored
 once and so fetched at most once, servers are known by origin, robots.txt is
 kept with its expiry - but not a database. `MemoryStore` keeps them in dicts
-with the same meaning as the SQL `CrawlStore` (store.py): queued documents
+with the same meaning as the SQL `CrawlStore` (sql.py): queued documents
 come out breadth-first (smallest depth, then discovery order), a duplicate is
 another fetched document with the same checksum and no reason against it.
 Nothing survives the process; `commit` and `rollback` have nothing to do.

@@ -21,7 +21,7 @@ documents keeps its best priority.
 
 `guided=False` gives the unguided baseline for the benchmark: every link of
 every explored document, breadth-first (discovery order), anchors ignored.
-This module never does I/O: the job (`realtime.py`) feeds it, and gives it at
+This module never does I/O: the job (`engine/realtime/search.py`) feeds it, and gives it at
 construction what it asks of the job (`expecting`, `still_queued`) and of the
 crawl loop (`work_added`: a server has a new candidate).
 """
