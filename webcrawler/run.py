@@ -4,6 +4,10 @@ Wiring only: the checks of the database and the index (a damaged one stops the
 command before anything is written), the database, the store, the index sink,
 the crawler and its progress display, and the signals that stop it gracefully.
 `--reindex` is `engine/pipeline/reindex.py`.
+
+It lives outside webcrawler/engine/ because it is a client of both the engine and the
+incremental crawl (recrawl/setup.py), and the recrawl builds on the engine: wired from here,
+the dependencies go one way (engine <- recrawl <- run).
 """
 
 from __future__ import annotations
