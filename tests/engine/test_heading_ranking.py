@@ -10,7 +10,7 @@ import zlib
 from pathlib import Path
 
 from tests.engine.test_link_ranking import _cli
-from webcrawler.engine.outbox import pack, unpack
+from webcrawler.engine.pipeline.outbox import pack, unpack
 from webcrawler.index import IndexedDocument, open_searcher
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 

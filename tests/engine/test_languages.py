@@ -1,5 +1,5 @@
 """Each document's language is kept in the database: detected by the index's writer, stored
-when the index's commit is acknowledged (`engine/languages.py`), the same value as the
+when the index's commit is acknowledged (`engine/pipeline/languages.py`), the same value as the
 index's `language` facet. An older database gains the column; `--reindex` reads the stored
 language instead of detecting it again, and detects (and stores) those not stored. On both
 databases, with a real crawl of a loopback site and the real index process."""
@@ -13,7 +13,7 @@ from sqlalchemy import select, text, update
 
 from tests.engine.conftest import crawl
 from webcrawler.database import connect, documents
-from webcrawler.engine.reindex import run_reindex
+from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.index import open_searcher
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html

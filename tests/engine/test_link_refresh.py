@@ -1,4 +1,4 @@
-"""The index's link counts follow the links table during a crawl (`engine/link_refresh.py`):
+"""The index's link counts follow the links table during a crawl (`engine/pipeline/link_refresh.py`):
 a page indexed before the pages linking to it were crawled is sent to the index again once
 they are, so its rank changes without `--reindex` (on both databases). A hand-made loopback
 web, crawled in two runs: the first indexes two equal pages with one in-link each; the
@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from tests.engine.conftest import crawl
 from webcrawler.database import connect, documents, index_outbox
-from webcrawler.engine.reindex import run_reindex
+from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.index import open_searcher
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html

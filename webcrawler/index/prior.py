@@ -16,7 +16,7 @@ matchers (`weighting.py`) multiply per word and agree; block bounds are multipli
 the segment's largest factor, so block-max skipping stays safe. Measured with
 `bench/quality.py` (docs/index.md, BENCHMARKS.md). Counts are those the links table held
 when the page was indexed: a page indexed early knows few of its in-links until the crawl
-sends it to the index again as they arrive (`engine/link_refresh.py`), or it is indexed
+sends it to the index again as they arrive (`engine/pipeline/link_refresh.py`), or it is indexed
 again (a recrawl, or `webcrawler index --reindex` after the crawl).
 """
 
