@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import insert, select
 
 from tests.engine.conftest import crawl
-from webcrawler.database import connect, documents, index_outbox
+from webcrawler.database import INDEXED, connect, documents, index_outbox, links, servers
+from webcrawler.engine.pipeline import link_refresh
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.index import open_searcher
 from webcrawler.settings import Settings
@@ -74,3 +76,42 @@ def test_without_the_refresh_the_index_keeps_the_counts_it_was_built_with(tmp_pa
     assert "sent to the index again" not in summary
     assert sorted(first) == sorted(then) == [("x", 1000), ("y", 1000)]
     assert _indexed_inlinks(settings, "/y") == 1
+
+
+def test_a_look_sends_the_largest_changes_first_and_at_most_its_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Targets 10-15 indexed with no in-link gain 1-6 links; 16 is indexed with the one it
+    has; 17's row waits for the index already; 18 was indexed with 100 and has one left (a
+    recrawl dropped the rest). With a bound of 3, a look sends 18, 15, 14, in that order,
+    and forgets its sources; without the bound, every changed page the index holds."""
+    monkeypatch.setattr(link_refresh, "MAX_RESEND", 3)
+    engine = connect(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    with engine.begin() as conn:
+        conn.execute(insert(servers).values(id=1, scheme="http", host="a.test", port=80,
+                                            first_seen=0.0))
+        conn.execute(insert(documents), [{"id": n, "server_id": 1, "path": f"/{n}",
+                                          "state": "fetched", "discovered_at": 0.0}
+                                         for n in range(1, 120)])
+        conn.execute(insert(index_outbox), [
+            {"doc_id": n, "batch": 7 if n == 17 else INDEXED, "payload": b"x",
+             "inlinks": {16: 1, 18: 100}.get(n, 0)} for n in range(10, 19)])
+        conn.execute(insert(links), _links({10 + i: i + 1 for i in range(6)} | {16: 1, 17: 6, 18: 1}))
+    with engine.connect() as conn:
+        refresh = link_refresh.LinkRefresh(conn, every=2)
+        for source in range(100, 120):
+            refresh.fetched(source)
+        assert refresh.due()
+        assert refresh.look() == [18, 15, 14]
+        assert not refresh.due() and refresh.sent == 3
+        monkeypatch.setattr(link_refresh, "MAX_RESEND", 100)
+        for source in range(100, 120):
+            refresh.fetched(source)
+        assert refresh.look() == [18, 15, 14, 13, 12, 11, 10]  # not 16 (no change), nor 17
+    engine.dispose()
+
+
+def _links(gains: dict[int, int]) -> list[dict[str, object]]:
+    """Links from sources 100-119 giving each target its number of in-links."""
+    return [{"source_id": 100 + i, "target_id": target, "anchor": ""}
+            for target, n in gains.items() for i in range(n)]
