@@ -96,7 +96,7 @@ documents = Table(
     Column("discovered_at", Float, nullable=False),
     Column("status", Integer),
     Column("content_type", String(128)),
-    Column("language", String(16)),  # ISO 639-1 or "unknown", as the index has it (engine/pipeline/languages.py)
+    Column("language", String(16)),  # ISO 639-1 or "unknown", as indexed (engine/pipeline/languages.py)
     Column("title", Text),
     Column("length", Integer),
     Column("checksum", String(64)),

@@ -27,7 +27,6 @@ from webcrawler.engine.pipeline.link_refresh import LinkRefresh
 from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.scheduling.frontier import Ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.messages import Document, Failure, NotModified, Reason, Redirect
 from webcrawler.settings import Settings
 

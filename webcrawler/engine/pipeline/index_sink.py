@@ -199,7 +199,7 @@ class IndexSink(OutboxWriter):
 
     def _mark_indexed(self) -> None:
         """Acknowledged batches are in the index: documents' rows stay (INDEXED), removals go,
-        and the documents' languages are stored."""
+        and the documents' languages and the in-links they were indexed with are stored."""
         removals = self._removal_batches.intersection(self._acked)
         acknowledge_batches(self.store.conn, self._acked, removals)
         record(self.store.conn, self._languages)
