@@ -96,7 +96,7 @@ documents = Table(
     Column("discovered_at", Float, nullable=False),
     Column("status", Integer),
     Column("content_type", String(128)),
-    Column("language", String(16)),  # ISO 639-1, detected by the agent (webcrawler/language.py)
+    Column("language", String(16)),  # ISO 639-1 or "unknown", as indexed (engine/pipeline/languages.py)
     Column("title", Text),
     Column("length", Integer),
     Column("checksum", String(64)),
@@ -176,6 +176,8 @@ index_outbox = Table(
     Column("doc_id", Integer, primary_key=True),
     Column("batch", Integer, nullable=False),
     Column("payload", LargeBinary, nullable=False),  # zlib-compressed JSON of the document
+    # the in-links the index's committed entry was built with (engine/pipeline/link_refresh.py)
+    Column("inlinks", Integer),
 )
 Index("ix_index_outbox_batch", index_outbox.c.batch)
 INDEXED = 0  # index_outbox.batch of a row the index has committed (batches are never 0)

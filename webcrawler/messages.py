@@ -121,6 +121,7 @@ class Document:
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
     sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)
     canonical: str = ""  # the canonical URL the page declares (tag or Link header), normalised
+    headings: tuple[str, ...] = ()  # the texts of its h1-h3 headings (agents/parse.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,6 +72,7 @@ class Settings:
     sitemaps: bool = True  # read each server's sitemaps (robots.txt's Sitemap: lines, or /sitemap.xml)
     main_content: bool = False  # index each page's main content: navigation, sidebars, footers dropped
     near_duplicates: float = 0.8  # resemblance from which a page is a near-duplicate, not indexed (0: off)
+    link_refresh: int = 1000  # documents fetched between two refreshes of the index's link counts (0: off)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
     retries: int = 3  # further tries of a page after a transient failure (0 = the first is final)

@@ -97,3 +97,16 @@ def test_xml_declaration_on_a_str_still_parses() -> None:
           "<body>café</body></html>"
     parsed = parse_html(doc, PAGE)
     assert (parsed.title, parsed.text) == ("T", "café")
+
+
+def test_headings_h1_to_h3_in_page_order_bounded() -> None:
+    from webcrawler.agents.parse import MAX_HEADING_CHARS, MAX_HEADINGS
+
+    page = ("<html><head><title>T</title></head><body><h1>Socket  <b>programming</b></h1>"
+            "<p>text</p><h4>not this</h4><h3>Timeouts</h3><h2> </h2><h2>Closing sockets</h2>"
+            f"<h3>{'x' * 500}</h3></body></html>")
+    parsed = parse_html(page, "http://a.test/")
+    assert parsed.headings == ("Socket programming", "Timeouts", "Closing sockets",
+                               "x" * MAX_HEADING_CHARS)
+    many = "".join(f"<h2>part {n}</h2>" for n in range(MAX_HEADINGS + 5))
+    assert len(parse_html(f"<body>{many}</body>", "http://a.test/").headings) == MAX_HEADINGS

@@ -149,7 +149,7 @@ def test_a_removal_reaches_its_shard_and_a_replaced_row_stays_waiting(tmp_path: 
         with databases.reader.connect() as conn:
             rows = take(conn, 1, 2)
         put(1, 4, "sage")  # fetched again while the writer indexed batch 3
-        _acknowledge(databases.writer, rows)
+        _acknowledge(databases.writer, rows, {}, {})
         with databases.reader.connect() as conn:
             assert [(d, b) for d, b, _p in take(conn, 1, 2)] == [(1, 4)]
             assert [(d, b) for d, b, _p in take(conn, 0, 2)] == [(2, 1), (4, 1), (6, 1)]

@@ -100,7 +100,6 @@ def test_titles_are_read_as_queries(title: str, query: str) -> None:
 
 
 def test_a_new_commit_reaches_the_completions(index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lexicon, "CHECK_INTERVAL", 0.0)
     monkeypatch.setattr(lexicon, "REBUILD_INTERVAL", 0.0)
     with open_searcher(index_dir) as searcher:
         assert searcher.suggest("selectors", 8) == ["selectors"]
@@ -122,3 +121,24 @@ def test_an_unreadable_vocabulary_leaves_queries_uncorrected(
     with open_searcher(index_dir) as searcher:
         assert searcher.suggest("sock", 8) == []
         assert searcher.search("socket").total == 5 and searcher.search("sokcet").suggestion is None
+
+
+def test_the_speller_is_built_only_when_a_query_needs_it(
+    index_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[Vocabulary] = []
+    speller = lexicon.Speller
+
+    def counted(vocabulary: Vocabulary) -> lexicon.Speller:
+        built.append(vocabulary)
+        return speller(vocabulary)
+
+    monkeypatch.setattr(lexicon, "Speller", counted)
+    with open_searcher(index_dir, spelling=False) as searcher:
+        assert searcher.search("sokcet").suggestion is None
+        assert searcher.suggest("sock", 8)[0] == "socket"
+    assert built == []  # spelling off: completions only, no speller's table
+    with open_searcher(index_dir) as searcher:
+        assert searcher.search("sokcet").suggestion == "socket"
+        assert searcher.search("selectros").suggestion == "selectors"
+    assert len(built) == 1

@@ -95,3 +95,10 @@ def test_grouping_keeps_rank_order_within_rounds() -> None:
     sites = ["a", "a", "a", "a", "b", "a", "c"]
     assert group(list(range(7)), sites, per_site=PER_SITE) == [0, 1, 2, 4, 6, 3, 5]
     assert more_from(["a", "b", "a"], {"a": 3, "b": 1}) == [False, False, True]
+
+
+def test_each_result_carries_its_type_as_the_index_keeps_it(web_index: Path) -> None:
+    with open_searcher(web_index) as searcher:
+        hits = searcher.search("harbour lang:de", per_page=20).hits
+    assert hits and {hit.kind for hit in hits} == {"pdf", "html"}
+    assert all(hit.kind == ("pdf" if hit.doc_id % 3 == 0 else "html") for hit in hits)

@@ -244,7 +244,7 @@ class Fetcher:
             job_id=request.job_id, url=request.url,
             final_url=try_normalize(response.url or request.url) or request.url,
             status=response.status_code, content_type=mime, charset=charset,
-            title=parsed.title, text=parsed.text,
+            title=parsed.title, text=parsed.text, headings=parsed.headings,
             links=() if header_nofollow else parsed.links,
             length=len(body), checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
             elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,

@@ -36,6 +36,9 @@ BLOCK_TAGS = (
     "a", "area",
 )
 MAX_ANCHOR_CHARS = 300
+HEADINGS = ("h1", "h2", "h3")  # the section titles the ranking reads as a field of their own
+MAX_HEADINGS = 30  # per page, the first: a long reference page's later ones add little
+MAX_HEADING_CHARS = 200
 _TOKENS = re.compile(r"[\s,]+")
 
 
@@ -49,6 +52,7 @@ class Parsed:
     noindex: bool = False
     nofollow: bool = False
     canonical: str = ""  # <link rel="canonical">, absolute and normalised ("" when none)
+    headings: tuple[str, ...] = ()  # the text of its h1-h3 headings, in page order (`HEADINGS`)
 
 
 def parse_plain(text: str) -> Parsed:
@@ -91,10 +95,11 @@ def parse_html(
         body_text = main_text(root) if main_content else visible_text(root)
         base = _base_url(found.base, url, max_url_length)
         canonical = canonical_url(found.canonical, base, max_url_length, names)
+        headings = heading_texts(found.headings)
         if nofollow:
-            return Parsed(title, body_text, (), noindex, nofollow, canonical)
+            return Parsed(title, body_text, (), noindex, nofollow, canonical, headings)
         links = extract_links(found.anchors, base, max_links, max_url_length, names)
-        return Parsed(title, body_text, links, noindex, nofollow, canonical)
+        return Parsed(title, body_text, links, noindex, nofollow, canonical, headings)
     except Exception:  # noqa: BLE001 - one hostile page must not kill the agent
         log.warning("could not parse %s", url, exc_info=True)
         return Parsed()
@@ -146,6 +151,7 @@ class _Found:
 
     metas: list[etree._Element]
     anchors: list[etree._Element]
+    headings: list[etree._Element]
     title: etree._Element | None = None
     base: etree._Element | None = None
     canonical: str = ""  # the href of the first <link rel="canonical">
@@ -153,11 +159,14 @@ class _Found:
 
 def _scan(root: etree._Element) -> _Found:
     """One pass over the tree (each walk costs as much as a tenth of the parse)."""
-    found = _Found([], [])
-    for element in root.iter("a", "area", "meta", "title", "base", "link"):
+    found = _Found([], [], [])
+    for element in root.iter("a", "area", "meta", "title", "base", "link", *HEADINGS):
         tag = element.tag
         if tag == "a" or tag == "area":
             found.anchors.append(element)
+        elif tag in HEADINGS:
+            if len(found.headings) < MAX_HEADINGS:
+                found.headings.append(element)
         elif tag == "meta":
             found.metas.append(element)
         elif tag == "link":
@@ -168,6 +177,12 @@ def _scan(root: etree._Element) -> _Found:
         elif found.base is None and element.get("href"):
             found.base = element
     return found
+
+
+def heading_texts(elements: list[etree._Element]) -> tuple[str, ...]:
+    """The non-empty texts of heading elements, white space collapsed, each cut short."""
+    texts = (collapse("".join(element.itertext()))[:MAX_HEADING_CHARS] for element in elements)
+    return tuple(text for text in texts if text)
 
 
 def meta_robots(metas: list[etree._Element], robots_token: str) -> tuple[bool, bool]:

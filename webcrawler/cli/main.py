@@ -152,6 +152,8 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @plan_options
 @click.option("--commit-every", type=click.IntRange(1), default=None,
               help="Documents per transaction (default 200).")
+@click.option("--link-refresh", type=click.IntRange(0), default=None,
+              help="Documents between two refreshes of the index's link counts (default 1000; 0: off).")
 @click.option("--order", type=click.Choice(["server-first", "breadth-first", "backlink", "pagerank"]),
               default=None, help="Crawl order (default server-first, the WebCrawler's; docs/ordering.md).")
 @click.option("--hot-query", default=None,

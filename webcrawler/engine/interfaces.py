@@ -179,6 +179,10 @@ class RequestHooks(Protocol):
     def found(self) -> str:
         """What the client found beyond pages (sitemaps, aliases, ...) for the summary ("")."""
 
+    def ending(self) -> None:
+        """The crawl is over, its last answers handled: what the client still has to write
+        goes into the last commit."""
+
 
 class Hooks(AnswerHooks, ClockHooks, RequestHooks, Protocol):
     """A client of the loop: all of the above (`crawl.BaseHooks` does nothing for each)."""

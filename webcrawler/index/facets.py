@@ -110,15 +110,20 @@ def listed(counts: Counts) -> dict[str, list[tuple[str, int]]]:
 
 
 def site_of(searcher: WhooshSearcher, docnums: list[int]) -> list[str]:
-    """The `site` value of each top-level document number (for grouping the results), from
-    the segments' cached columns (a column reader made per query would read every
-    segment's list of distinct sites again)."""
+    """The `site` value of each top-level document number (for grouping the results)."""
+    return values_of(searcher, docnums, "site")
+
+
+def values_of(searcher: WhooshSearcher, docnums: list[int], field: str) -> list[str]:
+    """A facet field's value of each top-level document number ("" when its segment has no
+    column), from the segments' cached columns (a column reader made per query would read
+    every segment's list of distinct values again)."""
     leaves = searcher.leaf_searchers()
     starts = [offset for _sub, offset in leaves]
     out = []
     for docnum in docnums:
         sub, offset = leaves[bisect_right(starts, docnum) - 1]
         reader = sub.reader()
-        found = column(reader, "site") if isinstance(reader, SegmentReader) else None
+        found = column(reader, field) if isinstance(reader, SegmentReader) else None
         out.append("" if found is None else found[1][found[0][docnum - offset]])
     return out

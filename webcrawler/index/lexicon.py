@@ -1,12 +1,14 @@
 """The query side's word tools - speller and completer - kept in step with the index.
 
-Both are built from one `Vocabulary` of one commit. The first use builds them in the
-caller's thread (there is nothing to answer with before); after that, a newer commit
-is looked for at most every `CHECK_INTERVAL` seconds and rebuilt in a background
-thread while queries go on with the previous build, at most every `REBUILD_INTERVAL`
-seconds and never more than `BUILD_SHARE` of the time (the build of a large index
-takes seconds of CPU): a crawl commits every few seconds, a vocabulary changes slowly.
-The build opens its own reader, so it never holds the searcher's lock. Never writes.
+Both are built from one `Vocabulary` of one commit. The first use reads it in the
+caller's thread (there is nothing to answer with before); the speller's lookup table,
+which takes seconds of CPU on a large index, is built only when a query first needs it,
+so a server with spelling off never builds one. The searcher tells the lexicon of each
+commit it opens (`notice`: the lexicon does not look at the index's directory itself);
+a newer vocabulary is then read in a background thread while queries go on with the
+previous one, at most every `REBUILD_INTERVAL` seconds and never more than
+`BUILD_SHARE` of the time: a crawl commits every few seconds, a vocabulary changes
+slowly. The build opens its own reader, so it never holds the searcher's lock. Never writes.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
 
 from whoosh.index import Index
 
@@ -24,29 +25,44 @@ from webcrawler.index.vocabulary import Vocabulary, read_vocabulary
 
 log = logging.getLogger(__name__)
 
-CHECK_INTERVAL = 1.0
 REBUILD_INTERVAL = 30.0
 BUILD_SHARE = 0.05  # of the time, at most, spent rebuilding
 
 
-@dataclass(frozen=True)
 class WordTools:
-    speller: Speller
-    completer: Completer
+    """One commit's vocabulary, its completer, and its speller once something asks for it."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self.completer = Completer(vocabulary)
+        self._speller: Speller | None = None
+        self._lock = threading.Lock()
 
     @property
     def generation(self) -> int:
-        return self.speller.vocabulary.generation
+        return self.vocabulary.generation
+
+    @property
+    def speller(self) -> Speller:
+        """The speller, built at the first call (one build, whichever thread asks first)."""
+        if self._speller is None:
+            with self._lock:
+                if self._speller is None:
+                    self._speller = Speller(self.vocabulary)
+        return self._speller
+
+    @property
+    def has_speller(self) -> bool:
+        return self._speller is not None
 
 
 def build(ix: Index) -> WordTools:
-    vocabulary = read_vocabulary(ix)
-    return WordTools(Speller(vocabulary), Completer(vocabulary))
+    return WordTools(read_vocabulary(ix))
 
 
 def empty() -> WordTools:
     """Tools that know no word: nothing corrected, nothing completed."""
-    return WordTools(Speller(Vocabulary()), Completer(Vocabulary()))
+    return WordTools(Vocabulary())
 
 
 class Lexicon:
@@ -56,9 +72,14 @@ class Lexicon:
         self._ix = ix
         self._tools: WordTools | None = None
         self._lock = threading.Lock()  # held while the first build runs
-        self._checked = self._next_build = time.monotonic()
+        self._next_build = time.monotonic()
+        self._newest = -1  # the newest commit the searcher has opened (`notice`)
         self._building: threading.Thread | None = None
         self._closed = False
+
+    def notice(self, generation: int) -> None:
+        """The searcher opened commit `generation`: the tools follow it when allowed."""
+        self._newest = max(self._newest, generation)
 
     def tools(self) -> WordTools:
         """The speller and completer of the newest build (built now if there is none)."""
@@ -76,34 +97,33 @@ class Lexicon:
         return tools
 
     def _look_for_commits(self, tools: WordTools) -> None:
-        now = time.monotonic()
-        if now - self._checked < CHECK_INTERVAL or now < self._next_build:
+        if self._newest <= tools.generation or time.monotonic() < self._next_build:
             return
         with self._lock:
-            self._checked = now
             if self._building is not None or self._closed:
                 return
-            try:
-                if self._ix.latest_generation() == tools.generation:
-                    return
-            except OSError as error:  # the writer replaced the TOC as we listed it
-                log.debug("could not check for a new commit: %s", error)
-                return
-            self._building = threading.Thread(target=self._rebuild, name="lexicon", daemon=True)
+            self._building = threading.Thread(target=self._rebuild, args=(tools.has_speller,),
+                                              name="lexicon", daemon=True)
             self._building.start()
 
-    def _build(self) -> WordTools:
-        """Build from the newest commit; schedule the next build no sooner than allowed."""
+    def _build(self, with_speller: bool = False) -> WordTools:
+        """Build from the newest commit (with its speller: `with_speller`); schedule the next
+        build no sooner than allowed."""
         started = time.monotonic()
         try:
-            return build(self._ix)
+            tools = build(self._ix)
+            if with_speller:
+                tools.speller  # noqa: B018 - built here, off the query threads
+            return tools
         finally:
             took = time.monotonic() - started
             self._next_build = time.monotonic() + max(REBUILD_INTERVAL, took / BUILD_SHARE)
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, with_speller: bool) -> None:
+        """A newer build, with its speller too when the one it replaces had one (queries that
+        correct must not wait for it)."""
         try:
-            fresh: WordTools | None = self._build()
+            fresh: WordTools | None = self._build(with_speller)
         except Exception as error:  # a merge removed a segment as we read it: retry later
             log.warning("could not read the index's vocabulary (will retry): %s", error)
             fresh = None

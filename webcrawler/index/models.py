@@ -24,12 +24,12 @@ class IndexedDocument:
     the index: adding a document with an id already present replaces it.
     `host` is the URL's host, with ":port" when the URL has one; `site:` matches
     the host with and without the port, and any parent domain of a host name.
-    `language` is an ISO 639-1 code ("" unknown: the writer detects it), `kind` the
+    `language` is an ISO 639-1 code ("": not known yet, the writer detects it), `kind` the
     document's type for the `type:` facet ("html", "pdf", ...; "" is "html").
     `anchors` are the texts of links to the document from other servers, `site_anchors`
     those from its own server (navigation), and `inlinks` and `outlinks` count the pages
     linking to it and those it links to (the ranking's prior), as the links table knows
-    them when the document is indexed.
+    them when the document is indexed. `headings` are the texts of its h1-h3 headings.
     """
 
     doc_id: int
@@ -43,6 +43,7 @@ class IndexedDocument:
     site_anchors: tuple[str, ...] = ()
     inlinks: int = 0
     outlinks: int = 0
+    headings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,8 @@ class Hit:
     """One result. `score` is the relevance normalised to 1000 for the query's best document
     (over the whole result list, not per page). `snippet` is HTML-safe: escaped text with the
     query's words wrapped in <b>..</b>. `site` is the document's host; `more` is True on
-    the last hit of a site on its page when the site has more matches than the page shows."""
+    the last hit of a site on its page when the site has more matches than the page shows.
+    `kind` is the document's type as the index keeps it (the `type:` facet's value)."""
 
     rank: int
     score: int
@@ -60,6 +62,7 @@ class Hit:
     snippet: str
     site: str = ""
     more: bool = False
+    kind: str = "html"
 
 
 @dataclass(frozen=True, slots=True)

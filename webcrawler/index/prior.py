@@ -15,8 +15,9 @@ is multiplied by the same factor, so the fast word path (`wordsearch.py`) and Wh
 matchers (`weighting.py`) multiply per word and agree; block bounds are multiplied by
 the segment's largest factor, so block-max skipping stays safe. Measured with
 `bench/quality.py` (docs/index.md, BENCHMARKS.md). Counts are those the links table held
-when the page was indexed: a page indexed early knows few of its in-links until it is
-indexed again (a recrawl, or `webcrawler index --reindex` after the crawl).
+when the page was indexed: a page indexed early knows few of its in-links until the crawl
+sends it to the index again as they arrive (`engine/pipeline/link_refresh.py`), or it is indexed
+again (a recrawl, or `webcrawler index --reindex` after the crawl).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The index's schema and the helpers that turn documents into fields.
 
 Fields: `doc_id` (unique key, also a column so the ids of a committed index read
-fast), `content` (title + body, positions for phrases, peculiarity-weighted),
+fast), `content` (title, URL words, headings, anchor texts and body, each part weighted,
+positions for phrases, peculiarity-weighted: `extras`),
 `host` (the words `site:` matches), and stored `url`, `title`, `text` (the start
 of the visible text, for snippets; Whoosh's W3 codec already zlib-compresses
 each document's stored fields). The facets' fields: `site` (the host, a column
@@ -29,6 +30,7 @@ from webcrawler.language import detect
 CONTENT = "content"
 SNIPPET_CHARS = 6000  # stored text per document: enough for a snippet, not the whole page
 URL_WEIGHT = 2.0  # a word of the URL's path, in the content's word weights (analysis.py)
+HEADING_WEIGHT = 1.0  # a word of an h1-h3 heading, on top of its place in the body
 ANCHOR_WEIGHT = 2.0  # a word of a link's text from another server
 SITE_ANCHOR_WEIGHT = 1.0  # ... from the page's own server: navigation, weaker evidence
 MAX_ANCHORS = 20  # distinct anchor texts kept per kind, the first seen
@@ -120,9 +122,12 @@ def fields_of(doc: IndexedDocument) -> dict[str, object]:
 
 
 def extras(doc: IndexedDocument) -> tuple[tuple[str, float], ...]:
-    """The weighted parts of a document beyond its title and body: its URL's words and the
-    distinct anchor texts of links to it (other servers' weigh more than its own's)."""
+    """The weighted parts of a document beyond its title and body: its URL's words, its
+    headings (the author's own summaries of its sections; they are in the body too, so a
+    heading's word weighs 1 + `HEADING_WEIGHT`) and the distinct
+    anchor texts of links to it (other servers' weigh more than its own's)."""
     found: list[tuple[str, float]] = [(url_words(doc.url), URL_WEIGHT)]
+    found += [(heading, HEADING_WEIGHT) for heading in doc.headings]
     for texts, weight in ((doc.anchors, ANCHOR_WEIGHT), (doc.site_anchors, SITE_ANCHOR_WEIGHT)):
         distinct = dict.fromkeys(" ".join(t.split())[:MAX_ANCHOR_CHARS].lower() for t in texts)
         found += [(text, weight) for text in list(distinct)[:MAX_ANCHORS] if text]

@@ -20,7 +20,8 @@ a searcher on it and reads what its first queries would read (each segment's
 document lengths), then swaps it in between two queries; until then queries run
 on the previous commit (opening in line made the query that found a commit wait
 for the open). `refresh()` is the blocking form, for callers that must see a
-commit they know of. This module never writes to the index.
+commit they know of. The speller and completer (`lexicon.py`) follow the commits this
+searcher opens (`suggest()` looks too). This module never writes to the index.
 
 One index's ranking is public - `holding()`, then `statistics`, `forms`, `rank`, `doc_ids`,
 `sites`, `proximity_factors` and
@@ -87,6 +88,7 @@ class Searcher:
         self._lexicon = Lexicon(self._ix)  # speller and completer (lexicon.py)
         self.spelling = spelling  # False: typed words match only themselves
         self._searcher = self._open()
+        self._lexicon.notice(_generation(self._searcher))
         self._lock = threading.RLock()
         self._cache: OrderedDict[tuple, Ranked] = OrderedDict()
         self._stats: dict[tuple, tuple] = {}  # whole-index word statistics, until refresh
@@ -162,6 +164,7 @@ class Searcher:
 
     def suggest(self, text: str, n: int) -> list[str]:
         """At most `n` completions of the half-typed query `text` (completion.py)."""
+        self._look_without_waiting()
         return self._lexicon.tools().completer.complete(text, n)
 
     def frequent_title_words(self) -> tuple[str, ...]:
@@ -258,6 +261,7 @@ class Searcher:
             snippet=snippet(fields.get("text", ""), parsed.highlight_words),
             site=site,
             more=more,
+            kind=facets.values_of(self._searcher, [docnum], "kind")[0] or "html",
         )
 
     def proximity_factors(self, parsed: ParsedQuery, docnums: list[int]) -> list[float]:
@@ -276,6 +280,15 @@ class Searcher:
             self._checked = time.monotonic()
             if not self._searcher.up_to_date():
                 self._swap(self._open())
+
+    def _look_without_waiting(self) -> None:
+        """Look for a new commit (for the lexicon, which follows this searcher's) unless a
+        query holds the lock: it is looking itself."""
+        if self._lock.acquire(blocking=False):
+            try:
+                self._look_for_commits()
+            finally:
+                self._lock.release()
 
     def _look_for_commits(self) -> None:
         """At most every REFRESH_INTERVAL: if there is a newer commit, start opening it in a
@@ -325,6 +338,7 @@ class Searcher:
         """Make `fresh` the searcher queries use (lock held); close the one it replaces."""
         old, self._searcher = self._searcher, fresh
         old.close()
+        self._lexicon.notice(_generation(fresh))
         self._cache.clear()
         self._stats.clear()
         self._forms.clear()

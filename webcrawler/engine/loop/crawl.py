@@ -116,6 +116,9 @@ class BaseHooks:
     def found(self) -> str:
         return ""
 
+    def ending(self) -> None:
+        pass
+
 
 class CrawlLoop:
     """One crawl: construct with a store, the client's hooks (made from the loop, which
@@ -237,7 +240,8 @@ class CrawlLoop:
                 self._commit(run_id)
 
     def _finish(self, run_id: int) -> None:
-        """The last commit, the index flushed, the final tick."""
+        """The client's last writes, the last commit, the index flushed, the final tick."""
+        self.hooks.ending()
         self._commit(run_id, ended=True)
         self.sink.close()
         self.hooks.tick(time.monotonic())

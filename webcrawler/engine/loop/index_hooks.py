@@ -23,6 +23,8 @@ from webcrawler.engine.loop.documents import record_document
 from webcrawler.engine.loop.near_duplicates import NEAR_DUPLICATE, NearDuplicates
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.loop.pool import start_agents
+from webcrawler.engine.pipeline.link_refresh import LinkRefresh
+from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.scheduling.frontier import Ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
 from webcrawler.messages import Document, Failure, NotModified, Reason, Redirect
@@ -58,6 +60,9 @@ class IndexHooks(BaseHooks):
             conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts)
         self.near_duplicates = None if conn is None else NearDuplicates(
             conn, loop.settings.near_duplicates)
+        # the SQL store's index is sent the pages whose in-links changed (pipeline/link_refresh.py)
+        self.links = LinkRefresh(conn, loop.settings.link_refresh) \
+            if conn is not None and isinstance(loop.sink, OutboxWriter) else None
         self.progress = progress
         self._next_report = 0.0
 
@@ -68,6 +73,8 @@ class IndexHooks(BaseHooks):
             if self.recrawl.document(entry, doc, now):  # changed: its links are replaced
                 loop.store.delete_links(entry.doc_id)
                 loop.follow(entry, doc.links)
+                if self.links is not None:
+                    self.links.fetched(entry.doc_id)
             return
         kept = record_document(loop.store, loop.sink, entry, doc, now, self.judge)
         if self.recrawl is not None:
@@ -76,6 +83,8 @@ class IndexHooks(BaseHooks):
         loop.stats.retrieved += 1
         if kept.duplicate_of is None:
             loop.follow(entry, doc.links)
+            if self.links is not None:
+                self.links.fetched(entry.doc_id)
 
     def judge(self, entry: FrontierEntry, doc: Document, reason: str | None
               ) -> tuple[str | None, str | None, bytes]:
@@ -92,9 +101,10 @@ class IndexHooks(BaseHooks):
         return reason, detail, sketch
 
     def found(self) -> str:
-        """Sitemaps read, aliases and near-duplicates kept out: the summary's line."""
-        parts = [self.loop.sitemaps.line(), *(judge.line() for judge in (self.canonicals,
-                                                                         self.near_duplicates) if judge)]
+        """Sitemaps read, aliases and near-duplicates kept out, pages sent to the index again
+        for their links: the summary's line."""
+        parts = [self.loop.sitemaps.line(), *(judge.line() for judge in (
+            self.canonicals, self.near_duplicates, self.links) if judge)]
         return "; ".join(part for part in parts if part)
 
     def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:
@@ -134,12 +144,23 @@ class IndexHooks(BaseHooks):
     # --- the clock and the stop -----------------------------------------------
     def tick(self, now: float) -> None:
         loop = self.loop
+        if self.links is not None and self.links.due():
+            self._resend()
         if self.recrawl is not None and loop.pool is not None and not loop.stats.stop_reason:
             spare = loop.pool.free() if not loop.scheduler.ready() else 0
             self.recrawl.tick(loop.scheduler, now, spare)
         if self.progress is not None and (now >= self._next_report or loop.stats.stop_reason):
             self.progress(loop)
             self._next_report = now + loop.settings.progress_interval
+
+    def ending(self) -> None:
+        if self.links is not None and self.links.sources:  # the last documents' links too
+            self._resend()
+
+    def _resend(self) -> None:
+        """Send the index the pages whose in-links changed (pipeline/link_refresh.py)."""
+        if self.links is not None and isinstance(self.loop.sink, OutboxWriter):
+            self.loop.sink.resend(self.links.look())
 
     def stop_reason(self, now: float, reason: str) -> str:
         if reason and reason != NOTHING_LEFT:

@@ -2,5 +2,8 @@
 
 outbox.py holds the rows and the one way to apply them; index_sink.py feeds one index through a
 writer process; shard_sink.py and shard_writer.py feed S shards; reindex.py rebuilds the index
-from the database.
+from the database. link_evidence.py reads what the links table says of a document as it is
+indexed, and link_refresh.py sends a page to the index again when its in-links change during
+the crawl; languages.py keeps each document's language, as the index detected it, in the
+database.
 """

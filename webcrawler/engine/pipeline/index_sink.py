@@ -9,7 +9,9 @@ the database comes from an outbox:
 2. After the database commits, the batch's number is sent to the index
    process, which reads the batch from the outbox (page text never crosses a
    pipe from the crawl), adds and commits it, then acknowledges the number.
-3. Acknowledged batches are marked INDEXED in a later transaction. The rows
+3. Acknowledged batches are marked INDEXED in a later transaction, and the
+   languages the index detected and the in-links it counted stored with them
+   (`languages.py`, `link_refresh.py`). The rows
    stay: they are the text `webcrawler index --reindex` rebuilds the index
    from (`engine/pipeline/reindex.py`), a document's row replaced when it is fetched
    again. A document leaving the index is a removal row (`outbox.py`), sent
@@ -33,6 +35,8 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from webcrawler.database import INDEXED, connect, index_outbox
+from webcrawler.engine.pipeline.languages import record
+from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
 from webcrawler.engine.pipeline.outbox import OutboxWriter, acknowledge_batches, apply
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.errors import StorageError
@@ -92,9 +96,9 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
         with engine.connect() as conn:
             rows = conn.execute(select(index_outbox.c.doc_id, index_outbox.c.payload)
                                 .where(index_outbox.c.batch.in_(batches))).all()
-            apply(writer, ((int(doc_id), bytes(payload)) for doc_id, payload in rows), conn)
+            applied = apply(writer, ((int(doc_id), bytes(payload)) for doc_id, payload in rows), conn)
         writer.commit()
-        acks.put(batches)
+        acks.put((batches, applied.languages, applied.inlinks))
 
 
 class IndexFailed(StorageError):
@@ -160,6 +164,8 @@ class IndexSink(OutboxWriter):
             self._process.start()
         self._in_flight: set[int] = set()
         self._acked: list[int] = []
+        self._languages: dict[int, str] = {}  # of acknowledged documents, to store
+        self._inlinks: dict[int, int] = {}  # ... and the in-links they were indexed with
         self._removal_batches: set[int] = set()  # sent batches that may hold a removal row
         self._number = self._resend_outbox()
 
@@ -192,11 +198,15 @@ class IndexSink(OutboxWriter):
         self._acks.close()
 
     def _mark_indexed(self) -> None:
-        """Acknowledged batches are in the index: documents' rows stay (INDEXED), removals go."""
+        """Acknowledged batches are in the index: documents' rows stay (INDEXED), removals go,
+        and the documents' languages and the in-links they were indexed with are stored."""
         removals = self._removal_batches.intersection(self._acked)
         acknowledge_batches(self.store.conn, self._acked, removals)
+        record(self.store.conn, self._languages)
+        record_inlinks(self.store.conn, self._inlinks)
         self._removal_batches -= removals
         self._acked = []
+        self._languages, self._inlinks = {}, {}
 
     def _send(self, numbers: tuple[int, ...]) -> None:
         self._in_flight.update(numbers)
@@ -212,10 +222,13 @@ class IndexSink(OutboxWriter):
                     continue
                 return
             block = False
-            if numbers and numbers[0] == "failed":
+            if numbers[0] == "failed":
                 self._fail(numbers)
-            self._in_flight.difference_update(numbers)
-            self._acked.extend(numbers)
+            batches, languages, inlinks = numbers
+            self._in_flight.difference_update(batches)
+            self._acked.extend(batches)
+            self._languages.update(languages)
+            self._inlinks.update(inlinks)
 
     def _fail(self, failure: tuple[str, bool, str]) -> None:
         _, disk_full, why = failure

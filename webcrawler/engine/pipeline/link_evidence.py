@@ -4,9 +4,10 @@ Before a batch is indexed, each document is given the texts of the links pointin
 (from other servers apart from its own server's navigation: the index weighs them
 differently) and its link counts, the distinct pages linking to it and the pages it
 links to (the ranking's prior, `index/prior.py`). The index sees the links known when
-the page is indexed; a page indexed early learns of later links when it is indexed
-again (a recrawl) or when `webcrawler index --reindex` rebuilds the index after the
-crawl. Reads only; identical anchor texts are read once.
+the page is indexed; a page indexed early learns of later links when the crawl sends
+it to the index again because its in-links changed (`link_refresh.py`), when it is
+indexed again (a recrawl) or when `webcrawler index --reindex` rebuilds the index
+after the crawl. Reads only; identical anchor texts are read once.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def with_links(conn: Connection, docs: Sequence[IndexedDocument]) -> list[Indexe
         chunk = ids[start : start + CHUNK]
         for target, anchor, same in conn.execute(_anchors(chunk)):
             (own if same else other).setdefault(target, []).append(anchor)
-        inlinks.update(conn.execute(_counted(links.c.target_id, chunk)).all())
+        inlinks.update(in_link_counts(conn, chunk))
         outlinks.update(conn.execute(_counted(links.c.source_id, chunk)).all())
     return [replace(doc, anchors=tuple(other.get(doc.doc_id, ())),
                     site_anchors=tuple(own.get(doc.doc_id, ())),
@@ -51,6 +52,14 @@ def _anchors(ids: list[int]) -> Select:
     return select(links.c.target_id, links.c.anchor, same).select_from(joined).where(
         and_(links.c.target_id.in_(ids), links.c.source_id != links.c.target_id,
              links.c.anchor != "")).distinct()
+
+
+def in_link_counts(conn: Connection, ids: Sequence[int]) -> dict[int, int]:
+    """doc_id -> the distinct pages linking to it, for those of `ids` with any."""
+    counts: dict[int, int] = {}
+    for start in range(0, len(ids), CHUNK):
+        counts.update(conn.execute(_counted(links.c.target_id, list(ids[start : start + CHUNK]))).all())
+    return counts
 
 
 def _counted(column: ColumnElement, ids: list[int]) -> Select:

@@ -22,12 +22,14 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
 
 from sqlalchemy import and_, delete, func, update
 from sqlalchemy.engine import Connection
 
 from webcrawler.database import INDEXED, REMOVED, index_outbox
+from webcrawler.engine.pipeline.languages import detected
 from webcrawler.engine.pipeline.link_evidence import with_links
 from webcrawler.index import IndexedDocument, IndexWriter, document_kind
 from webcrawler.messages import Document
@@ -60,6 +62,11 @@ class OutboxWriter:
         self._pending += 1
         self._pending_removals += 1
 
+    def resend(self, doc_ids: Sequence[int]) -> None:
+        """Send documents the index holds to it again with the next batch (their links
+        changed: `link_refresh.py`); those whose row waits already, or is a removal, stay."""
+        self._pending += rebatch(self.store.conn, doc_ids, self._number + 1)
+
     def _next_batch(self) -> tuple[int, bool] | None:
         """Close the batch being written: (its number, does it hold a removal?), or None when
         it is empty. A batch crawl never removes: its acknowledgements stay one UPDATE."""
@@ -71,17 +78,27 @@ class OutboxWriter:
         return self._number, removes
 
 
+class Applied(NamedTuple):
+    added: int
+    removed: int
+    languages: dict[int, str]  # doc_id -> the language detected (to store once committed)
+    inlinks: dict[int, int]  # doc_id -> the in-links it was indexed with (link_refresh.py)
+
+
 def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]],
-          conn: Connection | None = None) -> tuple[int, int]:
-    """Add the documents and delete the removals of (doc_id, payload) rows, uncommitted;
-    (documents added, documents removed). A doc_id has one row, so order cannot matter.
-    With `conn`, documents carry what the links table says of them (`link_evidence.py`)."""
+          conn: Connection | None = None) -> Applied:
+    """Add the documents and delete the removals of (doc_id, payload) rows, uncommitted.
+    A doc_id has one row, so order cannot matter. With `conn`, documents carry what the
+    links table says of them (`link_evidence.py`). Each document's language is detected
+    here, in the writer's process (`languages.py`)."""
     rows = list(payloads)
     removed = [doc_id for doc_id, payload in rows if payload == REMOVED]
     docs = [unpack(payload) for _doc_id, payload in rows if payload != REMOVED]
-    writer.add(docs if conn is None else with_links(conn, docs))
+    docs, languages = detected(docs if conn is None else with_links(conn, docs))
+    writer.add(docs)
     writer.delete(removed)
-    return len(rows) - len(removed), len(removed)
+    inlinks = {doc.doc_id: doc.inlinks for doc in docs} if conn is not None else {}
+    return Applied(len(rows) - len(removed), len(removed), languages, inlinks)
 
 
 def acknowledge_batches(conn: Connection, batches: Sequence[int], removals: Iterable[int]) -> None:
@@ -95,6 +112,16 @@ def acknowledge_batches(conn: Connection, batches: Sequence[int], removals: Iter
         conn.execute(update(index_outbox).where(index_outbox.c.batch.in_(batches)).values(batch=INDEXED))
 
 
+def rebatch(conn: Connection, doc_ids: Sequence[int], batch: int) -> int:
+    """Move the committed document rows of `doc_ids` to `batch` (uncommitted); how many."""
+    if not doc_ids:
+        return 0
+    result = conn.execute(update(index_outbox).where(and_(
+        index_outbox.c.doc_id.in_(list(doc_ids)), index_outbox.c.batch == INDEXED,
+        func.length(index_outbox.c.payload) > 0)).values(batch=batch))
+    return int(result.rowcount or 0)
+
+
 def forget_removals(conn: Connection) -> None:
     """A rebuilt index never had the removed documents: their rows have nothing left to do."""
     conn.execute(delete(index_outbox).where(func.length(index_outbox.c.payload) == 0))
@@ -105,16 +132,21 @@ def payload_of(doc_id: int, document: Document) -> bytes:
     origin, _ = split(document.url)
     return pack(IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
                                 text=document.text, host=origin.split("://", 1)[1],
-                                kind=document_kind(document.content_type)))
+                                kind=document_kind(document.content_type),
+                                headings=document.headings))
 
 
 def pack(doc: IndexedDocument) -> bytes:
-    fields = [doc.doc_id, doc.url, doc.title, doc.text, doc.host, doc.language, doc.kind]
+    fields = [doc.doc_id, doc.url, doc.title, doc.text, doc.host, doc.language, doc.kind,
+              list(doc.headings)]
     return zlib.compress(json.dumps(fields).encode(), 1)
 
 
 def unpack(payload: bytes) -> IndexedDocument:
     """A payload's document; one written before language and kind were kept has five fields
-    (the writer then detects the language, and the kind is html, all that was indexed).
-    Links are not in the payload: they are read when the document is indexed."""
-    return IndexedDocument(*json.loads(zlib.decompress(payload))[:7])
+    (the writer then detects the language, and the kind is html, all that was indexed), one
+    written before headings were kept seven (it is indexed without them). Links are not in
+    the payload: they are read when the document is indexed."""
+    fields = json.loads(zlib.decompress(payload))
+    doc = IndexedDocument(*fields[:7])
+    return replace(doc, headings=tuple(map(str, fields[7]))) if len(fields) > 7 else doc

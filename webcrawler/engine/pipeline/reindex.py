@@ -39,7 +39,9 @@ from webcrawler.database import (
     index_outbox,
     meta,
 )
+from webcrawler.engine.pipeline.languages import detected, record, with_stored
 from webcrawler.engine.pipeline.link_evidence import with_links
+from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
 from webcrawler.engine.pipeline.outbox import forget_removals, unpack
 from webcrawler.errors import NothingToDo
 from webcrawler.index import (
@@ -122,15 +124,20 @@ def _count(engine: Engine) -> int:
 
 def _stored(engine: Engine) -> Iterator[list[IndexedDocument]]:
     """The stored documents in doc_id order, `BATCH` at a time (keyset pages: no long read),
-    with their anchor texts and link counts as the links table has them now."""
+    with their anchor texts and link counts as the links table has them now, and their
+    languages as stored (detected, and stored, for those that have none)."""
     last = -1
     while True:
         with engine.connect() as conn:
             rows = conn.execute(_fetched_with_text().where(index_outbox.c.doc_id > last)
                                 .order_by(index_outbox.c.doc_id).limit(BATCH)).all()
-            docs = with_links(conn, [unpack(payload) for _doc_id, payload in rows])
+            docs, languages = detected(with_stored(conn, with_links(
+                conn, [unpack(payload) for _doc_id, payload in rows])))
         if not rows:
             return
+        with engine.begin() as conn:
+            record(conn, languages)
+            record_inlinks(conn, {doc.doc_id: doc.inlinks for doc in docs})
         last = rows[-1][0]
         yield docs
 

@@ -26,6 +26,8 @@ from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from webcrawler.database import INDEXED, REMOVED, connect, index_outbox
+from webcrawler.engine.pipeline.languages import record
+from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
 from webcrawler.engine.pipeline.outbox import apply
 from webcrawler.index import IndexWriter, open_shard_writer
 
@@ -90,18 +92,22 @@ def index_round(writer: IndexWriter, databases: Databases, shard: int, shards: i
         rows = take(conn, shard, shards)
         if not rows:
             return 0
-        added, removed = apply(writer, ((doc_id, payload) for doc_id, _batch, payload in rows), conn)
+        added, removed, languages, inlinks = apply(
+            writer, ((doc_id, payload) for doc_id, _batch, payload in rows), conn)
     writer.commit()
-    _acknowledge(databases.writer, rows)
+    _acknowledge(databases.writer, rows, languages, inlinks)
     summary.documents += added
     summary.removed += removed
     summary.commits += 1
     return len(rows)
 
 
-def _acknowledge(engine: Engine, rows: list[tuple[int, int, bytes]]) -> None:
+def _acknowledge(engine: Engine, rows: list[tuple[int, int, bytes]],
+                 languages: dict[int, str], inlinks: dict[int, int]) -> None:
     """The committed rows: documents marked INDEXED, removals deleted; each only if the
-    engine has not replaced the row since it was read (same batch)."""
+    engine has not replaced the row since it was read (same batch). The documents'
+    languages and the in-links they were indexed with are stored (`languages.py`,
+    `link_refresh.py`)."""
     same = and_(index_outbox.c.doc_id == bindparam("p_id"), index_outbox.c.batch == bindparam("p_batch"))
     indexed = [{"p_id": d, "p_batch": b} for d, b, payload in rows if payload != REMOVED]
     removed = [{"p_id": d, "p_batch": b} for d, b, payload in rows if payload == REMOVED]
@@ -110,6 +116,8 @@ def _acknowledge(engine: Engine, rows: list[tuple[int, int, bytes]]) -> None:
             conn.execute(update(index_outbox).where(same).values(batch=INDEXED), indexed)
         if removed:
             conn.execute(delete(index_outbox).where(same), removed)
+        record(conn, languages)
+        record_inlinks(conn, inlinks)
 
 
 def run_shard_writer(index_dir: Path, db_url: str, shard: int, shards: int,

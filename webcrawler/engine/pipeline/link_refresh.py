@@ -1,0 +1,117 @@
+"""The index's link counts kept fresh during a long crawl, at a bounded cost.
+
+A page is indexed with the in-links the links table holds at that moment
+(`link_evidence.py`): the pages crawled first - often the ones most linked to -
+are indexed knowing almost none of their in-links. So every `link_refresh`
+documents fetched (or `REFRESH_SECONDS` when fetching is slow), the engine looks
+at the pages the documents fetched since the last look link to (their targets,
+read through the links table's primary key: a look costs the links of those
+documents, not of the crawl), counts each target's in-links now, and compares
+them with the count its index entry was built with (`index_outbox.inlinks`,
+stored when the index's commit is acknowledged). A target whose link prior
+(`index/prior.py`) would now differ by at least `MIN_CHANGE` is sent to the index
+again - its outbox row joins the open batch, and the index re-adds it with its
+anchor texts and counts read afresh - the largest changes first, at most
+`MAX_RESEND` a look, so re-indexing costs at most that share of the crawl's own
+indexing. Nothing on the query side changes: the counts stay in the same columns,
+read on the fast path as before. Pages whose index entry is not committed yet
+are left alone (they read the links table when indexed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+from sqlalchemy import and_, bindparam, func, select, update
+from sqlalchemy.engine import Connection
+
+from webcrawler.database import INDEXED, index_outbox, links
+from webcrawler.engine.pipeline.link_evidence import CHUNK, in_link_counts
+from webcrawler.index.prior import factor
+
+REFRESH_SECONDS = 60.0  # a look at least this often while documents arrive
+MAX_RESEND = 200  # documents sent again per look, the largest changes first
+MIN_CHANGE = 0.05  # the prior's relative change from which a page is sent again
+
+
+class LinkRefresh:
+    """Remembers the documents fetched since the last look; `due()` says when to look,
+    `look()` picks the pages to send to the index again."""
+
+    def __init__(self, conn: Connection, every: int) -> None:
+        self.conn = conn
+        self.every = every  # documents between two looks (0: never)
+        self.sources: list[int] = []
+        self._last = time.monotonic()
+        self.sent = 0  # pages sent again, over the crawl
+        self.looks = 0
+        self.seconds = 0.0  # spent looking
+
+    def fetched(self, doc_id: int) -> None:
+        if self.every:
+            self.sources.append(doc_id)
+
+    def due(self) -> bool:
+        """Time for a look: `every` documents since the last, or a minute with some."""
+        return bool(self.sources) and (len(self.sources) >= self.every
+                                       or time.monotonic() - self._last >= REFRESH_SECONDS)
+
+    def look(self) -> list[int]:
+        """The pages whose index entries' link prior is out of date by at least `MIN_CHANGE`,
+        most out of date first, at most `MAX_RESEND`; the sources are forgotten."""
+        started = time.monotonic()
+        sources, self.sources, self._last = self.sources, [], started
+        targets = _targets(self.conn, sources)
+        indexed = _indexed_counts(self.conn, targets)
+        now = in_link_counts(self.conn, list(indexed))
+        changes = [(_change(indexed[doc_id], now.get(doc_id, 0)), doc_id) for doc_id in indexed]
+        stale = sorted((c for c in changes if c[0] >= MIN_CHANGE), reverse=True)[:MAX_RESEND]
+        self.sent += len(stale)
+        self.looks += 1
+        self.seconds += time.monotonic() - started
+        return [doc_id for _change_, doc_id in stale]
+
+    def line(self) -> str:
+        """The summary's words on it ("" when nothing was sent again)."""
+        if not self.sent:
+            return ""
+        return (f"{self.sent:,} page{'' if self.sent == 1 else 's'} sent to the index again as "
+                f"their in-links grew "
+                f"({self.looks:,} looks, {self.seconds:.2f} s)")
+
+
+def _change(before: int | None, now: int) -> float:
+    """How far the prior of a page with `now` in-links is from its index entry's (None: built
+    before the counts were kept, taken as 0)."""
+    old, new = factor(before or 0, 0), factor(now, 0)
+    return max(old, new) / min(old, new) - 1.0
+
+
+def _targets(conn: Connection, sources: Sequence[int]) -> list[int]:
+    """The distinct pages `sources` link to (self-links left out)."""
+    found: set[int] = set()
+    for start in range(0, len(sources), CHUNK):
+        chunk = sources[start : start + CHUNK]
+        found.update(t for (t,) in conn.execute(select(links.c.target_id).where(and_(
+            links.c.source_id.in_(chunk), links.c.target_id != links.c.source_id))))
+    return sorted(found)
+
+
+def _indexed_counts(conn: Connection, ids: Sequence[int]) -> dict[int, int | None]:
+    """doc_id -> the in-links its committed index entry was built with, for those of `ids`
+    the index holds (a stored, acknowledged document row)."""
+    out: dict[int, int | None] = {}
+    for start in range(0, len(ids), CHUNK):
+        out.update(conn.execute(select(index_outbox.c.doc_id, index_outbox.c.inlinks).where(and_(
+            index_outbox.c.doc_id.in_(ids[start : start + CHUNK]),
+            index_outbox.c.batch == INDEXED, func.length(index_outbox.c.payload) > 0))).all())
+    return out
+
+
+def record(conn: Connection, inlinks: Mapping[int, int]) -> None:
+    """Store the in-link counts the index's committed entries were built with (uncommitted)."""
+    if inlinks:
+        conn.execute(update(index_outbox).where(index_outbox.c.doc_id == bindparam("p_id"))
+                     .values(inlinks=bindparam("p_inlinks")),
+                     [{"p_id": doc_id, "p_inlinks": n} for doc_id, n in inlinks.items()])
