@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 
 CACHE_DEPTH = 10  # ranked results collected at least (a deeper page collects more)
 CACHE_QUERIES = 512
-CACHE_FORMS = 8192  # words whose other forms are remembered until the index changes
+CACHE_FORMS = 8192  # words whose other forms are remembered until the vocabulary changes
 REFRESH_INTERVAL = 0.5
 MAX_PER_PAGE = 100
 
@@ -103,7 +103,8 @@ class Searcher:
         self.stemming = stemming  # False: only the forms typed (the relevance formula's tests)
         self.per_site = per_site  # results of one site in a page's round; 0: no grouping
         self.proximity = proximity and ranking == "peculiarity"  # BM25F: Whoosh's, as it is
-        self._forms: dict[str, list[str]] = {}  # word -> its other forms, until refresh
+        self._forms: dict[str, list[str]] = {}  # word -> its other forms, per vocabulary
+        self._forms_generation = -2  # the vocabulary the remembered forms come from
         self._languages: list[str] | None = None  # languages the commit holds, until refresh
 
     def search(
@@ -135,17 +136,21 @@ class Searcher:
                              expansions=tuple(parsed.thesaurus_words))
 
     def forms(self, word: str) -> list[str]:
-        """Other forms of `word` in this commit's vocabulary (lock held; `stemming.py`)."""
-        found = self._forms.get(word)
+        """Other forms of `word` in the index's vocabulary (lock held; `stemming.py`),
+        remembered until the lexicon reads a newer vocabulary."""
         if not self.stemming:
             return []
+        vocabulary = self._lexicon.tools().speller.vocabulary
+        if vocabulary.generation != self._forms_generation:
+            self._forms.clear()
+            self._forms_generation = vocabulary.generation
+        found = self._forms.get(word)
         if found is None:
             if self._languages is None:
                 self._languages = _languages(self._searcher)
             if len(self._forms) >= CACHE_FORMS:  # bounded: words are what strangers type
                 self._forms.clear()
-            reader = self._searcher.reader()
-            found = self._forms[word] = stemming.forms(reader, word, self._languages)
+            found = self._forms[word] = stemming.forms(vocabulary, word, self._languages)
         return found
 
     def parse_query(self, query: str, page: int, per_page: int, expand: bool,
@@ -258,6 +263,7 @@ class Searcher:
             snippet=snippet(fields.get("text", ""), parsed.highlight_words),
             site=site,
             more=more,
+            kind=facets.values_of(self._searcher, "kind", [docnum])[0] or "html",
         )
 
     def proximity_factors(self, parsed: ParsedQuery, docnums: list[int]) -> list[float]:
@@ -327,7 +333,6 @@ class Searcher:
         old.close()
         self._cache.clear()
         self._stats.clear()
-        self._forms.clear()
         self._languages = None
 
     def doc_count(self) -> int:

@@ -58,18 +58,19 @@ class Vocabulary:
         """Documents holding `word` (0: not in the index)."""
         return self.frequencies.get(word, 0)
 
-    def words_from(self, prefix: str) -> list[str]:
-        """The words starting with `prefix`, in sorted order."""
-        return _starting(self.words, prefix)
+    def words_from(self, prefix: str, limit: int | None = None) -> list[str]:
+        """The words starting with `prefix`, in sorted order (the first `limit`)."""
+        return _starting(self.words, prefix, limit)
 
     def titles_from(self, prefix: str) -> list[str]:
         """The normalised titles starting with `prefix`, in sorted order."""
         return _starting(self.titles, prefix)
 
 
-def _starting(items: list[str], prefix: str) -> list[str]:
+def _starting(items: list[str], prefix: str, limit: int | None = None) -> list[str]:
     low = bisect.bisect_left(items, prefix)
-    high = bisect.bisect_left(items, prefix + "\U0010ffff", low)
+    high = bisect.bisect_left(items, prefix + "\U0010ffff", low, len(items) if limit is None
+                              else min(len(items), low + limit))
     return items[low:high]
 
 

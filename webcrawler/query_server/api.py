@@ -18,7 +18,6 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from webcrawler.query_server.doc_types import hit_types, kind_of
 from webcrawler.query_server.queries import (
     BadQuery,
     check_prefix,
@@ -63,7 +62,6 @@ def search() -> ResponseReturnValue:
             facets={"site": [], "type": [], "language": []},
             message=NO_INDEX,
         )
-    types = hit_types(sources, results.hits)
     return jsonify(
         query=query,
         total=results.total,
@@ -79,7 +77,7 @@ def search() -> ResponseReturnValue:
                 "title": hit.title,
                 "url": hit.url,
                 "snippet": hit.snippet,
-                "type": kind_of(types, hit),
+                "type": hit.kind,
                 "site": hit.site,
                 "more": more_query(results.query, hit.site) if hit.more else None,
             }

@@ -18,7 +18,6 @@ from flask import Blueprint, current_app, render_template, request, send_from_di
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
-from webcrawler.query_server.doc_types import hit_types
 from webcrawler.query_server.queries import (
     BadQuery,
     more_query,
@@ -73,7 +72,6 @@ def search() -> ResponseReturnValue:
     if results is not None:
         context["pages"] = page_numbers(results.total, page, results.per_page, config["MAX_PAGE"])
         context["last_page"] = last_page(results.total, results.per_page, config["MAX_PAGE"])
-        context["types"] = hit_types(sources, results.hits)
     return render_template("search.html", **context)
 
 
