@@ -6,7 +6,9 @@ is looked for at most every `CHECK_INTERVAL` seconds and rebuilt in a background
 thread while queries go on with the previous build, at most every `REBUILD_INTERVAL`
 seconds and never more than `BUILD_SHARE` of the time (the build of a large index
 takes seconds of CPU): a crawl commits every few seconds, a vocabulary changes slowly.
-The build opens its own reader, so it never holds the searcher's lock. Never writes.
+The build opens its own reader, so it never holds the searcher's lock, and remembers
+what each segment held (`read_vocabulary`): a rebuild after a commit reads the commit's
+new segment, not the whole index again. Never writes.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ class WordTools:
         return self.speller.vocabulary.generation
 
 
-def build(ix: Index) -> WordTools:
-    vocabulary = read_vocabulary(ix)
+def build(ix: Index, remembered: dict | None = None) -> WordTools:
+    vocabulary = read_vocabulary(ix, remembered)
     return WordTools(Speller(vocabulary), Completer(vocabulary))
 
 
@@ -59,6 +61,7 @@ class Lexicon:
         self._checked = self._next_build = time.monotonic()
         self._building: threading.Thread | None = None
         self._closed = False
+        self._remembered: dict = {}  # what each segment's words were (read_vocabulary)
 
     def tools(self) -> WordTools:
         """The speller and completer of the newest build (built now if there is none)."""
@@ -96,7 +99,7 @@ class Lexicon:
         """Build from the newest commit; schedule the next build no sooner than allowed."""
         started = time.monotonic()
         try:
-            return build(self._ix)
+            return build(self._ix, self._remembered)
         finally:
             took = time.monotonic() - started
             self._next_build = time.monotonic() + max(REBUILD_INTERVAL, took / BUILD_SHARE)
