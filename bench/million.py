@@ -232,8 +232,11 @@ def main(argv: list[str] | None = None) -> str:
         measured = measured_copy(data, Path(tmp)) if args.keep else data
         results, served, rate = latency(measured, built["docs"], args.queries, args.writer_seconds)
     count, seconds, cpu, peak = built["docs"], built["seconds"], built["cpu"], built["peak"]
-    short = f" (of the {args.docs:,} asked: the build was stopped at {args.build_until} UTC)" \
-        if count < args.docs else ""
+    short = (f" (of the {args.docs:,} asked: the build was stopped at {args.build_until} UTC; at "
+             f"the rate measured, the other {args.docs - count:,} would take about "
+             f"{(args.docs - count) * cpu / max(count, 1) / 60:,.0f} CPU minutes more, merges growing "
+             "by a tier each time the index grows eightfold, up to 150,000-document segments)"
+             if count < args.docs else "")
     rows = [[name, len(t), statistics.median(t), percentile(t, 99), max(t)] for name, t in results.items()]
     body = (f"Index: {count:,} generated-web documents{short} written by open_writer in {seconds:,.0f} s "
             f"({cpu:,.0f} CPU s, {count / max(cpu, 1e-9):,.0f} documents per CPU second; "
