@@ -48,6 +48,15 @@ def column(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | 
     return per_field[field]
 
 
+def warm(reader: SegmentReader) -> None:
+    """Read a segment's facet columns and their shared numbers now: a searcher opening a
+    new commit in the background does, so the first query on it does not wait for them."""
+    for field in FACETS.values():
+        found = column(reader, field)
+        if found is not None:
+            _mapping(reader, field, found[1])
+
+
 def _read(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | None:
     if field not in reader.schema or not reader.has_column(field):
         return None

@@ -17,7 +17,8 @@ over a ranked list `grouping.DEPTH` times the page's depth) unless it names a si
 New commits: `search()` looks for one at most every `REFRESH_INTERVAL` seconds
 (a look costs a directory listing). When there is one, a background thread opens
 a searcher on it and reads what its first queries would read (each segment's
-document lengths), then swaps it in between two queries; until then queries run
+document lengths, link priors, facet columns and stored fields' offsets: Whoosh opens a
+new reader for every segment of every commit), then swaps it in between two queries; until then queries run
 on the previous commit (opening in line made the query that found a commit wait
 for the open). `refresh()` is the blocking form, for callers that must see a
 commit they know of. This module never writes to the index.
@@ -44,7 +45,7 @@ from whoosh.reading import SegmentReader
 from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, grouping, proximity, stemming, vectors
+from webcrawler.index import facets, grouping, prior, proximity, stemming, vectors
 from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -323,8 +324,12 @@ class Searcher:
         fresh = self._ix.searcher(weighting=Peculiarity())
         for sub, _offset in fresh.leaf_searchers():
             reader = sub.reader()
-            if isinstance(reader, SegmentReader):
-                vectors.lengths(reader, CONTENT)
+            if isinstance(reader, SegmentReader):  # a reader per segment and commit: read
+                vectors.lengths(reader, CONTENT)  # what each query reads of it, here
+                prior.factors(reader)
+                facets.warm(reader)
+                if reader.doc_count_all():  # Whoosh reads every stored document's offset
+                    reader.stored_fields(0)  # when the first is asked for
         return fresh
 
     def _swap(self, fresh: WhooshSearcher) -> None:
