@@ -1,10 +1,10 @@
 """A generated index of a million documents: build time, peak memory, query latency with facets.
 
-    python -m bench.million [--docs 1000000] [--batch 5000] [--queries 300] [--json FILE]
+    python -m bench.million [--docs 1000000] [--batch 2000] [--queries 300] [--json FILE]
     python -m bench.million --keep DIR --build-until 11:15 ...   # resumable, bounded build
 
-The documents are generated-web pages (webcrawler/testing/genweb.py: Zipf vocabulary, log-
-normal sizes around 2.5 KB with a long tail, 1,000 servers), written by the real writer
+The documents are generated-web pages (webcrawler/testing/genweb.py: Zipf vocabulary,
+log-normal sizes around 2.5 KB with a long tail, 1,000 servers), written by the real writer
 (`open_writer`, a commit every `--batch`, its tiered merges), the language of each
 detected as the engine's writer does. genweb's vocabulary is 20,000 words whatever the
 number of pages; a real collection's keeps growing (Heaps' law: names, numbers, typos,
@@ -215,7 +215,8 @@ def _link(source: str, target: str) -> None:
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1_000_000)
-    parser.add_argument("--batch", type=int, default=5_000, help="documents per commit")
+    parser.add_argument("--batch", type=int, default=2_000,
+                        help="documents per commit (more spill the writer's 128 MB pool to disk)")
     parser.add_argument("--queries", type=int, default=300, help="queries per condition (at least)")
     parser.add_argument("--writer-seconds", type=float, default=30.0)
     parser.add_argument("--keep", type=Path, default=None,
