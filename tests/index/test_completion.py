@@ -142,3 +142,33 @@ def test_the_speller_is_built_only_when_a_query_needs_it(
         assert searcher.search("sokcet").suggestion == "socket"
         assert searcher.search("selectros").suggestion == "selectors"
     assert len(built) == 1
+
+
+def test_a_vocabulary_read_again_reads_only_new_segments(index_dir: Path) -> None:
+    """What each segment held is remembered between reads: after a commit, a deletion and
+    a merge, the remembered read is the fresh read, and merged-away segments are forgotten."""
+    from webcrawler.index import vocabulary as module
+
+    remembered: dict = {}
+    ix = open_index(index_dir, create=False)
+    try:
+        first = read_vocabulary(ix, remembered)
+        assert first == read_vocabulary(ix) and len(remembered) == 4  # words, titles: 2 segments
+        reads: list[str] = []
+        original = module._frequencies
+        module._frequencies = lambda reader: reads.append("read") or original(reader)  # type: ignore
+        try:
+            write(index_dir, [IndexedDocument(6, "http://p.test/6", "Sockets again", "socketpair", "p.test")])
+            second = read_vocabulary(ix, remembered)
+            assert reads == ["read"]  # the new segment only
+            assert second == read_vocabulary(ix) and second.frequency("socketpair") == 1
+        finally:
+            module._frequencies = original
+        with open_writer(index_dir) as writer:
+            writer.delete([1])
+            writer.optimize()
+        again = read_vocabulary(ix, remembered)
+        assert again == read_vocabulary(ix) and again.title_counts["socket programming howto"] == 1
+        assert len(remembered) == 2
+    finally:
+        ix.close()

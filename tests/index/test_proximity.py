@@ -30,3 +30,38 @@ def test_words_close_together_rank_first(tmp_path: Path) -> None:
 
 def test_near_means_within_the_window() -> None:
     assert _near([1, 10], [10 + WINDOW]) and not _near([1], [2 + WINDOW]) and not _near([], [1])
+
+
+def test_positions_read_block_by_block_are_whoosh_matchers_positions(tmp_path: Path) -> None:
+    """`blocks.values_of` unpickles only the blocks holding the wanted documents: over
+    lists of several blocks, across segments, the positions Whoosh's matchers give."""
+    from whoosh.reading import SegmentReader
+
+    from webcrawler.index.blocks import values_of
+    from webcrawler.index.schema import CONTENT
+    from webcrawler.index.writer import open_index
+
+    with open_writer(tmp_path / "index") as writer:
+        for start in (0, 400):
+            writer.add([IndexedDocument(i, f"http://h.test/{i}", "", f"{'boat ' * (i % 4)}river "
+                                        f"{'word ' * (i % 9)}boat river", "h.test")
+                        for i in range(start, start + 400) if i % 5])
+            writer.commit()
+    ix = open_index(tmp_path / "index", create=False)
+    with ix.searcher() as searcher:
+        for sub, _offset in searcher.leaf_searchers():
+            reader = sub.reader()
+            assert isinstance(reader, SegmentReader)
+            wanted = list(range(0, reader.doc_count_all(), 37)) + [reader.doc_count_all() - 1]
+            for word in ("river", "boat", "absent"):
+                expected = {}
+                if (CONTENT, word) in reader:
+                    matcher = reader.postings(CONTENT, word)
+                    while matcher.is_active():
+                        if matcher.id() in wanted:
+                            expected[matcher.id()] = matcher.value_as("positions")
+                        matcher.next()
+                decode = reader.schema[CONTENT].format.decode_positions
+                got = {d: decode(v) for d, v in values_of(reader, CONTENT, word, wanted)}
+                assert got == expected and (word == "absent") == (not got)
+    ix.close()

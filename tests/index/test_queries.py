@@ -107,3 +107,15 @@ def test_anchor_index_ranks_anchor_texts() -> None:
     best = anchors.best("human genome project", 5)
     assert best[0][0] == 11 and best[0][1] > 0
     assert anchors.best("the", 5) == [] and anchors.best('"', 5) == []
+
+
+@pytest.mark.parametrize("text, query", [
+    ("Straße and the İstanbul WORD, word_x and Word.", "word"),  # lower-casing moves offsets
+    ("plain WORD, word_x, sword and Word.", "word"),  # str.find on the lower-cased text
+])
+def test_snippet_bolds_whole_words_either_way(text: str, query: str) -> None:
+    from webcrawler.index.snippets import snippet
+
+    out = snippet(text, {query})
+    assert out.count("<b>") == 2 and "<b>WORD</b>" in out and "<b>Word</b>" in out
+    assert "word_x" in out and "<b>word_x" not in out and "s<b>" not in out

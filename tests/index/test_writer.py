@@ -172,3 +172,24 @@ def test_fast_merge_writes_what_whoosh_merge_writes(tmp_path: Path, deleted: ran
     assert seen[0][0] == seen[1][0] and len(seen[0][0]) > 1000
     assert seen[0][1:3] == seen[1][1:3]
     assert seen[0][3] == seen[1][3]
+
+
+def test_a_commit_grouped_in_memory_writes_what_a_spilled_one_writes(tmp_path: Path) -> None:
+    """The pool groups a commit's postings by term in memory (postings.GroupedPostings);
+    a pool too small for the commit spills sorted runs to disk and merges them, Whoosh's
+    way: both write the same postings, lengths and term statistics."""
+    from webcrawler.index.writer import IndexWriter, open_index
+
+    docs = [doc(i, f"word{i % 7} shared text {i % 3} " + "filler " * (i % 50)) for i in range(400)]
+    seen = []
+    for name, limit in (("grouped", None), ("spilled", 100_000)):  # bytes: a run per few pages
+        ix = open_index(tmp_path / name, create=True)
+        with IndexWriter(ix) as writer:
+            pool = writer._current().pool
+            pool.limit = limit or pool.limit
+            writer.add(docs)
+            assert bool(pool.runs) == (name == "spilled")
+        with ix.reader() as reader:
+            seen.append((list(reader.iter_postings()), reader.field_length("content"),
+                         [reader.doc_field_length(n, "content") for n in reader.all_doc_ids()]))
+    assert seen[0] == seen[1] and len(seen[0][0]) > 1000

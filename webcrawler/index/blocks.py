@@ -4,8 +4,9 @@ A posting list in a W3 postings file is a 4-byte magic number, then blocks:
 a signed length (negative for the last block), a pickled header (count, last
 docnum, top weight, compression, min and max length bytes) and a pickled body
 (docnum gaps - the first one absolute - weights, values), zlib-compressed when
-the header says so. Merging (`merging.py`), the posting arrays (`vectors.py`)
-and term-at-a-time search read lists this way; Whoosh reads the same bytes.
+the header says so. Merging (`merging.py`), the posting arrays (`vectors.py`),
+term-at-a-time search and proximity (`values_of`: only the blocks that hold the
+wanted documents are unpickled) read lists this way; Whoosh reads the same bytes.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import io
 import pickle
 import struct
 import zlib
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from itertools import accumulate, repeat
 
 from whoosh.codec import whoosh3
-from whoosh.reading import SegmentReader
+from whoosh.reading import SegmentReader, TermNotFound
 
 Header = tuple[int, int, float, int, int, int]  # count, last docnum, top weight, comp, lo, hi
 
@@ -66,6 +68,56 @@ def posting_blocks(data: bytes) -> Iterator[tuple[list[int], object, object]]:
     for (count, *_rest), body in raw_blocks(data):
         gaps, weights, values = pickle.loads(body)
         yield list(accumulate(gaps)), weights_of(weights, count), _values(values, count)
+
+
+def values_of(reader: SegmentReader, field: str, word: str,
+              docnums: Sequence[int]) -> Iterator[tuple[int, bytes]]:
+    """(docnum, posting value) of `word` in those of the W3 segment's `docnums` (sorted)
+    that hold it. Every block's header is read (a few bytes), only blocks whose docnums
+    reach a wanted one are unpickled: a few blocks of a long list, where a matcher's
+    skips unpickle much more."""
+    terms = reader._terms
+    try:
+        info = terms.term_info(field, word.encode("utf-8"))
+    except (KeyError, TermNotFound):
+        return
+    if info.is_inlined():
+        ids, _weights, values = info.inlined_postings()
+        blocks: Iterator[tuple[list[int], object]] = iter([(list(ids), values)])
+    else:
+        blocks = _bodies_reaching(terms._postfile.get(*extent(info)), docnums)
+    for ids, values in blocks:
+        wanted = [d for d in docnums if ids[0] <= d <= ids[-1]]
+        if not wanted:
+            continue
+        values = _values(values, len(ids))
+        for docnum in wanted:
+            at = bisect_right(ids, docnum) - 1
+            if ids[at] == docnum:
+                yield docnum, values[at]  # type: ignore[index]
+
+
+def _bodies_reaching(data: bytes, docnums: Sequence[int]) -> Iterator[tuple[list[int], object]]:
+    """(docnums, values) of the blocks of one list whose range holds one of `docnums`."""
+    if data[:4] != MAGIC:
+        raise ValueError("not a W3 posting list")
+    pos, before, next_wanted = 4, -1, 0
+    while pos < len(data) and next_wanted < len(docnums):
+        size = _INT.unpack_from(data, pos)[0]
+        pos += 4
+        end = pos + abs(size)
+        stream = io.BytesIO(data[pos:end])
+        header = pickle.load(stream)
+        last = header[1]
+        while next_wanted < len(docnums) and docnums[next_wanted] <= before:
+            next_wanted += 1
+        if next_wanted < len(docnums) and docnums[next_wanted] <= last:
+            body = stream.read()
+            gaps, _weights, values = pickle.loads(zlib.decompress(body) if header[3] else body)
+            yield list(accumulate(gaps)), values
+        before, pos = last, end
+        if size < 0:
+            break
 
 
 def shift_docnums(body: bytes, base: int) -> bytes:

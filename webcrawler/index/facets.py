@@ -6,12 +6,16 @@ values (Whoosh's RefBytesColumn). Read once per open segment as a numpy array (a
 of the memory-mapped segment, one or two bytes a document), it turns the matched
 document numbers of a query into counts with one `bincount`, and a `type:` or `lang:`
 filter into a boolean mask, whatever path ranked the query. Counts are over every
-match (not the page); values are summed across segments by name, since each segment
-numbers its own values. Never writes.
+match (not the page). Each segment numbers its own values, so each segment's numbers
+are mapped once to numbers shared by every segment the process opens (`Tally`): a
+query's counts are then summed across segments as arrays, and turned into names once.
+Never writes.
 """
 
 from __future__ import annotations
 
+import heapq
+import threading
 import weakref
 from bisect import bisect_right
 from collections import Counter
@@ -27,6 +31,11 @@ FACET_VALUES = 10  # values listed per facet, most matches first
 Counts = dict[str, Counter]  # facet name -> value -> matches
 
 _ARRAYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MAPPINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # segment's numbers -> shared
+_SHARED: dict[str, dict[str, int]] = {}  # field -> value -> its shared number
+_NAMES: dict[str, list[str]] = {}  # field -> shared number -> value
+_NAME_ARRAYS: dict[str, np.ndarray] = {}  # field -> _NAMES[field] as an array
+_SHARING = threading.Lock()
 _DTYPES: dict[str, np.dtype] = {"B": np.dtype(np.uint8), "H": np.dtype(">u2")}
 
 
@@ -37,6 +46,15 @@ def column(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | 
     if field not in per_field:
         per_field[field] = _read(reader, field)
     return per_field[field]
+
+
+def warm(reader: SegmentReader) -> None:
+    """Read a segment's facet columns and their shared numbers now: a searcher opening a
+    new commit in the background does, so the first query on it does not wait for them."""
+    for field in FACETS.values():
+        found = column(reader, field)
+        if found is not None:
+            _mapping(reader, field, found[1])
 
 
 def _read(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | None:
@@ -51,7 +69,62 @@ def _read(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | N
     return refs, [value.decode("utf-8", "replace") for value in found._uniques]
 
 
-def count(reader: SegmentReader, docnums: np.ndarray, into: Counts) -> None:
+def _mapping(reader: SegmentReader, field: str, values: list[str]) -> np.ndarray:
+    """The shared number of each of a segment's value numbers (made once per segment)."""
+    per_field = _MAPPINGS.setdefault(reader, {})
+    found = per_field.get(field)
+    if found is None:
+        with _SHARING:
+            shared = _SHARED.setdefault(field, {})
+            names = _NAMES.setdefault(field, [])
+            for value in values:
+                if value not in shared:
+                    shared[value] = len(names)
+                    names.append(value)
+            found = per_field[field] = np.array([shared[v] for v in values], dtype=np.int64)
+    return found
+
+
+class Tally:
+    """A query's matches per facet value, summed over segments by shared value number."""
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}  # facet -> matches per shared number
+
+    def add(self, facet: str, field: str, reader: SegmentReader, values: list[str],
+            tally: np.ndarray) -> None:
+        """Add one segment's `tally` (matches per value number of the segment's `values`)."""
+        mapping = _mapping(reader, field, values)
+        size = len(_NAMES[field])  # only grows: every number mapped so far is below it
+        total = self._arrays.get(facet)
+        if total is None or len(total) < size:
+            grown = np.zeros(size, dtype=np.int64)
+            if total is not None:
+                grown[: len(total)] = total
+            total = self._arrays[facet] = grown
+        total[mapping] += tally
+
+    def counts(self) -> Counts:
+        """The tally by value name (values with no match, and the empty value, left out)."""
+        out: Counts = {}
+        for facet, total in self._arrays.items():
+            present = np.flatnonzero(total)
+            counter = out[facet] = Counter(dict(zip(_names(FACETS[facet], len(total))[present].tolist(),
+                                                    total[present].tolist(), strict=True)))
+            counter.pop("", None)
+        return out
+
+
+def _names(field: str, size: int) -> np.ndarray:
+    """The first `size` shared values of `field` as an array (remade when more are known)."""
+    names = _NAME_ARRAYS.get(field)
+    if names is None or len(names) < size:
+        with _SHARING:
+            names = _NAME_ARRAYS[field] = np.array(_NAMES[field], dtype=object)
+    return names
+
+
+def count(reader: SegmentReader, docnums: np.ndarray, into: Tally) -> None:
     """Add the facet values of a segment's (live, matched) `docnums` to `into`."""
     for facet, field in FACETS.items():
         found = column(reader, field)
@@ -59,17 +132,14 @@ def count(reader: SegmentReader, docnums: np.ndarray, into: Counts) -> None:
             continue
         refs, values = found
         tally = np.bincount(refs[docnums], minlength=len(values))
-        present = np.flatnonzero(tally)
-        counter = into.setdefault(facet, Counter())
-        counter.update({values[ref]: n for ref, n in zip(present.tolist(), tally[present].tolist(),
-                                                          strict=True) if values[ref]})
+        into.add(facet, field, reader, values, tally)
 
 
 def count_global(searcher: WhooshSearcher, docnums: Iterable[int]) -> Counts:
     """Facet counts of top-level document numbers (Whoosh's path: phrases, site:, ...)."""
     ordered = np.fromiter(docnums, dtype=np.int64)
     ordered.sort()
-    counts: Counts = {}
+    counts = Tally()
     leaves = searcher.leaf_searchers()
     for i, (sub, offset) in enumerate(leaves):
         end = leaves[i + 1][1] if i + 1 < len(leaves) else offset + sub.doc_count_all()
@@ -77,7 +147,7 @@ def count_global(searcher: WhooshSearcher, docnums: Iterable[int]) -> Counts:
         reader = sub.reader()
         if isinstance(reader, SegmentReader):
             count(reader, inside, counts)
-    return counts
+    return counts.counts()
 
 
 def passing(reader: SegmentReader, docnums: np.ndarray, filters: dict[str, str]) -> np.ndarray:
@@ -105,19 +175,28 @@ def merge(parts: Iterable[Counts]) -> Counts:
 
 def listed(counts: Counts) -> dict[str, list[tuple[str, int]]]:
     """The facets as answered: each facet's `FACET_VALUES` most frequent values, ties by name."""
-    return {facet: sorted(counts.get(facet, Counter()).items(), key=lambda item: (-item[1], item[0]))
-            [:FACET_VALUES] for facet in FACETS}
+    return {facet: _most(counts.get(facet, Counter())) for facet in FACETS}
+
+
+def _most(counter: Counter) -> list[tuple[str, int]]:
+    """The `FACET_VALUES` most frequent values, ties by name: only the values counted at
+    least as often as the last one listed are sorted (a site facet may have thousands)."""
+    items: Iterable[tuple[str, int]] = counter.items()
+    if len(counter) > FACET_VALUES:
+        least = heapq.nlargest(FACET_VALUES, counter.values())[-1]
+        items = [(value, n) for value, n in items if n >= least]
+    return sorted(items, key=lambda item: (-item[1], item[0]))[:FACET_VALUES]
 
 
 def site_of(searcher: WhooshSearcher, docnums: list[int]) -> list[str]:
     """The `site` value of each top-level document number (for grouping the results)."""
-    return values_of(searcher, docnums, "site")
+    return values_of(searcher, "site", docnums)
 
 
-def values_of(searcher: WhooshSearcher, docnums: list[int], field: str) -> list[str]:
-    """A facet field's value of each top-level document number ("" when its segment has no
-    column), from the segments' cached columns (a column reader made per query would read
-    every segment's list of distinct values again)."""
+def values_of(searcher: WhooshSearcher, field: str, docnums: list[int]) -> list[str]:
+    """A facet field's value of each top-level document number ("" where a segment lacks
+    the column), from the segments' cached columns (a column reader made per query would
+    read every segment's list of distinct values again)."""
     leaves = searcher.leaf_searchers()
     starts = [offset for _sub, offset in leaves]
     out = []

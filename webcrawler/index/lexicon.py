@@ -8,7 +8,9 @@ commit it opens (`notice`: the lexicon does not look at the index's directory it
 a newer vocabulary is then read in a background thread while queries go on with the
 previous one, at most every `REBUILD_INTERVAL` seconds and never more than
 `BUILD_SHARE` of the time: a crawl commits every few seconds, a vocabulary changes
-slowly. The build opens its own reader, so it never holds the searcher's lock. Never writes.
+slowly. The build opens its own reader, so it never holds the searcher's lock, and
+remembers what each segment held (`read_vocabulary`): a rebuild after a commit reads the
+commit's new segment, not the whole index again. Never writes.
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ class WordTools:
         return self._speller is not None
 
 
-def build(ix: Index) -> WordTools:
-    return WordTools(read_vocabulary(ix))
+def build(ix: Index, remembered: dict | None = None) -> WordTools:
+    return WordTools(read_vocabulary(ix, remembered))
 
 
 def empty() -> WordTools:
@@ -76,6 +78,7 @@ class Lexicon:
         self._newest = -1  # the newest commit the searcher has opened (`notice`)
         self._building: threading.Thread | None = None
         self._closed = False
+        self._remembered: dict = {}  # what each segment's words were (read_vocabulary)
 
     def notice(self, generation: int) -> None:
         """The searcher opened commit `generation`: the tools follow it when allowed."""
@@ -111,7 +114,7 @@ class Lexicon:
         build no sooner than allowed."""
         started = time.monotonic()
         try:
-            tools = build(self._ix)
+            tools = build(self._ix, self._remembered)
             if with_speller:
                 tools.speller  # noqa: B018 - built here, off the query threads
             return tools

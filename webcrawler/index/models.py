@@ -51,8 +51,8 @@ class Hit:
     """One result. `score` is the relevance normalised to 1000 for the query's best document
     (over the whole result list, not per page). `snippet` is HTML-safe: escaped text with the
     query's words wrapped in <b>..</b>. `site` is the document's host; `more` is True on
-    the last hit of a site on its page when the site has more matches than the page shows.
-    `kind` is the document's type as the index keeps it (the `type:` facet's value)."""
+    the last hit of a site on its page when the site has more matches than the page shows;
+    `kind` is the kind of document (html, pdf, docx, odt, text: the `type:` facet's value)."""
 
     rank: int
     score: int

@@ -126,6 +126,17 @@ class ContentField(TEXT):
             weight = len(poslist) + boost.get(word, 0.0)
             yield word.encode("utf-8"), len(poslist), weight, encode_positions(poslist)
 
+    def pool_items(self, value, fieldname: str, docnum: int) -> tuple[list[tuple], int, int]:
+        """(the pool's items for one document, the field's length, their estimated bytes):
+        what `index` yields, built in one comprehension for `add_document`."""
+        positions, boost = word_positions(value)
+        extra = boost.get
+        items = [(fieldname, word.encode("utf-8"), docnum, len(poslist) + extra(word, 0.0),
+                  encode_positions(poslist)) for word, poslist in positions.items()]
+        length = sum(map(len, positions.values()))
+        size = 160 * len(items) + 2 * sum(len(item[1]) for item in items) + length + len(items)
+        return items, length, size
+
 
 class PostingPool(writing.PostingPool):
     """Whoosh's posting pool without its per-posting checks; sizes are estimated the same
@@ -136,6 +147,81 @@ class PostingPool(writing.PostingPool):
         self.currentsize += 160 + 2 * len(item[1]) + len(item[4] or b"")
         if self.currentsize > self.limit:
             self.save()
+
+    def iter_postings(self):
+        """The pool's postings for the term writer: grouped by term (`GroupedPostings`)
+        when they all are in memory, else Whoosh's merge of its sorted runs on disk."""
+        return self.items() if self.runs else GroupedPostings(self.current)
+
+    def add_many(self, items: list[tuple], size: int) -> None:
+        """Add one document's items of one field, `size` estimated bytes in all."""
+        self.current.extend(items)
+        self.currentsize += size
+        if self.currentsize > self.limit:
+            self.save()
+
+
+class GroupedPostings:
+    """A commit's postings grouped by term with a dict instead of sorted one by one (a
+    segment has far fewer terms than postings). Each term's postings stay in the order
+    they were added, which is docnum order: documents are numbered as they are added,
+    and a merged segment's documents after them."""
+
+    def __init__(self, items: list[tuple]) -> None:
+        self._items = items
+
+    def terms(self) -> Iterator[tuple[tuple[str, bytes], list[tuple[int, float, bytes | None]]]]:
+        """((fieldname, btext), [(docnum, weight, value), ...]) by term, sorted."""
+        groups: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
+        get = groups.get
+        for fieldname, btext, docnum, weight, value in self._items:
+            if docnum == -1:  # a spelling word, not a posting (never written by Whoosh 2.7)
+                continue
+            found = get((fieldname, btext))
+            if found is None:
+                groups[(fieldname, btext)] = [(docnum, weight, value)]
+            else:
+                found.append((docnum, weight, value))
+        self._items = []
+        for term in sorted(groups):
+            yield term, groups.pop(term)
+
+
+def add_document(writer: writing.SegmentWriter, fields: dict[str, object]) -> None:
+    """Whoosh's `SegmentWriter.add_document` for this index's fields (no boosts, no
+    spelling or vector fields): a `ContentField`'s postings go to the pool as one list
+    (`ContentField.pool_items`, `PostingPool.add_many`) instead of one call per posting."""
+    writer._check_state()
+    perdoc = writer.perdocwriter
+    schema = writer.schema
+    docnum = writer.docnum
+    pool = writer.pool
+    perdoc.start_doc(docnum)
+    try:
+        for fieldname in sorted(fields):
+            value = fields[fieldname]
+            if value is None:
+                continue
+            field = schema[fieldname]
+            length = 0
+            if isinstance(field, ContentField):
+                items, length, size = field.pool_items(value, fieldname, docnum)
+                pool.add_many(items, size)
+            elif field.indexed:
+                scorable = field.scorable
+                for tbytes, freq, weight, vbytes in field.index(value):
+                    if scorable:
+                        length += freq
+                    pool.add((fieldname, tbytes, docnum, weight, vbytes))
+            perdoc.add_field(fieldname, field, value if field.stored else None, length)
+            if field.column_type:
+                perdoc.add_column_value(fieldname, field.column_type, field.to_column_value(value))
+    except Exception:
+        perdoc.cancel_doc()
+        raise
+    perdoc.finish_doc()
+    writer._added = True
+    writer.docnum += 1
 
 
 def fast_pool(writer: writing.SegmentWriter) -> writing.SegmentWriter:

@@ -10,7 +10,8 @@ same part: title, URL, an anchor or the body) gains; its relevance is multiplied
 
 and the list is sorted again. Only the top of the list is read (the positions of the
 words in those documents, from their posting lists), so the word queries' fast path
-stays as it is and a query pays a few posting-list skips; a document below the top
+stays as it is and a query unpickles the few blocks of each list that hold those
+documents (`blocks.values_of`); a document below the top
 keeps its score, which is lower than those above it were before they gained. A sharded
 index re-scores the merged top, so it ranks as one index does. Never writes.
 """
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
+from webcrawler.index.blocks import is_w3, values_of
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
 
@@ -61,6 +64,12 @@ def positions(searcher: WhooshSearcher, words: list[str],
         if not local:
             continue
         reader = sub.reader()
+        if isinstance(reader, SegmentReader) and is_w3(reader):
+            decode = reader.schema[CONTENT].format.decode_positions
+            for word in words:
+                for docnum, value in values_of(reader, CONTENT, word, local):
+                    found.setdefault(docnum + offset, {})[word] = decode(value)
+            continue
         for word in words:
             if (CONTENT, word) not in reader:
                 continue

@@ -17,8 +17,9 @@ over a ranked list `grouping.DEPTH` times the page's depth) unless it names a si
 New commits: `search()` looks for one at most every `REFRESH_INTERVAL` seconds
 (a look costs a directory listing). When there is one, a background thread opens
 a searcher on it and reads what its first queries would read (each segment's
-document lengths), then swaps it in between two queries; until then queries run
-on the previous commit (opening in line made the query that found a commit wait
+document lengths, link priors, facet columns and stored fields' offsets: Whoosh opens a
+new reader for every segment of every commit), then swaps it in between two queries;
+until then queries run on the previous commit (opening in line made the query that found a commit wait
 for the open). `refresh()` is the blocking form, for callers that must see a
 commit they know of. The speller and completer (`lexicon.py`) follow the commits this
 searcher opens (`suggest()` looks too). This module never writes to the index.
@@ -45,7 +46,7 @@ from whoosh.reading import SegmentReader
 from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, grouping, proximity, stemming, vectors
+from webcrawler.index import facets, grouping, prior, proximity, stemming, vectors
 from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -62,7 +63,7 @@ log = logging.getLogger(__name__)
 
 CACHE_DEPTH = 10  # ranked results collected at least (a deeper page collects more)
 CACHE_QUERIES = 512
-CACHE_FORMS = 8192  # words whose other forms are remembered until the index changes
+CACHE_FORMS = 8192  # words whose other forms are remembered until the vocabulary changes
 REFRESH_INTERVAL = 0.5
 MAX_PER_PAGE = 100
 
@@ -105,7 +106,8 @@ class Searcher:
         self.stemming = stemming  # False: only the forms typed (the relevance formula's tests)
         self.per_site = per_site  # results of one site in a page's round; 0: no grouping
         self.proximity = proximity and ranking == "peculiarity"  # BM25F: Whoosh's, as it is
-        self._forms: dict[str, list[str]] = {}  # word -> its other forms, until refresh
+        self._forms: dict[str, list[str]] = {}  # word -> its other forms, per vocabulary
+        self._forms_generation = -2  # the vocabulary the remembered forms come from
         self._languages: list[str] | None = None  # languages the commit holds, until refresh
 
     def search(
@@ -137,17 +139,21 @@ class Searcher:
                              expansions=tuple(parsed.thesaurus_words))
 
     def forms(self, word: str) -> list[str]:
-        """Other forms of `word` in this commit's vocabulary (lock held; `stemming.py`)."""
-        found = self._forms.get(word)
+        """Other forms of `word` in the index's vocabulary (lock held; `stemming.py`),
+        remembered until the lexicon reads a newer vocabulary."""
         if not self.stemming:
             return []
+        vocabulary = self._lexicon.tools().vocabulary
+        if vocabulary.generation != self._forms_generation:
+            self._forms.clear()
+            self._forms_generation = vocabulary.generation
+        found = self._forms.get(word)
         if found is None:
             if self._languages is None:
                 self._languages = _languages(self._searcher)
             if len(self._forms) >= CACHE_FORMS:  # bounded: words are what strangers type
                 self._forms.clear()
-            reader = self._searcher.reader()
-            found = self._forms[word] = stemming.forms(reader, word, self._languages)
+            found = self._forms[word] = stemming.forms(vocabulary, word, self._languages)
         return found
 
     def parse_query(self, query: str, page: int, per_page: int, expand: bool,
@@ -261,7 +267,7 @@ class Searcher:
             snippet=snippet(fields.get("text", ""), parsed.highlight_words),
             site=site,
             more=more,
-            kind=facets.values_of(self._searcher, [docnum], "kind")[0] or "html",
+            kind=facets.values_of(self._searcher, "kind", [docnum])[0] or "html",
         )
 
     def proximity_factors(self, parsed: ParsedQuery, docnums: list[int]) -> list[float]:
@@ -330,8 +336,12 @@ class Searcher:
         fresh = self._ix.searcher(weighting=Peculiarity())
         for sub, _offset in fresh.leaf_searchers():
             reader = sub.reader()
-            if isinstance(reader, SegmentReader):
-                vectors.lengths(reader, CONTENT)
+            if isinstance(reader, SegmentReader):  # a reader per segment and commit: read
+                vectors.lengths(reader, CONTENT)  # what each query reads of it, here
+                prior.factors(reader)
+                facets.warm(reader)
+                if reader.doc_count_all():  # Whoosh reads every stored document's offset
+                    reader.stored_fields(0)  # when the first is asked for
         return fresh
 
     def _swap(self, fresh: WhooshSearcher) -> None:
@@ -341,7 +351,6 @@ class Searcher:
         self._lexicon.notice(_generation(fresh))
         self._cache.clear()
         self._stats.clear()
-        self._forms.clear()
         self._languages = None
 
     def doc_count(self) -> int:

@@ -3,15 +3,18 @@
 The index keeps words as written (an identifier must stay findable as typed). For each
 plain word of a query, the Snowball stemmer (PyStemmer, in C) of each language the index
 has detected (`language.py`, the `lang` facet) gives its stem; the vocabulary words next
-to that stem in the index's sorted term list (those starting with the stem less its last
-letter, so that "dating" meets "date") whose stem is the same are its other forms:
+to that stem in the index's sorted vocabulary (`vocabulary.py`, the list the speller and
+the completer read, kept in step with the commits by `lexicon.py`: a bisection, where
+the index's own term lists would be merged segment by segment for every word) starting
+with the stem less its last letter, so that "dating" meets "date", whose stem is the
+same are its other forms:
 "dates" also finds "date" and "dated", "date" also finds "dates". They are added to the
 query with `STEM_WEIGHT` (the words typed weigh 1), so a page with the exact form ranks
 above a page that only has another form, other things equal, and phrases stay exact.
 
 Nothing changes in how documents are indexed, so index throughput is unchanged, and
 old indexes gain stemming without a rebuild; the cost is a scan of at most `SCAN`
-vocabulary words per query word, cached per commit by the searcher. Words with digits
+vocabulary words per query word, cached by the searcher for the vocabulary's life. Words with digits
 or underscores (identifiers, versions) and words shorter than `MIN_CHARS` are left alone.
 """
 
@@ -20,13 +23,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from functools import cache
-from itertools import islice
 
 import Stemmer
-from whoosh.reading import IndexReader
 
 from webcrawler.index.query import ParsedQuery
-from webcrawler.index.schema import CONTENT
+from webcrawler.index.vocabulary import Vocabulary
 
 STEM_WEIGHT = 0.1  # another form of a word weighs a tenth of the word typed (bench/quality.py)
 SCAN = 150  # vocabulary words read per query word and language
@@ -54,7 +55,7 @@ def stemmable(word: str) -> bool:
     return len(word) >= MIN_CHARS and word.isalpha()
 
 
-def forms(reader: IndexReader, word: str, languages: Iterable[str]) -> list[str]:
+def forms(vocabulary: Vocabulary, word: str, languages: Iterable[str]) -> list[str]:
     """The other forms of `word` in the index's vocabulary under the stemmers of
     `languages`, at most `MAX_FORMS`, the most frequent first."""
     if not stemmable(word):
@@ -68,10 +69,10 @@ def forms(reader: IndexReader, word: str, languages: Iterable[str]) -> list[str]
         prefix = os.path.commonprefix([stem[:-1] if len(stem) > MIN_CHARS else stem, word])
         if len(prefix) < MIN_CHARS:
             continue
-        nearby = [t.decode("utf-8") for t in islice(reader.expand_prefix(CONTENT, prefix), SCAN)]
+        nearby = vocabulary.words_from(prefix, SCAN)
         found.update(t for t, s in zip(nearby, rule.stemWords(nearby), strict=True)
                      if s == stem and t != word)
-    ranked = sorted(found, key=lambda t: (-reader.doc_frequency(CONTENT, t), t))
+    ranked = sorted(found, key=lambda t: (-vocabulary.frequency(t), t))
     return ranked[:MAX_FORMS]
 
 

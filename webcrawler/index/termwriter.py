@@ -73,6 +73,10 @@ class TermWriter(whoosh3.W3FieldWriter):
 
     def _pool_terms(self, items) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         """The pool's sorted postings grouped by term, each with its document's length."""
+        grouped = getattr(items, "terms", None)
+        if grouped is not None:  # postings.GroupedPostings: grouped already
+            yield from self._with_lengths(grouped())
+            return
         term: tuple[str, bytes] | None = None
         postings: list[Posting] = []
         field, field_lengths = None, None
@@ -88,6 +92,17 @@ class TermWriter(whoosh3.W3FieldWriter):
             postings.append((docnum, weight, value, field_lengths[docnum] if field_lengths else 0))
         if term is not None:
             yield term, postings
+
+    def _with_lengths(self, terms) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
+        field, field_lengths = None, None
+        for term, postings in terms:
+            if term[0] != field:
+                field, field_lengths = term[0], self._field_lengths(term[0])
+            if field_lengths:
+                yield term, [(docnum, weight, value, field_lengths[docnum])
+                             for docnum, weight, value in postings]
+            else:
+                yield term, [(docnum, weight, value, 0) for docnum, weight, value in postings]
 
     def _start(self, schema, fieldname: str) -> None:
         self.start_field(fieldname, schema[fieldname])

@@ -58,18 +58,19 @@ class Vocabulary:
         """Documents holding `word` (0: not in the index)."""
         return self.frequencies.get(word, 0)
 
-    def words_from(self, prefix: str) -> list[str]:
-        """The words starting with `prefix`, in sorted order."""
-        return _starting(self.words, prefix)
+    def words_from(self, prefix: str, limit: int | None = None) -> list[str]:
+        """The words starting with `prefix`, in sorted order (the first `limit`)."""
+        return _starting(self.words, prefix, limit)
 
     def titles_from(self, prefix: str) -> list[str]:
         """The normalised titles starting with `prefix`, in sorted order."""
         return _starting(self.titles, prefix)
 
 
-def _starting(items: list[str], prefix: str) -> list[str]:
+def _starting(items: list[str], prefix: str, limit: int | None = None) -> list[str]:
     low = bisect.bisect_left(items, prefix)
-    high = bisect.bisect_left(items, prefix + "\U0010ffff", low)
+    high = bisect.bisect_left(items, prefix + "\U0010ffff", low, len(items) if limit is None
+                              else min(len(items), low + limit))
     return items[low:high]
 
 
@@ -80,22 +81,35 @@ def normalise_title(title: str) -> str:
     return text if len(text) <= MAX_TITLE_CHARS else ""
 
 
-def read_vocabulary(ix: Index) -> Vocabulary:
+def read_vocabulary(ix: Index, remembered: dict | None = None) -> Vocabulary:
     """The vocabulary of the newest commit of `ix` (opens and closes its own reader, so
     it may run in any thread beside the searcher queries use). It often gives up the GIL
     (`time.sleep(0)`): a query thread then waits for it a fraction of a millisecond, not
-    the interpreter's 5 ms switch interval."""
+    the interpreter's 5 ms switch interval. With `remembered` (a dict the caller keeps
+    between reads), what each segment held is remembered there: segments never change,
+    so a read after a commit reads only the segments the commit wrote."""
+    remembered = {} if remembered is None else remembered
+    seen: set[tuple] = set()
     with ix.searcher() as searcher:
-        reader = searcher.reader()
-        generation = reader.generation()
+        generation = searcher.reader().generation()
         frequencies: Counter[str] = Counter()
-        for sub, _offset in searcher.leaf_searchers():
-            _add_frequencies(sub.reader(), frequencies)
         titles: Counter[str] = Counter()
-        for i, fields in enumerate(islice(reader.all_stored_fields(), MAX_TITLE_DOCS)):
-            titles[normalise_title(fields.get("title", ""))] += 1
-            if not i % (YIELD_EVERY // 16):
-                time.sleep(0)
+        budget = MAX_TITLE_DOCS
+        for sub, _offset in searcher.leaf_searchers():
+            segment = sub.reader()
+            name = _segment_name(segment)
+            words_key = ("words", name)
+            if name is None or words_key not in remembered:
+                remembered[words_key] = _frequencies(segment)
+            frequencies.update(remembered[words_key])
+            titles_key = ("titles", name, segment.doc_count(), min(budget, segment.doc_count()))
+            if name is None or titles_key not in remembered:
+                remembered[titles_key] = _titles(segment, budget)
+            titles.update(remembered[titles_key])
+            budget -= min(budget, segment.doc_count())
+            seen.update((words_key, titles_key))
+    for key in set(remembered) - seen:  # segments merged away
+        del remembered[key]
     titles.pop("", None)
     return Vocabulary(
         generation=-1 if generation is None else generation,
@@ -105,6 +119,27 @@ def read_vocabulary(ix: Index) -> Vocabulary:
         title_counts=dict(titles),
         title_words=_title_words(titles),
     )
+
+
+def _segment_name(reader: IndexReader) -> str | None:
+    segment = reader.segment() if hasattr(reader, "segment") else None
+    return None if segment is None else str(segment.segment_id())
+
+
+def _frequencies(reader: IndexReader) -> Counter[str]:
+    found: Counter[str] = Counter()
+    _add_frequencies(reader, found)
+    return found
+
+
+def _titles(reader: IndexReader, budget: int) -> Counter[str]:
+    """The normalised titles of a segment's first `budget` live documents."""
+    titles: Counter[str] = Counter()
+    for i, fields in enumerate(islice(reader.all_stored_fields(), budget)):
+        titles[normalise_title(fields.get("title", ""))] += 1
+        if not i % (YIELD_EVERY // 16):
+            time.sleep(0)
+    return titles
 
 
 def _add_frequencies(reader: IndexReader, frequencies: Counter[str]) -> None:

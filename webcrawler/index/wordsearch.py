@@ -51,7 +51,7 @@ def rank_words(
     parameters = [model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words]
     candidates: list[tuple[float, int]] = []
     total = 0
-    counts: facets.Counts = {}
+    counts = facets.Tally()
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
         if not isinstance(reader, SegmentReader) or not is_w3(reader):
@@ -70,7 +70,7 @@ def rank_words(
         facets.count(reader, docnums, counts)
         candidates += _top(docnums, scores, limit, offset)
     candidates.sort(key=lambda item: (-item[0], item[1]))
-    return candidates[:limit], total, counts
+    return candidates[:limit], total, counts.counts()
 
 
 def _score_segment(reader, words, parameters, lengths, priors):

@@ -24,7 +24,7 @@ from whoosh.writing import SegmentWriter
 from webcrawler.index.format import check_format, check_whoosh, shard_count, write_format
 from webcrawler.index.merging import merge_all, merge_segment
 from webcrawler.index.models import IndexDamaged, IndexedDocument
-from webcrawler.index.postings import ContentCodec, fast_pool
+from webcrawler.index.postings import ContentCodec, add_document, fast_pool
 from webcrawler.index.schema import build_schema, fields_of
 from webcrawler.index.storage import SEGMENT_SUFFIX, IndexStorage
 
@@ -99,8 +99,12 @@ class IndexWriter:
     def add(self, docs: Sequence[IndexedDocument]) -> None:
         """Index `docs`; a document whose doc_id is already indexed is replaced."""
         writer = self._current()
-        for doc in docs:
-            writer.update_document(**fields_of(doc))
+        values = [fields_of(doc) for doc in docs]
+        with writer.searcher() as searcher:  # one searcher for the batch's replacements
+            for fields in values:
+                writer.delete_by_term("doc_id", fields["doc_id"], searcher=searcher)
+        for fields in values:
+            add_document(writer, fields)
 
     def delete(self, doc_ids: Iterable[int]) -> None:
         """Remove documents by doc_id (ids not in the index are ignored)."""
