@@ -72,6 +72,8 @@ class Settings:
     types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text
     sitemaps: bool = True  # read each server's sitemaps (robots.txt's Sitemap: lines, or /sitemap.xml)
     main_content: bool = False  # index each page's main content: navigation, sidebars, footers dropped
+    render: str = "never"  # run pages' scripts in headless Chromium: never, auto (script shells), always
+    render_timeout: float = 10.0  # seconds one page may take in the browser
     near_duplicates: float = 0.8  # resemblance from which a page is a near-duplicate, not indexed (0: off)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers
     #                                    an include pattern matches)
@@ -128,6 +130,8 @@ class Settings:
             strip_params=self.strip_params,
             types=self.types,
             main_content=self.main_content,
+            render=self.render,
+            render_timeout=self.render_timeout,
         )
 
     def param_names(self) -> ParamNames:
