@@ -70,7 +70,8 @@ Fetch = Callable[[str], "Resource | None"]
 def require_renderer(mode: str, executable: str = CHROMIUM) -> None:
     """One line, before a crawl starts, when `mode` is unknown or rendering cannot work here."""
     if mode not in RENDER_MODES:
-        raise ConfigError(f"render = {mode!r}: choose from {', '.join(RENDER_MODES)}")
+        raise ConfigError(f"render = {mode!r} (--render, WEBCRAWLER_RENDER or webcrawler.toml): "
+                          f"choose from {', '.join(RENDER_MODES)}")
     if mode == "never":
         return
     try:
