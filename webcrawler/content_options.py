@@ -29,7 +29,7 @@ def content_options(command: Any) -> Any:
                           "is stored as a near-duplicate, not indexed (default 0.8; 0: off)."),
         click.option("--main-content/--all-text", "main_content", default=None,
                      help="Index each page's main content, its navigation, sidebars, headers and "
-                          "footers dropped, or all its text (default: all its text)."),
+                          "footers dropped, or all its text (default: main content)."),
         click.option("--render", type=click.Choice(["never", "auto", "always"]), default=None,
                      help="Run pages' scripts in headless Chromium before indexing them: auto, "
                           "pages that look like script shells; always, every HTML page "
