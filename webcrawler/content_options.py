@@ -1,6 +1,6 @@
 """The `webcrawler index` options that say what counts as one document and which kinds are
 fetched (registered in webcrawler/cli/main.py): tracking parameters, sitemaps, document types,
-near-duplicates, main content."""
+near-duplicates, main content, rendering."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from webcrawler.messages import DOCUMENT_TYPES
 def content_options(command: Any) -> Any:
     """--strip-param (urls.strip_params), --sitemaps (engine/loop/sitemaps.py), --types
     (agents/extract.py), --near-duplicates (engine/loop/near_duplicates.py) and
-    --main-content/--all-text (agents/parse.py)."""
+    --main-content/--all-text (agents/parse.py) and --render (agents/render.py)."""
     options = [
         click.option("--strip-param", "strip_params", multiple=True,
                      help="A query or path parameter dropped from every URL (tracking, session "
@@ -29,7 +29,11 @@ def content_options(command: Any) -> Any:
                           "is stored as a near-duplicate, not indexed (default 0.8; 0: off)."),
         click.option("--main-content/--all-text", "main_content", default=None,
                      help="Index each page's main content, its navigation, sidebars, headers and "
-                          "footers dropped, or all its text (default: all its text)."),
+                          "footers dropped, or all its text (default: main content)."),
+        click.option("--render", type=click.Choice(["never", "auto", "always"]), default=None,
+                     help="Run pages' scripts in headless Chromium before indexing them: auto, "
+                          "pages that look like script shells; always, every HTML page "
+                          "(default never; needs webcrawler[render] and Debian's chromium)."),
         click.option("--types", callback=_types, default=None,
                      help=f"Kinds of document fetched and indexed, comma-separated "
                           f"(default {','.join(DOCUMENT_TYPES)})."),

@@ -215,4 +215,6 @@ class AgentConfig:
     credentials: tuple[Credential, ...] = field(default_factory=tuple, repr=False)
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # dropped from every URL found (urls.py)
     types: tuple[str, ...] = DOCUMENT_TYPES  # the kinds of document fetched and indexed
-    main_content: bool = False  # index a page's main content, its boilerplate dropped (parse.py)
+    main_content: bool = True  # index a page's main content, its boilerplate dropped (parse.py)
+    render: str = "never"  # run a page's scripts in Chromium: never, auto (script shells), always
+    render_timeout: float = 10.0  # seconds a page may take in the browser (agents/render.py)

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable, Collection
 
 from webcrawler.agenthosts import pool_factory
+from webcrawler.agents.render import require_renderer
 from webcrawler.database import check_database, connect
 from webcrawler.engine.loop.crawl import NOTHING_LEFT
 from webcrawler.engine.loop.index_hooks import index_loop
@@ -59,6 +60,7 @@ def run_index(settings: Settings, progress: bool = True,
         raise NothingToCrawl(f"nothing to crawl: {settings.data_dir} does not exist; give a "
                              "--seed URL (or --seeds-file) to start a crawl")
     check_data(settings)
+    require_renderer(settings.render)  # before the data directory is made
     if settings.insecure_skip_tls_verify:
         log.warning("--insecure-skip-tls-verify: server certificates are not checked; anyone "
                     "on the path can read and change what this crawl fetches")

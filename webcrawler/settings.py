@@ -70,7 +70,9 @@ class Settings:
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
     types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text
     sitemaps: bool = True  # read each server's sitemaps (robots.txt's Sitemap: lines, or /sitemap.xml)
-    main_content: bool = False  # index each page's main content: navigation, sidebars, footers dropped
+    main_content: bool = True  # index each page's main content: navigation, sidebars, footers dropped
+    render: str = "never"  # run pages' scripts in headless Chromium: never, auto (script shells), always
+    render_timeout: float = 10.0  # seconds one page may take in the browser
     near_duplicates: float = 0.8  # resemblance from which a page is a near-duplicate, not indexed (0: off)
     link_refresh: int = 1000  # documents fetched between two refreshes of the index's link counts (0: off)
     scope_hosts: tuple[str, ...] = ()  # the seeds' hosts: exempt from deny_private (so are servers

@@ -1,5 +1,6 @@
-"""Main content: with main_content on, a page's navigation, sidebar and footer are not its
-text, so snippets come from what the page says and the sidebar's words find nothing."""
+"""Main content (on by default): a page's navigation, sidebar and footer are not its text, so
+snippets come from what the page says and the sidebar's words, which every page of the site
+repeats, find nothing; the page's own outline in the sidebar stays its text."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 SIDEBAR = ('<div class="sphinxsidebar"><h3>Navigation</h3><ul><li>stream pipe tutorial</li>'
-           "<li>stream pipe reference</li></ul></div>")
+           "<li>stream pipe reference, stream pipe howto</li></ul></div>")
 
 
 def doc_page(title: str, words: str) -> Page:
@@ -24,27 +25,44 @@ def doc_page(title: str, words: str) -> Page:
 
 
 def test_boilerplate_is_not_the_text() -> None:
-    page = doc_page("Sockets", "a socket pipe connects two stream ends " * 5).body
+    page = str(doc_page("Sockets", "a socket pipe connects two stream ends " * 5).body)
     text = parse_html(page, "http://h.test/", main_content=True).text
     assert "Sockets a socket pipe" in text
     assert "Navigation" not in text and "Copyright" not in text and "Docs home" not in text
-    assert "Navigation" in parse_html(page, "http://h.test/").text  # all the text without it
+    assert "Navigation" in parse_html(page, "http://h.test/", main_content=False).text
+    outline = page.replace("<h3>Navigation</h3>", '<h3>Contents</h3><ul><li><a href="#ends">'
+                                                  "Stream ends</a></li></ul>")
+    text = parse_html(outline, "http://h.test/", main_content=True).text  # the page's own outline
+    assert text.startswith("Stream ends Sockets a socket pipe") and "Contents" not in text
     links = '<html><body><nav><a href="/a">a long menu of links</a></nav><p>hi</p></body></html>'
     assert parse_html(links, "http://h.test/", main_content=True).text == "a long menu of links hi"
 
 
-def test_snippets_come_from_the_main_content(tmp_path: Path) -> None:
+def crawl(tmp_path: Path, **settings: object) -> Settings:
     routes = {f"/p{n}": doc_page(f"Page {n}", f"chapter {n} explains the stream of pipe "
                                               f"buffers and flow number {n} in depth " * 3)
-              for n in range(1, 5)}
+              for n in range(1, 6)}
+    routes["/howto"] = doc_page("Howto", "the howto for writing buffers, step by step " * 3)
     routes["/"] = html("home", "docs", [(path, path) for path in routes])
-    settings = Settings(data_dir=tmp_path / "data", agents=1, delay=0.0, hours=0.05,
-                        progress_interval=60.0, total_timeout=5.0, main_content=True)
+    config = Settings(data_dir=tmp_path / "data", agents=1, delay=0.0, hours=0.05,
+                      progress_interval=60.0, total_timeout=5.0, **settings)  # type: ignore[arg-type]
     with LoopbackWeb([Site("127.0.66.1", routes)]) as web:
-        run_index(dataclasses.replace(settings, seeds=(web.url("127.0.66.1", "/"),)),
-                  progress=False)
-    with open_searcher(settings.index_dir) as searcher:
+        run_index(dataclasses.replace(config, seeds=(web.url("127.0.66.1", "/"),)), progress=False)
+    return config
+
+
+def test_snippets_come_from_the_main_content(tmp_path: Path) -> None:
+    with open_searcher(crawl(tmp_path).index_dir) as searcher:
         hits = searcher.search("stream pipe").hits
-        assert len(hits) == 4
-        assert all("tutorial" not in hit.snippet and "explains" in hit.snippet for hit in hits)
-        assert searcher.search("tutorial").total == 0
+        assert len(hits) == 5
+        assert all("tutorial" not in hit.snippet and "explains" in hit.snippet
+                   for hit in hits), [hit.snippet for hit in hits]
+        assert searcher.search("tutorial").total == 0  # the sidebar's words find nothing
+        found = [hit.url.rsplit("/", 1)[1] for hit in searcher.search("howto").hits]
+        assert found == ["howto", ""]  # the page saying it, the home page linking to it by name
+
+
+def test_all_text_puts_the_sidebar_in_the_snippets(tmp_path: Path) -> None:
+    with open_searcher(crawl(tmp_path, main_content=False).index_dir) as searcher:
+        hits = searcher.search("stream pipe").hits
+        assert any("tutorial" in hit.snippet for hit in hits[1:5])

@@ -37,8 +37,11 @@ from webcrawler.agents.parse import (
     parse_plain,
     robots_directives,
 )
+from webcrawler.agents.render import Renderer, Resource
 from webcrawler.agents.retry_after import retry_after
+from webcrawler.agents.shell import looks_like_shell
 from webcrawler.messages import (
+    KIND_OF_TYPE,
     ROBOTS_HOP,
     AgentConfig,
     Answer,
@@ -84,8 +87,11 @@ class Fetcher:
         self.watchdog = Watchdog()
         self.session = _session(config, self.watchdog)
         self.param_names = ParamNames(config.strip_params)
+        self.renderer = Renderer(config.render_timeout) if config.render != "never" else None
 
     def close(self) -> None:
+        if self.renderer is not None:
+            self.renderer.close()
         self.session.close()
         self.watchdog.close()
 
@@ -214,8 +220,47 @@ class Fetcher:
         text, charset = decode(body, header)
         final_url = try_normalize(response.url or request.url) or request.url
         parsed = self._parse(mime, text, final_url)
+        digest = b""  # the checksum's input: the body, or what the scripts wrote
+        if self._wants_render(request, mime, text, parsed):
+            rendered = self._render(final_url, text, started)
+            if rendered is not None:  # one shell may serve many pages: they differ rendered
+                text, parsed = rendered, self._parse(mime, rendered, final_url)
+                digest = rendered.encode("utf-8", "replace")
         return self._document_of(request, response, body, started, mime, charset, parsed,
-                                 text if request.kind == "page" else "")
+                                 text if request.kind == "page" else "", digest)
+
+    def _wants_render(self, request: Retrieve, mime: str, text: str, parsed: Parsed) -> bool:
+        """--render always: every HTML page; auto: a page that looks like a script shell
+        (shell.py). Never a page that asked not to be indexed."""
+        if self.renderer is None or request.kind not in ("document", "page") or parsed.noindex:
+            return False
+        if KIND_OF_TYPE.get(mime) != "html":
+            return False
+        return self.config.render == "always" or looks_like_shell(text, parsed.text)
+
+    def _render(self, url: str, html: str, started: float) -> str | None:
+        """The page after its scripts ran (render.py), within the retrieval's deadline."""
+        assert self.renderer is not None
+        deadline = started + self.config.total_timeout
+        rendered = self.renderer.render(url, html, lambda sub: self._subresource(sub, deadline),
+                                        deadline - 1.0)
+        log.debug("%s: %s", url, "rendered" if rendered is not None else "not rendered")
+        return rendered
+
+    def _subresource(self, url: str, deadline: float) -> Resource | None:
+        """A script or data file the rendered page asked for, fetched like any request (the
+        address checks, the server's credentials, the byte cap, the deadline); None on failure."""
+        try:
+            with self._get(url, deadline) as response:
+                body = b""
+                if 200 <= response.status_code < 300:
+                    body = read_body(response.raw, response.headers.get("Content-Encoding", ""),
+                                     self.config.max_bytes, deadline)
+                return Resource(response.status_code, response.headers.get("Content-Type", ""),
+                                body)
+        except Exception as exc:  # noqa: BLE001 - the page renders without it
+            log.debug("%s: subresource failed (%s)", url, exc)
+            return None
 
     def _extracted(
         self, request: Retrieve, response: requests.Response, body: bytes, started: float
@@ -236,7 +281,7 @@ class Fetcher:
 
     def _document_of(
         self, request: Retrieve, response: requests.Response, body: bytes, started: float,
-        mime: str, charset: str, parsed: Parsed, html: str,
+        mime: str, charset: str, parsed: Parsed, html: str, digest: bytes = b"",
     ) -> Document:
         header_noindex, header_nofollow = x_robots_tag(
             response.headers.get("X-Robots-Tag", ""), self.robots_token)
@@ -246,7 +291,8 @@ class Fetcher:
             status=response.status_code, content_type=mime, charset=charset,
             title=parsed.title, text=parsed.text, headings=parsed.headings,
             links=() if header_nofollow else parsed.links,
-            length=len(body), checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
+            length=len(body),
+            checksum=hashlib.blake2b(digest or body, digest_size=16).hexdigest(),
             elapsed=time.monotonic() - started, noindex=parsed.noindex or header_noindex,
             last_modified=response.headers.get("Last-Modified", ""),
             etag=response.headers.get("ETag", ""),

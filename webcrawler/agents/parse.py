@@ -230,24 +230,32 @@ def visible_text(root: etree._Element) -> str:
 
 
 # Boilerplate: navigation, banners, sidebars, footers, by element, ARIA role or class/id name.
+# Not "toc": Sphinx's toctree and DocBook's chapter contents are what a hub page says.
 BOILERPLATE = " | ".join((
     "nav", "header", "footer", "aside",
-    "*[@role='navigation' or @role='banner' or @role='contentinfo' or @role='complementary'"
-    " or @role='search']",
     *(f"{tag}[contains(@class,'{word}') or contains(@id,'{word}')]"
       for tag in ("div", "ul", "section", "table", "td")
       for word in ("sidebar", "navbar", "navigation", "nav-", "menu", "footer", "breadcrumb",
-                   "related", "masthead", "toc")),
+                   "related", "masthead")),
 ))
 MIN_MAIN_SHARE = 0.2  # main content shorter than this share of the page: the page is its text
+# Elements whose ARIA role says boilerplate: found by one XPath and renamed <nav> before the
+# stylesheet runs, because a `*[@role=...]` pattern is tried on every element (it tripled the
+# pass); the tree is the agent's own, and its links were gathered before.
+BOILERPLATE_ROLES = etree.XPath(
+    "//*[@role='navigation' or @role='banner' or @role='contentinfo' or @role='complementary'"
+    " or @role='search']")
 
 
 def main_text(root: etree._Element) -> str:
     """The page's main content: its visible text without the blocks that repeat on every page
     of a site (navigation, banners, sidebars, footers), so that snippets come from what the
-    page says and boilerplate words weigh nothing in ranking. A page whose main content
-    would be under a fifth of its text (a hub page of links) keeps all of it."""
-    main = collapse(str(_main_stylesheet()(root)))
+    page says and boilerplate words weigh nothing in ranking; the page's own outline among
+    them (`OUTLINE`, which differs on every page) stays. A page whose main content would be
+    under a fifth of its text (a hub page of links) keeps all of it."""
+    for element in BOILERPLATE_ROLES(root):
+        element.tag = "nav"
+    main = collapse(str(_stylesheet("main", _MAIN_XSLT)(root)))
     if len(main) >= 200:
         return main
     full = visible_text(root)
@@ -270,16 +278,14 @@ def _html_parser() -> etree.HTMLParser:
 
 def _text_stylesheet() -> etree.XSLT:
     """The compiled stylesheet, one per thread (lxml XSLT objects are not shared across threads)."""
-    stylesheet = getattr(_local, "stylesheet", None)
-    if stylesheet is None:
-        stylesheet = _local.stylesheet = etree.XSLT(etree.XML(_TEXT_XSLT))
-    return stylesheet
+    return _stylesheet("text", _TEXT_XSLT)
 
 
-def _main_stylesheet() -> etree.XSLT:
-    stylesheet = getattr(_local, "main_stylesheet", None)
+def _stylesheet(name: str, source: str) -> etree.XSLT:
+    stylesheet = getattr(_local, name, None)
     if stylesheet is None:
-        stylesheet = _local.main_stylesheet = etree.XSLT(etree.XML(_MAIN_XSLT))
+        stylesheet = etree.XSLT(etree.XML(source))
+        setattr(_local, name, stylesheet)
     return stylesheet
 
 
@@ -290,8 +296,14 @@ _TEXT_XSLT = f"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999
 <xsl:text> </xsl:text><xsl:apply-templates/><xsl:text> </xsl:text>
 </xsl:template>
 </xsl:stylesheet>"""
-_MAIN_XSLT = _TEXT_XSLT.replace(
-    "<xsl:output", f'<xsl:template match="{BOILERPLATE}" priority="2"/>\n<xsl:output', 1)
+# A list of links into the page itself (a sidebar's "Table of contents") is the page's own
+# outline, unlike the site's navigation around it: main content.
+OUTLINE = "li/a[starts-with(@href, '#')]"
+_MAIN_XSLT = _TEXT_XSLT.replace("<xsl:output", f"""<xsl:template match="{BOILERPLATE}" priority="2">
+<xsl:for-each select=".//{OUTLINE}"><xsl:text> </xsl:text><xsl:value-of select="."/></xsl:for-each>
+<xsl:text> </xsl:text>
+</xsl:template>
+<xsl:output""", 1)
 
 
 def extract_links(

@@ -33,4 +33,6 @@ def agent_config(settings: Settings) -> AgentConfig:
         strip_params=settings.strip_params,
         types=settings.types,
         main_content=settings.main_content,
+        render=settings.render,
+        render_timeout=settings.render_timeout,
     )

@@ -60,6 +60,7 @@ TUNING = {
     "client_key": "The client certificate's private key (PEM), when not in --client-cert.",
     "insecure_skip_tls_verify": "Accept any server certificate: UNSAFE, anyone on the path "
                                 "can read and change what is crawled.",
+    "render_timeout": "Seconds one page may take in the browser under --render (default 10).",
     "metrics_port": "Serve the crawl's Prometheus metrics at http://127.0.0.1:PORT/metrics "
                     "(default 0: off).",
 }

@@ -15,6 +15,7 @@ import time
 from collections import Counter
 
 from webcrawler.agents.fetch import Fetcher
+from webcrawler.agents.render import require_renderer
 from webcrawler.config.agent_config import agent_config
 from webcrawler.messages import Answer, Retrieve
 from webcrawler.settings import Settings
@@ -26,6 +27,7 @@ class InProcessPool:
 
     def __init__(self, settings: Settings, size: int = 4) -> None:
         self.size = size
+        require_renderer(settings.render)
         self.fetcher = Fetcher(agent_config(settings), settings.robots_token)
         self.requests: list[Retrieve] = []  # every request, in the order it came
         self.most_at_once: Counter[str] = Counter()  # origin -> most requests held at once

@@ -23,6 +23,7 @@ from typing import Any
 
 import psutil
 
+from webcrawler.agents.render import require_renderer
 from webcrawler.agents.worker import READY, agent_main
 from webcrawler.config.agent_config import agent_config
 from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
@@ -229,7 +230,9 @@ class AgentPool:
 
 def start_agents(settings: Settings, hide_main: bool = False) -> AgentPool:
     """The local agents of a crawl under `settings` (their number, timeouts, User-Agent);
-    `hide_main` for a crawler script that may call `run()` at its top level."""
+    `hide_main` for a crawler script that may call `run()` at its top level. Refuses, in one
+    line, a --render the agents could not do (render.require_renderer)."""
+    require_renderer(settings.render)
     return AgentPool(settings.agents, agent_config(settings), settings.robots_token,
                      deadline=settings.deadline(), max_urls=settings.agent_max_urls,
                      memory_mb=settings.agent_memory_mb, hide_main=hide_main)

@@ -1,0 +1,280 @@
+"""Render a fetched page in headless Chromium, for pages whose text their scripts write.
+
+Playwright drives the system's Chromium (`CHROMIUM`, Debian's package), never a browser
+it downloaded. The browser starts on the first page to render and serves every later one
+of this agent; a page gets a fresh context (no cookies, no storage, service workers
+blocked). The browser itself reaches no network: every request it makes goes through
+`page.route`, which answers
+
+- the page's own navigation with the markup the agent already fetched (the page is never
+  fetched twice, and was fetched only after robots.txt allowed it);
+- at most `MAX_SUBRESOURCES` scripts and data requests (XHR, fetch) of the page's own
+  origin through the agent's `fetch` (its HTTP session: address checks, credentials,
+  byte cap and deadline hold);
+- everything else (other hosts, pictures, fonts, frames, other navigations) with an abort.
+
+A dead proxy catches what routing does not see (WebSockets, prefetches). Time: a page
+gets `timeout` seconds at most; a script that never yields keeps the browser busy past
+any Playwright timeout, so a timer kills the browser's processes at the deadline and the
+next page starts a new one. Memory: V8's heap is capped per renderer, and a browser whose
+processes hold more than `MAX_BROWSER_MB` after a page is closed. A render that fails for
+any reason yields None: the page is indexed as fetched. Never raises.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import psutil
+
+from webcrawler.config.kinds import ConfigError
+from webcrawler.errors import ExtraMissing, needs_extra
+
+log = logging.getLogger(__name__)
+
+RENDER_MODES = ("never", "auto", "always")
+CHROMIUM = "/usr/bin/chromium"  # Debian's chromium package
+MAX_SUBRESOURCES = 20  # same-origin scripts and data requests answered per page
+MAX_BROWSER_MB = 1024  # memory (PSS) of all the browser's processes, after a page
+MEMORY_EVERY = 8  # pages between two measures of the browser's memory
+QUIET = 0.15  # seconds without a request answered after which a page's scripts are done
+FETCHED_TYPES = ("script", "xhr", "fetch")  # what a page needs to write its text
+ARGS = (
+    "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--disable-extensions",
+    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--disable-quic", "--mute-audio", "--renderer-process-limit=2",
+    "--js-flags=--max-old-space-size=256",
+    "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",  # a dead end
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """A subresource as the agent fetched it, for the browser."""
+
+    status: int
+    content_type: str
+    body: bytes
+
+
+Fetch = Callable[[str], "Resource | None"]
+
+
+def require_renderer(mode: str, executable: str = CHROMIUM) -> None:
+    """One line, before a crawl starts, when `mode` is unknown or rendering cannot work here."""
+    if mode not in RENDER_MODES:
+        raise ConfigError(f"render = {mode!r} (--render, WEBCRAWLER_RENDER or webcrawler.toml): "
+                          f"choose from {', '.join(RENDER_MODES)}")
+    if mode == "never":
+        return
+    try:
+        import playwright  # noqa: F401 - named first, so a missing install names it
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:
+        raise needs_extra("render", f"--render {mode}", exc) from None
+    if not os.access(executable, os.X_OK):
+        raise ExtraMissing(f"--render {mode} needs Chromium at {executable}, which is not "
+                           "installed: apt-get install chromium")
+
+
+class Renderer:
+    """One browser for one agent, started on demand; `render` a page, `close` at the end."""
+
+    def __init__(self, timeout: float, executable: str = CHROMIUM) -> None:
+        self.timeout = timeout
+        self.executable = executable
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._browser_pid = 0
+        self._broken = ""  # why this agent cannot render at all (said once)
+        self._rendered = 0
+
+    def render(self, url: str, html: str, fetch: Fetch, deadline: float) -> str | None:
+        """The page's markup once its scripts ran, or None (failed, out of time, no browser)."""
+        budget = min(self.timeout, deadline - time.monotonic())
+        if self._broken or budget <= 0.5 or not self._ready():
+            return None
+        killer = threading.Timer(budget, self._kill)
+        killer.start()
+        try:
+            return self._page(url, html, fetch, budget)
+        except Exception as exc:  # noqa: BLE001 - a page's failure is the page's, never the agent's
+            log.info("%s: not rendered (%s)", url, str(exc).splitlines()[0][:200])
+            return None
+        finally:
+            killer.cancel()
+            self._check_browser()
+
+    def close(self) -> None:
+        for part in (self._browser, self._playwright):
+            try:
+                if part is not None:
+                    part.close() if part is self._browser else part.stop()
+            except Exception:  # noqa: BLE001,S110 - closing what may already be gone
+                pass
+        self._browser = self._playwright = None
+
+    def resident_bytes(self) -> int:
+        """The memory all the browser's processes hold now, shared pages counted once (0 when
+        none runs)."""
+        return sum(_memory(process) for process in _tree(self._browser_pid))
+
+    def _page(self, url: str, html: str, fetch: Fetch, budget: float) -> str:
+        context = self._browser.new_context(service_workers="block", accept_downloads=False)
+        try:
+            page = context.new_page()
+            router = _Router(url, html, fetch, page)
+            page.route("**/*", router.answer)
+            started = time.monotonic()
+            page.goto(url, wait_until="load", timeout=budget * 700)
+            _settle(page, router, started + budget * 0.8)
+            return str(page.content())
+        finally:
+            _quietly(context.close)
+
+    def _ready(self) -> bool:
+        """A connected browser, started now if need be; False (said once) if none can start."""
+        if self._browser is not None and self._browser.is_connected():
+            return True
+        try:
+            from playwright.sync_api import sync_playwright
+
+            if self._playwright is None:
+                self._playwright = sync_playwright().start()
+            before = {p.pid for p in _chromium_processes()}
+            self._browser = self._playwright.chromium.launch(
+                executable_path=self.executable, headless=True, args=_args(),
+                timeout=max(self.timeout, 10.0) * 1000)
+            self._browser_pid = _browser_pid(before)
+            return True
+        except Exception as exc:  # noqa: BLE001 - no browser: pages are indexed as fetched
+            self._broken = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            log.warning("cannot render pages: %s", self._broken)
+            return False
+
+    def _kill(self) -> None:
+        """The deadline passed: end the browser's processes (a script may hold it forever)."""
+        for process in _tree(self._browser_pid):
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+
+    def _check_browser(self) -> None:
+        """Close a browser that died or grew past MAX_BROWSER_MB (measured every
+        `MEMORY_EVERY` pages: a measure costs a tenth of a render); the next page starts one."""
+        self._rendered += 1
+        if self._browser is not None and self._browser.is_connected() and (
+                self._rendered % MEMORY_EVERY or self.resident_bytes() <= MAX_BROWSER_MB << 20):
+            return
+        if self._browser is not None:
+            _quietly(self._browser.close)
+        self._browser, self._browser_pid = None, 0
+
+
+class _Router:
+    """What the browser may load for one page (the module's docstring lists it)."""
+
+    def __init__(self, url: str, html: str, fetch: Fetch, page: Any) -> None:
+        self.url, self.html, self.fetch, self.page = url, html, fetch, page
+        self.origin = _origin(url)
+        self.served_page = False
+        self.fetched = 0
+        self.last_answer = time.monotonic()  # when a request was last answered
+
+    def answer(self, route: Any) -> None:
+        request = route.request
+        if request.is_navigation_request():
+            if self.served_page or request.frame != self.page.main_frame:
+                return route.abort()
+            self.served_page = True
+            return route.fulfill(status=200, content_type="text/html; charset=utf-8",
+                                 body=self.html)
+        if request.resource_type not in FETCHED_TYPES or _origin(request.url) != self.origin \
+                or self.fetched >= MAX_SUBRESOURCES:
+            return route.abort()
+        self.fetched += 1
+        resource = self.fetch(request.url)
+        self.last_answer = time.monotonic()
+        if resource is None:
+            return route.abort()
+        return route.fulfill(status=resource.status, body=resource.body,
+                             content_type=resource.content_type or "application/octet-stream")
+
+
+def _settle(page: Any, router: _Router, until: float) -> None:
+    """Let the scripts run until no request of theirs was answered for `QUIET` seconds (text
+    written from a fetch appears then), or `until`. Playwright's "networkidle" waits 0.5 s."""
+    while time.monotonic() < until and time.monotonic() - router.last_answer < QUIET:
+        page.wait_for_timeout(25)
+
+
+def _args() -> list[str]:
+    """Chromium's flags: root cannot run its sandbox (and the routing holds the network)."""
+    return [*ARGS, *(("--no-sandbox",) if os.geteuid() == 0 else ())]
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        port = -1
+    return parts.scheme, (parts.hostname or ""), port
+
+
+def _chromium_processes() -> list[psutil.Process]:
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            if process.name().startswith("chrom"):
+                found.append(process)
+        except psutil.Error:
+            pass
+    return found
+
+
+def _browser_pid(before: set[int]) -> int:
+    """The browser's own process among this process's new Chromium descendants."""
+    new = [p for p in _chromium_processes() if p.pid not in before]
+    pids = {p.pid for p in new}
+    for process in new:
+        try:
+            if process.ppid() not in pids:
+                return process.pid
+        except psutil.Error:
+            pass
+    return 0
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    if not pid:
+        return []
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def _memory(process: psutil.Process) -> int:
+    """Proportional set size: shared pages counted once over the browser's processes (their
+    summed RSS counts Chromium's shared code in each, about thrice the truth)."""
+    try:
+        return int(process.memory_full_info().pss)
+    except (psutil.Error, AttributeError):
+        return 0
+
+
+def _quietly(call: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    try:
+        call(*args, **kwargs)
+    except Exception:  # noqa: BLE001,S110 - a wait that timed out or a closed target
+        pass
