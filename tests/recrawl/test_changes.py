@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from hashlib import blake2b
+
+from webcrawler.recrawl import changes
 from webcrawler.recrawl.changes import (
+    SHINGLE_WORDS,
     SKETCH_SIZE,
     Change,
     classify,
@@ -58,3 +63,32 @@ def test_edited_paragraph_is_a_change() -> None:
 
 def test_without_a_stored_sketch_a_different_body_is_a_change() -> None:
     assert classify("a", None, "b", sketch(page("x"))) is Change.CHANGED
+
+
+def reference_shingles(text: str) -> list[int]:
+    """The shingles as the module's docstring defines them, one at a time in plain Python: the
+    sketches stored by earlier crawls must still compare with new ones."""
+    multiplier, mask = 0x9E3779B97F4A7C15, (1 << 64) - 1
+    words = [int.from_bytes(blake2b(re.sub(r"\d+", "#", w).encode(), digest_size=8).digest(), "little")
+             for w in re.findall(r"\w+", text.lower())]
+    if not words:
+        return []
+    found = set()
+    for start in range(max(1, len(words) - SHINGLE_WORDS + 1)):
+        value = words[start]
+        for offset in range(1, min(SHINGLE_WORDS, len(words))):
+            value = (value * multiplier + words[start + offset]) & mask
+        value ^= value >> 31
+        found.add(((value * multiplier) & mask) >> 32)
+    return sorted(found)
+
+
+def test_shingles_match_their_definition_whatever_the_word_cache_holds(monkeypatch) -> None:
+    texts = [page("today"), page("2026-11-26", OTHER), "Één café, 42 naïve words", "one", ""]
+    for text in texts:
+        assert shingles(text).tolist() == reference_shingles(text)
+    monkeypatch.setattr(changes, "_WORD_HASHES", {})
+    monkeypatch.setattr(changes, "_MAX_WORDS_KEPT", 8)  # the cache is cleared on most pages
+    for text in texts:
+        assert shingles(text).tolist() == reference_shingles(text)
+    assert len(changes._WORD_HASHES) <= max(len(set(re.findall(r"\w+", t.lower()))) for t in texts)
