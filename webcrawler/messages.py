@@ -121,6 +121,7 @@ class Document:
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
     sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)
     canonical: str = ""  # the canonical URL the page declares (tag or Link header), normalised
+    lastmods: tuple[tuple[str, float], ...] = ()  # a sitemap's pages' lastmod: (URL, Unix time)
 
 
 @dataclass(frozen=True, slots=True)

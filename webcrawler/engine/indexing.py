@@ -53,7 +53,7 @@ class IndexHooks(BaseHooks):
         if entry.recrawl and self.recrawl is not None:
             if self.recrawl.document(entry, doc, now):  # changed: its links are replaced
                 loop.store.delete_links(entry.doc_id)
-                loop.follow(entry, doc.links)
+                self._follow(entry, doc, now)
             return
         kept = record_document(loop.store, loop.sink, entry, doc, now, self.judge)
         if self.recrawl is not None:
@@ -61,7 +61,14 @@ class IndexHooks(BaseHooks):
         server.docs_fetched += 1
         loop.stats.retrieved += 1
         if kept.duplicate_of is None:
-            loop.follow(entry, doc.links)
+            self._follow(entry, doc, now)
+
+    def _follow(self, entry: FrontierEntry, doc: Document, now: float) -> None:
+        """Store and queue the document's links; a sitemap's lastmod dates make the stored
+        pages it lists that changed since their last fetch due (recrawl/recrawler.py)."""
+        found = self.loop.follow(entry, doc.links)
+        if doc.lastmods and self.recrawl is not None:
+            self.recrawl.listed(found, dict(doc.lastmods), now)
 
     def judge(self, entry: FrontierEntry, doc: Document, reason: str | None
               ) -> tuple[str | None, str | None, bytes]:
