@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from webcrawler.database import State, connect
-from webcrawler.engine.store import CrawlStore, NewURL
+from webcrawler.engine.store.sql import CrawlStore, NewURL
 
 ORIGIN = "http://127.0.4.91:8080"
 

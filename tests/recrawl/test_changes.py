@@ -5,16 +5,9 @@ from __future__ import annotations
 import re
 from hashlib import blake2b
 
-from webcrawler.recrawl import changes
-from webcrawler.recrawl.changes import (
-    SHINGLE_WORDS,
-    SKETCH_SIZE,
-    Change,
-    classify,
-    resemblance,
-    shingles,
-    sketch,
-)
+from webcrawler import shingles as shingling
+from webcrawler.recrawl.changes import Change, classify
+from webcrawler.shingles import SHINGLE_WORDS, SKETCH_SIZE, resemblance, shingles, sketch
 
 BODY = ("The committee met on Tuesday to discuss the new library building and its opening "
         "hours for students and visitors alike. ") * 3
@@ -87,8 +80,8 @@ def test_shingles_match_their_definition_whatever_the_word_cache_holds(monkeypat
     texts = [page("today"), page("2026-11-26", OTHER), "Één café, 42 naïve words", "one", ""]
     for text in texts:
         assert shingles(text).tolist() == reference_shingles(text)
-    monkeypatch.setattr(changes, "_WORD_HASHES", {})
-    monkeypatch.setattr(changes, "_MAX_WORDS_KEPT", 8)  # the cache is cleared on most pages
+    monkeypatch.setattr(shingling, "_WORD_HASHES", {})
+    monkeypatch.setattr(shingling, "_MAX_WORDS_KEPT", 8)  # the cache is cleared on most pages
     for text in texts:
         assert shingles(text).tolist() == reference_shingles(text)
-    assert len(changes._WORD_HASHES) <= max(len(set(re.findall(r"\w+", t.lower()))) for t in texts)
+    assert len(shingling._WORD_HASHES) <= max(len(set(re.findall(r"\w+", t.lower()))) for t in texts)

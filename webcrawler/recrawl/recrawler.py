@@ -7,9 +7,9 @@ redirect. Each updates the page's history (times fetched / changed / trivial /
 unmodified, last change, the bucket) and its next due time in the crawl's own
 transaction, so a killed crawl loses nothing it committed; a real change re-indexes
 the page (the index keeps one version, the newest) and replaces its links, a gone
-page leaves the index. The index crawl's hooks (engine/indexing.py) call in here only for pages
-with `entry.recrawl`, to schedule the first recrawl of a page it just found, and with the
-pages a sitemap lists.
+page leaves the index. The index crawl's hooks (engine/loop/index_hooks.py) call in here only
+for pages with `entry.recrawl`, to schedule the first recrawl of a page it just found, and with
+the pages a sitemap lists.
 
 Sitemaps say when a page last changed (`lastmod`): a page listed with a lastmod after its
 last fetch is due at once, and the date serves its change history as a Last-Modified header
@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, bindparam, select, update
 
 from webcrawler.database import State, documents
-from webcrawler.engine.frontier import BreadthFirstFrontier, FoundLink, Ordering
-from webcrawler.engine.policies import DocumentSink
-from webcrawler.engine.prepared import Prepared
-from webcrawler.engine.scheduler import ServerFirstOrder
-from webcrawler.engine.store import CrawlStore, FrontierEntry
+from webcrawler.engine.loop.policies import DocumentSink
+from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, FoundLink, Ordering
+from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
+from webcrawler.engine.store.prepared import Prepared
+from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
 from webcrawler.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change, classify
