@@ -15,15 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.recrawl.test_incremental import RecordingSink, rows
+from tests.recrawl.test_incremental import crawl, rows
 from webcrawler.agents import sitemap
-from webcrawler.database import connect
-from webcrawler.engine.loop.index_hooks import index_loop
-from webcrawler.engine.pipeline.index_sink import IndexSink
-from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.recrawl.lastmod import UNTRUSTED
 from webcrawler.recrawl.policies import RecrawlPlan
-from webcrawler.recrawl.recrawler import incremental
 from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
@@ -41,23 +36,8 @@ def urlset(entries: list[tuple[str, str, str]]) -> str:
     return f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="{NS}">{body}</urlset>'
 
 
-def crawl(settings: Settings, seed: str) -> None:
-    """One incremental crawl whose pages are due a day after their fetch (a real site's pace):
-    within the test, only a sitemap makes them due."""
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = connect(settings.database_url)
-    store = CrawlStore(engine)
-    sink = RecordingSink(IndexSink(store, settings.index_dir))
-    try:
-        ordering, recrawl = incremental(store, sink, "adaptive", RecrawlPlan(first_interval=86400.0),
-                                        settings.fetch_rate)
-        recrawl.load()
-        crawler = index_loop(settings, store, sink=sink, ordering=ordering, recrawl=recrawl)
-        crawler.add_seeds([seed])
-        crawler.run()
-    finally:
-        store.close()
-        engine.dispose()
+DAILY = RecrawlPlan(first_interval=86400.0)  # a real site's pace: in the test only a sitemap
+# makes a page due
 
 
 @pytest.fixture
@@ -120,7 +100,7 @@ def test_a_newer_lastmod_makes_a_page_due_and_dates_its_change(settings: Setting
         text["/edited"] += ", and in summer a fifth crossing leaves at midnight for the festival"
         dates["/edited"] = datetime.fromtimestamp(edited_at, UTC).isoformat()
         before = len(web.log.paths())
-        crawl(settings, web.url(ADDRESS, "/"))
+        crawl(settings, web.url(ADDRESS, "/"), DAILY)
         second = [path for path in web.log.paths()[before:] if path != "/robots.txt"]
     after = rows(settings)
     assert second[0] == "/sitemap.xml" and "/edited" in second  # the sitemap first, then the page
