@@ -131,7 +131,7 @@ class CrawlLoop:
         self.sink = sink or NullSink()
         self.scope = scope or Scope(settings.include, settings.exclude, settings.max_depth,
                                     settings.max_url_length, settings.deny_private,
-                                    settings.scope_hosts, settings.trap_repeats)
+                                    settings.scope_hosts, settings.trap_repeats, settings.types)
         self.calendars = DateBudget(settings.trap_budget)  # endless date sequences (traps.py)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier

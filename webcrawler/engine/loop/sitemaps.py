@@ -36,7 +36,6 @@ class Sitemaps:
         self.scope = scope
         self.max_url_length = max_url_length
         self._queue = queue
-        self.known = scope.sitemaps  # URLs named as sitemaps in this run (the scope reads them)
         self._servers: set[str] = set()
         self.files = 0  # sitemaps read
         self.urls = 0  # URLs they listed (pages, not sitemaps)
@@ -52,7 +51,7 @@ class Sitemaps:
 
     def kind_of(self, url: str) -> str:
         """The `Retrieve` kind for `url`: "sitemap" or "document"."""
-        if self.enabled and (url in self.known or looks_like_sitemap(url)):
+        if self.enabled and (self.scope.is_sitemap(url) or looks_like_sitemap(url)):
             return "sitemap"
         return "document"
 
@@ -69,7 +68,7 @@ class Sitemaps:
         """Queue sitemaps that the scope admits (a .gz sitemap included)."""
         for url in urls:
             if self.scope.why_not(url, depth) in (None, Reason.UNINDEXABLE):
-                self.known.add(url)
+                self.scope.admit_sitemap(url)
                 self._queue(split(url), depth, 0)
 
     def line(self) -> str:
