@@ -17,10 +17,9 @@ from typing import Protocol
 
 from webcrawler.database import State
 from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
-from webcrawler.engine.loop.canonical import Canonicals
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.documents import record_document
-from webcrawler.engine.loop.near_duplicates import NEAR_DUPLICATE, NearDuplicates
+from webcrawler.engine.loop.one_url import OneURLPerDocument
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
@@ -55,10 +54,8 @@ class IndexHooks(BaseHooks):
         self.loop = loop
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
         conn = getattr(loop.store, "conn", None)  # the SQL store's (aliases, sketches); None in memory
-        self.canonicals = None if conn is None else Canonicals(
-            conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts)
-        self.near_duplicates = None if conn is None else NearDuplicates(
-            conn, loop.settings.near_duplicates)
+        self.judge = None if conn is None else OneURLPerDocument(
+            conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts, loop.settings.near_duplicates)
         self.progress = progress
         self._next_report = 0.0
 
@@ -85,24 +82,9 @@ class IndexHooks(BaseHooks):
         if doc.lastmods and self.recrawl is not None:
             self.recrawl.listed(found, dict(doc.lastmods), now)
 
-    def judge(self, entry: FrontierEntry, doc: Document, reason: str | None
-              ) -> tuple[str | None, str | None, bytes]:
-        """One URL per document: an alias of its canonical URL, or a near-duplicate of an
-        indexed page, is stored and not indexed (canonical.py, near_duplicates.py)."""
-        detail = None
-        if self.canonicals is None or self.near_duplicates is None:
-            return reason, detail, doc.sketch
-        if reason is None:
-            reason, detail = self.canonicals.judge(entry, doc)
-        sketch = doc.sketch or self.near_duplicates.sketch(doc, reason)
-        if reason is None and (near := self.near_duplicates.judge(entry, sketch)):
-            reason, detail = NEAR_DUPLICATE, near
-        return reason, detail, sketch
-
     def found(self) -> str:
         """Sitemaps read, aliases and near-duplicates kept out: the summary's line."""
-        parts = [self.loop.sitemaps.line(), *(judge.line() for judge in (self.canonicals,
-                                                                         self.near_duplicates) if judge)]
+        parts = [self.loop.sitemaps.line(), self.judge.line() if self.judge is not None else ""]
         return "; ".join(part for part in parts if part)
 
     def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:

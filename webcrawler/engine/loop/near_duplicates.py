@@ -82,8 +82,9 @@ class NearDuplicates:
         if not alike:  # most pages: no indexed page shares enough of their smallest hashes
             return None
         candidates = [doc_id for _, doc_id in sorted(alike, key=lambda pair: -pair[0])[:MAX_CANDIDATES]]
-        rows = self.conn.execute(select(documents.c.id, documents.c.sketch)
-                                 .where(documents.c.id.in_(candidates))).all()
+        rows = self.conn.execute(select(documents.c.id, documents.c.sketch).where(  # still indexed:
+            documents.c.id.in_(candidates), documents.c.state == State.FETCHED,  # not an alias
+            documents.c.reason.is_(None))).all()  # its canonical page took out of the index
         scored = [(int(doc_id), resemblance(sketch, bytes(other))) for doc_id, other in rows
                   if other]
         return max(scored, key=lambda pair: pair[1], default=None)
