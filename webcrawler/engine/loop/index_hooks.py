@@ -55,7 +55,7 @@ class IndexHooks(BaseHooks):
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
         conn = getattr(loop.store, "conn", None)  # the SQL store's (aliases, sketches); None in memory
         self.judge = None if conn is None else OneURLPerDocument(
-            conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts, loop.settings.near_duplicates)
+            conn, loop.scope, loop.sink, loop.url_of, loop.queue_id, loop.settings.near_duplicates)
         self.progress = progress
         self._next_report = 0.0
 

@@ -27,7 +27,7 @@ class OneURLPerDocument:
 
     def __init__(self, conn: Connection, scope: Scope, sink: DocumentSink,
                  url_of: Callable[[FrontierEntry], str],
-                 queue: Callable[[tuple[str, str], int, int], int], threshold: float) -> None:
+                 queue: Callable[[str, int], int], threshold: float) -> None:
         self.canonicals = Canonicals(conn, scope, sink, url_of, queue)
         self.near_duplicates = NearDuplicates(conn, threshold)
 

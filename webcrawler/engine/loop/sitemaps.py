@@ -21,7 +21,7 @@ from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.policies import Scope
 from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.messages import SITEMAP_TYPE, Document, Reason, RobotsFile
-from webcrawler.urls import split, try_normalize
+from webcrawler.urls import try_normalize
 
 MAX_NESTING = 3  # sitemap index -> sitemap (the protocol) and one level of slack
 MAX_NAMED = 100  # Sitemap: lines read from one robots.txt
@@ -31,7 +31,7 @@ class Sitemaps:
     """Owned by the crawl loop: told of robots.txt answers and of fetched documents."""
 
     def __init__(self, enabled: bool, scope: Scope, max_url_length: int,
-                 queue: Callable[[tuple[str, str], int, int], int]) -> None:
+                 queue: Callable[[str, int], int]) -> None:
         self.enabled = enabled
         self.scope = scope
         self.max_url_length = max_url_length
@@ -69,7 +69,7 @@ class Sitemaps:
         for url in urls:
             if self.scope.why_not(url, depth) in (None, Reason.UNINDEXABLE):
                 self.scope.admit_sitemap(url)
-                self._queue(split(url), depth, 0)
+                self._queue(url, depth)
 
     def line(self) -> str:
         return f"sitemaps {self.files} read, {self.urls} URLs listed" if self.files else ""

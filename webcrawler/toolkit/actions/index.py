@@ -110,8 +110,9 @@ class AddToIndex(VisitAction):
         def url_of(entry: FrontierEntry) -> str:
             return store.servers_by_id[entry.server_id].origin + entry.path
 
-        def queue(parts: tuple[str, str], depth: int, redirects: int) -> int:
-            return queue_urls(store, parts[0], [parts[1]], depth, redirects)[2][parts[1]]
+        def queue(url: str, depth: int) -> int:
+            origin, path = urls.split(url)
+            return queue_urls(store, origin, [path], depth, 0)[2][path]
 
         return OneURLPerDocument(store.conn, Scope(), sink, url_of, queue, self.near_duplicates)
 
