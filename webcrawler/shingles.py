@@ -20,7 +20,6 @@ _DIGITS = re.compile(r"\d+")
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
-_WORD_HASHES: dict[str, int] = {}  # a page's words are mostly words seen before
 _MAX_WORDS_KEPT = 1 << 17
 
 
@@ -28,16 +27,23 @@ def _word_hash(word: str) -> int:
     return int.from_bytes(blake2b(_DIGITS.sub("#", word).encode(), digest_size=8).digest(), "little")
 
 
+class _WordHashes(dict[str, int]):
+    """Each word's 64-bit hash, made the first time it is asked for: a page's words are mostly
+    words seen before, and a hit is dict lookup in C (`map(hashes.__getitem__, words)`)."""
+
+    def __missing__(self, word: str) -> int:
+        value = self[word] = _word_hash(word)
+        return value
+
+
+_WORD_HASHES = _WordHashes()
+
+
 def _word_hashes(words: list[str]) -> np.ndarray:
-    """The words' 64-bit hashes: looked up in a plain dict by C code (`map`), the misses
-    hashed first, so a page costs a dictionary lookup a word."""
+    """The words' hashes, the cache emptied when it has grown past _MAX_WORDS_KEPT."""
     known = _WORD_HASHES
-    missing = set(words).difference(known)
-    if missing:
-        if len(known) + len(missing) > _MAX_WORDS_KEPT:
-            known.clear()
-            missing = set(words)
-        known.update((word, _word_hash(word)) for word in missing)
+    if len(known) > _MAX_WORDS_KEPT:
+        known.clear()
     return np.fromiter(map(known.__getitem__, words), dtype=np.uint64, count=len(words))
 
 
