@@ -76,7 +76,7 @@ AREAS = [
          "(26-39 million a day)", "100 million pages a day (1,157 pages/s)", False),
     Area("Change detection threshold", "change_threshold"),
     Area("Retries on a flaky web", "flaky_web"),
-    Area("One URL per document, every format (issue 25)", "crawl_cost"),
+    Area("One URL per document, every format (issue 25)", "crawl_cost_ab"),
 ]
 
 
