@@ -77,6 +77,7 @@ AREAS = [
     Area("Retries on a flaky web", "flaky_web"),
     Area("Main content", "main_content"),
     Area("Rendering script pages", "render"),
+    Area("One URL per document, every format (issue 25)", "crawl_cost_ab"),
 ]
 
 

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import psutil
@@ -84,11 +85,13 @@ class CpuWatch:
         return {"engine": engine, "busiest child": busiest, "all children": sum(self.cpu.values())}
 
 
-def run_ours(work: Path) -> tuple[int, float, dict[str, float]]:
-    """(pages, wall seconds, CPU seconds by role) of one `webcrawler index` run."""
+def run_ours(work: Path, webcrawler: Path = WEBCRAWLER, flags: Sequence[str] = ()
+             ) -> tuple[int, float, dict[str, float]]:
+    """(pages, wall seconds, CPU seconds by role) of one `webcrawler index` run (`webcrawler`:
+    another checkout's command, to compare commits; `flags` added to the command)."""
     data = Path(tempfile.mkdtemp(prefix="ours-", dir=work))
     started = time.monotonic()
-    proc = subprocess.Popen([str(WEBCRAWLER), *OUR_COMMAND, "--data-dir", str(data)],
+    proc = subprocess.Popen([str(webcrawler), *OUR_COMMAND, *flags, "--data-dir", str(data)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watch = CpuWatch(proc.pid)
     out, err = proc.communicate(timeout=1800)

@@ -122,6 +122,7 @@ class Document:
     sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)
     canonical: str = ""  # the canonical URL the page declares (tag or Link header), normalised
     headings: tuple[str, ...] = ()  # the texts of its h1-h3 headings (agents/parse.py)
+    lastmods: tuple[tuple[str, float], ...] = ()  # a sitemap's pages' lastmod: (URL, Unix time)
 
 
 @dataclass(frozen=True, slots=True)

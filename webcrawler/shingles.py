@@ -8,7 +8,6 @@ whose docstring explains the sketch), the engine compares a page with those alre
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from hashlib import blake2b
 
 import numpy as np
@@ -21,14 +20,36 @@ _DIGITS = re.compile(r"\d+")
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
-@lru_cache(maxsize=1 << 16)
+_MAX_WORDS_KEPT = 1 << 17
+
+
 def _word_hash(word: str) -> int:
     return int.from_bytes(blake2b(_DIGITS.sub("#", word).encode(), digest_size=8).digest(), "little")
 
 
+class _WordHashes(dict[str, int]):
+    """Each word's 64-bit hash, made the first time it is asked for: a page's words are mostly
+    words seen before, and a hit is dict lookup in C (`map(hashes.__getitem__, words)`)."""
+
+    def __missing__(self, word: str) -> int:
+        value = self[word] = _word_hash(word)
+        return value
+
+
+_WORD_HASHES = _WordHashes()
+
+
+def _word_hashes(words: list[str]) -> np.ndarray:
+    """The words' hashes, the cache emptied when it has grown past _MAX_WORDS_KEPT."""
+    known = _WORD_HASHES
+    if len(known) > _MAX_WORDS_KEPT:
+        known.clear()
+    return np.fromiter(map(known.__getitem__, words), dtype=np.uint64, count=len(words))
+
+
 def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
     """The page's distinct w-shingles as sorted 32-bit hashes (digits normalised away)."""
-    words = np.array([_word_hash(w) for w in _WORD.findall(text.lower())], dtype=np.uint64)
+    words = _word_hashes(_WORD.findall(text.lower()))
     if not words.size:
         return np.zeros(0, dtype=np.uint32)
     count = max(1, words.size - width + 1)
@@ -37,7 +58,18 @@ def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
         hashes = hashes * _MULTIPLIER + words[offset : offset + count]
     hashes ^= hashes >> np.uint64(31)  # mix the high bits down: the top 32 bits are kept
     hashes *= _MULTIPLIER
-    return np.unique((hashes >> np.uint64(32)).astype(np.uint32))
+    return _distinct(np.sort((hashes >> np.uint64(32)).astype(np.uint32)))
+
+
+def _distinct(ordered: np.ndarray) -> np.ndarray:
+    """`ordered` without repeats: what np.unique returns, for a sorted array (np.unique's
+    hash table costs several times the sort on a page's few thousand shingles)."""
+    if ordered.size < 2:
+        return ordered
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
 
 
 def sketch(text: str) -> bytes:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from hashlib import blake2b
+
+from webcrawler import shingles as shingling
 from webcrawler.recrawl.changes import Change, classify
-from webcrawler.shingles import SKETCH_SIZE, resemblance, shingles, sketch
+from webcrawler.shingles import SHINGLE_WORDS, SKETCH_SIZE, resemblance, shingles, sketch
 
 BODY = ("The committee met on Tuesday to discuss the new library building and its opening "
         "hours for students and visitors alike. ") * 3
@@ -52,3 +56,33 @@ def test_edited_paragraph_is_a_change() -> None:
 
 def test_without_a_stored_sketch_a_different_body_is_a_change() -> None:
     assert classify("a", None, "b", sketch(page("x"))) is Change.CHANGED
+
+
+def reference_shingles(text: str) -> list[int]:
+    """The shingles as the module's docstring defines them, one at a time in plain Python: the
+    sketches stored by earlier crawls must still compare with new ones."""
+    multiplier, mask = 0x9E3779B97F4A7C15, (1 << 64) - 1
+    words = [int.from_bytes(blake2b(re.sub(r"\d+", "#", w).encode(), digest_size=8).digest(), "little")
+             for w in re.findall(r"\w+", text.lower())]
+    if not words:
+        return []
+    found = set()
+    for start in range(max(1, len(words) - SHINGLE_WORDS + 1)):
+        value = words[start]
+        for offset in range(1, min(SHINGLE_WORDS, len(words))):
+            value = (value * multiplier + words[start + offset]) & mask
+        value ^= value >> 31
+        found.add(((value * multiplier) & mask) >> 32)
+    return sorted(found)
+
+
+def test_shingles_match_their_definition_whatever_the_word_cache_holds(monkeypatch) -> None:
+    texts = [page("today"), page("2026-11-26", OTHER), "Één café, 42 naïve words", "one", ""]
+    for text in texts:
+        assert shingles(text).tolist() == reference_shingles(text)
+    monkeypatch.setattr(shingling, "_WORD_HASHES", shingling._WordHashes())
+    monkeypatch.setattr(shingling, "_MAX_WORDS_KEPT", 8)  # the cache is cleared on most pages
+    for text in texts:
+        assert shingles(text).tolist() == reference_shingles(text)
+    assert len(shingling._WORD_HASHES) <= 8 + max(len(set(re.findall(r"\w+", t.lower())))
+                                                  for t in texts)  # emptied, then one page's

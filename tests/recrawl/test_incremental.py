@@ -24,6 +24,8 @@ from webcrawler.engine.store.sql import CrawlStore, stored_text
 from webcrawler.index import open_searcher
 from webcrawler.messages import Document
 from webcrawler.recrawl.lastmod import UNTRUSTED
+from webcrawler.recrawl.policies import RecrawlPlan
+from webcrawler.recrawl.recrawler import incremental
 from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
@@ -63,14 +65,19 @@ class RecordingSink:
         self.inner.abort()
 
 
-def crawl(settings: Settings, seed: str) -> RecordingSink:
-    """One incremental crawl in this process, as `webcrawler index --incremental` runs it."""
+def crawl(settings: Settings, seed: str, plan: RecrawlPlan | None = None) -> RecordingSink:
+    """One incremental crawl in this process, as `webcrawler index --incremental` runs it
+    (with `plan`: the settings' policy under that plan instead of the default one)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = connect(settings.database_url)
     store = CrawlStore(engine)
     sink = RecordingSink(IndexSink(store, settings.index_dir))
     try:
-        ordering, recrawl = incremental_parts(settings, store, sink)
+        if plan is None:
+            ordering, recrawl = incremental_parts(settings, store, sink)
+        else:
+            ordering, recrawl = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate)
+            recrawl.load()
         crawler = index_loop(settings, store, sink=sink, ordering=ordering, recrawl=recrawl)
         crawler.add_seeds([seed])
         crawler.run()

@@ -1,6 +1,7 @@
 """AddToIndex goes the engine's document path: noindex kept out, duplicates found on the
-agent's checksum (across a toolkit crawl and a batch crawl), links stored; and a crawler
-script without a __main__ guard can use it."""
+agent's checksum (across a toolkit crawl and a batch crawl), links stored, one URL per
+document (canonical URLs, near-duplicates) as in a batch crawl; and a crawler script without
+a __main__ guard can use it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from tests.formats.test_near_duplicates import article
 from webcrawler.database import connect, documents, links, servers
 from webcrawler.query_server import create_app
 from webcrawler.run import run_index
@@ -137,3 +139,25 @@ def test_a_script_without_a_main_guard_can_add_to_the_index(site, tmp_path):
     assert "bootstrapping phase" not in done.stderr  # multiprocessing's error, seen before
     assert "5 pages visited" in done.stdout
     assert found(data, "bravo") == {site.url("127.0.16.1", "/plain")}
+
+
+def test_one_url_per_document_as_in_a_batch_crawl(fast, tmp_path):
+    """A print view naming its canonical URL, fetched before it, leaves the index when the
+    canonical page comes (and does not make that page a near-duplicate of it); a mirror with
+    another date is a near-duplicate."""
+    story = article("turbine", "12 March 2024 at 10:42", 18234)
+    printed = Page(str(story.body).replace("<head>", '<head><link rel="canonical" href="/story">'))
+    routes = {"/print/story": printed, "/story": story,
+              "/mirror/story": article("turbine", "3 June 2025 at 08:01", 18301)}
+    routes["/"] = html("home", "index", [(path, path) for path in routes])
+    data = tmp_path / "data"
+    with LoopbackWeb([Site("127.0.16.3", routes)]) as web:
+        action = index_with_toolkit(fast, web.url("127.0.16.3", "/"), data)
+        name, url = web.name("127.0.16.3"), web.url("127.0.16.3", "/story")
+    rows = stored(data)
+    assert rows[f"{name}/print/story"] == ("fetched", "canonical")
+    assert rows[f"{name}/story"] == ("fetched", None)
+    assert rows[f"{name}/mirror/story"] == ("fetched", "near-duplicate")
+    assert found(data, "turbine") == {url}
+    assert action.close() == f"3 pages added to the index in {data} (aliases 1 (canonical URLs); " \
+        "near-duplicates 1 not indexed)"  # the home page, /story, and the print view until then

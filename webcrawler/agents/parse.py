@@ -313,6 +313,7 @@ def extract_links(
     """Followable links in page order, de-duplicated; anchors of repeated targets merged."""
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
+    names = names or None  # asked once a page, not once a link
     for element in elements:
         url = _link_target(element, base, max_url_length, seen, names)
         if url is None:
@@ -337,7 +338,7 @@ def _link_target(
         return None
     if href not in seen:
         url = resolve(href, base, max_url_length)
-        seen[href] = strip_params(url, names) if url is not None and names else url
+        seen[href] = strip_params(url, names) if url is not None and names is not None else url
     return seen[href]
 
 

@@ -7,8 +7,17 @@ redirect. Each updates the page's history (times fetched / changed / trivial /
 unmodified, last change, the bucket) and its next due time in the crawl's own
 transaction, so a killed crawl loses nothing it committed; a real change re-indexes
 the page (the index keeps one version, the newest) and replaces its links, a gone
-page leaves the index. The index crawl's hooks (engine/loop/index_hooks.py) call in here only for pages
-with `entry.recrawl`, and to schedule the first recrawl of a page it just found.
+page leaves the index. The index crawl's hooks (engine/loop/index_hooks.py) call in here only
+for pages with `entry.recrawl`, to schedule the first recrawl of a page it just found, and with
+the pages a sitemap lists.
+
+Sitemaps say when a page last changed (`lastmod`): a page listed with a lastmod after its
+last fetch is due at once, and the date serves its change history as a Last-Modified header
+does (the header wins when the answer has one; a date the shingles do not confirm makes the
+page's dates untrusted, lastmod.py). So that their news is read, a server's sitemaps are due
+at the start of every incremental crawl, and as the policy says afterwards. A page made due
+early keeps its earlier place in the schedule too: it is fetched again then, as the policy
+had planned.
 """
 
 from __future__ import annotations
@@ -16,17 +25,18 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from email.utils import formatdate
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, select, update
 
 from webcrawler.database import State, documents
 from webcrawler.engine.loop.policies import DocumentSink
-from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, Ordering
+from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, FoundLink, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
-from webcrawler.messages import Document, Failure, NotModified, Reason
+from webcrawler.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change, classify
 from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, stored_ages
@@ -55,11 +65,13 @@ class RecrawlStats:
     gone: int = 0  # 404 / 410
     moved: int = 0  # now a redirect
     failed: int = 0  # timeouts, 5xx, ...: tried again later
+    listed: int = 0  # made due by a sitemap's lastmod
 
     def line(self, due: int) -> str:
         return (f"recrawl: due {due}, recrawled {self.recrawled} (304 {self.not_modified}, "
                 f"identical {self.identical}, trivial {self.trivial}, changed {self.changed}, "
-                f"gone {self.gone}, moved {self.moved}, failed {self.failed})")
+                f"gone {self.gone}, moved {self.moved}, failed {self.failed})"
+                + (f", {self.listed} due by sitemap lastmod" if self.listed else ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +127,9 @@ class Recrawler:
         ).where(d.id == bindparam("p_id")))
         self._set_due = Prepared(store.conn, update(documents).where(
             d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
+        self._listed_row = Prepared(store.conn, select(d.state, d.last_fetch).where(
+            d.id == bindparam("p_id")))
+        self._sitemap_dates: dict[int, float] = {}  # doc id -> lastmod, pages a sitemap made due
 
     # --- start --------------------------------------------------------------
     def load(self) -> int:
@@ -126,6 +141,8 @@ class Recrawler:
         unscheduled = and_(d.state.in_(RECRAWLABLE), d.next_due.is_(None), d.last_fetch.is_not(None))
         first = self.policy.next_due(0.0, Fetched(None, UNKNOWN, None)) or 0.0
         conn.execute(update(documents).where(unscheduled).values(next_due=d.last_fetch + first))
+        conn.execute(update(documents).where(  # a sitemap's news is read first
+            d.content_type == SITEMAP_TYPE, d.state.in_(RECRAWLABLE)).values(next_due=time.time()))
         rows = conn.execute(select(d.id, d.server_id, d.next_due, d.change_bucket).where(
             and_(d.state.in_(RECRAWLABLE), d.next_due.is_not(None)))).all()
         for doc_id, server_id, due, page_bucket in rows:
@@ -178,6 +195,24 @@ class Recrawler:
         its first recrawl."""
         self._place(entry.doc_id, UNKNOWN)
         self._schedule(entry, self.policy.next_due(now, Fetched(None, UNKNOWN, None)))
+
+    def listed(self, pages: list[FoundLink], lastmods: dict[str, float], now: float) -> int:
+        """A sitemap listed `pages` with these lastmod dates (URL -> Unix time): each stored page
+        changed since its last fetch is due now; returns how many."""
+        made_due = 0
+        for page in pages:
+            lastmod = lastmods.get(page.server.origin + page.path)
+            if lastmod is None or page.new:
+                continue
+            row = self._listed_row.one(p_id=page.target_id)
+            if row is None or row[0] not in RECRAWLABLE or row[1] is None or lastmod <= row[1]:
+                continue  # not fetched yet, or the store's copy is as new as the sitemap says
+            self._sitemap_dates[page.target_id] = lastmod
+            self.queues.schedule(page.target_id, page.server.id, now)
+            self._set_due.run(p_id=page.target_id, p_due=now)
+            made_due += 1
+        self.stats.listed += made_due
+        return made_due
 
     def document(self, entry: FrontierEntry, doc: Document, now: float) -> bool:
         """A recrawl brought a body; True when the page changed and its links must be replaced."""
@@ -266,6 +301,9 @@ class Recrawler:
                 state: str, **values: Any) -> None:
         """The history after this answer, its bucket and next due time, in one UPDATE."""
         lastmod = values.get("last_modified", before.last_modified)
+        listed = self._sitemap_dates.pop(entry.doc_id, None)
+        if listed is not None and not values.get("last_modified"):  # the header wins
+            lastmod = formatdate(listed, usegmt=True)
         history = _history_after(before, change is Change.CHANGED, now, lastmod)
         page_bucket = bucket(history)
         due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval(), history))

@@ -76,7 +76,7 @@ class CrawlRun(BaseHooks):
         self.started = time.monotonic()
         seconds = self.limits.seconds if self.limits.seconds is not None else 1e12
         scope = Scope((), (), 1 << 30, settings.max_url_length, settings.deny_private,
-                      settings.scope_hosts)
+                      settings.scope_hosts, types=settings.types)
         self.loop = CrawlLoop(settings, self.store, lambda loop: self, pool_factory=self._police,
                               ordering=Ordering("toolkit", self.ready.servers, self),
                               scope=scope, seconds=seconds)

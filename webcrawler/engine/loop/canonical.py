@@ -28,7 +28,6 @@ from webcrawler.dialects import insert_ignore
 from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.policies import DocumentSink, Scope
 from webcrawler.messages import Document
-from webcrawler.urls import split
 
 ALIAS = "canonical"  # the reason stored with an alias: indexed under its canonical URL
 
@@ -38,7 +37,7 @@ class Canonicals:
 
     def __init__(self, conn: Connection, scope: Scope, sink: DocumentSink,
                  url_of: Callable[[FrontierEntry], str],
-                 queue: Callable[[tuple[str, str], int, int], int]) -> None:
+                 queue: Callable[[str, int], int]) -> None:
         self.conn = conn
         self.scope = scope
         self.sink = sink
@@ -58,7 +57,7 @@ class Canonicals:
         why = self.scope.why_not(doc.canonical, entry.depth)
         if why is not None:
             return None, f"canonical {doc.canonical[:1500]} ignored: {why}"
-        canonical_id = self._queue(split(doc.canonical), entry.depth, 0)
+        canonical_id = self._queue(doc.canonical, entry.depth)
         self._alias(entry.doc_id, canonical_id)
         if self._indexed(canonical_id):
             self.aliases += 1

@@ -134,7 +134,7 @@ class CrawlLoop:
         self.sink = sink or NullSink()
         self.scope = scope or Scope(settings.include, settings.exclude, settings.max_depth,
                                     settings.max_url_length, settings.deny_private,
-                                    settings.scope_hosts, settings.trap_repeats)
+                                    settings.scope_hosts, settings.trap_repeats, settings.types)
         self.calendars = DateBudget(settings.trap_budget)  # endless date sequences (traps.py)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
@@ -144,7 +144,7 @@ class CrawlLoop:
         self.retries = Retries(settings, store)  # a passing failure is tried again
         self.politeness = AdaptiveDelay(settings)  # slow or overloaded servers: asked less often
         self.sitemaps = Sitemaps(sitemaps and settings.sitemaps, self.scope, settings.max_url_length,
-                                 self.queue_parts)  # `webcrawler index` reads them
+                                 self.queue_id)  # `webcrawler index` reads them
         self.stats = CrawlStats()
         self.pool: Pool | None = None  # while the loop runs
         self.hooks = hooks(self)  # the client's, made for this loop
@@ -429,9 +429,9 @@ class CrawlLoop:
         self.frontier.links_found(None, [link])
         return link
 
-    def queue_parts(self, parts: tuple[str, str], depth: int, redirects: int) -> int:
-        """`queue` for an (origin, path) pair; the document's id."""
-        return self.queue(parts[0] + parts[1], depth, redirects).target_id
+    def queue_id(self, url: str, depth: int) -> int:
+        """The id of normalised `url`'s document, queued if it is new (a sitemap, a canonical URL)."""
+        return self.queue(url, depth, 0).target_id
 
     def url_of(self, entry: FrontierEntry) -> str:
         return self.store.servers_by_id[entry.server_id].origin + entry.path

@@ -17,15 +17,14 @@ from typing import Protocol
 
 from webcrawler.database import State
 from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
-from webcrawler.engine.loop.canonical import Canonicals
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.documents import record_document
-from webcrawler.engine.loop.near_duplicates import NEAR_DUPLICATE, NearDuplicates
+from webcrawler.engine.loop.one_url import OneURLPerDocument
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.pipeline.link_refresh import LinkRefresh
 from webcrawler.engine.pipeline.outbox import OutboxWriter
-from webcrawler.engine.scheduling.frontier import Ordering
+from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
 from webcrawler.messages import Document, Failure, NotModified, Reason, Redirect
 from webcrawler.settings import Settings
@@ -37,6 +36,7 @@ class Incremental(Protocol):
     never the other way round."""
 
     def first_fetch(self, entry: FrontierEntry, now: float) -> None: ...
+    def listed(self, pages: list[FoundLink], lastmods: dict[str, float], now: float) -> int: ...
     def document(self, entry: FrontierEntry, doc: Document, now: float) -> bool: ...
     def not_modified(self, entry: FrontierEntry, answer: NotModified, now: float) -> None: ...
     def failure(self, entry: FrontierEntry, failure: Failure, now: float) -> None: ...
@@ -56,10 +56,8 @@ class IndexHooks(BaseHooks):
         self.loop = loop
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
         conn = getattr(loop.store, "conn", None)  # the SQL store's (aliases, sketches); None in memory
-        self.canonicals = None if conn is None else Canonicals(
-            conn, loop.scope, loop.sink, loop.url_of, loop.queue_parts)
-        self.near_duplicates = None if conn is None else NearDuplicates(
-            conn, loop.settings.near_duplicates)
+        self.judge = None if conn is None else OneURLPerDocument(
+            conn, loop.scope, loop.sink, loop.url_of, loop.queue_id, loop.settings.near_duplicates)
         # the SQL store's index is sent the pages whose in-links changed (pipeline/link_refresh.py)
         self.links = LinkRefresh(conn, loop.settings.link_refresh) \
             if conn is not None and isinstance(loop.sink, OutboxWriter) else None
@@ -72,9 +70,7 @@ class IndexHooks(BaseHooks):
         if entry.recrawl and self.recrawl is not None:
             if self.recrawl.document(entry, doc, now):  # changed: its links are replaced
                 loop.store.delete_links(entry.doc_id)
-                loop.follow(entry, doc.links)
-                if self.links is not None:
-                    self.links.fetched(entry.doc_id)
+                self._follow(entry, doc, now)
             return
         kept = record_document(loop.store, loop.sink, entry, doc, now, self.judge)
         if self.recrawl is not None:
@@ -82,29 +78,22 @@ class IndexHooks(BaseHooks):
         server.docs_fetched += 1
         loop.stats.retrieved += 1
         if kept.duplicate_of is None:
-            loop.follow(entry, doc.links)
-            if self.links is not None:
-                self.links.fetched(entry.doc_id)
+            self._follow(entry, doc, now)
 
-    def judge(self, entry: FrontierEntry, doc: Document, reason: str | None
-              ) -> tuple[str | None, str | None, bytes]:
-        """One URL per document: an alias of its canonical URL, or a near-duplicate of an
-        indexed page, is stored and not indexed (canonical.py, near_duplicates.py)."""
-        detail = None
-        if self.canonicals is None or self.near_duplicates is None:
-            return reason, detail, doc.sketch
-        if reason is None:
-            reason, detail = self.canonicals.judge(entry, doc)
-        sketch = doc.sketch or self.near_duplicates.sketch(doc, reason)
-        if reason is None and (near := self.near_duplicates.judge(entry, sketch)):
-            reason, detail = NEAR_DUPLICATE, near
-        return reason, detail, sketch
+    def _follow(self, entry: FrontierEntry, doc: Document, now: float) -> None:
+        """Store and queue the document's links; a sitemap's lastmod dates make the stored
+        pages it lists that changed since their last fetch due (recrawl/recrawler.py)."""
+        found = self.loop.follow(entry, doc.links)
+        if self.links is not None:
+            self.links.fetched(entry.doc_id)
+        if doc.lastmods and self.recrawl is not None:
+            self.recrawl.listed(found, dict(doc.lastmods), now)
 
     def found(self) -> str:
         """Sitemaps read, aliases and near-duplicates kept out, pages sent to the index again
         for their links: the summary's line."""
         parts = [self.loop.sitemaps.line(), *(judge.line() for judge in (
-            self.canonicals, self.near_duplicates, self.links) if judge)]
+            self.judge, self.links) if judge)]
         return "; ".join(part for part in parts if part)
 
     def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:

@@ -17,7 +17,7 @@ BUCKET_SIZE newest pages. The measured threshold: docs/near-duplicates.md.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 
 import numpy as np
 from sqlalchemy import select
@@ -74,14 +74,17 @@ class NearDuplicates:
         return f"near-duplicates {self.found} not indexed" if self.found else ""
 
     def _most_alike(self, sketch: bytes, keys: list[int]) -> tuple[int, float] | None:
-        shared: Counter[int] = Counter()
+        shared: dict[int, int] = {}
         for key in keys:
-            shared.update(self._buckets.get(key, ()))
-        candidates = [doc_id for doc_id, n in shared.most_common(MAX_CANDIDATES) if n >= MIN_SHARED]
-        if not candidates:
+            for doc_id in self._buckets.get(key, ()):
+                shared[doc_id] = shared.get(doc_id, 0) + 1
+        alike = [(n, doc_id) for doc_id, n in shared.items() if n >= MIN_SHARED]
+        if not alike:  # most pages: no indexed page shares enough of their smallest hashes
             return None
-        rows = self.conn.execute(select(documents.c.id, documents.c.sketch)
-                                 .where(documents.c.id.in_(candidates))).all()
+        candidates = [doc_id for _, doc_id in sorted(alike, key=lambda pair: -pair[0])[:MAX_CANDIDATES]]
+        rows = self.conn.execute(select(documents.c.id, documents.c.sketch).where(  # still indexed:
+            documents.c.id.in_(candidates), documents.c.state == State.FETCHED,  # not an alias
+            documents.c.reason.is_(None))).all()  # its canonical page took out of the index
         scored = [(int(doc_id), resemblance(sketch, bytes(other))) for doc_id, other in rows
                   if other]
         return max(scored, key=lambda pair: pair[1], default=None)

@@ -6,7 +6,8 @@ an index sink, an incremental recrawl.
 
 - `Scope.should_visit(url, depth)`: follow this link? (include / exclude
   patterns, depth, URL length, link loops (traps.py), file types the index
-  cannot use, and with deny_private IP literals that are not public, on servers
+  cannot use or `--types` leaves out (where the URL's extension names them; the agent
+  checks the Content-Type of the others), and with deny_private IP literals that are not public, on servers
   that neither the seeds' hosts nor an include pattern name.)
 - `DocumentSink`: receives every retrieved document; `commit` is called right
   after each database commit, `close` at the end (`abort` instead when the disk is full).
@@ -21,7 +22,7 @@ from typing import Protocol
 from webcrawler.agents.addresses import Exempt, refused_literal
 from webcrawler.agents.filetypes import unindexable_url
 from webcrawler.engine.loop.traps import loop_in
-from webcrawler.messages import Document, Reason
+from webcrawler.messages import DOCUMENT_TYPES, Document, Reason
 from webcrawler.urls import split
 
 
@@ -30,7 +31,8 @@ class Scope:
 
     def __init__(self, include: Sequence[str] = (), exclude: Sequence[str] = (),
                  max_depth: int = 50, max_url_length: int = 2048, deny_private: bool = False,
-                 allowed_hosts: Sequence[str] = (), trap_repeats: int = 0) -> None:
+                 allowed_hosts: Sequence[str] = (), trap_repeats: int = 0,
+                 types: tuple[str, ...] = DOCUMENT_TYPES) -> None:
         self.include = [re.compile(p) for p in include]
         self.exclude = [re.compile(p) for p in exclude]
         self.max_depth = max_depth
@@ -38,7 +40,16 @@ class Scope:
         self.deny_private = deny_private
         self.exempt = Exempt(allowed_hosts, include)
         self.trap_repeats = trap_repeats
-        self.sitemaps: set[str] = set()  # URLs known to be sitemaps: read whatever their extension
+        self.types = types  # the kinds of document fetched (--types)
+        self._sitemaps: set[str] = set()  # URLs known to be sitemaps: read whatever their extension
+
+    def admit_sitemap(self, url: str) -> None:
+        """`url` is a sitemap (a robots.txt or a sitemap index named it): admitted whatever its
+        extension says (sitemap.xml.gz, a .txt list)."""
+        self._sitemaps.add(url)
+
+    def is_sitemap(self, url: str) -> bool:
+        return url in self._sitemaps
 
     def should_visit(self, url: str, depth: int) -> bool:
         return self.why_not(url, depth) is None
@@ -55,8 +66,8 @@ class Scope:
             return Reason.TRAP
         if self.deny_private and self.refuses_server(split(url)[0]):
             return Reason.PRIVATE
-        if unindexable_url(url) and url not in self.sitemaps:
-            return Reason.UNINDEXABLE
+        if unindexable_url(url, self.types) and url not in self._sitemaps:
+            return Reason.UNINDEXABLE  # by the extension: the type itself is the agent's to check
         return None
 
     def refuses_server(self, origin: str) -> bool:

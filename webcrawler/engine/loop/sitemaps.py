@@ -21,7 +21,7 @@ from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.policies import Scope
 from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.messages import SITEMAP_TYPE, Document, Reason, RobotsFile
-from webcrawler.urls import split, try_normalize
+from webcrawler.urls import try_normalize
 
 MAX_NESTING = 3  # sitemap index -> sitemap (the protocol) and one level of slack
 MAX_NAMED = 100  # Sitemap: lines read from one robots.txt
@@ -31,12 +31,11 @@ class Sitemaps:
     """Owned by the crawl loop: told of robots.txt answers and of fetched documents."""
 
     def __init__(self, enabled: bool, scope: Scope, max_url_length: int,
-                 queue: Callable[[tuple[str, str], int, int], int]) -> None:
+                 queue: Callable[[str, int], int]) -> None:
         self.enabled = enabled
         self.scope = scope
         self.max_url_length = max_url_length
         self._queue = queue
-        self.known = scope.sitemaps  # URLs named as sitemaps in this run (the scope reads them)
         self._servers: set[str] = set()
         self.files = 0  # sitemaps read
         self.urls = 0  # URLs they listed (pages, not sitemaps)
@@ -52,7 +51,7 @@ class Sitemaps:
 
     def kind_of(self, url: str) -> str:
         """The `Retrieve` kind for `url`: "sitemap" or "document"."""
-        if self.enabled and (url in self.known or looks_like_sitemap(url)):
+        if self.enabled and (self.scope.is_sitemap(url) or looks_like_sitemap(url)):
             return "sitemap"
         return "document"
 
@@ -69,8 +68,8 @@ class Sitemaps:
         """Queue sitemaps that the scope admits (a .gz sitemap included)."""
         for url in urls:
             if self.scope.why_not(url, depth) in (None, Reason.UNINDEXABLE):
-                self.known.add(url)
-                self._queue(split(url), depth, 0)
+                self.scope.admit_sitemap(url)
+                self._queue(url, depth)
 
     def line(self) -> str:
         return f"sitemaps {self.files} read, {self.urls} URLs listed" if self.files else ""

@@ -292,9 +292,11 @@ class _HotStatements:
         ).returning(d.id))
         self.previous = Prepared(conn, select(d.checksum, d.times_fetched, d.times_changed).where(
             d.id == bindparam("p_id")))
+        # The state is wrapped so that only the checksum's index can serve the query: SQLite's
+        # planner, without statistics, took the state's index and read every indexed row.
         self.duplicate = Prepared(conn, select(d.id).where(and_(
-            d.checksum == bindparam("p_sum"), d.state == State.FETCHED, d.reason.is_(None),
-            d.id != bindparam("p_id"))).limit(1))
+            d.checksum == bindparam("p_sum"), func.coalesce(d.state, "") == State.FETCHED,
+            d.reason.is_(None), d.id != bindparam("p_id"))).limit(1))
         self.add_link = Prepared(conn, dialects.insert_ignore(conn.dialect.name, links).values(
             source_id=bindparam("p_source"), target_id=bindparam("p_target"),
             anchor=bindparam("p_anchor")))

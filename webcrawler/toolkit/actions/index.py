@@ -9,7 +9,10 @@ the index outbox in the same transaction (`engine.indexer.IndexSink`), which
 the index process commits. So a page that says noindex (robots meta or
 X-Robots-Tag) is stored but not indexed, a page with the same content as one
 already fetched (the agent's checksum, whichever crawl fetched it) is stored
-as a duplicate, and the links of the others are stored, their targets queued.
+as a duplicate, and the links of the others are stored, their targets queued. One URL per
+document holds as in a batch crawl (engine/loop/one_url.py): a page whose canonical URL is
+another is kept as its alias, a page that nearly repeats an indexed one (`near_duplicates`,
+the crawl setting's default unless given) as a near-duplicate; neither is indexed.
 The data directory stays one the query server, `webcrawler stats` and
 `webcrawler index --reindex` understand.
 
@@ -29,11 +32,14 @@ from typing import TYPE_CHECKING
 from webcrawler import urls
 from webcrawler.datadir import DataDir
 from webcrawler.messages import Document
+from webcrawler.settings import Settings
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page
 
 if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Whoosh (about 1.4 s):
     # every crawl imports the actions, few add to the index, so they are imported on first use
+    from webcrawler.engine.interfaces import FrontierEntry
+    from webcrawler.engine.loop.one_url import OneURLPerDocument
     from webcrawler.engine.pipeline.index_sink import IndexSink
     from webcrawler.engine.store.sql import CrawlStore
 
@@ -44,14 +50,16 @@ class AddToIndex(VisitAction):
     """``AddToIndex("webcrawler-data")``: every visited page stored and indexed there."""
 
     def __init__(self, data_dir: str | Path = "webcrawler-data", when: PagePredicate | None = None,
-                 db_url: str = "") -> None:
+                 db_url: str = "", near_duplicates: float = Settings.near_duplicates) -> None:
         super().__init__(when)
         self.data_dir = Path(data_dir)
         self.paths = DataDir(self.data_dir)
         self.db_url = db_url or self.paths.database_url
+        self.near_duplicates = near_duplicates  # 0: off
         self.added = 0
         self._store: CrawlStore | None = None
         self._sink: IndexSink | None = None
+        self._judge: OneURLPerDocument | None = None
         self._run = 0
         self._since_commit = 0
 
@@ -68,7 +76,7 @@ class AddToIndex(VisitAction):
         server, _, ids, _ = queue_urls(store, origin, [path], page.depth, 0)
         entry = FrontierEntry(ids[path], server.id, path, page.depth)
         document = page.document or _document(page, url)  # a Page built by hand: its own text
-        kept = record_document(store, sink, entry, document, time.time())
+        kept = record_document(store, sink, entry, document, time.time(), self._judge)
         server.docs_fetched += 1
         if kept.duplicate_of is None:
             store_links(store, Scope(), entry, document.links)
@@ -90,7 +98,23 @@ class AddToIndex(VisitAction):
             self._store = CrawlStore(connect(self.db_url))
             self._run = self._store.start_run(mode="toolkit")
             self._sink = IndexSink(self._store, self.paths.index)
+            self._judge = self._one_url(self._store, self._sink)
         return self._store, self._sink
+
+    def _one_url(self, store: CrawlStore, sink: IndexSink) -> OneURLPerDocument:
+        """The batch crawl's canonical and near-duplicate judgement, over this store."""
+        from webcrawler.engine.loop.documents import queue_urls
+        from webcrawler.engine.loop.one_url import OneURLPerDocument
+        from webcrawler.engine.loop.policies import Scope
+
+        def url_of(entry: FrontierEntry) -> str:
+            return store.servers_by_id[entry.server_id].origin + entry.path
+
+        def queue(url: str, depth: int) -> int:
+            origin, path = urls.split(url)
+            return queue_urls(store, origin, [path], depth, 0)[2][path]
+
+        return OneURLPerDocument(store.conn, Scope(), sink, url_of, queue, self.near_duplicates)
 
     def _commit(self, ended: bool = False) -> None:
         assert self._store is not None and self._sink is not None
@@ -109,7 +133,9 @@ class AddToIndex(VisitAction):
         finally:
             self._store.close()
             self._store.engine.dispose()
-        return f"{self.added} pages added to the index in {self.data_dir}"
+        kept_out = self._judge.line() if self._judge is not None else ""
+        return f"{self.added} pages added to the index in {self.data_dir}" + (
+            f" ({kept_out})" if kept_out else "")
 
 
 def _document(page: Page, url: str) -> Document:
