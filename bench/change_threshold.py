@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 from bench.common import publish, table
-from webcrawler.recrawl.changes import MIN_CHANGED_SHINGLES, differing_shingles, resemblance, sketch
+from webcrawler.recrawl.changes import MIN_CHANGED_SHINGLES
+from webcrawler.shingles import differing_shingles, resemblance, sketch
 from webcrawler.testing.genweb import random_text
 
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from bench.common import publish
 from webcrawler.database import State, connect
-from webcrawler.engine.run import run_index
-from webcrawler.engine.store import CrawlStore, NewURL
+from webcrawler.engine.store.sql import CrawlStore, NewURL
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 

@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 
 from bench.common import publish, table
 from webcrawler.database import State, connect, documents
-from webcrawler.engine.run import run_index
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.flakyweb import RESET, Flaky, error, slow, too_many, unavailable
 from webcrawler.testing.server import Hit, LoopbackWeb, Page, Site, html

@@ -30,8 +30,8 @@ from pathlib import Path
 from bench.common import median, publish, table
 from bench.query_latency import WEBCRAWLER, document, percentile, query_stream
 from webcrawler.database import connect
-from webcrawler.engine.outbox import pack
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.pipeline.outbox import pack
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import QueryError, open_searcher
 
 BATCH = 200  # documents per outbox batch, as the crawl commits them

@@ -4,6 +4,7 @@ WEBCRAWLER_* < flag, `webcrawler config`, and one-line errors (exit 2) for a bad
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import fields
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from click.testing import CliRunner
 
 from tests.cli_runner import run_cli
 from webcrawler.cli import main
+from webcrawler.config.credentials import read_credentials
+from webcrawler.config.kinds import ConfigError
 from webcrawler.config.serve import ServeSettings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
@@ -178,6 +181,10 @@ def test_the_file_must_be_a_small_regular_file_with_compiling_patterns(tmp_path:
     assert failing("config", "--data-dir", str(tmp_path)) == (
         2, f"Error: {path}: not a regular file\n")
     path.unlink()
+    os.mkfifo(path)  # opening a pipe for reading would wait for a writer forever
+    assert failing("config", "--data-dir", str(tmp_path)) == (
+        2, f"Error: {path}: not a regular file\n")
+    path.unlink()
     write_config(tmp_path, "[crawl]\nuser_agent = '" + "x" * (1 << 20) + "'\n")
     assert failing("config", "--data-dir", str(tmp_path)) == (
         2, f"Error: {path}: larger than 1048576 bytes: not a settings file\n")
@@ -190,3 +197,17 @@ def test_the_file_must_be_a_small_regular_file_with_compiling_patterns(tmp_path:
         assert code == 2 and output.count("\n") == 1, output
         assert output.startswith(f"Error: {path}: [crawl] include: '^http://(docs' is not a "
                                  "regular expression (missing ), unterminated subpattern")
+
+
+def test_credentials_are_read_with_the_same_checks_as_the_settings(tmp_path: Path) -> None:
+    path = tmp_path / "webcrawler.toml"
+    path.symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match="not a regular file"):
+        read_credentials(tmp_path)
+    path.unlink()
+    path.write_text('[[credentials]]\nhost = "a"\nheader = "X-Key: ' + "k" * (1 << 20) + '"\n')
+    with pytest.raises(ConfigError, match="larger than 1048576 bytes"):
+        read_credentials(tmp_path)
+    path.write_text('[[credentials]]\nhost = "intranet:8443"\nheader = "X-Key: k"\n')
+    assert [(c.host, c.header, c.value) for c in read_credentials(tmp_path)] == [
+        ("intranet:8443", "X-Key", "k")]

@@ -1,7 +1,7 @@
 """The crawler against the generated web's hostile corners: it survives each and says why.
 
 One crawl (module fixture) meets every corner at once, with short timeouts;
-the calendar that never ends is cut off by the trap budget (engine/traps.py).
+the calendar that never ends is cut off by the trap budget (engine/loop/traps.py).
 Each test then reads what the database recorded for one corner.
 """
 
@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from tests.engine.conftest import document_states
 from webcrawler.database import connect, crawls, servers
-from webcrawler.engine.run import run_index
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.genweb import HOSTILE, GenWeb
 from webcrawler.testing.genweb_server import GenWebServer

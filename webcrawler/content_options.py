@@ -1,5 +1,5 @@
 """The `webcrawler index` options that say what counts as one document and which kinds are
-fetched (registered in webcrawler/cli.py): tracking parameters, sitemaps, document types,
+fetched (registered in webcrawler/cli/main.py): tracking parameters, sitemaps, document types,
 near-duplicates, main content."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from webcrawler.messages import DOCUMENT_TYPES
 
 
 def content_options(command: Any) -> Any:
-    """--strip-param (urls.strip_params), --sitemaps (engine/sitemaps.py), --types
-    (agents/extract.py), --near-duplicates (engine/near_duplicates.py) and
+    """--strip-param (urls.strip_params), --sitemaps (engine/loop/sitemaps.py), --types
+    (agents/extract.py), --near-duplicates (engine/loop/near_duplicates.py) and
     --main-content/--all-text (agents/parse.py)."""
     options = [
         click.option("--strip-param", "strip_params", multiple=True,

@@ -123,7 +123,7 @@ documents = Table(
     # dates are untrusted (recrawl/lastmod.py)
     Column("change_ages", Float),
     Column("sketch", LargeBinary),
-    # Retries (engine/retries.py): tries made of a page that failed at least once, and each
+    # Retries (engine/loop/retries.py): tries made of a page that failed at least once, and each
     # failed try's reason as JSON [[reason, status, detail], ...]; NULL: one try sufficed.
     Column("tries", Integer),
     Column("attempts", Text),
@@ -143,7 +143,7 @@ links = Table(
 )
 Index("ix_links_target", links.c.target_id)
 
-# A page that names another URL its canonical one (engine/canonical.py): an alias, kept out of
+# A page that names another URL its canonical one (engine/loop/canonical.py): an alias, kept out of
 # the index once the canonical page is in it.
 aliases = Table(
     "aliases",
@@ -179,7 +179,7 @@ index_outbox = Table(
 )
 Index("ix_index_outbox_batch", index_outbox.c.batch)
 INDEXED = 0  # index_outbox.batch of a row the index has committed (batches are never 0)
-REMOVED = b""  # the payload of a removal row (engine/outbox.py)
+REMOVED = b""  # the payload of a removal row (engine/pipeline/outbox.py)
 
 
 def outbox_text(payload: bytes | None) -> str | None:

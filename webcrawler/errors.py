@@ -3,7 +3,7 @@
 Every error of the house derives from `WebcrawlerError`; its message is one line for
 the user (it names the file, the setting or the address, and says what to do; no
 library's raw message), and `exit_code` is the status the command line exits with. The
-command line turns them into that line and that status once, at its edge (cli.py), so
+command line turns them into that line and that status once, at its edge (cli/main.py), so
 a command needs no try/except of its own to print and exit. The kinds, and where each
 error lives (beside the code that raises it):
 
@@ -25,10 +25,10 @@ error lives (beside the code that raises it):
     │   └── IndexDamaged                 index/models.py
     ├── StorageError                     the data directory could not be written
     │   ├── StorageFull                  storage_errors.py: the disk is full
-    │   └── IndexFailed                  engine/indexer.py: the index writer died
+    │   └── IndexFailed                  engine/pipeline/index_sink.py: the index writer died
     ├── NothingToDo                      the data directory holds nothing for the command
-    │   ├── NothingToCrawl               engine/run.py
-    │   ├── NothingToReindex             engine/reindex.py
+    │   ├── NothingToCrawl               run.py
+    │   ├── NothingToReindex             engine/pipeline/reindex.py
     │   └── NoHistory                    recrawl/history.py: no crawl history to plan from
     ├── ServiceError                     a server or a peer could not be started or reached
     │   ├── ServeError                   web/server.py: cannot listen

@@ -53,7 +53,7 @@ class Reason:
     DUPLICATE = "duplicate"  # same content as another document already fetched
     PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
     POLICY = "policy"  # a toolkit crawl's request policy refused the request: it never went out
-    TRAP = "trap"  # a link loop or an endless date sequence (engine/traps.py)
+    TRAP = "trap"  # a link loop or an endless date sequence (engine/loop/traps.py)
 
 
 ROBOTS_HOP = "robots-hop"  # Retrieve.kind: one robots.txt request, its redirect answered as data
@@ -116,7 +116,7 @@ class Document:
     last_modified: str = ""
     etag: str = ""
     html: str = ""  # the decoded body, only for `Retrieve(kind="page")` (the toolkit's Page.html)
-    sketch: bytes = b""  # the text's shingle sketch (recrawl/changes.py) when Retrieve asked
+    sketch: bytes = b""  # the text's shingle sketch (webcrawler/shingles.py) when Retrieve asked
     headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
     sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)

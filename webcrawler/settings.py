@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from webcrawler.config.credentials import read_credentials
 from webcrawler.datadir import DataDir
-from webcrawler.messages import DOCUMENT_TYPES, AgentConfig
+from webcrawler.messages import DOCUMENT_TYPES
 from webcrawler.urls import TRACKING_PARAMETERS, ParamNames
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
@@ -107,28 +106,6 @@ class Settings:
     @property
     def index_dir(self) -> Path:
         return self.paths.index
-
-    def agent_config(self) -> AgentConfig:
-        agent = self.user_agent or f"{self.robots_token}/0.1 (personal search engine; webcrawler)"
-        return AgentConfig(
-            user_agent=agent,
-            connect_timeout=self.connect_timeout,
-            read_timeout=self.read_timeout,
-            total_timeout=self.total_timeout,
-            max_bytes=self.max_bytes,
-            max_url_length=self.max_url_length,
-            deny_private=self.deny_private,
-            allowed_hosts=self.scope_hosts,
-            allowed_patterns=self.include,
-            ca_bundle=self.ca_bundle,
-            client_cert=self.client_cert,
-            client_key=self.client_key,
-            verify_tls=not self.insecure_skip_tls_verify,
-            credentials=read_credentials(self.data_dir),
-            strip_params=self.strip_params,
-            types=self.types,
-            main_content=self.main_content,
-        )
 
     def param_names(self) -> ParamNames:
         """The tracking and session parameters URLs lose (urls.strip_params)."""

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from webcrawler.database import connect, documents, servers
-from webcrawler.engine.run import run_index
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 

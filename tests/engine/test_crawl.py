@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from webcrawler.config.agent_config import agent_config
 from webcrawler.database import State
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
@@ -144,9 +145,9 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     import threading
 
     from webcrawler.database import connect
-    from webcrawler.engine.indexing import index_loop
-    from webcrawler.engine.pool import AgentPool
-    from webcrawler.engine.store import CrawlStore
+    from webcrawler.engine.loop.index_hooks import index_loop
+    from webcrawler.engine.loop.pool import AgentPool
+    from webcrawler.engine.store.sql import CrawlStore
 
     asked = threading.Event()
     pages = site_pages("victim", 3)
@@ -161,7 +162,7 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
 
     def pool_factory():
         s = settings
-        pools.append(AgentPool(s.agents, s.agent_config(), s.robots_token, deadline=s.deadline()))
+        pools.append(AgentPool(s.agents, agent_config(s), s.robots_token, deadline=s.deadline()))
         return pools[0]
 
     def killer():
@@ -214,9 +215,9 @@ def test_scope_limits_depth_per_server_cap_and_patterns(settings):
 
 def test_agents_are_recycled_and_memory_hogs_replaced(settings):
     from webcrawler.database import connect
-    from webcrawler.engine.indexing import index_loop
-    from webcrawler.engine.pool import AgentPool
-    from webcrawler.engine.store import CrawlStore
+    from webcrawler.engine.loop.index_hooks import index_loop
+    from webcrawler.engine.loop.pool import AgentPool
+    from webcrawler.engine.store.sql import CrawlStore
 
     pools: list[AgentPool] = []
 
@@ -226,7 +227,7 @@ def test_agents_are_recycled_and_memory_hogs_replaced(settings):
         s = settings
 
         def factory():
-            pools.append(AgentPool(2, s.agent_config(), s.robots_token, deadline=s.deadline(),
+            pools.append(AgentPool(2, agent_config(s), s.robots_token, deadline=s.deadline(),
                                    **pool_options))
             return pools[-1]
 

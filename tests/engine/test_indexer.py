@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import time
 
-from webcrawler.engine.indexer import MAX_BATCHES_PER_COMMIT, _take_waiting
+from webcrawler.engine.pipeline.index_sink import MAX_BATCHES_PER_COMMIT, _take_waiting
 
 
 def test_waiting_batches_are_taken_a_commit_at_a_time() -> None:

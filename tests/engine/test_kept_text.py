@@ -9,9 +9,9 @@ from pathlib import Path
 from sqlalchemy import select
 
 from webcrawler.database import INDEXED, connect, index_outbox
-from webcrawler.engine.indexer import IndexSink
-from webcrawler.engine.outbox import unpack
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.pipeline.outbox import unpack
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import open_searcher
 from webcrawler.messages import Document
 

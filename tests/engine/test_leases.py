@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.engine.leases import RETRY, ServerLeases
+from webcrawler.engine.scheduling.leases import RETRY, ServerLeases
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 ADDRESS = "127.0.13.1"

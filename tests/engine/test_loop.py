@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.engine.crawl import BaseHooks, CrawlLoop
-from webcrawler.engine.indexing import index_loop
-from webcrawler.engine.memory_store import MemoryStore
+from webcrawler.engine.loop.crawl import BaseHooks, CrawlLoop
+from webcrawler.engine.loop.index_hooks import index_loop
+from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.testing.inprocess import InProcessPool

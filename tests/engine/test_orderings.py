@@ -8,10 +8,10 @@ import pytest
 
 from tests.engine.conftest import crawl, document_states
 from webcrawler.database import connect
-from webcrawler.engine.frontier import FoundLink
-from webcrawler.engine.orders.batch import make_ordering
-from webcrawler.engine.scheduler import Scheduler
-from webcrawler.engine.store import CrawlStore, NewURL
+from webcrawler.engine.scheduling.frontier import FoundLink
+from webcrawler.engine.scheduling.orders.batch import make_ordering
+from webcrawler.engine.scheduling.scheduler import Scheduler
+from webcrawler.engine.store.sql import CrawlStore, NewURL
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
 

@@ -1,4 +1,4 @@
-"""Index removals are durable outbox rows (engine/outbox.py): the last row of a document wins
+"""Index removals are durable outbox rows (engine/pipeline/outbox.py): the last row of a document wins
 in both index writers and in a rebuild (`--reindex`), and a crawl killed with kill -9 after
 the database said a page is gone, before the index applied it, converges when `webcrawler
 index` starts again."""
@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import select
 
 from webcrawler.database import INDEXED, REMOVED, State, connect, documents, index_outbox
-from webcrawler.engine.indexer import IndexSink
-from webcrawler.engine.outbox import pack
-from webcrawler.engine.reindex import run_reindex
-from webcrawler.engine.shard_writer import run_shard_writer
-from webcrawler.engine.store import CrawlStore, NewURL
+from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.pipeline.outbox import pack
+from webcrawler.engine.pipeline.reindex import run_reindex
+from webcrawler.engine.pipeline.shard_writer import run_shard_writer
+from webcrawler.engine.store.sql import CrawlStore, NewURL
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html

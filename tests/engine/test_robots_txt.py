@@ -1,4 +1,4 @@
-"""robots.txt's lifecycle (engine/robots_txt.py) on a real database: due, obeyed, expired,
+"""robots.txt's lifecycle (engine/loop/robots_txt.py) on a real database: due, obeyed, expired,
 retried, refused, restored. No request is made: the answers are the agents' messages."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from webcrawler.database import connect
-from webcrawler.engine.robots_txt import RobotsTxt
-from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.loop.robots_txt import RobotsTxt
+from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.messages import RobotsFile
 from webcrawler.settings import Settings
 

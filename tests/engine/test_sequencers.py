@@ -1,7 +1,7 @@
 """Sequencers and the server-first scheduler, on their own (no I/O, no clock)."""
 
-from webcrawler.engine.scheduler import Scheduler, ServerState
-from webcrawler.engine.sequencers import (
+from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.scheduling.sequencers import (
     FifoQueue,
     PriorityAggregator,
     PriorityQueue,

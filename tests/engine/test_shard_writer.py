@@ -15,16 +15,16 @@ from sqlalchemy import select
 
 from webcrawler.cli import main
 from webcrawler.database import INDEXED, REMOVED, connect, index_outbox
-from webcrawler.engine.outbox import pack
-from webcrawler.engine.reindex import run_reindex
-from webcrawler.engine.shard_writer import (
+from webcrawler.engine.pipeline.outbox import pack
+from webcrawler.engine.pipeline.reindex import run_reindex
+from webcrawler.engine.pipeline.shard_writer import (
     Databases,
     ShardWriterSummary,
     _acknowledge,
     run_shard_writer,
     take,
 )
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import IndexedDocument, open_searcher, open_shard_writer
 from webcrawler.index.format import shard_count
 from webcrawler.query_server import create_app

@@ -23,7 +23,7 @@ from webcrawler.database import (
     links,
     servers,
 )
-from webcrawler.engine.store import CrawlStore, NewURL
+from webcrawler.engine.store.sql import CrawlStore, NewURL
 
 ORIGIN = "http://127.0.4.90:8080"
 

@@ -16,7 +16,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from tests.export.conftest import webcrawler
 from webcrawler.database import connect, documents, responses
-from webcrawler.engine.run import run_index
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 

@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from tests.engine.conftest import document_states
 from webcrawler.database import aliases, connect, documents
-from webcrawler.engine.run import run_index
 from webcrawler.index import open_searcher
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 

@@ -13,9 +13,9 @@ from flask.testing import FlaskClient
 from tests.engine.conftest import document_states
 from webcrawler.agents import extract
 from webcrawler.database import State
-from webcrawler.engine.run import run_index
 from webcrawler.index import open_searcher
 from webcrawler.query_server import create_app
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing import documents as files
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html

@@ -15,7 +15,7 @@ from tests.cli_runner import run_cli
 from tests.engine.conftest import document_states
 from webcrawler.agents import sitemap
 from webcrawler.database import State, connect, documents
-from webcrawler.engine.run import run_index
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 

@@ -11,7 +11,7 @@ from flask import render_template
 from flask.testing import FlaskClient
 
 from tests.query_server.conftest import build_app
-from webcrawler.engine.realtime import Found
+from webcrawler.engine.realtime.search import Found
 
 
 def test_suggest_answers_completions_most_documents_first(client: FlaskClient) -> None:

@@ -9,8 +9,8 @@ import pytest
 
 from tests.realtime.conftest import search
 from tests.realtime.topicweb import TopicWeb
-from webcrawler.engine.orders.anchor_text import anchor_scores
-from webcrawler.engine.realtime import Found
+from webcrawler.engine.realtime.search import Found
+from webcrawler.engine.scheduling.orders.anchor_text import anchor_scores
 from webcrawler.index import open_searcher
 from webcrawler.testing.server import LoopbackWeb, Site, html
 

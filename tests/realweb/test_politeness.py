@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from webcrawler.engine.politeness import AdaptiveDelay
-from webcrawler.engine.scheduler import ServerState
+from webcrawler.engine.scheduling.politeness import AdaptiveDelay
+from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.messages import Document, Failure
 from webcrawler.settings import Settings
 from webcrawler.testing.flakyweb import slow

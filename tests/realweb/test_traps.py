@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from webcrawler.database import State
-from webcrawler.engine.traps import DateBudget, date_pattern, loop_in
+from webcrawler.engine.loop.traps import DateBudget, date_pattern, loop_in
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 from .conftest import crawl, rows

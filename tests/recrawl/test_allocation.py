@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import insert
 
 from webcrawler.database import State, connect, documents, sqlite_url
-from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.recrawl.allocation import allocate, freshness, g, g_inverse, multiplier
 from webcrawler.recrawl.buckets import UNKNOWN
 from webcrawler.recrawl.policies import Buckets, Fetched, RecrawlPlan

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from webcrawler.recrawl.changes import (
-    SKETCH_SIZE,
-    Change,
-    classify,
-    resemblance,
-    shingles,
-    sketch,
-)
+from webcrawler.recrawl.changes import Change, classify
+from webcrawler.shingles import SKETCH_SIZE, resemblance, shingles, sketch
 
 BODY = ("The committee met on Tuesday to discuss the new library building and its opening "
         "hours for students and visitors alike. ") * 3

@@ -18,9 +18,9 @@ import pytest
 from sqlalchemy import select
 
 from webcrawler.database import State, connect, documents, links, responses
-from webcrawler.engine.indexer import IndexSink
-from webcrawler.engine.indexing import index_loop
-from webcrawler.engine.store import CrawlStore, stored_text
+from webcrawler.engine.loop.index_hooks import index_loop
+from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.store.sql import CrawlStore, stored_text
 from webcrawler.index import open_searcher
 from webcrawler.messages import Document
 from webcrawler.recrawl.lastmod import UNTRUSTED

@@ -9,9 +9,9 @@ import math
 import numpy as np
 
 from webcrawler.database import connect
-from webcrawler.engine.indexer import IndexSink
-from webcrawler.engine.indexing import index_loop
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.loop.index_hooks import index_loop
+from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.recrawl.auto_plan import as_recrawl_plan
 from webcrawler.recrawl.buckets import UNKNOWN
 from webcrawler.recrawl.model import Solution

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from webcrawler.database import connect, sqlite_url
-from webcrawler.engine.indexer import IndexSink
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import open_searcher
 from webcrawler.messages import Document
 

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import select
 
 from webcrawler.database import connect, documents, links, servers
-from webcrawler.engine.run import run_index
 from webcrawler.query_server import create_app
+from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.toolkit import Crawler, Limits

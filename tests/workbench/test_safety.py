@@ -155,6 +155,7 @@ def test_bound_beyond_loopback_a_token_is_generated_and_printed(tmp_path: Path) 
             wait_until(lambda: "Token: " in printed(), 30, "no token printed")
             token = printed().split("Token: ", 1)[1].split()[0]
             assert "warning: listening on 127.1" in printed() and len(token) >= 32
+            assert "can use the workbench, which makes this machine fetch URLs" in printed()
             assert bench.call("GET", "/api/crawls")[0] == 401
             assert bench.call("GET", "/api/crawls", headers={"Authorization": f"Bearer {token}"}) \
                 == (200, {"crawls": []})

@@ -1,6 +1,6 @@
 """The remote pool: the agent pool's interface over agents on other hosts (Dask distributed).
 
-The engine's dispatch seam (engine/crawl.py) asks a pool `free`, `busy`,
+The engine's dispatch seam (engine/loop/crawl.py) asks a pool `free`, `busy`,
 `submit`, `poll`, `in_flight` and `shutdown`; `AgentPool` answers with local
 subprocesses, this class with tasks on a Dask cluster: "retrieve this URL"
 becomes `agents.remote.retrieve` on whichever agent host has a free thread,

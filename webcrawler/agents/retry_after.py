@@ -2,7 +2,7 @@
 
 The header is a number of seconds or an HTTP date. A date is measured against the server's
 own Date header when it sent one (its clock, not ours, set the date), else against this
-host's clock. The engine decides what to do with the figure (engine/retries.py).
+host's clock. The engine decides what to do with the figure (engine/loop/retries.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Precedence, lowest first: the dataclass default < the data directory's
     serve     ServeSettings: the query server's own settings
     layers    apply the four layers, remembering each value's origin
     options   click options generated from the settings, and the CLI's entry points
-    command   `webcrawler config`: the effective configuration and its origins
+    agent_config  what every agent is told (the settings it needs, the credentials)
 
 Everything here is standard library and click only: `webcrawler.cli` imports it, and
 every agent process imports `webcrawler.cli` (tests/test_boundaries.py keeps it light).

@@ -15,10 +15,10 @@ naming the table, never its secret.
 from __future__ import annotations
 
 import base64
-import tomllib
 from pathlib import Path
 
 from webcrawler.config.kinds import ConfigError
+from webcrawler.config.toml_file import read_toml
 from webcrawler.messages import Credential
 
 FILE_NAME = "webcrawler.toml"  # as config/file.py, which checks the tables through `parse`
@@ -29,11 +29,9 @@ def read_credentials(data_dir: Path) -> tuple[Credential, ...]:
     """The credentials of `data_dir`'s webcrawler.toml (none without a file or tables)."""
     path = Path(data_dir) / FILE_NAME
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        document = read_toml(path)
     except FileNotFoundError:
         return ()
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{path}: cannot be read ({error})") from None
     return parse(path, document.get("credentials", []))
 
 

@@ -16,19 +16,16 @@ was expected, so the CLI can print it and exit 2:
 from __future__ import annotations
 
 import difflib
-import os
-import stat
-import tomllib
 from dataclasses import Field, fields
 from pathlib import Path
 
 from webcrawler.config.credentials import parse as parse_credentials
 from webcrawler.config.kinds import ConfigError, from_toml
 from webcrawler.config.serve import ServeSettings
+from webcrawler.config.toml_file import read_toml
 from webcrawler.datadir import DataDir
 from webcrawler.settings import Settings
 
-MAX_FILE = 1 << 20  # bytes: a settings file is small; a symlink to /dev/zero is not one
 SECTIONS: dict[str, type] = {"crawl": Settings, "serve": ServeSettings}
 # Fields a file may not set: the file lives in the data directory, and the scope's hosts
 # are the crawl's own record of its seeds.
@@ -45,32 +42,11 @@ def read_config(data_dir: Path) -> dict[str, dict[str, object]]:
     """The file's checked values by section ({} when there is no file)."""
     path = config_path(data_dir)
     try:
-        text = _read(path)
+        document = read_toml(path)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise ConfigError(f"{path}: cannot be read ({reason})") from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML ({error})") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not valid TOML (nested too deeply)") from None
     parse_credentials(path, document.pop("credentials", []))  # checked; only agents get them
     return {name: _section(path, name, table) for name, table in document.items()}
-
-
-def _read(path: Path) -> str:
-    """The file's text: a regular file (a device, a FIFO or a directory is refused, also
-    behind a symlink) of at most MAX_FILE bytes, read no further than that."""
-    with open(path, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise ConfigError(f"{path}: not a regular file")
-        data = handle.read(MAX_FILE + 1)
-    if len(data) > MAX_FILE:
-        raise ConfigError(f"{path}: larger than {MAX_FILE} bytes: not a settings file")
-    return data.decode("utf-8")
 
 
 def _section(path: Path, name: str, table: object) -> dict[str, object]:

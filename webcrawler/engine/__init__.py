@@ -1,8 +1,22 @@
 """The search engine: decides what to fetch, runs the agents, writes the database. Never does HTTP.
 
-The crawl loop (crawl.py, `CrawlLoop`) is the only crawl loop; interfaces.py says
-what it meets (the store, the pool of agents, the client's hooks). Its clients:
-indexing.py (`webcrawler index`, incremental crawls), realtime.py (real-time
-search) and, outside this package, the toolkit's crawlers (toolkit/runtime.py).
-A kept document takes documents.py's path.
+Four rooms, and the contract between them:
+
+    interfaces.py   what the crawl loop meets: the store, the pool of agents, the client's hooks
+    loop/           the crawl loop (crawl.py, `CrawlLoop`, the only one) and what it does with
+                    an answer: documents.py's path for a kept document, retries, robots.txt,
+                    sitemaps, traps, canonical and near-duplicate pages, progress; the agent
+                    pool; index_hooks.py, the hooks of `webcrawler index`
+    scheduling/     which server and which document come next, and politeness: scheduler,
+                    frontier, sequencers, leases (one request in flight per server), the
+                    adaptive delay, and the crawl orders (orders/)
+    store/          what is known of servers, URLs and documents: the SQL store (sql.py), the
+                    in-memory one (memory.py), the crawl's stored scope
+    pipeline/       from a kept document to the full-text index: the outbox, the index sink
+                    and its writer process, the shard sink and shard writers, reindex
+    realtime/       real-time search, a client of the loop with its own order and clock
+
+Its other clients, outside this package: `webcrawler index` (webcrawler/run.py wires the
+engine, the incremental crawl of webcrawler/recrawl/ and the index together) and the
+toolkit's crawlers (toolkit/runtime.py).
 """

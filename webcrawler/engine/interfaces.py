@@ -1,6 +1,6 @@
 """What the crawl loop meets, in one place: the store, the pool of agents, and the hooks.
 
-The loop (crawl.py, `CrawlLoop`) is the project's only crawl loop: `webcrawler
+The loop (loop/crawl.py, `CrawlLoop`) is the project's only crawl loop: `webcrawler
 index`, incremental crawls, real-time search and the toolkit's crawlers (so the
 Workbench too) are all clients of it. It decides what to fetch and keeps the
 rules - robots.txt first and its lifecycle, the scope, politeness leases, one
@@ -8,9 +8,9 @@ request in flight per server - and it knows the rest only through these
 interfaces:
 
 - the **store** (`Store`): what is known of servers, URLs and documents. The
-  SQL `CrawlStore` (store.py) for crawls that keep what they find, the
-  in-memory `MemoryStore` (memory_store.py) for toolkit crawls and tests.
-- the **pool** of agents (`Pool`): local agent processes (pool.py), Dask agent
+  SQL `CrawlStore` (store/sql.py) for crawls that keep what they find, the
+  in-memory `MemoryStore` (store/memory.py) for toolkit crawls and tests.
+- the **pool** of agents (`Pool`): local agent processes (loop/pool.py), Dask agent
   hosts (agenthosts/), the in-process pool for tests (testing/inprocess.py); the
   toolkit's request policy (toolkit/gate.py) wraps any of them.
 - the **hooks** (`Hooks`): what a client does with an answer (a document, a
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 from webcrawler.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
 
 if TYPE_CHECKING:
-    from webcrawler.engine.scheduler import ServerState
+    from webcrawler.engine.scheduling.scheduler import ServerState
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,7 @@ class ServerBook(Protocol):
 
 
 class RobotsBook(Protocol):
-    """The store's copy of each server's robots.txt (engine/robots_txt.py keeps its lifecycle)."""
+    """The store's copy of each server's robots.txt (engine/loop/robots_txt.py keeps its lifecycle)."""
 
     def robots_rows(self) -> Iterable[tuple[int, int | None, str, float]]: ...
     def save_robots(self, server: ServerState, status: int | None, body: str,

@@ -4,8 +4,8 @@ A lock serialises the Whoosh searcher (its readers share file handles; with the
 GIL there is little to gain from more). Word-only queries run term at a time
 (`wordsearch.py`: exact top N and exact count in one pass); phrases, site: and
 exclusions run through Whoosh's matchers with block-max skipping, and are
-counted by `counting.py`. Each query's ranked list - the top
-max(page * per_page, `CACHE_DEPTH`) (score, docnum) pairs and the exact total -
+counted by walking their matches (the facets need every match anyway). Each
+query's ranked list - the top max(page * per_page, `CACHE_DEPTH`) (score, docnum) pairs and the exact total -
 is cached until the index changes, so repeated queries cost only the page's
 stored fields. Scores are normalised against the query's best document,
 whatever the page. The top of a query's list is scored again for the proximity of its

@@ -2,7 +2,7 @@
 
 The first wall a growing crawl hits is the one Whoosh writer (100-200 documents a
 second). Splitting the documents across S shards gives S writers, each a process
-that may run on another host against the shared database (`engine/shard_writer.py`).
+that may run on another host against the shared database (`engine/pipeline/shard_writer.py`).
 A document's shard is `doc_id % S`: by document rather than by server, because the
 crawl's documents are very unevenly spread over servers (one big site is most of a
 crawl) while doc ids are dense and sequential, so shards stay within one document of

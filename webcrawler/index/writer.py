@@ -65,7 +65,7 @@ def bounded_merge(fan_in: int = 8, max_merge_docs: int = 150_000) -> Callable:
 
     `max_merge_docs` bounds a merge's time (merging copies posting blocks: about 1,400
     generated-web documents a second, so 150,000 take under two minutes), which the
-    crawl's outbox slack absorbs (engine/indexer.py)."""
+    crawl's outbox slack absorbs (engine/pipeline/index_sink.py)."""
 
     def policy(writer: SegmentWriter, segments: list) -> list:
         chosen = choose_merge([s.doc_count_all() for s in segments], fan_in, max_merge_docs)

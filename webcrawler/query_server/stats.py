@@ -51,7 +51,7 @@ class Stats:
     links: int = 0
     failures: dict[str, int] = field(default_factory=dict)  # failed documents by reason
     exclusions: dict[str, int] = field(default_factory=dict)  # excluded documents by reason
-    retries: int = 0  # tries made after a passing failure (engine/retries.py)
+    retries: int = 0  # tries made after a passing failure (engine/loop/retries.py)
     recovered: int = 0  # documents fetched after failed tries
     index_documents: int = 0
     index_bytes: int = 0

@@ -10,7 +10,7 @@ Three answers, cheapest first:
 - CHANGED: anything less alike (an edited paragraph), or no stored sketch to
   compare with.
 
-The text is shingled as in Broder et al.: lower-cased words, every run of digits
+The text is shingled as in Broder et al. (webcrawler/shingles.py): lower-cased words, every run of digits
 replaced by "#" (so dates, times and counters never differ), SHINGLE_WORDS words
 per shingle, each shingle hashed to 32 bits. The set is summarised as Broder's
 1997 sketch: the SKETCH_SIZE smallest shingle hashes (a bottom-k MinHash), after a
@@ -29,31 +29,17 @@ about 2 * (8 + 3) = 22 shingles, a 30-word paragraph about 66. A page changed
 non-trivially when at least MIN_CHANGED_SHINGLES (32) differ: above every ad line
 tried, below a 30-word paragraph added. A shorter edit (a sentence)
 counts as trivial: the price of never re-indexing for an advertisement.
-This module never touches the database: the agents call `sketch`, the engine
-calls `classify`.
+This module never touches the database: the agents call `sketch` (webcrawler/shingles.py),
+the engine calls `classify`.
 """
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
-from functools import lru_cache
-from hashlib import blake2b
 
-import numpy as np
+from webcrawler.shingles import differing_shingles
 
-SHINGLE_WORDS = 4
-SKETCH_SIZE = 256
 MIN_CHANGED_SHINGLES = 32  # measured: bench/change_threshold.py, BENCHMARKS.md
-
-_WORD = re.compile(r"\w+")
-_DIGITS = re.compile(r"\d+")
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-
-
-@lru_cache(maxsize=1 << 16)
-def _word_hash(word: str) -> int:
-    return int.from_bytes(blake2b(_DIGITS.sub("#", word).encode(), digest_size=8).digest(), "little")
 
 
 class Change(StrEnum):
@@ -62,51 +48,6 @@ class Change(StrEnum):
     UNMODIFIED = "unmodified"
     TRIVIAL = "trivial"
     CHANGED = "changed"
-
-
-def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
-    """The page's distinct w-shingles as sorted 32-bit hashes (digits normalised away)."""
-    words = np.array([_word_hash(w) for w in _WORD.findall(text.lower())], dtype=np.uint64)
-    if not words.size:
-        return np.zeros(0, dtype=np.uint32)
-    count = max(1, words.size - width + 1)
-    hashes = words[:count].copy()
-    for offset in range(1, min(width, words.size)):
-        hashes = hashes * _MULTIPLIER + words[offset : offset + count]
-    hashes ^= hashes >> np.uint64(31)  # mix the high bits down: the top 32 bits are kept
-    hashes *= _MULTIPLIER
-    return np.unique((hashes >> np.uint64(32)).astype(np.uint32))
-
-
-def sketch(text: str) -> bytes:
-    """The compact signature of `text`: its shingle count, then its SKETCH_SIZE smallest
-    shingle hashes (all little-endian uint32)."""
-    found = shingles(text)
-    head = np.array([found.size], dtype="<u4")
-    return head.tobytes() + found[:SKETCH_SIZE].astype("<u4").tobytes()
-
-
-def _parts(signature: bytes) -> tuple[int, np.ndarray]:
-    values = np.frombuffer(signature, dtype="<u4")
-    return int(values[0]), values[1:]
-
-
-def resemblance(a: bytes, b: bytes) -> float:
-    """Estimated Jaccard resemblance: of the k smallest hashes of the union, the share that
-    both pages have (exact when both have fewer than k shingles)."""
-    (count_a, left), (count_b, right) = _parts(a), _parts(b)
-    if not count_a and not count_b:
-        return 1.0
-    union = np.union1d(left, right)[:SKETCH_SIZE]
-    both = np.intersect1d(left, right, assume_unique=True)
-    return float(np.isin(union, both, assume_unique=True).sum()) / union.size
-
-
-def differing_shingles(a: bytes, b: bytes) -> float:
-    """Estimated size of the symmetric difference of the two shingle sets."""
-    (count_a, _), (count_b, _) = _parts(a), _parts(b)
-    r = resemblance(a, b)
-    return (1.0 - r) * (count_a + count_b) / (1.0 + r)
 
 
 def classify(old_checksum: str | None, old_sketch: bytes | None, checksum: str,

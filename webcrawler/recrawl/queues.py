@@ -1,6 +1,6 @@
 """Each server's two queues, never-crawled and due for a recrawl (WebFountain Figure 1).
 
-The scheduler (engine/scheduler.py) visits the active servers round robin, politely;
+The scheduler (engine/scheduling/scheduler.py) visits the active servers round robin, politely;
 this frontier answers "which document of this server next?" from two per-server
 queues joined by a weighted aggregator: the never-crawled URLs (the database's
 breadth-first frontier, as in the batch crawl) and the pages whose recrawl is due
@@ -23,11 +23,11 @@ from typing import Protocol
 from sqlalchemy import bindparam, select
 
 from webcrawler.database import State, documents
-from webcrawler.engine.frontier import FoundLink, Frontier
-from webcrawler.engine.prepared import Prepared
-from webcrawler.engine.scheduler import ServerState
-from webcrawler.engine.sequencers import FifoQueue
-from webcrawler.engine.store import CrawlStore, FrontierEntry
+from webcrawler.engine.scheduling.frontier import FoundLink, Frontier
+from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.scheduling.sequencers import FifoQueue
+from webcrawler.engine.store.prepared import Prepared
+from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
 
 RECRAWLABLE = (State.FETCHED, State.REDIRECTED)
 

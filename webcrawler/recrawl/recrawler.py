@@ -7,7 +7,7 @@ redirect. Each updates the page's history (times fetched / changed / trivial /
 unmodified, last change, the bucket) and its next due time in the crawl's own
 transaction, so a killed crawl loses nothing it committed; a real change re-indexes
 the page (the index keeps one version, the newest) and replaces its links, a gone
-page leaves the index. The index crawl's hooks (engine/indexing.py) call in here only for pages
+page leaves the index. The index crawl's hooks (engine/loop/index_hooks.py) call in here only for pages
 with `entry.recrawl`, and to schedule the first recrawl of a page it just found.
 """
 
@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, bindparam, select, update
 
 from webcrawler.database import State, documents
-from webcrawler.engine.frontier import BreadthFirstFrontier, Ordering
-from webcrawler.engine.policies import DocumentSink
-from webcrawler.engine.prepared import Prepared
-from webcrawler.engine.scheduler import ServerFirstOrder
-from webcrawler.engine.store import CrawlStore, FrontierEntry
+from webcrawler.engine.loop.policies import DocumentSink
+from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, Ordering
+from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
+from webcrawler.engine.store.prepared import Prepared
+from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
 from webcrawler.messages import Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change, classify

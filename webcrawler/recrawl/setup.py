@@ -1,12 +1,12 @@
-"""Wiring `webcrawler index --incremental` from the settings (engine/run.py calls this)."""
+"""Wiring `webcrawler index --incremental` from the settings (webcrawler/run.py calls this)."""
 
 from __future__ import annotations
 
 import logging
 
-from webcrawler.engine.frontier import Ordering
-from webcrawler.engine.policies import DocumentSink
-from webcrawler.engine.store import CrawlStore
+from webcrawler.engine.loop.policies import DocumentSink
+from webcrawler.engine.scheduling.frontier import Ordering
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.recrawl.auto_plan import planned
 from webcrawler.recrawl.model_driver import ModelDriver
 from webcrawler.recrawl.policies import RecrawlPlan

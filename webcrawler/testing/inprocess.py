@@ -15,6 +15,7 @@ import time
 from collections import Counter
 
 from webcrawler.agents.fetch import Fetcher
+from webcrawler.config.agent_config import agent_config
 from webcrawler.messages import Answer, Retrieve
 from webcrawler.settings import Settings
 from webcrawler.urls import split
@@ -25,7 +26,7 @@ class InProcessPool:
 
     def __init__(self, settings: Settings, size: int = 4) -> None:
         self.size = size
-        self.fetcher = Fetcher(settings.agent_config(), settings.robots_token)
+        self.fetcher = Fetcher(agent_config(settings), settings.robots_token)
         self.requests: list[Retrieve] = []  # every request, in the order it came
         self.most_at_once: Counter[str] = Counter()  # origin -> most requests held at once
         self.most_held = 0  # most requests held at once, all servers together

@@ -14,7 +14,7 @@ the engine's agents, robots.txt, politeness and scope, as `webcrawler index` doe
     policy.py       RequestPolicy (SPHINX 5: a host's page-request policy)
     events.py       the event broadcast (SPHINX 3.2: visualisations listen)
     runtime.py      a client of the engine's crawl loop; gate.py, ready.py, pages.py, markup.py its parts
-    cli.py          `webcrawler crawl FILE.py`
+    (its command, `webcrawler crawl FILE.py`, is webcrawler/cli/toolkit.py)
 """
 
 from typing import Any

@@ -4,7 +4,7 @@ start: webcrawler/processes.py says why)."""
 
 from __future__ import annotations
 
-from webcrawler.engine.pool import AgentPool, start_agents
+from webcrawler.engine.loop.pool import AgentPool, start_agents
 from webcrawler.settings import Settings
 
 

@@ -7,7 +7,7 @@ can define an arbitrary traversal strategy by attaching priority values".
 
 Politeness needs the queue split by server (one request in flight per server,
 a delay between two), so each server keeps a heap of its links under the
-order's key, and the engine's `BestFirstServers` (engine/orders/best_first.py,
+order's key, and the engine's `BestFirstServers` (engine/scheduling/orders/best_first.py,
 the server order of the batch and real-time orders too) offers the ready server
 whose best link is best overall. On one server the
 order is exactly FIFO / LIFO / highest priority first; across servers it is
@@ -20,8 +20,8 @@ import heapq
 import itertools
 from collections.abc import Callable
 
-from webcrawler.engine.orders.best_first import NOTHING, BestFirstServers, Key
-from webcrawler.engine.scheduler import ServerState
+from webcrawler.engine.scheduling.orders.best_first import NOTHING, BestFirstServers, Key
+from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.toolkit.model import Link
 
 ORDERS: dict[str, Callable[[Link, int], Key]] = {

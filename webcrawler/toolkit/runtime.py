@@ -3,16 +3,16 @@
 SPHINX section 2's loop - take a link from the ready queue, retrieve its page,
 pass it to the classifiers and to `visit`, then offer each of its links to
 `should_visit` and queue the approved ones - is the engine's own loop
-(engine/crawl.py), so a ten-line crawler is as polite as `webcrawler index`:
+(engine/loop/crawl.py), so a ten-line crawler is as polite as `webcrawler index`:
 
-- every request goes to the agent processes (engine/pool.py), through the
+- every request goes to the agent processes (engine/loop/pool.py), through the
   request policy (gate.py); robots.txt is asked first on each server, obeyed,
-  and asked again when it expires or was unavailable (engine/robots_txt.py);
+  and asked again when it expires or was unavailable (engine/loop/robots_txt.py);
 - the loop keeps one request in flight per server and the delay (or
   Crawl-delay) between two; the lease files keep that across processes;
 - the engine's Scope refuses types the agents cannot use and, with
   deny_private, private addresses; the agents check types again;
-- the URLs are kept in the loop's store (an in-memory one: engine/memory_store.py),
+- the URLs are kept in the loop's store (an in-memory one: engine/store/memory.py),
   so a URL is queued at most once; the ready queue (ready.py) is the loop's
   frontier: FIFO, LIFO or by priority.
 
@@ -28,12 +28,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from webcrawler.engine.crawl import NOTHING_LEFT, TIME_LIMIT, BaseHooks, CrawlLoop
-from webcrawler.engine.frontier import FoundLink, Ordering
 from webcrawler.engine.interfaces import FrontierEntry, Pool
-from webcrawler.engine.memory_store import MemoryStore
-from webcrawler.engine.policies import Scope
-from webcrawler.engine.scheduler import ServerState
+from webcrawler.engine.loop.crawl import NOTHING_LEFT, TIME_LIMIT, BaseHooks, CrawlLoop
+from webcrawler.engine.loop.policies import Scope
+from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
+from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.messages import Document, Failure, Reason, Redirect
 from webcrawler.settings import Settings
 from webcrawler.states import State

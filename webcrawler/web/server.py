@@ -2,7 +2,7 @@
 
     make_server(app, host, port, threads) -> a bound, not yet running server
     ServerThread(app, host, port, threads)        in a background thread (tests, demo)
-    exposure_warning(host)                        what listening beyond loopback exposes
+    exposure_warning(host, what)                  what listening beyond loopback exposes
 
 A port that is busy raises PortInUseError, any other failure to listen
 ServeError, each with a one-line message for the CLI to print.
@@ -75,9 +75,13 @@ def _bind_error(error: OSError, host: str, port: int) -> ServeError:
     return ServeError(f"cannot listen on {host}:{port}: {error.strerror or error}")
 
 
-def exposure_warning(host: str) -> str | None:
-    """What binding to `host` exposes, when it is not a loopback address; None when it is.
-    Names other than localhost are not resolved (no DNS traffic at start): they get the warning."""
+SEARCH = "the search page, the JSON API and the real-time search"
+
+
+def exposure_warning(host: str, what: str = SEARCH) -> str | None:
+    """What binding to `host` exposes (`what`, a server that makes this machine fetch URLs),
+    when it is not a loopback address; None when it is. Names other than localhost are not
+    resolved (no DNS traffic at start): they get the warning."""
     name = host.strip("[]")
     if name.lower() == "localhost":
         return None
@@ -88,7 +92,7 @@ def exposure_warning(host: str) -> str | None:
         pass
     where = "every network interface" if name in ("", "0.0.0.0", "::") else name
     return (f"warning: listening on {where}, not only on this machine: anyone who can reach it can "
-            "use the search page, the JSON API and the real-time search, which makes this machine "
+            f"use {what}, which makes this machine "
             "fetch URLs. Name the host names to answer to with --allowed-host.")
 
 

@@ -18,7 +18,8 @@ in its own process group (crawls.py, runner.py).
     page.py        the page: form, graph, outline, counters, results
     openapi.py     /api/openapi.json
     remote.py      relocation: a definition run on another workbench
-    cli.py         `webcrawler workbench`, `webcrawler crawl definition.json [--on URL]`
+    (its commands, `webcrawler workbench` and `webcrawler crawl definition.json [--on URL]`,
+    are webcrawler/cli/workbench.py)
 
     app.py         create_app(data_dir, **options) -> Flask, the operator's options, the
                    crawl settings (the data directory's, deny_private unless told)

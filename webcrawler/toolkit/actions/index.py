@@ -2,7 +2,7 @@
 
 SPHINX lists "full text indexing" first among the services crawlers perform
 (Miller and Bharat 1998, section 1); here a personal crawler feeds our own
-engine. Pages go the engine's document path (engine/documents.py), the one
+engine. Pages go the engine's document path (engine/loop/documents.py), the one
 `webcrawler index` takes: a `documents` row through the crawl's store
 (`engine.store.CrawlStore`, server and counters kept), the page's text into
 the index outbox in the same transaction (`engine.indexer.IndexSink`), which
@@ -34,8 +34,8 @@ from webcrawler.toolkit.model import Page
 
 if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Whoosh (about 1.4 s):
     # every crawl imports the actions, few add to the index, so they are imported on first use
-    from webcrawler.engine.indexer import IndexSink
-    from webcrawler.engine.store import CrawlStore
+    from webcrawler.engine.pipeline.index_sink import IndexSink
+    from webcrawler.engine.store.sql import CrawlStore
 
 COMMIT_EVERY = 200  # pages, as the engine's crawl commits
 
@@ -56,9 +56,9 @@ class AddToIndex(VisitAction):
         self._since_commit = 0
 
     def handle(self, page: Page) -> None:
-        from webcrawler.engine.documents import queue_urls, record_document, store_links
-        from webcrawler.engine.policies import Scope
-        from webcrawler.engine.store import FrontierEntry
+        from webcrawler.engine.loop.documents import queue_urls, record_document, store_links
+        from webcrawler.engine.loop.policies import Scope
+        from webcrawler.engine.store.sql import FrontierEntry
 
         store, sink = self._open()
         url = urls.try_normalize(page.url)
@@ -80,8 +80,8 @@ class AddToIndex(VisitAction):
     def _open(self) -> tuple[CrawlStore, IndexSink]:
         if self._store is None or self._sink is None:
             from webcrawler.database import check_database, connect
-            from webcrawler.engine.indexer import IndexSink
-            from webcrawler.engine.store import CrawlStore
+            from webcrawler.engine.pipeline.index_sink import IndexSink
+            from webcrawler.engine.store.sql import CrawlStore
             from webcrawler.index import check
 
             self.data_dir.mkdir(parents=True, exist_ok=True)

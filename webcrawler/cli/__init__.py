@@ -1,0 +1,20 @@
+"""The `webcrawler` command line: one module per group of subcommands, wired in main.py.
+
+    main.py         the `webcrawler` group: index, search, stats, serve, demo, ...; errors become
+                    one line and an exit status here, once
+    shards.py       `webcrawler index-writer`, and the sharded index's options of `index`, `optimize`
+    recrawl.py      the incremental crawl's `index` options
+    plan.py         `webcrawler plan-recrawl`
+    export.py       `webcrawler export`
+    config.py       `webcrawler config`
+    toolkit.py      `webcrawler crawl FILE.py`
+    workbench.py    `webcrawler workbench`, `webcrawler crawl definition.json [--on URL]`
+    agent_hosts.py  `webcrawler agent-scheduler`, `webcrawler agent-host`
+
+Every agent process imports this package (forkserver children re-import the parent's main
+module), so it stays light: each command imports what it runs inside its function.
+"""
+
+from webcrawler.cli.main import main
+
+__all__ = ["main"]

@@ -1,0 +1,208 @@
+"""`webcrawler workbench` and `webcrawler crawl definition.json [--on URL] [--out DIR]`.
+
+`crawl` is the toolkit's command (cli/toolkit.py) with two more options: a
+`.json` file is a workbench crawl definition, run here in-process with the same
+runner the workbench's crawl processes use (so the result is the same file),
+or on another workbench with `--on` (relocation: JSON only, never Python).
+A `.py` file goes to the toolkit's command unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from webcrawler.cli import toolkit as toolkit_cli
+from webcrawler.config.kinds import FiniteFloat
+from webcrawler.config.layers import from_environment
+from webcrawler.workbench.definition import DefinitionError, parse
+
+
+def _load(file: Path, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The definition in `file` with the command line's roots, limits and order applied."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise click.ClickException(f"{file}: not a JSON crawl definition ({error})") from None
+    if not isinstance(data, dict):
+        raise click.ClickException(f"{file}: a crawl definition is a JSON object")
+    if overrides.get("roots"):
+        data["roots"] = list(overrides["roots"])
+    limits = {k: overrides[k] for k in ("pages", "depth", "seconds") if overrides.get(k) is not None}
+    if limits:
+        data["limits"] = {**(data.get("limits") or {}), **limits}
+    if overrides.get("order"):
+        data["order"] = overrides["order"]
+    try:
+        parse(data)
+    except DefinitionError as error:
+        raise click.ClickException(f"{file}: {error}") from None  # exit 1, as documented
+    return data
+
+
+class Progress:
+    """Counters on stderr every few seconds (redrawn in place on a terminal)."""
+
+    def __init__(self) -> None:
+        self.live, self.last = sys.stderr.isatty(), 0.0
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if event.get("t") != "counters" or (not self.live and now - self.last < 5.0):
+            return
+        self.last = now
+        try:
+            line = (f"{int(event['visited'])} pages visited, {int(event['queued'])} queued, "
+                    f"{int(event['skipped'])} skipped, {int(event['failed'])} failed, "
+                    f"{float(event['bytes']) / 1e6:.1f} MB, {float(event['rate']):.1f} pages/s")
+        except (KeyError, TypeError, ValueError, OverflowError):
+            return  # counters from another workbench that this client cannot show
+        click.echo("\r\x1b[2K" + line if self.live else line, err=True, nl=not self.live)
+
+
+def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, delay: float | None,
+             overrides: dict[str, Any], token: str | None = None) -> None:
+    """Run a JSON crawl definition here, or on the workbench at `on`; print the summary."""
+    from webcrawler.toolkit.model import Summary
+    from webcrawler.workbench.remote import RemoteError, run_remote
+    from webcrawler.workbench.runner import run_definition
+
+    data = _load(file, overrides)
+    out_dir = out or Path(f"{file.stem}-crawl")
+    progress = Progress()
+    try:
+        if on:
+            finished = run_remote(on, data, out_dir, progress, token)
+        else:
+            settings = from_environment()
+            tuned: dict[str, Any] = {"agents": agents or int(os.environ.get("WEBCRAWLER_AGENTS", 4)),
+                                     "delay": delay}
+            settings = dataclasses.replace(settings, **{k: v for k, v in tuned.items() if v is not None})
+            finished = run_definition(parse(data), out_dir, settings, None, progress)
+    except (RemoteError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    if progress.live:
+        click.echo("", err=True)
+    click.echo(Summary(**finished["summary"]).line())
+    click.echo(finished.get("action") or "")
+    if finished.get("result"):
+        click.echo(f"result: {out_dir / finished['result']}")
+    for line in finished.get("errors") or []:
+        click.echo(f"  {line}", err=True)
+
+
+def _crawl(file: Path, out: Path | None, on: str | None, token: str | None,
+           **options: Any) -> None:
+    """Run a personal crawler: a Crawler subclass in FILE.py, or a workbench crawl definition in
+    FILE.json (docs/workbench.md), here or on another workbench with --on."""
+    if file.suffix == ".json":
+        overrides = {k: options[k] for k in ("roots", "pages", "depth", "seconds", "order")}
+        run_json(file, out, on, options["agents"], options["delay"], overrides, token)
+        return
+    if on or out:
+        raise click.UsageError("--on and --out take a JSON crawl definition: Python crawlers "
+                               "run only here, never on another workbench")
+    toolkit_cli.crawl_command.callback(file=file, **options)  # type: ignore[misc]
+
+
+crawl_command = click.Command(
+    "crawl", callback=_crawl, help=_crawl.__doc__,
+    params=[*toolkit_cli.crawl_command.params,
+            click.Option(["--on"], default=None, metavar="URL",
+                         help="Run the JSON definition on the workbench at URL (relocation)."),
+            click.Option(["--out"], type=click.Path(file_okay=False, path_type=Path), default=None,
+                         help="Folder for a JSON definition's result (default FILE-crawl/)."),
+            click.Option(["--token"], default=None, envvar="WEBCRAWLER_WORKBENCH_TOKEN",
+                         show_envvar=True, help="The other workbench's token (with --on).")])
+
+
+def _data_dir() -> Path:
+    return from_environment().data_dir  # a bad variable: ConfigError, one line at the CLI's edge
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@click.command("workbench")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where crawls and their results are kept (default ./webcrawler-data/workbench).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=5001, show_default=True)
+@click.option("--threads", type=click.IntRange(2, 64), default=16, show_default=True,
+              help="Request threads (each open page holds one for its event stream).")
+@click.option("--max-crawls", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Crawls running at once.")
+@click.option("--max-pages", type=click.IntRange(1), default=1000, show_default=True,
+              help="Most pages one crawl may visit.")
+@click.option("--max-seconds", type=FiniteFloat(1), default=600.0, show_default=True,
+              help="Longest a crawl may run.")
+@click.option("--max-depth", type=click.IntRange(0), default=None, help="Deepest a crawl may go.")
+@click.option("--max-bytes", type=click.IntRange(1), default=100_000_000, show_default=True,
+              help="Most bytes one crawl may retrieve.")
+@click.option("--agents", type=click.IntRange(1, 64), default=None,
+              help="Agent processes per crawl (default: the data directory's crawl settings, "
+                   "else 4).")
+@click.option("--delay", type=FiniteFloat(0), default=None,
+              help="Seconds between two requests to one server (default: the crawl settings', 1).")
+@click.option("--allow-private-fetch", is_flag=True, default=False,
+              help="Let crawls reach any loopback or private address (refused by default).")
+@click.option("--allow-private-host", "private_hosts", multiple=True, metavar="HOST",
+              help="A host crawls may reach although it is loopback or private (repeatable; "
+                   "any port).")
+@click.option("--token", default=None, envvar="WEBCRAWLER_WORKBENCH_TOKEN", show_envvar=True,
+              help="Every request must carry this token (default: none on loopback; one is "
+                   "generated and printed when --host is not loopback).")
+@click.option("--keep-events", type=click.IntRange(100), default=20_000, show_default=True,
+              help="Events one crawl keeps (in its folder); the rest are counted.")
+@click.option("--keep-crawls", type=click.IntRange(1), default=200, show_default=True,
+              help="Crawl folders kept; the oldest finished ones are removed.")
+@click.option("--policy-host", "policy_hosts", multiple=True,
+              help="RequestPolicy: a host crawls may reach (repeatable; wildcards; default any).")
+@click.option("--policy-rate", type=FiniteFloat(0.01), default=None,
+              help="RequestPolicy: requests per second per crawl.")
+@click.option("--policy-bytes", type=click.IntRange(1), default=None,
+              help="RequestPolicy: byte budget per crawl.")
+@click.option("--audit-log", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="RequestPolicy: append every request's decision here (JSON lines).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True,
+              help="A host name to answer to besides localhost and --host (repeatable).")
+def workbench_command(data_dir: Path | None, host: str, port: int, threads: int, **options: Any) -> None:
+    """The Crawler Workbench: define, run and watch crawls in the browser (docs/workbench.md)."""
+    from webcrawler.web.server import exposure_warning, make_server
+    from webcrawler.workbench.access import new_token
+    from webcrawler.workbench.app import create_app
+
+    data_dir = data_dir or _data_dir()
+    warning = exposure_warning(host, "the workbench")
+    if warning:
+        click.echo(warning, err=True)
+        options["token"] = options["token"] or new_token()
+    app = create_app(data_dir, **options)  # a bad settings file: ConfigError (one line)
+    crawls = app.extensions["webcrawler.workbench"]
+    try:
+        server = make_server(app, host=host, port=port, threads=threads)  # or ServeError
+    except BaseException:
+        crawls.close()
+        raise
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"Workbench at http://{shown}:{server.effective_port}/")
+    if options["token"]:
+        click.echo(f"Token: {options['token']} (open http://{shown}:{server.effective_port}/?token="
+                   f"{options['token']} or send Authorization: Bearer TOKEN)", err=True)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        crawls.close()

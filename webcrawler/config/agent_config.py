@@ -1,0 +1,36 @@
+"""What every agent is told: the settings an agent needs, and the data directory's credentials.
+
+Here, not a method of Settings, because the credentials are read from the data directory at the
+moment a pool starts (config/credentials.py: never held by a settings object), and settings.py
+is a plain dataclass that imports nothing of config/.
+"""
+
+from __future__ import annotations
+
+from webcrawler.config.credentials import read_credentials
+from webcrawler.messages import AgentConfig
+from webcrawler.settings import Settings
+
+
+def agent_config(settings: Settings) -> AgentConfig:
+    """The AgentConfig of every agent of a crawl with `settings`."""
+    agent = settings.user_agent or f"{settings.robots_token}/0.1 (personal search engine; webcrawler)"
+    return AgentConfig(
+        user_agent=agent,
+        connect_timeout=settings.connect_timeout,
+        read_timeout=settings.read_timeout,
+        total_timeout=settings.total_timeout,
+        max_bytes=settings.max_bytes,
+        max_url_length=settings.max_url_length,
+        deny_private=settings.deny_private,
+        allowed_hosts=settings.scope_hosts,
+        allowed_patterns=settings.include,
+        ca_bundle=settings.ca_bundle,
+        client_cert=settings.client_cert,
+        client_key=settings.client_key,
+        verify_tls=not settings.insecure_skip_tls_verify,
+        credentials=read_credentials(settings.data_dir),
+        strip_params=settings.strip_params,
+        types=settings.types,
+        main_content=settings.main_content,
+    )

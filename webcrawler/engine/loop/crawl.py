@@ -1,0 +1,447 @@
+"""The crawl loop: pick a server, hand a URL to a free agent, give the answer to its client.
+
+This is the project's only crawl loop. `webcrawler index` (index_hooks.py), an
+incremental crawl (recrawl/), a real-time search (engine/realtime/) and a toolkit
+crawler (toolkit/runtime.py) are its clients: each gives it a store, a pool
+of agents and hooks (the interfaces are in engine/interfaces.py), and each gets the
+same rules. The loop decides what to fetch (through the scheduler and the
+ordering), it never does HTTP (the agents do), and it is the single writer of
+its store.
+
+Per server the order of requests is: robots.txt first (robots_txt.py keeps its
+lifecycle: expiry, retry), then documents in the ordering's order (scheduling/orders/;
+breadth-first by default) that robots.txt and the scope allow, one at a time,
+with the politeness delay between them; the lease files (scheduling/leases.py) keep that
+across processes. Answers go to the hooks: a document, a redirect (at most
+`MAX_REDIRECTS` in a row, more is a failure), a failure.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
+from webcrawler.engine.loop.documents import queue_urls, store_links
+from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
+from webcrawler.engine.loop.retries import Retries
+from webcrawler.engine.loop.robots_txt import RobotsTxt
+from webcrawler.engine.loop.sitemaps import Sitemaps
+from webcrawler.engine.loop.traps import DateBudget
+from webcrawler.engine.scheduling.frontier import FoundLink, Ordering, server_first
+from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
+from webcrawler.engine.scheduling.politeness import AdaptiveDelay
+from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.messages import (
+    Answer,
+    Document,
+    Failure,
+    NotModified,
+    Outlink,
+    Reason,
+    Redirect,
+    Retrieve,
+)
+from webcrawler.settings import Settings
+from webcrawler.states import State
+from webcrawler.storage_errors import StorageFull, is_disk_full
+from webcrawler.urls import split, strip_params, try_normalize
+
+MAX_REDIRECTS = 5
+STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
+TIME_LIMIT = "time limit"
+NOTHING_LEFT = "nothing left to fetch"
+
+
+@dataclass
+class CrawlStats:
+    """What the progress display and the summary show."""
+
+    started: float = field(default_factory=time.monotonic)
+    retrieved: int = 0  # documents retrieved (HTTP 200 with usable content)
+    answered: int = 0  # every document answer, including failures and redirects
+    robots: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    excluded: Counter[str] = field(default_factory=Counter)
+    stop_reason: str = ""
+
+    def elapsed(self) -> float:
+        return max(1e-9, time.monotonic() - self.started)
+
+    def per_hour(self) -> float:
+        return self.retrieved / self.elapsed() * 3600.0
+
+
+class BaseHooks:
+    """`Hooks` (interfaces.py) that do nothing: a client overrides what it needs."""
+
+    def document(self, entry: FrontierEntry, server: ServerState, doc: Document) -> None:
+        pass
+
+    def redirect(self, entry: FrontierEntry, answer: Redirect, hops: int) -> None:
+        pass
+
+    def failure(self, entry: FrontierEntry, server: ServerState, failure: Failure) -> None:
+        pass
+
+    def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:
+        pass
+
+    def excluded(self, entry: FrontierEntry, reason: str) -> None:
+        pass
+
+    def tick(self, now: float) -> None:
+        pass
+
+    def stop_reason(self, now: float, reason: str) -> str:
+        return reason
+
+    def may_dispatch(self, now: float) -> bool:
+        return True
+
+    def wait_hint(self, now: float) -> float | None:
+        return None
+
+    def dispatched(self, job: Job, now: float) -> None:
+        pass
+
+    def kind(self, entry: FrontierEntry) -> str:
+        return "document"
+
+    def report(self) -> str:
+        return ""
+
+    def found(self) -> str:
+        return ""
+
+
+class CrawlLoop:
+    """One crawl: construct with a store, the client's hooks (made from the loop, which
+    they may use: `follow`, `queue`, `stats`, `request_stop`) and a pool factory;
+    `add_seeds`; `run`."""
+
+    def __init__(self, settings: Settings, store: Store, hooks: Callable[[CrawlLoop], Hooks], *,
+                 pool_factory: Callable[[], Pool], sink: DocumentSink | None = None,
+                 ordering: Ordering | None = None, scope: Scope | None = None,
+                 seconds: float | None = None, sketch: bool = False, sitemaps: bool = False) -> None:
+        self.settings = settings
+        self.store = store
+        self.sink = sink or NullSink()
+        self.scope = scope or Scope(settings.include, settings.exclude, settings.max_depth,
+                                    settings.max_url_length, settings.deny_private,
+                                    settings.scope_hosts, settings.trap_repeats)
+        self.calendars = DateBudget(settings.trap_budget)  # endless date sequences (traps.py)
+        self.ordering = ordering or server_first(store)
+        self.frontier = self.ordering.frontier
+        self.scheduler = Scheduler(settings.delay, self.ordering.servers)
+        self.leases = ServerLeases(settings.paths.leases)  # politeness across processes
+        self.robots = RobotsTxt(settings, store, self.scope.refuses_server)
+        self.retries = Retries(settings, store)  # a passing failure is tried again
+        self.politeness = AdaptiveDelay(settings)  # slow or overloaded servers: asked less often
+        self.sitemaps = Sitemaps(sitemaps and settings.sitemaps, self.scope, settings.max_url_length,
+                                 self.queue_parts)  # `webcrawler index` reads them
+        self.stats = CrawlStats()
+        self.pool: Pool | None = None  # while the loop runs
+        self.hooks = hooks(self)  # the client's, made for this loop
+        self.seconds = settings.hours * 3600.0 if seconds is None else seconds
+        self.sketch = sketch  # agents make shingle sketches (an incremental crawl compares them)
+        self._pool_factory = pool_factory
+        self._jobs: dict[int, Job] = {}
+        self._job_ids = 0
+        self._since_commit = 0
+        self._last_commit = time.monotonic()
+        self._stop_requested = ""
+        self._load()
+
+    # --- setup ----------------------------------------------------------
+    def _load(self) -> None:
+        """Resume: servers, their frontier sizes and unexpired robots rules from the store."""
+        now = time.monotonic()
+        servers = self.store.load_servers()
+        self.robots.restore()
+        for server in servers:
+            self.scheduler.add(server, now)
+
+    def add_seeds(self, urls: list[str]) -> list[str]:
+        """Queue the seed URLs (depth 0); return the ones that are not valid http(s) URLs
+        or that the scope excludes (no request is made for them, not even robots.txt)."""
+        rejected = []
+        for url in urls:
+            normal = try_normalize(url, max_length=self.settings.max_url_length)
+            normal = normal and strip_params(normal, self.settings.param_names())
+            if normal is None or self.scope.why_not(normal, 0) not in (None, Reason.UNINDEXABLE):
+                rejected.append(url)
+                continue
+            self.queue(normal, depth=0, redirects=0)
+        self.store.commit()
+        return rejected
+
+    def in_flight(self) -> int:
+        """Retrievals handed to agents and not yet answered."""
+        return len(self._jobs)
+
+    def documents_in_flight(self) -> int:
+        """Document retrievals (robots.txt left out) handed to agents and not yet answered."""
+        return sum(1 for job in self._jobs.values() if job.entry is not None)
+
+    def request_stop(self, why: str = "interrupted") -> None:
+        """Stop gracefully (from a signal handler or a hook): finish or put back in-flight work."""
+        self._stop_requested = self._stop_requested or why
+
+    # --- the loop -------------------------------------------------------
+    def run(self) -> CrawlStats:
+        run_id = self.store.start_run()
+        self.hooks.tick(time.monotonic())  # something on screen while the agents start
+        pool = self.pool = self._pool_factory()
+        try:
+            self._loop(pool, run_id)
+        except BaseException as exc:
+            if not is_disk_full(exc):
+                raise
+            self.stats.stop_reason = "disk full"
+            self._abandon()
+            self.hooks.tick(time.monotonic())
+            raise StorageFull(self.settings.data_dir) from None
+        return self.stats
+
+    def _loop(self, pool: Pool, run_id: int) -> None:
+        try:
+            try:
+                self._crawl(pool, run_id)
+                self._drain(pool)
+            finally:
+                pool.shutdown()
+                self.pool = None
+                self.leases.close()
+        except BaseException as exc:
+            if not is_disk_full(exc):  # a full disk takes nothing more: run() abandons instead
+                self._finish(run_id)
+            raise
+        self._finish(run_id)
+
+    def _crawl(self, pool: Pool, run_id: int) -> None:
+        deadline = time.monotonic() + self.seconds
+        while True:
+            now = time.monotonic()
+            reason = self.hooks.stop_reason(now, self._stop_reason(now, deadline, pool))
+            if reason:
+                self.stats.stop_reason = reason
+                return
+            self.hooks.tick(now)
+            self._dispatch(pool, now)
+            for job, answer in pool.poll(self._poll_timeout(now, deadline)):
+                self._handle(job, answer)
+            if self._commit_due(now):
+                self._commit(run_id)
+
+    def _finish(self, run_id: int) -> None:
+        """The last commit, the index flushed, the final tick."""
+        self._commit(run_id, ended=True)
+        self.sink.close()
+        self.hooks.tick(time.monotonic())
+
+    def _abandon(self) -> None:
+        """The disk is full: drop the transaction (the database keeps its last commit) and stop
+        the index without writing; the next run resumes from the last commit."""
+        try:
+            self.store.rollback()
+        finally:
+            self.sink.abort()
+
+    def _stop_reason(self, now: float, deadline: float, pool: Pool) -> str:
+        if self._stop_requested:
+            return self._stop_requested
+        if now >= deadline:
+            return TIME_LIMIT
+        if pool.busy() == 0 and self.scheduler.ready() == 0 and not self._cooling_work():
+            return NOTHING_LEFT
+        return ""
+
+    def _cooling_work(self) -> bool:
+        """Is any server with work waiting out its delay (robots retries do not count)?"""
+        now = time.monotonic()
+        return any(s.has_work() and self.retries.worth_waiting(s, now, self.robots.retrying(s))
+                   for s in self.scheduler.cooling())
+
+    def _poll_timeout(self, now: float, deadline: float) -> float:
+        timeout = self.scheduler.poll_timeout(now, deadline)
+        hint = self.hooks.wait_hint(now)
+        return timeout if hint is None else min(timeout, hint)
+
+    def _drain(self, pool: Pool) -> None:
+        """Collect the answers of in-flight retrievals for a little while; the rest stay queued."""
+        end = time.monotonic() + min(STOP_GRACE, self.settings.deadline())
+        while pool.busy() and time.monotonic() < end:
+            for job, answer in pool.poll(0.1):
+                self._handle(job, answer)
+
+    def _commit_due(self, now: float) -> bool:
+        """Every `commit_every` documents, or `commit_seconds` after the last commit."""
+        if self._since_commit >= self.settings.commit_every:
+            return True
+        return now - self._last_commit >= self.settings.commit_seconds and self.store.pending()
+
+    def _commit(self, run_id: int, ended: bool = False) -> None:
+        failures = sum(self.stats.failures.values())
+        self.store.update_run(run_id, self.stats.retrieved, failures, ended=ended,
+                              stop_reason=self.stats.stop_reason or None)
+        self.store.commit()
+        self.sink.commit()
+        self._since_commit = 0
+        self._last_commit = time.monotonic()
+
+    # --- dispatch -------------------------------------------------------
+    def _dispatch(self, pool: Pool, now: float) -> None:
+        while pool.free() and not self._stop_requested and self.hooks.may_dispatch(now):
+            server = next_leased_server(self.scheduler, self.leases, self.settings.delay, now)
+            if server is None:
+                return
+            job = self._job_for(server, now)
+            if job is None:
+                self.leases.release(server.origin, requested=False)
+                continue
+            self._submit(pool, job, now)
+
+    def _submit(self, pool: Pool, job: Job, now: float) -> None:
+        self._job_ids += 1
+        entry, server = job.entry, job.server
+        self._jobs[self._job_ids] = job
+        self.scheduler.dispatched(server)
+        server.last_access = time.time()
+        server.dirty = True
+        self.hooks.dispatched(job, now)
+        if entry is None:
+            pool.submit(Retrieve(self._job_ids, server.origin + "/robots.txt", "robots"))
+            return
+        url = server.origin + entry.path
+        kind = self.hooks.kind(entry)
+        pool.submit(Retrieve(self._job_ids, url, self.sitemaps.kind_of(url) if kind == "document" else kind,
+                             entry.etag, entry.last_modified, sketch=self.sketch,
+                             body=self.settings.stores_responses))
+
+    def _job_for(self, server: ServerState, now: float) -> Job | None:
+        """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
+
+        A server deny_private refuses gets no request at all, not even for robots.txt.
+        Returns None after telling the scheduler where the server goes instead.
+        """
+        if self.robots.due(server, now):
+            return Job(server, None)
+        rules = self.robots.rules(server)
+        if rules is None:  # robots.txt unavailable: ask again at its retry time
+            self.scheduler.defer(server, server.robots_retry_at)
+            return None
+        cap = self.settings.max_docs_per_server
+        while not (cap and server.docs_fetched >= cap) or server.recrawl_ready:
+            server.capped = bool(cap and server.docs_fetched >= cap)  # recrawls go on past it
+            entry = self.retries.next_due(server, now) or self.frontier.next_document(server)
+            if entry is None:
+                if not server.capped:
+                    server.queued = 0
+                break
+            reason = self._refusal(server.origin + entry.path, entry, rules.allowed)
+            if reason is None and not self.calendars.allows(server.origin, entry.path, entry.doc_id):
+                reason = Reason.TRAP
+            if reason is None:
+                return Job(server, entry)
+            self.store.finish(entry, State.EXCLUDED, reason=reason)
+            self.stats.excluded[reason] += 1
+            self.hooks.excluded(entry, reason)
+        else:
+            server.capped = True
+        self.retries.park(self.scheduler, server)  # idle, or back when a retry is due
+        return None
+
+    def _refusal(self, url: str, entry: FrontierEntry, allowed: Callable[[str], bool]) -> str | None:
+        """Why robots.txt or the scope refuse `url` now (a file's bytes may be of any type)."""
+        if not allowed(url):
+            return Reason.ROBOTS
+        reason = self.scope.why_not(url, entry.depth)
+        if reason == Reason.UNINDEXABLE and self.hooks.kind(entry) == "file":
+            return None
+        return reason
+
+    # --- answers --------------------------------------------------------
+    def _handle(self, retrieve: Retrieve, answer: Answer) -> None:
+        job = self._jobs.pop(retrieve.job_id)
+        refused = getattr(answer, "reason", "") == Reason.POLICY  # never went out
+        self.leases.release(job.server.origin, requested=not refused)
+        now = time.monotonic()
+        self.politeness.observe(job.server, answer)
+        entry = job.entry
+        if entry is None:
+            self.robots.answered(job.server, answer)
+            self.retries.robots_answered(job.server, answer, now)
+            self.sitemaps.robots_answered(job.server, answer)
+            self.stats.robots += 1
+            self.scheduler.answered(job.server, now, first_document_done=False)
+            return
+        if isinstance(answer, Document):
+            self.hooks.document(entry, job.server, answer)
+            self.retries.fetched(entry)
+            self.sitemaps.found(entry, answer)
+        elif isinstance(answer, NotModified):
+            self.hooks.not_modified(entry, answer)
+        elif isinstance(answer, Redirect):
+            self._redirect(entry, job.server, answer)
+        elif isinstance(answer, Failure):
+            if entry.recrawl or not self.retries.failed(entry, job.server, answer, now):
+                self.hooks.failure(entry, job.server, answer)  # final (a retry is asked later)
+        else:  # a robots answer to a document request cannot happen; record, don't crash
+            self.hooks.failure(entry, job.server, Failure(
+                retrieve.job_id, retrieve.url, Reason.AGENT_DIED,
+                f"unexpected answer {type(answer).__name__}"))
+        self.stats.answered += 1
+        self._since_commit += 1
+        self.scheduler.answered(job.server, now, first_document_done=True)
+
+    def _redirect(self, entry: FrontierEntry, server: ServerState, answer: Redirect) -> None:
+        hops = entry.redirects + 1
+        if hops > MAX_REDIRECTS:
+            self.hooks.failure(entry, server, Failure(
+                answer.job_id, answer.url, Reason.TOO_MANY_REDIRECTS,
+                f"more than {MAX_REDIRECTS} redirects", answer.status))
+            return
+        self.hooks.redirect(entry, answer, hops)
+
+    # --- discovery (for the hooks) -------------------------------------------
+    def follow(self, entry: FrontierEntry, found: tuple[Outlink, ...]) -> list[FoundLink]:
+        """Store the links of `entry`'s document that the scope lets in, queue their new
+        targets, and tell the frontier."""
+        stored, refused = store_links(self.store, self.scope, entry, found, self._queued)
+        self.stats.excluded.update(refused)  # private addresses and traps: the summary says so
+        self.frontier.links_found(entry, stored)
+        return stored
+
+    def queue(self, url: str, depth: int, redirects: int, state: str = State.QUEUED) -> FoundLink:
+        """Store one normalised `url` (a seed, a redirect's target) and queue it if it is new
+        (`state` another than queued: just know it)."""
+        origin, path = split(url)
+        server, added, ids, fresh = queue_urls(self.store, origin, [path], depth, redirects, state)
+        self._queued(server, added, fresh)
+        link = FoundLink(ids[path], server, path, "", depth, path in fresh)
+        self.frontier.links_found(None, [link])
+        return link
+
+    def queue_parts(self, parts: tuple[str, str], depth: int, redirects: int) -> int:
+        """`queue` for an (origin, path) pair; the document's id."""
+        return self.queue(parts[0] + parts[1], depth, redirects).target_id
+
+    def url_of(self, entry: FrontierEntry) -> str:
+        return self.store.servers_by_id[entry.server_id].origin + entry.path
+
+    def server(self, origin: str) -> ServerState:
+        """The store's server of `origin`, stored and scheduled if it is new to this loop."""
+        server = self.store.server(origin)
+        if server is None:
+            server = self.store.add_server(origin, time.time())
+            self._queued(server, True, set())
+        return server
+
+    def _queued(self, server: ServerState, added: bool, fresh: set[str]) -> None:
+        if added:
+            self.scheduler.add(server, time.monotonic())
+        if fresh:
+            self.scheduler.work_added(server, time.monotonic())

@@ -1,0 +1,110 @@
+"""One search result per document: pages whose text resembles a page already indexed.
+
+Mirrors, print views and copies that differ by a date, a counter or the navigation are
+not byte-identical (the checksum misses them) but their w-shingle sketches
+(webcrawler/shingles.py: the 256 smallest shingle hashes, Broder 1997) resemble each
+other. A page that resembles an indexed page at least `threshold` (Jaccard, estimated
+from the sketches) is stored as its near-duplicate (reason `near-duplicate`, the other
+page named in the detail) and not indexed.
+
+The cost per page stays constant as the crawl grows: each indexed page is filed under
+its sketch's BAND_KEYS smallest hashes (one MinHash value each); a new page is compared
+only with the pages filed under at least MIN_SHARED of its own keys (two near-duplicate
+pages share most of their smallest hashes, two pages that share a site's navigation a
+few), at most MAX_CANDIDATES of them, the most recent first, and each bucket keeps its
+BUCKET_SIZE newest pages. The measured threshold: docs/near-duplicates.md.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from webcrawler.database import State, documents
+from webcrawler.engine.interfaces import FrontierEntry
+from webcrawler.messages import Document
+from webcrawler.shingles import resemblance, sketch
+
+NEAR_DUPLICATE = "near-duplicate"  # the reason stored with a near-duplicate
+BAND_KEYS = 8
+MIN_SHARED = 4
+MAX_CANDIDATES = 8
+BUCKET_SIZE = 32
+MIN_SHINGLES = 24  # shorter pages (error pages, stubs) are too alike to judge this way
+
+
+class NearDuplicates:
+    """Owned by the crawl loop: asked about every first fetch that would be indexed."""
+
+    def __init__(self, conn: Connection, threshold: float) -> None:
+        self.conn = conn
+        self.threshold = threshold
+        self._buckets: dict[int, deque[int]] = {}
+        self.found = 0  # near-duplicates in this run (the summary)
+        if threshold > 0:
+            self._load()
+
+    def sketch(self, doc: Document, reason: str | None) -> bytes:
+        """The sketch of a page that may be indexed (b"" when off or not): made here, not in
+        the agents, so that a batch crawl's agents never load numpy (0.2 s each start)."""
+        if self.threshold <= 0 or reason is not None or not doc.text:
+            return b""
+        return sketch(doc.text)
+
+    def judge(self, entry: FrontierEntry, page_sketch: bytes) -> str:
+        """Why the page is a near-duplicate ("resembles document N (r)"), or "" when it is not
+        one: then it is filed, for the pages after it."""
+        if self.threshold <= 0 or not page_sketch:
+            return ""
+        count, hashes = _parts(page_sketch)
+        if count < MIN_SHINGLES:
+            return ""
+        keys = [int(h) for h in hashes[:BAND_KEYS]]
+        best = self._most_alike(page_sketch, keys)
+        if best is not None and best[1] >= self.threshold:
+            self.found += 1
+            return f"resembles document {best[0]} ({best[1]:.2f})"
+        self._file(entry.doc_id, keys)
+        return ""
+
+    def line(self) -> str:
+        return f"near-duplicates {self.found} not indexed" if self.found else ""
+
+    def _most_alike(self, sketch: bytes, keys: list[int]) -> tuple[int, float] | None:
+        shared: Counter[int] = Counter()
+        for key in keys:
+            shared.update(self._buckets.get(key, ()))
+        candidates = [doc_id for doc_id, n in shared.most_common(MAX_CANDIDATES) if n >= MIN_SHARED]
+        if not candidates:
+            return None
+        rows = self.conn.execute(select(documents.c.id, documents.c.sketch)
+                                 .where(documents.c.id.in_(candidates))).all()
+        scored = [(int(doc_id), resemblance(sketch, bytes(other))) for doc_id, other in rows
+                  if other]
+        return max(scored, key=lambda pair: pair[1], default=None)
+
+    def _file(self, doc_id: int, keys: list[int]) -> None:
+        for key in keys:
+            bucket = self._buckets.get(key)
+            if bucket is None:
+                bucket = self._buckets[key] = deque(maxlen=BUCKET_SIZE)
+            bucket.appendleft(doc_id)
+
+    def _load(self) -> None:
+        """A resumed crawl: file the indexed pages that have a sketch."""
+        rows = self.conn.execute(select(documents.c.id, documents.c.sketch).where(
+            documents.c.state == State.FETCHED, documents.c.reason.is_(None),
+            documents.c.sketch.is_not(None)).order_by(documents.c.id))
+        for doc_id, stored in rows:
+            count, hashes = _parts(bytes(stored))
+            if count >= MIN_SHINGLES:
+                self._file(int(doc_id), [int(h) for h in hashes[:BAND_KEYS]])
+
+
+def _parts(sketch: bytes) -> tuple[int, np.ndarray]:
+    values = np.frombuffer(sketch, dtype="<u4")
+    return (int(values[0]), values[1:]) if values.size else (0, values)
+

@@ -1,0 +1,102 @@
+"""The engine's small policy interfaces: which links to follow, what to do with a page.
+
+The crawl loop asks, and never decides these itself, so later work plugs in
+without rewriting it: a personal crawler's `should_visit` / `visit` (SPHINX),
+an index sink, an incremental recrawl.
+
+- `Scope.should_visit(url, depth)`: follow this link? (include / exclude
+  patterns, depth, URL length, link loops (traps.py), file types the index
+  cannot use, and with deny_private IP literals that are not public, on servers
+  that neither the seeds' hosts nor an include pattern name.)
+- `DocumentSink`: receives every retrieved document; `commit` is called right
+  after each database commit, `close` at the end (`abort` instead when the disk is full).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from webcrawler.agents.addresses import Exempt, refused_literal
+from webcrawler.agents.filetypes import unindexable_url
+from webcrawler.engine.loop.traps import loop_in
+from webcrawler.messages import Document, Reason
+from webcrawler.urls import split
+
+
+class Scope:
+    """The part of the Web a crawl may visit."""
+
+    def __init__(self, include: Sequence[str] = (), exclude: Sequence[str] = (),
+                 max_depth: int = 50, max_url_length: int = 2048, deny_private: bool = False,
+                 allowed_hosts: Sequence[str] = (), trap_repeats: int = 0) -> None:
+        self.include = [re.compile(p) for p in include]
+        self.exclude = [re.compile(p) for p in exclude]
+        self.max_depth = max_depth
+        self.max_url_length = max_url_length
+        self.deny_private = deny_private
+        self.exempt = Exempt(allowed_hosts, include)
+        self.trap_repeats = trap_repeats
+        self.sitemaps: set[str] = set()  # URLs known to be sitemaps: read whatever their extension
+
+    def should_visit(self, url: str, depth: int) -> bool:
+        return self.why_not(url, depth) is None
+
+    def why_not(self, url: str, depth: int) -> str | None:
+        """None when `url` (found `depth` links from a seed) may be visited, else a reason code."""
+        if depth > self.max_depth or len(url) > self.max_url_length:
+            return Reason.EXCLUDED
+        if self.include and not any(p.search(url) for p in self.include):
+            return Reason.EXCLUDED
+        if any(p.search(url) for p in self.exclude):
+            return Reason.EXCLUDED
+        if self.trap_repeats and loop_in(split(url)[1], self.trap_repeats):
+            return Reason.TRAP
+        if self.deny_private and self.refuses_server(split(url)[0]):
+            return Reason.PRIVATE
+        if unindexable_url(url) and url not in self.sitemaps:
+            return Reason.UNINDEXABLE
+        return None
+
+    def refuses_server(self, origin: str) -> bool:
+        """Is `origin` (``scheme://host[:port]``) an IP literal that deny_private refuses?"""
+        return self.deny_private and refused_literal(origin, self.exempt)
+
+
+class DocumentSink(Protocol):
+    """What happens to a retrieved document besides the database (e.g. the full-text index)."""
+
+    def add(self, doc_id: int, document: Document) -> None:
+        """A document to index (not called for noindex pages or duplicates)."""
+
+    def remove(self, doc_id: int) -> None:
+        """A document that should no longer be found (gone, or now noindex)."""
+
+    def commit(self) -> None:
+        """The database has just committed: make what was added durable too."""
+
+    def close(self) -> None:
+        """The crawl is over: flush and release."""
+
+    def abort(self) -> None:
+        """The disk is full: release without writing anything more (the crawl resumes later)."""
+
+
+class NullSink:
+    """Keeps nothing: for crawls that only build the link graph."""
+
+    def add(self, doc_id: int, document: Document) -> None:
+        pass
+
+    def remove(self, doc_id: int) -> None:
+        pass
+
+    def commit(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass

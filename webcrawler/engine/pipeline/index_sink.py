@@ -1,0 +1,254 @@
+"""Feeding the full-text index from the crawl without stalling it.
+
+The index is written by its own process: a Whoosh commit (sometimes a merge)
+can take seconds, and the crawl loop must not wait for it. Consistency with
+the database comes from an outbox:
+
+1. A retrieved document is written to the `index_outbox` table in the same
+   transaction as its `documents` row.
+2. After the database commits, the batch's number is sent to the index
+   process, which reads the batch from the outbox (page text never crosses a
+   pipe from the crawl), adds and commits it, then acknowledges the number.
+3. Acknowledged batches are marked INDEXED in a later transaction. The rows
+   stay: they are the text `webcrawler index --reindex` rebuilds the index
+   from (`engine/pipeline/reindex.py`), a document's row replaced when it is fetched
+   again. A document leaving the index is a removal row (`outbox.py`), sent
+   the same way and deleted once acknowledged.
+
+After a crash the outbox still holds what the index may have missed; the next
+start sends it again (adding a document twice replaces it), so the index and
+the database agree without a rebuild. The index only ever sees committed
+documents.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import queue
+import time
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+
+from webcrawler.database import INDEXED, connect, index_outbox
+from webcrawler.engine.pipeline.outbox import OutboxWriter, acknowledge_batches, apply
+from webcrawler.engine.store.sql import CrawlStore
+from webcrawler.errors import StorageError
+from webcrawler.index import IndexWriter, open_writer
+from webcrawler.processes import main_module_hidden
+from webcrawler.storage_errors import StorageFull, is_disk_full
+
+log = logging.getLogger(__name__)
+
+# Back-pressure: above this many unacknowledged batches the crawl waits for the index.
+# A batch in flight costs a number in a queue and its rows in the outbox table (not
+# memory), so the slack can cover a long merge: 250 batches of up to 200 documents.
+MAX_BATCHES_IN_FLIGHT = 250
+# One index commit takes at most this many batches (1,000 documents). Bigger commits
+# amortise the writer's per-word costs, but past the writer's 128 MB pool every posting
+# is spilled to disk and read back: an index that fell behind and took everything
+# waiting fell further behind, until the crawl stalled on it (docs/measurements.md).
+MAX_BATCHES_PER_COMMIT = 5
+CLOSE_TIMEOUT = 300.0
+ORPHAN_CHECK_SECONDS = 2.0  # how often a waiting index writer checks that its engine lives
+
+
+def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
+                  acks: multiprocessing.Queue) -> None:
+    """The index writer's process: index committed outbox batches, acknowledge them, until None.
+
+    Messages are batch numbers; the documents and removals themselves are read from
+    the outbox, so the crawl never pickles page text.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the engine decides when to stop
+    engine = connect(db_url, readonly=True)
+    try:
+        writer = open_writer(index_dir)
+    except Exception as exc:  # noqa: BLE001 - reported to the engine, which stops the crawl
+        acks.put(_failure(exc))
+        engine.dispose()
+        return
+    try:
+        _index_batches(writer, engine, inbox, acks)
+    except Exception as exc:  # noqa: BLE001 - as above; the batches stay in the outbox
+        acks.put(_failure(exc))
+    finally:
+        writer.close()
+        engine.dispose()
+
+
+def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Queue,
+                   acks: multiprocessing.Queue) -> None:
+    stop = False
+    while not stop:
+        messages, stop = _take_waiting(inbox)
+        if not messages:
+            continue
+        batches = [n for numbers in messages for n in numbers]
+        with engine.connect() as conn:
+            rows = conn.execute(select(index_outbox.c.doc_id, index_outbox.c.payload)
+                                .where(index_outbox.c.batch.in_(batches))).all()
+            apply(writer, ((int(doc_id), bytes(payload)) for doc_id, payload in rows), conn)
+        writer.commit()
+        acks.put(batches)
+
+
+class IndexFailed(StorageError):
+    """The index writer's process stopped on an error; the crawl cannot index any more."""
+
+
+def _failure(exc: BaseException) -> tuple[str, bool, str]:
+    """What the index process tells the engine before it ends: ("failed", disk full?, why)."""
+    log.debug("index writer failed", exc_info=exc)
+    return ("failed", is_disk_full(exc), f"{type(exc).__name__}: {exc}"[:500])
+
+
+Message = tuple[int, ...]  # batch numbers
+
+
+def _take_waiting(inbox: multiprocessing.Queue,
+                  limit: int = MAX_BATCHES_PER_COMMIT) -> tuple[list[Message], bool]:
+    """The next message and what else is already waiting, up to `limit` batches (one
+    commit for them; the rest waits for the next), and whether the engine said stop (None)."""
+    messages: list[Message] = []
+    batches = 0
+    item = _next_message(inbox)
+    while item is not None:
+        messages.append(item)
+        batches += max(1, len(item))
+        if batches >= limit:
+            return messages, False
+        try:
+            item = inbox.get_nowait()
+        except queue.Empty:
+            return messages, False
+    return messages, True
+
+
+def _next_message(inbox: multiprocessing.Queue) -> Message | None:
+    """The engine's next message, or None (stop) once the engine has died without saying
+    so (kill -9): an orphaned writer would wait forever, holding the index's lock."""
+    engine_process = multiprocessing.parent_process()
+    while True:
+        try:
+            return inbox.get(timeout=ORPHAN_CHECK_SECONDS)
+        except queue.Empty:
+            if engine_process is not None and not engine_process.is_alive():
+                return None
+
+
+class IndexSink(OutboxWriter):
+    """The crawl's `DocumentSink` for the full-text index (see the module docstring): rows
+    written by `OutboxWriter`, announced to the index process after each commit."""
+
+    def __init__(self, store: CrawlStore, index_dir: Path) -> None:
+        self.store = store
+        self.index_dir = index_dir
+        self.failed = False
+        ctx = multiprocessing.get_context("forkserver")
+        self._inbox: multiprocessing.Queue = ctx.Queue()
+        self._acks: multiprocessing.Queue = ctx.Queue()
+        db_url = store.engine.url.render_as_string(hide_password=False)
+        self._process = ctx.Process(target=index_process,
+                                    args=(index_dir, db_url, self._inbox, self._acks),
+                                    name="webcrawler-indexer", daemon=True)
+        with main_module_hidden():  # a toolkit script may have no __main__ guard
+            self._process.start()
+        self._in_flight: set[int] = set()
+        self._acked: list[int] = []
+        self._removal_batches: set[int] = set()  # sent batches that may hold a removal row
+        self._number = self._resend_outbox()
+
+    def commit(self) -> None:
+        """Called after the database committed: announce the batch, forget acknowledged ones."""
+        self._collect_acks(block=len(self._in_flight) >= MAX_BATCHES_IN_FLIGHT)
+        closed = self._next_batch()
+        if closed is not None:
+            batch, removes = closed
+            if removes:
+                self._removal_batches.add(batch)
+            self._send((batch,))
+        self._mark_indexed()
+
+    def close(self) -> None:
+        """Send the rest, wait for the index to commit it, clean the outbox."""
+        self.commit()
+        self.store.conn.commit()
+        self._inbox.put(None)
+        end = time.monotonic() + CLOSE_TIMEOUT
+        while self._in_flight and time.monotonic() < end and self._process.is_alive():
+            self._collect_acks(block=True, timeout=1.0)
+        self._process.join(timeout=max(1.0, end - time.monotonic()))
+        if self._in_flight:
+            log.warning("the index did not acknowledge %d batches: they stay in the outbox "
+                        "and are indexed on the next start", len(self._in_flight))
+        self._mark_indexed()
+        self.store.conn.commit()
+        self._inbox.close()
+        self._acks.close()
+
+    def _mark_indexed(self) -> None:
+        """Acknowledged batches are in the index: documents' rows stay (INDEXED), removals go."""
+        removals = self._removal_batches.intersection(self._acked)
+        acknowledge_batches(self.store.conn, self._acked, removals)
+        self._removal_batches -= removals
+        self._acked = []
+
+    def _send(self, numbers: tuple[int, ...]) -> None:
+        self._in_flight.update(numbers)
+        self._inbox.put(numbers)
+
+    def _collect_acks(self, block: bool = False, timeout: float = 60.0) -> None:
+        while True:
+            try:
+                numbers = self._acks.get(timeout=timeout) if block else self._acks.get_nowait()
+            except queue.Empty:
+                if block and self._process.is_alive():
+                    log.info("waiting for the index to catch up (%d batches)", len(self._in_flight))
+                    continue
+                return
+            block = False
+            if numbers and numbers[0] == "failed":
+                self._fail(numbers)
+            self._in_flight.difference_update(numbers)
+            self._acked.extend(numbers)
+
+    def _fail(self, failure: tuple[str, bool, str]) -> None:
+        _, disk_full, why = failure
+        self.failed = True
+        if disk_full:
+            raise StorageFull(self.index_dir, "index")
+        raise IndexFailed(f"the index writer stopped ({why}); what it had not committed stays "
+                          "in the outbox and is indexed on the next start")
+
+    def abort(self) -> None:
+        """After a storage failure: stop the index process, write nothing more to the database."""
+        try:
+            self._inbox.put(None)
+            self._process.join(timeout=CLOSE_TIMEOUT)
+        finally:
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
+            self._inbox.close()
+            self._acks.close()
+
+    def _resend_outbox(self) -> int:
+        """After a crash: announce again what the index may not have committed."""
+        conn = self.store.conn
+        top = conn.execute(select(func.max(index_outbox.c.batch))).scalar() or 0
+        waiting = [n for (n,) in conn.execute(select(index_outbox.c.batch).distinct()
+                                              .where(index_outbox.c.batch != INDEXED))]
+        if waiting:
+            log.info("re-sending %d batches from the index outbox", len(waiting))
+            self._removal_batches.update(waiting)  # what they hold is not known here
+            waiting.sort()
+            for start in range(0, len(waiting), MAX_BATCHES_PER_COMMIT):  # commit-sized messages
+                self._send(tuple(waiting[start : start + MAX_BATCHES_PER_COMMIT]))
+        conn.commit()
+        return int(top)
+

@@ -1,0 +1,120 @@
+"""The index outbox's rows, and the one way every index writer applies them.
+
+A row of `index_outbox` is the newest thing the index must know about a document:
+its text to add (a compressed payload), or its removal (an empty payload: the page is
+gone, redirected, excluded or now noindex). Either is written in the same transaction
+as the database change that caused it, so a crash (kill -9) between the database's
+commit and the index's commit forgets nothing: the row is still waiting on restart and
+is applied then. The table keys rows by doc_id, so a later add replaces a waiting
+removal and a later removal replaces a waiting add: whatever order the writer reads
+them in, the document ends as the database last said.
+
+Both sinks write rows through `OutboxWriter`; the single index process
+(`index_sink.py`) and each shard's writer (`shard_writer.py`) apply them with `apply()`
+and acknowledge them to the same end: a document's row stays (INDEXED: the text
+`--reindex` rebuilds from), a removal's row goes. The index process acknowledges whole
+batches (`acknowledge_batches`); a shard writer, which reads by shard rather than by
+batch, acknowledges row by row, each only if its batch is still the one it applied.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from sqlalchemy import and_, delete, func, update
+from sqlalchemy.engine import Connection
+
+from webcrawler.database import INDEXED, REMOVED, index_outbox
+from webcrawler.engine.pipeline.link_evidence import with_links
+from webcrawler.index import IndexedDocument, IndexWriter, document_kind
+from webcrawler.messages import Document
+from webcrawler.urls import split
+
+if TYPE_CHECKING:  # only a type here: the store imports this module for stored text
+    from webcrawler.engine.store.sql import CrawlStore
+
+
+
+class OutboxWriter:
+    """The engine's side of a sink: documents and removals as outbox rows of the next batch.
+
+    A subclass decides how a committed batch reaches the index (`_next_batch()`, called
+    after the database committed, closes the batch)."""
+
+    store: CrawlStore
+    _number: int  # the last batch number used
+    _pending: int = 0  # rows written for the next batch
+    _pending_removals: int = 0  # of which removals
+
+    def add(self, doc_id: int, document: Document) -> None:
+        self.store.outbox_put(doc_id, self._number + 1, payload_of(doc_id, document))
+        self._pending += 1
+
+    def remove(self, doc_id: int) -> None:
+        """Durable like an add: the row commits with the change that made the page go, and its
+        stored text goes with it, so neither a restart nor `--reindex` brings the page back."""
+        self.store.outbox_put(doc_id, self._number + 1, REMOVED)
+        self._pending += 1
+        self._pending_removals += 1
+
+    def _next_batch(self) -> tuple[int, bool] | None:
+        """Close the batch being written: (its number, does it hold a removal?), or None when
+        it is empty. A batch crawl never removes: its acknowledgements stay one UPDATE."""
+        if not self._pending:
+            return None
+        self._number += 1
+        removes = self._pending_removals > 0
+        self._pending = self._pending_removals = 0
+        return self._number, removes
+
+
+def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]],
+          conn: Connection | None = None) -> tuple[int, int]:
+    """Add the documents and delete the removals of (doc_id, payload) rows, uncommitted;
+    (documents added, documents removed). A doc_id has one row, so order cannot matter.
+    With `conn`, documents carry what the links table says of them (`link_evidence.py`)."""
+    rows = list(payloads)
+    removed = [doc_id for doc_id, payload in rows if payload == REMOVED]
+    docs = [unpack(payload) for _doc_id, payload in rows if payload != REMOVED]
+    writer.add(docs if conn is None else with_links(conn, docs))
+    writer.delete(removed)
+    return len(rows) - len(removed), len(removed)
+
+
+def acknowledge_batches(conn: Connection, batches: Sequence[int], removals: Iterable[int]) -> None:
+    """The index has committed `batches`: documents stay as INDEXED, and the removal rows of
+    those of them in `removals` (the batches that may hold one) go."""
+    removing = sorted(removals)
+    if removing:
+        conn.execute(delete(index_outbox).where(and_(index_outbox.c.batch.in_(removing),
+                                                     func.length(index_outbox.c.payload) == 0)))
+    if batches:
+        conn.execute(update(index_outbox).where(index_outbox.c.batch.in_(batches)).values(batch=INDEXED))
+
+
+def forget_removals(conn: Connection) -> None:
+    """A rebuilt index never had the removed documents: their rows have nothing left to do."""
+    conn.execute(delete(index_outbox).where(func.length(index_outbox.c.payload) == 0))
+
+
+def payload_of(doc_id: int, document: Document) -> bytes:
+    """The outbox payload of a retrieved document: what the index needs of it, compressed."""
+    origin, _ = split(document.url)
+    return pack(IndexedDocument(doc_id=doc_id, url=document.url, title=document.title,
+                                text=document.text, host=origin.split("://", 1)[1],
+                                kind=document_kind(document.content_type)))
+
+
+def pack(doc: IndexedDocument) -> bytes:
+    fields = [doc.doc_id, doc.url, doc.title, doc.text, doc.host, doc.language, doc.kind]
+    return zlib.compress(json.dumps(fields).encode(), 1)
+
+
+def unpack(payload: bytes) -> IndexedDocument:
+    """A payload's document; one written before language and kind were kept has five fields
+    (the writer then detects the language, and the kind is html, all that was indexed).
+    Links are not in the payload: they are read when the document is indexed."""
+    return IndexedDocument(*json.loads(zlib.decompress(payload))[:7])

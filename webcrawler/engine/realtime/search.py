@@ -1,0 +1,331 @@
+"""Real-time search mode: crawl now for documents like the user's query (Pinkerton 1994).
+
+"To find an initial list of similar documents, the WebCrawler runs the user's
+query against its index. [...] From the list, the most relevant documents are
+noted, and any unexplored links from those documents are followed. As new
+documents are retrieved, they are added to the index, and the query is re-run.
+[...] new documents near the top of the list become candidates for further
+exploration." Links are chosen by the similarity of their anchor text to the
+query (`orders/anchor_text.py`).
+
+    run_realtime(settings, options, on_event=None, cancelled=None) -> RealtimeSummary
+
+A job is a client of the crawl loop with the indexing hooks and another `Ordering`: the same agents,
+robots.txt rules, politeness and content-type discrimination. Every document
+it retrieves goes through the store and the index sink, so it stays in the
+index for everyone. It stops when `want` new documents reach `threshold`
+(relevance of 1000), after `seconds`, after `max_fetches` retrievals, or when
+cancelled. It is built to run beside `webcrawler index` on the same data
+directory: it commits after every answer, holds no transaction while it waits,
+and reads the links it explores through a read-only connection.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.engine import Engine
+
+from webcrawler import dialects, index, urls
+from webcrawler.database import State, connect, documents, index_outbox, links, servers
+from webcrawler.engine.loop.crawl import CrawlLoop
+from webcrawler.engine.loop.index_hooks import IndexHooks
+from webcrawler.engine.loop.pool import start_agents
+from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.scheduling.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
+from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.store.scope import resolve
+from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
+from webcrawler.index.query import parse as parse_query
+from webcrawler.messages import Document
+from webcrawler.settings import Settings
+
+log = logging.getLogger(__name__)
+
+TICK = 0.1  # seconds between two looks at the index
+SETTLE = 3.0  # seconds a fetched document may take to show in the index's results
+BUSY_TIMEOUT_MS = 120_000  # wait this long for `webcrawler index` to commit
+
+
+@dataclass(frozen=True)
+class RealtimeOptions:
+    """One real-time search. Each field: default, then what it is for."""
+
+    query: str
+    seconds: float = 30.0  # stop after this long
+    want: int = 10  # stop when this many new documents reach `threshold`
+    threshold: int = 300  # relevance (of 1000, the best result's) a document needs to count
+    max_fetches: int = 200  # retrievals at most
+    start_urls: tuple[str, ...] = ()  # start from these documents too (or instead of the index)
+    explore_top: int = 50  # results this near the top have their links explored
+    guided: bool = True  # False: breadth-first from the same documents (the benchmark baseline)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A document like the query: already in the index (`new` False) or retrieved just now."""
+
+    doc_id: int
+    url: str
+    title: str
+    score: int  # relevance, 1000 for the best result when it was found
+    new: bool
+    seconds: float  # since the job started
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    fetched: int  # documents asked of the agents so far
+    found: int  # new documents that reached the threshold
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class RealtimeSummary:
+    query: str
+    fetched: int
+    found: int
+    seconds: float
+    stop_reason: str
+    results: tuple[Found, ...] = field(default_factory=tuple)
+    scope: str = ""  # the scope in force, and where it came from
+
+
+class RealtimeStore(CrawlStore):
+    """The crawl store, recording its runs as real-time searches."""
+
+    def start_run(self, mode: str = "realtime") -> int:
+        return super().start_run(mode)
+
+
+class RealtimeSink(IndexSink):
+    """The index sink of a job: tells the job what it fetched; keeps no transaction open.
+
+    Its outbox batches are numbered below every other writer's (negative), so the
+    acknowledgements of one never delete another's rows; it leaves re-sending
+    after a crash to `webcrawler index`, which re-sends every row.
+    """
+
+    def __init__(self, store: CrawlStore, index_dir: object,
+                 on_add: Callable[[int], None]) -> None:
+        self._on_add = on_add
+        super().__init__(store, index_dir)  # type: ignore[arg-type]
+
+    def add(self, doc_id: int, document: Document) -> None:
+        super().add(doc_id, document)
+        self._on_add(doc_id)
+
+    def commit(self) -> None:
+        super().commit()
+        if self.store.conn.in_transaction():  # the outbox clean-up
+            self.store.conn.commit()
+
+    def _resend_outbox(self) -> int:
+        lowest = self.store.conn.execute(select(func.min(index_outbox.c.batch))).scalar() or 0
+        self.store.conn.commit()
+        return min(int(lowest), 0) - 1_000_000
+
+
+class RealtimeHooks(IndexHooks):
+    """The engine's hooks, with the job's clock and its reasons to stop."""
+
+    def __init__(self, loop: CrawlLoop, job: RealtimeJob) -> None:
+        super().__init__(loop)
+        self.job = job
+
+    def tick(self, now: float) -> None:
+        if now >= self._next_report or self.loop.stats.stop_reason:
+            self._next_report = now + TICK
+            self.job.tick(self.loop)
+
+    def stop_reason(self, now: float, reason: str) -> str:
+        return self.job.stopping or reason
+
+    def may_dispatch(self, now: float) -> bool:
+        return not self.job.stopping
+
+
+class RealtimeJob:
+    """One real-time search: construct, then `run()` (blocking)."""
+
+    def __init__(self, settings: Settings, options: RealtimeOptions,
+                 on_event: Callable[[Found | Progress], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None,
+                 explicit: Collection[str] | None = None) -> None:
+        parse_query(options.query)  # raises index.QueryError for a query that cannot run
+        self.options = options
+        self._explicit = explicit
+        self.settings = dataclasses.replace(
+            settings, hours=options.seconds / 3600.0, commit_every=1,
+            max_docs=0, seeds=(), sitemaps=False)  # the query's links, not a site's list
+        self._on_event = on_event or (lambda e: None)
+        self._cancelled = cancelled or (lambda: False)
+        self._started = time.monotonic()
+        self._fetched: set[int] = set()  # doc ids retrieved by this job
+        self._last_fetch = 0.0
+        self._explored: set[int] = set()
+        self._reported: dict[int, Found] = {}
+        self._found = 0
+        self._old_shown = 0
+        self._next_progress = 0.0
+        self._searcher: index.SearchIndex | None = None
+        self.stopping = ""  # why the job stops, once it does
+
+    # --- running ----------------------------------------------------------
+    def run(self) -> RealtimeSummary:
+        s = self.settings
+        s.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = _writer_engine(s.database_url)
+        s, self._scope = resolve(engine, s, self._explicit)  # the stored scope, unless flags replace it
+        self.settings = s
+        log.info("%s", self._scope)
+        self._reader = connect(s.database_url, readonly=True)
+        store = RealtimeStore(engine)
+        sink: RealtimeSink | None = None
+        try:
+            index.prepare_layout(s.index_dir, 1)  # refuses a sharded index: it writes one index
+            sink = RealtimeSink(store, s.index_dir, self._document_added)
+            self.frontier = AnchorFrontier(
+                self.options.query, self.options.guided, self.options.max_fetches,
+                expecting=self._expecting, still_queued=lambda doc_id: bool(self._queued([doc_id])),
+                work_added=self._work_added)
+            self.crawler = CrawlLoop(s, store, lambda loop: RealtimeHooks(loop, self), sink=sink,
+                                     ordering=anchor_ordering(self.frontier),
+                                     pool_factory=lambda: start_agents(s))
+            rejected = self.crawler.add_seeds(list(self.options.start_urls))
+            if rejected:
+                log.warning("not crawlable http(s) URLs, or outside the crawl's scope, skipped: %s",
+                            ", ".join(rejected))
+            self._rerun(explore=True)
+            store.commit()
+            stats = self.crawler.run()
+        finally:
+            if self._searcher is not None:
+                self._searcher.close()
+            store.close()
+            engine.dispose()
+            self._reader.dispose()
+        return RealtimeSummary(self.options.query, stats.answered, self._found, self._elapsed(),
+                               stats.stop_reason, tuple(self._reported.values()), self._scope)
+
+    def tick(self, crawler: CrawlLoop) -> None:
+        """The job's clock (every TICK, and once at the end): re-run the query, explore."""
+        final = bool(crawler.stats.stop_reason)
+        if self._cancelled() and not self.stopping:
+            self.stopping = "cancelled"
+        self._rerun(explore=self.options.guided and not final)
+        if self._found >= self.options.want and not self.stopping:
+            self.stopping = "enough found"
+        if crawler.store.pending():
+            crawler.store.commit()
+        now = time.monotonic()
+        if final or now >= self._next_progress:
+            self._next_progress = now + 0.5
+            self._on_event(Progress(crawler.stats.answered, self._found, self._elapsed()))
+
+    def _work_added(self, server: ServerState) -> None:
+        self.crawler.scheduler.work_added(server, time.monotonic())
+
+    def _document_added(self, doc_id: int) -> None:
+        self._fetched.add(doc_id)
+        self._last_fetch = time.monotonic()
+
+    def _expecting(self) -> bool:
+        f = self.frontier
+        if self.stopping or (f.max_fetches and f.handed_out >= f.max_fetches):
+            return False
+        return time.monotonic() - self._last_fetch < SETTLE
+
+    def _elapsed(self) -> float:
+        return time.monotonic() - self._started
+
+    # --- the query, re-run ------------------------------------------------
+    def _rerun(self, explore: bool) -> None:
+        searcher = self._open_searcher()
+        if searcher is None:
+            return
+        searcher.refresh()
+        hits = searcher.search(self.options.query, per_page=100).hits
+        for hit in hits:
+            if hit.doc_id in self._reported or hit.score < self.options.threshold:
+                continue
+            new = hit.doc_id in self._fetched
+            if not new and self._old_shown >= max(self.options.want, 10):
+                continue
+            found = Found(hit.doc_id, hit.url, hit.title, hit.score, new, round(self._elapsed(), 2))
+            self._reported[hit.doc_id] = found
+            self._found += new
+            self._old_shown += not new
+            self._on_event(found)
+        if explore:
+            for hit in hits[: self.options.explore_top]:
+                if hit.doc_id not in self._explored:
+                    self._explored.add(hit.doc_id)
+                    self._explore(hit.doc_id, hit.score / 1000.0)
+
+    def _explore(self, doc_id: int, relevance: float) -> None:
+        fetched = self.frontier.fetched_links.pop(doc_id, None)
+        if fetched is not None:
+            known = [link.target_id for link in fetched if not link.new]
+            unexplored = self._queued(known) if known else set()
+            self.frontier.explore([link for link in fetched
+                                   if link.new or link.target_id in unexplored], relevance)
+        elif doc_id not in self._fetched:
+            self.frontier.explore(self._index_links(doc_id), relevance)
+
+    def _queued(self, doc_ids: list[int]) -> set[int]:
+        with self._reader.connect() as conn:
+            return set(conn.execute(select(documents.c.id).where(
+                and_(documents.c.id.in_(doc_ids), documents.c.state == State.QUEUED))).scalars())
+
+    def _index_links(self, doc_id: int) -> list[Candidate]:
+        """The unexplored links of a document crawled before: queued targets, with anchors."""
+        with self._reader.connect() as conn:
+            rows = conn.execute(
+                select(links.c.target_id, links.c.anchor, documents.c.path, documents.c.depth,
+                       documents.c.redirects, documents.c.server_id, servers.c.scheme,
+                       servers.c.host, servers.c.port)
+                .join(documents, documents.c.id == links.c.target_id)
+                .join(servers, servers.c.id == documents.c.server_id)
+                .where(and_(links.c.source_id == doc_id, documents.c.state == State.QUEUED))
+            ).all()
+        store, result = self.crawler.store, []
+        for r in rows:
+            if self.crawler.scope.why_not(urls.origin(r.scheme, r.host, r.port) + r.path, r.depth):
+                continue  # queued under a wider scope: not even its robots.txt is asked
+            server = store.servers_by_id.get(r.server_id)
+            if server is None:  # added by another writer since the job started
+                server = self.crawler.server(urls.origin(r.scheme, r.host, r.port))
+            entry = FrontierEntry(r.target_id, server.id, r.path, r.depth, r.redirects)
+            result.append(Candidate(entry, server, r.anchor))
+        return result
+
+    def _open_searcher(self) -> index.SearchIndex | None:
+        if self._searcher is None:
+            try:
+                self._searcher = index.open_searcher(self.settings.index_dir)
+            except FileNotFoundError:
+                return None
+        return self._searcher
+
+
+def run_realtime(settings: Settings, options: RealtimeOptions,
+                 on_event: Callable[[Found | Progress], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None,
+                 explicit: Collection[str] | None = None) -> RealtimeSummary:
+    """Run one real-time search (blocking); raises index.QueryError for a bad query.
+    It keeps the crawl's stored scope unless `explicit` settings override it."""
+    return RealtimeJob(settings, options, on_event, cancelled, explicit).run()
+
+
+def _writer_engine(url: str) -> Engine:
+    """The job's database connection: it waits longer than `webcrawler index` for the lock."""
+    engine = connect(url)
+    dialects.wait_for_writers(engine, BUSY_TIMEOUT_MS)
+    return engine
+

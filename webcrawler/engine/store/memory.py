@@ -1,0 +1,167 @@
+"""The crawl loop's store in memory: for crawls that keep nothing, and for fast tests.
+
+A toolkit crawl that does not index needs the store's rules - a URL is stored
+once and so fetched at most once, servers are known by origin, robots.txt is
+kept with its expiry - but not a database. `MemoryStore` keeps them in dicts
+with the same meaning as the SQL `CrawlStore` (sql.py): queued documents
+come out breadth-first (smallest depth, then discovery order), a duplicate is
+another fetched document with the same checksum and no reason against it.
+Nothing survives the process; `commit` and `rollback` have nothing to do.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from webcrawler.engine.interfaces import FrontierEntry, NewURL
+from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.messages import Document
+from webcrawler.states import State
+
+
+@dataclass
+class StoredURL:
+    """One URL's row: where it is in the crawl, and what its last fetch said."""
+
+    doc_id: int
+    server_id: int
+    path: str
+    depth: int
+    redirects: int
+    state: str
+    values: dict[str, object] = field(default_factory=dict)
+
+
+class MemoryStore:
+    """A `Store` (interfaces.py) in dicts."""
+
+    def __init__(self) -> None:
+        self.servers_by_origin: dict[str, ServerState] = {}
+        self.servers_by_id: dict[int, ServerState] = {}
+        self.urls: dict[int, StoredURL] = {}
+        self.links: dict[int, dict[int, str]] = {}  # source id -> target id -> anchor
+        self.robots: dict[int, tuple[int | None, str, float]] = {}
+        self.runs: list[dict[str, object]] = []
+        self._ids: dict[tuple[int, str], int] = {}
+        self._queues: dict[int, list[tuple[int, int]]] = {}  # server id -> heap of (depth, id)
+        self._by_checksum: dict[str, set[int]] = {}
+
+    # --- servers ----------------------------------------------------------
+    def load_servers(self) -> list[ServerState]:
+        return list(self.servers_by_id.values())
+
+    def server(self, origin: str) -> ServerState | None:
+        return self.servers_by_origin.get(origin)
+
+    def add_server(self, origin: str, now: float) -> ServerState:
+        server = ServerState(len(self.servers_by_id) + 1, origin)
+        self.servers_by_origin[origin] = server
+        self.servers_by_id[server.id] = server
+        return server
+
+    def robots_rows(self) -> Iterable[tuple[int, int | None, str, float]]:
+        return [(sid, status, body, expires) for sid, (status, body, expires) in self.robots.items()]
+
+    def save_robots(self, server: ServerState, status: int | None, body: str,
+                    now: float, expires: float) -> None:
+        self.robots[server.id] = (status, body, expires)
+
+    # --- URLs ---------------------------------------------------------------
+    def add_urls(self, server: ServerState, urls: Sequence[NewURL], now: float,
+                 state: str = State.QUEUED) -> tuple[dict[str, int], set[str]]:
+        ids: dict[str, int] = {}
+        fresh: set[str] = set()
+        for u in urls:
+            known = self._ids.get((server.id, u.path))
+            if known is None:
+                known = len(self.urls) + 1
+                self._ids[(server.id, u.path)] = known
+                self.urls[known] = StoredURL(known, server.id, u.path, u.depth, u.redirects, state)
+                if state == State.QUEUED:
+                    heapq.heappush(self._queues.setdefault(server.id, []), (u.depth, known))
+                fresh.add(u.path)
+            ids[u.path] = known
+        if fresh:
+            server.docs_known += len(fresh)
+            if state == State.QUEUED:
+                server.queued += len(fresh)
+        return ids, fresh
+
+    def lookup(self, server: ServerState, path: str) -> int | None:
+        return self._ids.get((server.id, path))
+
+    def next_document(self, server: ServerState) -> FrontierEntry | None:
+        queue = self._queues.get(server.id)
+        while queue:
+            url = self.urls[queue[0][1]]
+            if url.state == State.QUEUED:
+                return FrontierEntry(url.doc_id, server.id, url.path, url.depth, url.redirects)
+            heapq.heappop(queue)
+        return None
+
+    def finish(self, entry: FrontierEntry, state: str, **values: object) -> None:
+        url = self.urls[entry.doc_id]
+        was_queued = url.state == State.QUEUED
+        url.state = state
+        url.values.update(values)
+        if state == State.FETCHED and values.get("reason") is None and values.get("checksum"):
+            self._by_checksum.setdefault(str(values["checksum"]), set()).add(url.doc_id)
+        if was_queued and not entry.recrawl:
+            server = self.servers_by_id[entry.server_id]
+            server.queued = max(0, server.queued - 1)
+
+    def annotate(self, doc_id: int, **values: object) -> None:
+        url = self.urls[doc_id]
+        state = values.pop("state", None)
+        if state is not None:
+            url.state = str(state)
+        url.values.update(values)
+
+    # --- documents ----------------------------------------------------------
+    def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
+                     **values: object) -> bool:
+        old = self.urls[entry.doc_id].values.get("checksum")
+        self.finish(entry, state, checksum=checksum, last_fetch=now, **values)
+        return bool(old) and old != checksum
+
+    def duplicate_of(self, checksum: str, doc_id: int) -> int | None:
+        same = self._by_checksum.get(checksum, set()) - {doc_id}
+        return min(same) if checksum and same else None
+
+    def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None:
+        stored = self.links.setdefault(source_id, {})
+        for target, anchor in targets:
+            stored.setdefault(target, anchor[:500])
+
+    def delete_links(self, source_id: int) -> None:
+        self.links.pop(source_id, None)
+
+    def save_response(self, doc_id: int, now: float, document: Document) -> None:
+        self.urls[doc_id].values["response"] = (now, document.status, document.body)
+
+    # --- runs ---------------------------------------------------------------
+    def start_run(self, mode: str = "index") -> int:
+        self.runs.append({"mode": mode})
+        return len(self.runs)
+
+    def update_run(self, run_id: int, docs: int, failures: int, ended: bool = False,
+                   stop_reason: str | None = None) -> None:
+        self.runs[run_id - 1].update(documents=docs, failures=failures, ended=ended,
+                                     stop_reason=stop_reason)
+
+    def pending(self) -> bool:
+        return False
+
+    def commit(self) -> None:
+        pass
+
+    def rollback(self) -> None:
+        pass
+
+    def state_of(self, origin: str, path: str) -> str | None:
+        """A URL's state (tests and reports), None when it was never stored."""
+        server = self.server(origin)
+        doc_id = None if server is None else self.lookup(server, path)
+        return None if doc_id is None else self.urls[doc_id].state

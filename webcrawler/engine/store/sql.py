@@ -1,0 +1,330 @@
+"""The crawl's single writer of the database: servers, documents, links.
+
+All writes of a crawl go through one connection inside one open transaction,
+committed every few hundred documents (and at exit), as the 1994 WebCrawler
+did to survive crashes. Reads on the hot path use the schema's indexes
+(`webcrawler.database`): no full scans once the crawl is running.
+
+What the engine needs between commits (server counters, robots rules) lives
+in `ServerState` objects; `commit()` writes the changed ones back.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
+from sqlalchemy.engine import Connection, Engine
+
+from webcrawler import dialects, urls
+from webcrawler.database import (
+    State,
+    crawls,
+    documents,
+    index_outbox,
+    links,
+    outbox_text,
+    responses,
+    servers,
+)
+from webcrawler.engine.interfaces import FrontierEntry, NewURL
+from webcrawler.engine.loop.retries import NOT_PASSING_DETAILS, PASSING_REASONS, PASSING_STATUSES
+from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.store.prepared import Prepared
+from webcrawler.messages import Document, Reason
+
+
+class CrawlStore:
+    """Owns the write connection and the server table's in-memory image."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.conn: Connection = engine.connect()
+        self.servers_by_origin: dict[str, ServerState] = {}
+        self.servers_by_id: dict[int, ServerState] = {}
+        self._sql = _HotStatements(self.conn)
+        self._finish_sql: dict[tuple[str, ...], Prepared] = {}
+
+    # --- transactions -------------------------------------------------
+    def commit(self) -> None:
+        """Write changed server counters, then commit everything since the last commit."""
+        dirty = [s for s in self.servers_by_id.values() if s.dirty]
+        if dirty:
+            self.conn.execute(
+                update(servers).where(servers.c.id == bindparam("sid")),
+                [_server_counters(s) for s in dirty],
+            )
+            for server in dirty:
+                server.dirty = False
+        self.conn.commit()
+
+    def pending(self) -> bool:
+        """Is anything written since the last commit?"""
+        return self.conn.in_transaction()
+
+    def rollback(self) -> None:
+        """Drop everything since the last commit (the disk is full: the database keeps it)."""
+        self.conn.rollback()
+
+    def close(self) -> None:
+        self.conn.rollback()
+        self.conn.close()
+
+    # --- servers --------------------------------------------------------
+    def load_servers(self) -> list[ServerState]:
+        """Every known server, with its frontier size recounted (once, at start-up)."""
+        queued: dict[int, int] = dict(
+            self.conn.execute(
+                select(documents.c.server_id, func.count())
+                .where(documents.c.state == State.QUEUED)
+                .group_by(documents.c.server_id)
+            ).all()
+        )
+        result = []
+        for row in self.conn.execute(select(servers)).mappings():
+            state = ServerState(
+                id=row["id"],
+                origin=urls.origin(row["scheme"], row["host"], row["port"]),
+                visited=bool(row["visited"]),
+                queued=queued.get(row["id"], 0),
+                docs_fetched=row["docs_fetched"],
+                docs_failed=row["docs_failed"],
+                docs_known=row["docs_known"],
+                last_access=row["last_access"],
+            )
+            state.dirty = state.queued != row["queued"]
+            self._remember(state)
+            result.append(state)
+        return result
+
+    def robots_rows(self) -> Iterable[tuple[int, int | None, str, float]]:
+        """(server id, status, body, expires_at) for servers whose robots.txt is stored."""
+        return self.conn.execute(
+            select(servers.c.id, servers.c.robots_status, servers.c.robots_txt,
+                   servers.c.robots_expires_at).where(servers.c.robots_fetched_at.is_not(None))
+        ).all()
+
+    def server(self, origin: str) -> ServerState | None:
+        return self.servers_by_origin.get(origin)
+
+    def add_server(self, origin: str, now: float) -> ServerState:
+        scheme, host, port_number = urls.origin_parts(origin)
+        row = self.conn.execute(  # another writer (a real-time search) may have added it
+            select(servers).where(and_(servers.c.scheme == scheme, servers.c.host == host,
+                                       servers.c.port == port_number))).mappings().first()
+        if row is not None:
+            known = ServerState(id=row["id"], origin=origin, visited=bool(row["visited"]),
+                                docs_fetched=row["docs_fetched"], docs_failed=row["docs_failed"],
+                                docs_known=row["docs_known"], last_access=row["last_access"])
+            self._remember(known)
+            return known
+        server_id = _new_key(self.conn.execute(
+            insert(servers).values(scheme=scheme, host=host, port=port_number, first_seen=now,
+                                   visited=False, last_access=0.0, next_allowed=0.0, queued=0,
+                                   docs_known=0, docs_fetched=0, docs_failed=0)
+        ).inserted_primary_key)
+        state = ServerState(id=server_id, origin=origin)
+        self._remember(state)
+        return state
+
+    def save_robots(self, server: ServerState, status: int | None, body: str,
+                    now: float, expires: float) -> None:
+        self.conn.execute(
+            update(servers).where(servers.c.id == server.id).values(
+                robots_status=status, robots_txt=body, robots_fetched_at=now,
+                robots_expires_at=expires, crawl_delay=server.crawl_delay or None)
+        )
+
+    def _remember(self, state: ServerState) -> None:
+        self.servers_by_origin[state.origin] = state
+        self.servers_by_id[state.id] = state
+
+    # --- documents ----------------------------------------------------
+    def add_urls(self, server: ServerState, urls: Sequence[NewURL], now: float,
+                 state: str = State.QUEUED) -> tuple[dict[str, int], set[str]]:
+        """Store the URLs of `server` not known yet; return (path -> document id, new paths).
+
+        One indexed lookup per URL ("is this URL known?"), one insert per new one.
+        """
+        ids: dict[str, int] = {}
+        fresh: set[str] = set()
+        for u in urls:
+            if u.path in ids:
+                continue
+            row = self._sql.lookup.one(p_sid=server.id, p_path=u.path)
+            if row is None:
+                row = self._sql.insert_document.row(
+                    p_sid=server.id, p_path=u.path, p_state=state, p_depth=u.depth,
+                    p_redirects=u.redirects, p_now=now)
+                fresh.add(u.path)
+            ids[u.path] = row[0]
+        if fresh:
+            server.docs_known += len(fresh)
+            if state == State.QUEUED:
+                server.queued += len(fresh)
+            server.dirty = True
+        return ids, fresh
+
+    def lookup(self, server: ServerState, path: str) -> int | None:
+        """The id of a stored URL of `server`, or None when it was never stored."""
+        row = self._sql.lookup.one(p_sid=server.id, p_path=path)
+        return None if row is None else int(row[0])
+
+    def next_document(self, server: ServerState) -> FrontierEntry | None:
+        """The server's next queued document, breadth-first (smallest depth, then discovery)."""
+        row = self._sql.next_document.one(p_sid=server.id)
+        if row is None:
+            return None
+        doc_id, path, depth, redirects = row
+        return FrontierEntry(doc_id, server.id, path, depth, redirects)
+
+    def finish(self, entry: FrontierEntry, state: str, **values: object) -> None:
+        """Move a queued document to `state` (fetched, failed, excluded, redirected)."""
+        keys = tuple(sorted(values))
+        statement = self._finish_sql.get(keys)
+        if statement is None:
+            statement = self._finish_sql[keys] = Prepared(self.conn, update(documents).where(
+                documents.c.id == bindparam("p_id")).values(
+                state=bindparam("p_state"), **{k: bindparam(f"p_{k}") for k in keys}))
+        statement.run(p_id=entry.doc_id, p_state=state, **{f"p_{k}": v for k, v in values.items()})
+        if not entry.recrawl:  # a recrawl was never in the frontier's count
+            server = self.servers_by_id[entry.server_id]
+            server.queued = max(0, server.queued - 1)
+            server.dirty = True
+
+    def annotate(self, doc_id: int, **values: object) -> None:
+        """Change stored values of a document (its state too) without moving it through the
+        frontier's counts: a page waiting for a retry, the tries of a recovered one."""
+        self.conn.execute(update(documents).where(documents.c.id == doc_id).values(**values))
+
+    def requeue_retries(self) -> int:
+        """A resumed crawl: pages that were waiting for a retry, or whose failure was passing
+        (engine/loop/retries.py), are queued again (a new set of tries); their history stays.
+        Returns how many."""
+        d = documents.c
+        passing_failure = and_(d.state == State.FAILED, or_(
+            and_(d.reason.in_(PASSING_REASONS), or_(d.detail.is_(None), and_(
+                *(~d.detail.startswith(start) for start in NOT_PASSING_DETAILS)))),
+            and_(d.reason == Reason.HTTP_ERROR, d.status.in_(PASSING_STATUSES))))
+        result = self.conn.execute(update(documents).where(
+            or_(d.state == State.RETRYING, passing_failure)).values(state=State.QUEUED))
+        return result.rowcount or 0
+
+    def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
+                     **values: object) -> bool:
+        """Store a retrieval; True when the content changed since the last one."""
+        old_checksum, times_fetched, times_changed = self._sql.previous.row(p_id=entry.doc_id)
+        changed = bool(old_checksum) and old_checksum != checksum
+        self.finish(entry, state, checksum=checksum, last_fetch=now,
+                    times_fetched=times_fetched + 1,
+                    times_changed=times_changed + int(changed), **values)
+        return changed
+
+    def save_response(self, doc_id: int, now: float, document: Document) -> None:
+        """The newest response of a document, for archivists (the `responses` table)."""
+        self._sql.response_delete.run(p_id=doc_id)
+        self._sql.response_insert.run(p_id=doc_id, p_at=now, p_status=document.status,
+                                      p_headers=json.dumps(document.headers),
+                                      p_body=document.body)
+
+    def delete_links(self, source_id: int) -> None:
+        """Forget the links of `source_id` (it changed, or is gone)."""
+        self._sql.delete_links.run(p_source=source_id)
+
+    def duplicate_of(self, checksum: str, doc_id: int) -> int | None:
+        """Another fetched document with the same content, if any (indexed lookup)."""
+        if not checksum:
+            return None
+        row = self._sql.duplicate.one(p_sum=checksum, p_id=doc_id)
+        return row[0] if row else None
+
+    def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None:
+        """Links from `source_id`: (target id, anchor text); a pair already stored is kept."""
+        self._sql.add_link.run_many(
+            {"p_source": source_id, "p_target": t, "p_anchor": a[:500]} for t, a in targets)
+
+    def outbox_put(self, doc_id: int, batch: int, payload: bytes) -> None:
+        """A document for the full-text index, kept until the index has committed it."""
+        self._sql.outbox_delete.run(p_id=doc_id)
+        self._sql.outbox_insert.run(p_id=doc_id, p_batch=batch, p_payload=payload)
+
+    # --- crawl runs -----------------------------------------------------
+    def start_run(self, mode: str = "index") -> int:
+        run_id = _new_key(self.conn.execute(
+            insert(crawls).values(mode=mode, started_at=time.time(), documents=0, failures=0)
+        ).inserted_primary_key)
+        self.conn.commit()
+        return int(run_id)
+
+    def update_run(self, run_id: int, docs: int, failures: int, ended: bool = False,
+                   stop_reason: str | None = None) -> None:
+        values: dict[str, object] = {"documents": docs, "failures": failures}
+        if ended:
+            values.update(ended_at=time.time(), stop_reason=stop_reason)
+        self.conn.execute(update(crawls).where(crawls.c.id == run_id).values(**values))
+
+
+def stored_text(conn: Connection, doc_id: int) -> str | None:
+    """The text the index holds for a document (its newest indexed version), read from the
+    outbox the index is fed from (engine/pipeline/index_sink.py): no Whoosh needed. None: not indexed."""
+    return outbox_text(conn.execute(select(index_outbox.c.payload)
+                                .where(index_outbox.c.doc_id == doc_id)).scalar())
+
+
+class _HotStatements:
+    """The statements the crawl runs for every document, compiled once."""
+
+    def __init__(self, conn: Connection) -> None:
+        d = documents.c
+        self.next_document = Prepared(conn, select(d.id, d.path, d.depth, d.redirects).where(
+            and_(d.server_id == bindparam("p_sid"), d.state == State.QUEUED)
+        ).order_by(d.depth, d.id).limit(1))
+        self.lookup = Prepared(conn, select(d.id).where(
+            and_(d.server_id == bindparam("p_sid"), d.path == bindparam("p_path"))))
+        self.insert_document = Prepared(conn, insert(documents).values(
+            server_id=bindparam("p_sid"), path=bindparam("p_path"), state=bindparam("p_state"),
+            depth=bindparam("p_depth"), redirects=bindparam("p_redirects"),
+            discovered_at=bindparam("p_now"), times_fetched=0, times_changed=0,
+            times_trivial=0, times_unmodified=0, times_not_modified=0, change_bucket=0,
+        ).returning(d.id))
+        self.previous = Prepared(conn, select(d.checksum, d.times_fetched, d.times_changed).where(
+            d.id == bindparam("p_id")))
+        self.duplicate = Prepared(conn, select(d.id).where(and_(
+            d.checksum == bindparam("p_sum"), d.state == State.FETCHED, d.reason.is_(None),
+            d.id != bindparam("p_id"))).limit(1))
+        self.add_link = Prepared(conn, dialects.insert_ignore(conn.dialect.name, links).values(
+            source_id=bindparam("p_source"), target_id=bindparam("p_target"),
+            anchor=bindparam("p_anchor")))
+        self.response_delete = Prepared(conn, responses.delete().where(
+            responses.c.doc_id == bindparam("p_id")))
+        self.response_insert = Prepared(conn, insert(responses).values(
+            doc_id=bindparam("p_id"), fetched_at=bindparam("p_at"), status=bindparam("p_status"),
+            headers=bindparam("p_headers"), body=bindparam("p_body")))
+        self.delete_links = Prepared(conn, links.delete().where(
+            links.c.source_id == bindparam("p_source")))
+        self.outbox_delete = Prepared(conn, index_outbox.delete().where(
+            index_outbox.c.doc_id == bindparam("p_id")))
+        self.outbox_insert = Prepared(conn, insert(index_outbox).values(
+            doc_id=bindparam("p_id"), batch=bindparam("p_batch"), payload=bindparam("p_payload")))
+
+
+def _server_counters(server: ServerState) -> dict[str, object]:
+    return {
+        "sid": server.id,
+        "visited": server.visited,
+        "queued": server.queued,
+        "docs_known": server.docs_known,
+        "docs_fetched": server.docs_fetched,
+        "docs_failed": server.docs_failed,
+        "last_access": server.last_access,
+    }
+
+
+def _new_key(row: Any) -> int:
+    """The primary key of the one row an INSERT added."""
+    if row is None:
+        raise LookupError("the INSERT added no row")
+    return int(row[0])
