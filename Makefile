@@ -4,6 +4,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CYTOSCAPE_VERSION := 3.34.4
+# Most tests wait on sockets and child processes, not the CPU: twice the cores of a 2-core CI
+# machine keeps it busy (BENCHMARKS.md, "Test suite").
+TEST_WORKERS ?= 4
 CYTOSCAPE := webcrawler/workbench/static/vendor/cytoscape.min.js
 
 .PHONY: install test lint demo serve bench bench-report clean
@@ -22,8 +25,9 @@ $(CYTOSCAPE):  ## the workbench's graph library, from the npm registry (served b
 	tar -xzf build/npm/cytoscape-$(CYTOSCAPE_VERSION).tgz -C build/npm package/dist/cytoscape.min.js
 	cp build/npm/package/dist/cytoscape.min.js $@
 
-test: $(STAMP) $(CYTOSCAPE)  ## run every test
-	$(PY) -m pytest -q
+test: $(STAMP) $(CYTOSCAPE)  ## run every test: most in parallel, the wall-clock ones alone after
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m 'not wallclock'
+	$(PY) -m pytest -q -m wallclock
 
 lint: $(STAMP)  ## ruff, and mypy over webcrawler/ (configured in pyproject.toml)
 	$(VENV)/bin/ruff check webcrawler tests bench examples

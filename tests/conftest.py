@@ -10,6 +10,7 @@ unset; CI sets it, so there a missing PostgreSQL fails the run instead of hiding
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,13 @@ import pytest
 from webcrawler.testing.postgres import Cluster, find_binaries
 
 REQUIRE = "WEBCRAWLER_REQUIRE_POSTGRES"
+
+# A shell starts a background job (`make test &`, a CI step run by some runners) with Ctrl-C
+# ignored, every process it starts inherits that, and Python then installs no KeyboardInterrupt:
+# the tests that press Ctrl-C on a server they started would wait for it in vain. The tests run
+# as from a terminal, where Ctrl-C is Python's own.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

@@ -129,7 +129,7 @@ def test_kill_9_between_the_database_and_the_index_converges_on_restart(
              "/kept": html("kept", "the walrus enclosure page")}
     with LoopbackWeb([Site(ADDRESS, pages)]) as web:
         seed = web.url(ADDRESS, "/")
-        _run(_index(data, database_url, *_incremental(seed, 1.0 / 3600)))
+        _run(_index(data, database_url, "--seed", seed))  # a batch crawl ends when all is fetched
         assert _hits(index_dir, "zeppelin") == 1
         del pages["/doomed"]  # now a 404: the recrawl finds it gone
         blocker = open_writer(index_dir)

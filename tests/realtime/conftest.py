@@ -23,9 +23,11 @@ INDEXED_DOCS = 40
 
 
 def make_settings(data_dir: Path, **changes: object) -> Settings:
+    # The topic web answers at once: the timeouts only bound a fetch starved of CPU by the
+    # tests running beside it, and a fetch cut short would change what a search finds.
     base = Settings(data_dir=data_dir, agents=2, delay=0.0, hours=0.05, commit_every=20,
-                    progress_interval=60.0, connect_timeout=2.0, read_timeout=2.0,
-                    total_timeout=5.0)
+                    progress_interval=60.0, connect_timeout=10.0, read_timeout=10.0,
+                    total_timeout=20.0)
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 

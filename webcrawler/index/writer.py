@@ -132,6 +132,16 @@ class IndexWriter:
             column = reader.column_reader("doc_id")
             return {int(column[n]) for n in reader.all_doc_ids()}
 
+    def discard(self) -> None:
+        """Drop the changes since the last commit and release the index's write lock: what a
+        failed writer does instead of `close`, whose commit would only fail again."""
+        writer, self._writer = self._writer, None
+        try:
+            if writer is not None:
+                writer.cancel()
+        finally:
+            self._ix.close()
+
     def close(self) -> None:
         """Commit pending changes and release the index's write lock."""
         try:

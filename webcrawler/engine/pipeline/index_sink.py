@@ -78,10 +78,11 @@ def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
         return
     try:
         _index_batches(writer, engine, inbox, acks)
+        writer.close()
     except Exception as exc:  # noqa: BLE001 - as above; the batches stay in the outbox
         acks.put(_failure(exc))
+        writer.discard()  # a full disk fails the last commit too: no traceback, one report
     finally:
-        writer.close()
         engine.dispose()
 
 
