@@ -20,7 +20,7 @@ MIN_LETTERS = 20  # fewer letters than this: too short to tell
 MIN_PROBABILITY = 0.5
 # Matches when the text holds MIN_LETTERS letters: stops at the last one needed, where
 # counting them all made a list of every character of the sample.
-_ENOUGH_LETTERS = re.compile(r"(?:[\W\d_]*[^\W\d_]){%d}" % MIN_LETTERS)
+_ENOUGH_LETTERS = re.compile(rf"(?:[\W\d_]*[^\W\d_]){{{MIN_LETTERS}}}")
 
 
 @cache
