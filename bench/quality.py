@@ -189,6 +189,25 @@ def sample_queries(indexed: set[str]) -> list[tuple[str, str, set[str]]]:
     return chosen
 
 
+TESTWEB_URLS = {"python": "http://127.0.1.1:8080/", "postgresql": "http://127.0.1.2:8080/",
+                "flask": "http://127.0.1.4:8080/", "requests": "http://127.0.1.5:8080/"}
+
+
+def crawled_queries() -> list[tuple[str, str, set[str]]]:
+    """The saved judged queries (DATA), each relevant page named by the URL the test web
+    serves it at, as a crawl of the test web indexes it."""
+    prefixes = {SITES[site].resolve().as_uri() + "/": url for site, url in TESTWEB_URLS.items()}
+    queries = []
+    for line in DATA.read_text(encoding="utf-8").splitlines()[1:]:
+        site, query, relevant = line.split("\t")
+        pages = set()
+        for uri in relevant.split():
+            prefix = next((p for p in prefixes if uri.startswith(p)), "")
+            pages.add(prefixes[prefix] + uri[len(prefix):] if prefix else uri)
+        queries.append((site, query, pages))
+    return queries
+
+
 def save_queries(queries: list[tuple[str, str, set[str]]]) -> None:
     DATA.parent.mkdir(parents=True, exist_ok=True)
     with DATA.open("w", encoding="utf-8") as out:
@@ -281,7 +300,16 @@ def main() -> None:
     ap.add_argument("--text", choices=("lxml", "agent", "main"), default="lxml",
                     help="the text indexed: lxml's text_content() (default), the agent's "
                          "visible text, or the agent's main content (boilerplate dropped)")
+    ap.add_argument("--crawled", type=Path, default=None, metavar="INDEX_DIR",
+                    help="instead, search the index a crawl of the test web left (DATA_DIR/index) "
+                         "with the saved judged queries, their pages named by the test web's URLs")
     args = ap.parse_args()
+    if args.crawled:
+        queries = crawled_queries()
+        mrr, success = evaluate(args.crawled, queries)
+        print(f"{args.crawled}: {len(queries)} judged queries, MRR@10 {mrr:.4f}, "
+              f"success@10 {success:.3f}")
+        return
     found = [(site, p, d) for i, (site, p) in enumerate(pages(), 1)
              if (d := parse_page(i, site, p, args.text))]
     plain = [d for _site, _p, d in found]

@@ -15,6 +15,7 @@ from tests.engine.conftest import crawl
 from webcrawler.database import connect, documents
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.index import open_searcher
+from webcrawler.language import detect
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
@@ -68,3 +69,10 @@ def test_languages_are_stored_when_indexed_and_read_back_by_reindex(
     assert _facet(settings) == Counter({"unknown": 2, "en": 1, "nl": 1})
     with open_searcher(settings.index_dir) as searcher:
         assert [h.url.rsplit("/", 1)[1] for h in searcher.search("zebra lang:nl").hits] == ["de"]
+
+
+def test_a_text_with_too_few_letters_is_not_guessed() -> None:
+    """Digits, marks and underscores are not letters: 19 letters among them are too few to tell."""
+    assert detect("", "1. the 22 harbour -- 333 ships_ " + "4" * 600) == ""  # 15 letters
+    assert detect("Hafen", "_" * 700 + GERMAN) == ""  # the letters lie beyond the sample
+    assert detect("", ENGLISH) == "en" and detect("", "1 " * 20 + GERMAN) == "de"

@@ -239,12 +239,12 @@ BOILERPLATE = " | ".join((
                    "related", "masthead")),
 ))
 MIN_MAIN_SHARE = 0.2  # main content shorter than this share of the page: the page is its text
-# Elements whose ARIA role says boilerplate: found by one XPath and renamed <nav> before the
-# stylesheet runs, because a `*[@role=...]` pattern is tried on every element (it tripled the
-# pass); the tree is the agent's own, and its links were gathered before.
-BOILERPLATE_ROLES = etree.XPath(
-    "//*[@role='navigation' or @role='banner' or @role='contentinfo' or @role='complementary'"
-    " or @role='search']")
+# Elements whose ARIA role says boilerplate: renamed <nav> before the stylesheet runs, because
+# a `*[@role=...]` pattern is tried on every element (it tripled the pass), and found by one
+# walk over the tree in Python, because the XPath with those tests costs more than the
+# stylesheet itself (docs/main-content.md); the tree is the agent's own, and its links were
+# gathered before.
+BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "search"))
 
 
 def main_text(root: etree._Element) -> str:
@@ -253,8 +253,9 @@ def main_text(root: etree._Element) -> str:
     page says and boilerplate words weigh nothing in ranking; the page's own outline among
     them (`OUTLINE`, which differs on every page) stays. A page whose main content would be
     under a fifth of its text (a hub page of links) keeps all of it."""
-    for element in BOILERPLATE_ROLES(root):
-        element.tag = "nav"
+    for element in root.iter():
+        if element.get("role") in BOILERPLATE_ROLES:
+            element.tag = "nav"
     main = collapse(str(_stylesheet("main", _MAIN_XSLT)(root)))
     if len(main) >= 200:
         return main
