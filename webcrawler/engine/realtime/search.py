@@ -33,7 +33,7 @@ from sqlalchemy.engine import Engine
 
 from webcrawler import dialects, index, urls
 from webcrawler.database import State, connect, documents, index_outbox, links, servers
-from webcrawler.engine.loop.crawl import CrawlLoop
+from webcrawler.engine.loop.crawl import NOTHING_LEFT, CrawlLoop
 from webcrawler.engine.loop.index_hooks import IndexHooks
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.pipeline.index_sink import IndexSink
@@ -221,6 +221,10 @@ class RealtimeJob:
         self._rerun(explore=self.options.guided and not final)
         if self._found >= self.options.want and not self.stopping:
             self.stopping = "enough found"
+            if final and crawler.stats.stop_reason == NOTHING_LEFT:
+                # the last answers, counted only now that the index has them all, were enough:
+                # the search ends because it found what it wanted, not because it ran dry
+                crawler.stats.stop_reason = self.stopping
         if crawler.store.pending():
             crawler.store.commit()
         now = time.monotonic()
