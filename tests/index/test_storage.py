@@ -50,8 +50,10 @@ def test_closing_the_searcher_unmaps_its_segments(tmp_path: Path) -> None:
             writer.add([IndexedDocument(i, f"http://h/{i}", "t", f"word{i} common", "h")
                         for i in range(start + 1, start + 21)])
             writer.commit()
-    def segments_held() -> list[str]:  # a map holds its file's descriptor
-        return [f.path for f in psutil.Process().open_files() if f.path.endswith(".seg")]
+    def segments_held() -> list[str]:  # a map holds its file's descriptor (this index's only:
+        mine = str(tmp_path)             # a worker process also ran other tests' indexes)
+        return [f.path for f in psutil.Process().open_files()
+                if f.path.endswith(".seg") and f.path.startswith(mine)]
 
     with open_searcher(tmp_path / "ix") as searcher:
         assert searcher.search("common").total == 60
