@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 TEXTS = ["The harbour master keeps the ships in order before the sun rises over the town.",
@@ -55,11 +56,16 @@ def test_a_cache_that_cannot_be_written_falls_back_to_the_packed_model(tmp_path:
     assert _probe(blocked) == ["en", "de", "fr", "es"]
 
 
-def test_a_copy_of_another_model_file_is_removed(tmp_path: Path) -> None:
+def test_a_copy_of_another_model_file_and_an_old_half_copy_are_removed(tmp_path: Path) -> None:
     folder = tmp_path / "webcrawler"
     folder.mkdir()
     old = folder / "py3langid-model-1-2.npz"
     old.write_bytes(b"an older model's copy")
+    abandoned, unpacking = folder / ".unpacking-abandoned", folder / ".unpacking-now"
+    abandoned.write_bytes(b"half a model, its process killed an hour ago")
+    os.utime(abandoned, (time.time() - 3600, time.time() - 3600))
+    unpacking.write_bytes(b"half a model, another process is unpacking it now")
     _probe(tmp_path)
-    assert not old.exists()
-    assert len(list(folder.iterdir())) == 1
+    assert not old.exists() and not abandoned.exists()
+    assert unpacking.exists()
+    assert len(list(folder.glob("py3langid-model-*.npz"))) == 1

@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import zipfile
 from array import array
 from functools import cache
@@ -36,6 +37,7 @@ MIN_PROBABILITY = 0.5
 # counting them all made a list of every character of the sample.
 _ENOUGH_LETTERS = re.compile(rf"(?:[\W\d_]*[^\W\d_]){{{MIN_LETTERS}}}")
 _UNPACKED_PREFIX = "py3langid-model-"
+_ABANDONED_SECONDS = 600.0  # a half-unpacked copy this old was left by a killed process
 _UNUSABLE = (OSError, RuntimeError, ValueError, KeyError, EOFError, lzma.LZMAError, zipfile.BadZipFile)
 
 log = logging.getLogger(__name__)
@@ -67,7 +69,7 @@ def cache_dir() -> Path:
 def _unpacked(packed: Path) -> Path:
     """The unpacked copy of the model file `packed` in the cache, made if missing (written
     whole under another name, then renamed: a reader never sees half of it). Copies of
-    other model files (an upgraded py3langid) are removed."""
+    other model files (an upgraded py3langid) are removed, and half copies left long ago."""
     stat = packed.stat()
     folder = cache_dir()
     path = folder / f"{_UNPACKED_PREFIX}{stat.st_size}-{stat.st_mtime_ns}.npz"
@@ -86,6 +88,10 @@ def _unpacked(packed: Path) -> Path:
     for old in folder.glob(f"{_UNPACKED_PREFIX}*.npz"):
         if old != path:
             old.unlink(missing_ok=True)
+    for part_left in folder.glob(".unpacking-*"):  # of a process killed while unpacking
+        with contextlib.suppress(OSError):
+            if time.time() - part_left.stat().st_mtime > _ABANDONED_SECONDS:
+                part_left.unlink()
     return path
 
 
