@@ -11,7 +11,9 @@
 every run alike. A run's figure is the CPU seconds of its whole process tree (engine,
 agents, index writer; sampled as bench.throughput does) per page retrieved; the
 table gives the median over the rounds. A part's cost is the defaults' median less
-the median of the run with that part off.
+the median of the run with that part off. A second table splits each run's CPU seconds by
+process (engine, index writer, agents and the rest), which moves much less than the whole
+from round to round.
 
 `--parts` measures instead, in this process, what each part's own code costs a page on
 the test web's pages as one agent answers them (CPU time, best of five passes): the
@@ -50,6 +52,8 @@ PARTS: dict[str, tuple[str, list[str]]] = {  # --off NAME: (what is measured, fl
     "near-duplicates": ("near-duplicates off", ["--near-duplicates", "0"]),
     "sitemaps": ("sitemaps off", ["--no-sitemaps"]),
     "params": ("tracking/session parameters kept", ["--strip-param", ""]),
+    "link-refresh": ("link refresh off", ["--link-refresh", "0"]),
+    "main-content": ("whole text indexed", ["--all-text"]),
 }
 
 
@@ -82,6 +86,7 @@ def main(argv: list[str] | None = None) -> str:
         *((name, WEBCRAWLER, flags) for name, flags in parts)]
     per_page: dict[str, list[float]] = {name: [] for name, _, _ in contenders}
     pages: dict[str, list[int]] = {name: [] for name, _, _ in contenders}
+    roles: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in contenders}
     with tempfile.TemporaryDirectory(prefix="bench-crawl-cost-") as tmp:
         for number in range(args.rounds):
             for name, binary, flags in contenders:
@@ -89,15 +94,23 @@ def main(argv: list[str] | None = None) -> str:
                 used = cpu["engine"] + cpu["all children"]
                 per_page[name].append(used / retrieved * 1000)
                 pages[name].append(retrieved)
+                roles[name].append(by_role(cpu))
                 print(f"round {number + 1}: {name}: {retrieved} pages, {used:.1f} CPU s "
                       f"({per_page[name][-1]:.2f} ms a page; engine {cpu['engine']:.1f} s, index "
                       f"writer {cpu['busiest child']:.1f} s), "
                       f"{seconds:.0f} s, load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
-    return report(contenders, per_page, pages, args)
+    return report(contenders, per_page, pages, args, roles)
+
+
+def by_role(cpu: dict[str, float]) -> dict[str, float]:
+    """A crawl's CPU seconds by process: the engine, the index writer (the busiest child), and
+    the agents with the forkserver and its resource tracker (the rest)."""
+    return {"engine": cpu["engine"], "index writer": cpu["busiest child"],
+            "agents and the rest": cpu["all children"] - cpu["busiest child"]}
 
 
 def report(contenders: list, per_page: dict[str, list[float]], pages: dict[str, list[int]],
-           args: argparse.Namespace) -> str:
+           args: argparse.Namespace, roles: dict[str, list[dict[str, float]]] | None = None) -> str:
     base_name, defaults = contenders[0][0], contenders[1][0]
     base = median(per_page[base_name])
     rows = []
@@ -113,10 +126,20 @@ def report(contenders: list, per_page: dict[str, list[float]], pages: dict[str, 
             "retrieved, in ms (median of the rounds). The part's cost is the defaults' median less "
             "the run's with that part off.\n\n"
             + table(["run", "flags", "pages", "ms CPU a page (median)", "each round",
-                     "against the baseline", "the part's cost (ms a page)"], rows))
+                     "against the baseline", "the part's cost (ms a page)"], rows)
+            + (_roles_table(contenders, roles) if roles else ""))
     return publish("Batch crawl CPU per page with every part of issue 25 on", body, args.json,
                    headline=f"{change:+.1f}% CPU a page against {base_name.split()[-1]}",
                    goal="within 10% of 8232520's with all of it on", met=change <= 10)
+
+
+def _roles_table(contenders: list, roles: dict[str, list[dict[str, float]]]) -> str:
+    """CPU seconds a crawl by process, medians of the rounds: where a difference comes from."""
+    names = ["engine", "index writer", "agents and the rest"]
+    rows = [[name, *(median([r[role] for r in roles[name]]) for role in names)]
+            for name, _, _ in contenders]
+    return ("\n\nCPU seconds a crawl by process (medians of the rounds; the index writer is the "
+            "busiest child process):\n\n" + table(["run", *names], rows))
 
 
 def part_costs(args: argparse.Namespace, pages: int = 300) -> str:

@@ -123,6 +123,7 @@ class Document:
     canonical: str = ""  # the canonical URL the page declares (tag or Link header), normalised
     headings: tuple[str, ...] = ()  # the texts of its h1-h3 headings (agents/parse.py)
     lastmods: tuple[tuple[str, float], ...] = ()  # a sitemap's pages' lastmod: (URL, Unix time)
+    rendered: bool = False  # its scripts ran in Chromium (--render) before its text was read
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,27 @@ named to it.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import sys
 from collections.abc import Iterator
+from typing import Any
+
+# Imported once by the forkserver, so that every agent forked from it starts with its code
+# loaded instead of importing (and, without .pyc files, compiling) it again.
+PRELOADED = ["webcrawler.agents.worker"]
+
+
+def child_context(method: str = "forkserver") -> Any:
+    """The multiprocessing context the children of a crawl (agents, index writers) come from.
+
+    A process has one forkserver, started by the first child: the index writer, before any
+    agent. The preload applies only when the server starts, so every starter asks for it;
+    otherwise each agent pays the agents' imports itself.
+    """
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":
+        ctx.set_forkserver_preload(PRELOADED)
+    return ctx
 
 
 @contextlib.contextmanager

@@ -57,15 +57,19 @@ def routes(port: int) -> dict[str, Page]:
     return pages
 
 
+SUMMARIES: dict[str, str] = {}
+
+
 def crawl(tmp_path: Path, render: str) -> tuple[Settings, list[str], list[str]]:
-    """Crawl the site under `render`; the settings, the site's paths and the other server's."""
+    """Crawl the site under `render`; the settings, the site's paths and the other server's
+    (the summary in `SUMMARIES`)."""
     with LoopbackWeb([Site(OTHER, {})]) as other:
         port = int(other.name(OTHER).rsplit(":", 1)[1])
         with LoopbackWeb([Site(SITE, routes(port))]) as web:
             settings = Settings(data_dir=tmp_path / render, agents=1, delay=0.0, hours=0.05,
                                 progress_interval=60.0, total_timeout=20.0, render=render,
                                 render_timeout=4.0, seeds=(web.url(SITE, "/"),))
-            run_index(settings, progress=False)
+            SUMMARIES[render] = run_index(settings, progress=False)[0]
             web.log.settle()
             paths = web.log.paths()
         other.log.settle()
@@ -87,17 +91,21 @@ def test_auto_renders_the_shell_only_and_goes_on_past_a_script_that_never_ends(
     assert "/written" in paths  # a link the script wrote is followed
     assert elsewhere == []  # no script, picture or fetch reached another server
     assert words(settings, "kumquats") == ["written"]
+    assert "rendered             1 (their scripts ran in Chromium)" in SUMMARIES["auto"]
 
 
 def test_never_leaves_the_shell_empty(tmp_path: Path) -> None:
     settings, paths, _ = crawl(tmp_path, "never")
     assert words(settings, "marmalade zeppelin") == []
     assert "/app.js" not in paths and "/written" not in paths
+    assert "rendered" not in SUMMARIES["never"]
 
 
 def test_always_renders_the_page_of_text_too(tmp_path: Path) -> None:
     _, paths, elsewhere = crawl(tmp_path, "always")
     assert "/counter.js" in paths and elsewhere == []
+    # home, shell, plain, written (the loop's script never ends: not rendered)
+    assert "rendered             4 (their scripts ran in Chromium)" in SUMMARIES["always"]
 
 
 def test_what_looks_like_a_shell() -> None:

@@ -301,6 +301,7 @@ class Fetcher:
             sketch=_sketch(parsed.text) if request.sketch else b"",
             headers=tuple(response.raw.headers.items()) if request.body else (),
             body=zlib.compress(body, 1) if request.body else b"",
+            rendered=bool(digest),  # a digest of what scripts wrote: the page was rendered
         )
 
     def _make_file(

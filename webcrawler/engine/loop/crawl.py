@@ -63,6 +63,7 @@ class CrawlStats:
     retrieved: int = 0  # documents retrieved (HTTP 200 with usable content)
     answered: int = 0  # every document answer, including failures and redirects
     robots: int = 0
+    rendered: int = 0  # documents whose scripts ran in Chromium (--render)
     failures: Counter[str] = field(default_factory=Counter)
     excluded: Counter[str] = field(default_factory=Counter)
     stop_reason: str = ""
@@ -383,6 +384,7 @@ class CrawlLoop:
             self.scheduler.answered(job.server, now, first_document_done=False)
             return
         if isinstance(answer, Document):
+            self.stats.rendered += answer.rendered
             self.hooks.document(entry, job.server, answer)
             self.retries.fetched(entry)
             self.sitemaps.found(entry, answer)

@@ -27,7 +27,7 @@ from webcrawler.agents.render import require_renderer
 from webcrawler.agents.worker import READY, agent_main
 from webcrawler.config.agent_config import agent_config
 from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
-from webcrawler.processes import main_module_hidden
+from webcrawler.processes import child_context, main_module_hidden
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -62,9 +62,7 @@ class AgentPool:
         self.max_urls = max_urls
         self.memory_bytes = memory_mb * 1024 * 1024
         self.hide_main = hide_main  # a crawler script without a __main__ guard (toolkit)
-        self._ctx: Any = multiprocessing.get_context(start_method)  # its Process, Pipe: any method's
-        if start_method == "forkserver":
-            self._ctx.set_forkserver_preload(["webcrawler.agents.worker"])
+        self._ctx: Any = child_context(start_method)  # its Process, Pipe: any method's
         self._counter = 0
         self._last_memory_check = 0.0
         self.replaced: dict[str, int] = {}  # why agents were replaced -> how many

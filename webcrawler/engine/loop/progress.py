@@ -33,6 +33,7 @@ class Snapshot:
     recovered: int = 0  # pages fetched after failed tries
     recrawl: str = ""  # the incremental crawl's counts (webcrawler/recrawl/), empty in a batch crawl
     found: str = ""  # sitemaps read, aliases and near-duplicates (sitemaps.py, canonical.py, ...)
+    rendered: int = 0  # documents whose scripts ran in Chromium (--render)
 
 
 def snapshot(crawler: CrawlLoop) -> Snapshot:
@@ -55,6 +56,7 @@ def snapshot(crawler: CrawlLoop) -> Snapshot:
         recovered=crawler.retries.counts.recovered,
         recrawl=crawler.hooks.report(),
         found=crawler.hooks.found(),
+        rendered=crawler.stats.rendered,
     )
 
 
@@ -98,7 +100,8 @@ def summary(s: Snapshot) -> str:
         f"  failures             {sum(s.failures.values())}: {_reasons(s.failures)}",
         f"  excluded             {sum(s.excluded.values())}: {_reasons(s.excluded)}",
         f"  retried              {retry_line(s.retries, s.recovered, sum(s.failures.values()))}",
-    ] + ([f"  {s.found}"] if s.found else []) + ([f"  {s.recrawl}"] if s.recrawl else []))
+    ] + ([f"  rendered             {s.rendered} (their scripts ran in Chromium)"] if s.rendered else [])
+      + ([f"  {s.found}"] if s.found else []) + ([f"  {s.recrawl}"] if s.recrawl else []))
 
 
 class ProgressReporter:

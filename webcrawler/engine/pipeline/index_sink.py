@@ -41,7 +41,7 @@ from webcrawler.engine.pipeline.outbox import OutboxWriter, acknowledge_batches,
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.errors import StorageError
 from webcrawler.index import IndexWriter, open_writer
-from webcrawler.processes import main_module_hidden
+from webcrawler.processes import child_context, main_module_hidden
 from webcrawler.storage_errors import StorageFull, is_disk_full
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,7 @@ class IndexSink(OutboxWriter):
         self.store = store
         self.index_dir = index_dir
         self.failed = False
-        ctx = multiprocessing.get_context("forkserver")
+        ctx = child_context()
         self._inbox: multiprocessing.Queue = ctx.Queue()
         self._acks: multiprocessing.Queue = ctx.Queue()
         db_url = store.engine.url.render_as_string(hide_password=False)

@@ -14,7 +14,6 @@ writers, as it waits for the one index process.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import time
 from multiprocessing.synchronize import Event
 from pathlib import Path
@@ -27,6 +26,7 @@ from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.pipeline.shard_writer import run_shard_writer
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import prepare_layout, shards_wanted
+from webcrawler.processes import child_context
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ class ShardedIndexSink(OutboxWriter):
         self._reader = connect(db_url, readonly=True)  # counts, outside the crawl's transaction
         with self._reader.connect() as conn:
             self._number = int(conn.execute(select(func.max(index_outbox.c.batch))).scalar() or 0)
-        ctx = multiprocessing.get_context("forkserver")
+        ctx = child_context()
         self._stop = ctx.Event()
         self._processes = [
             ctx.Process(target=shard_writer_process, args=(index_dir, db_url, k, shards, self._stop),

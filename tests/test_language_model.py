@@ -1,0 +1,71 @@
+"""The language model is unpacked once into the user's cache and read from there after; a
+cache that cannot be written, or a damaged copy in it (then removed), falls back to the packed
+model. Each case runs in a fresh process (the model is loaded once per process)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TEXTS = ["The harbour master keeps the ships in order before the sun rises over the town.",
+         "Der Hafenmeister sorgt dafür, dass die Schiffe in Ordnung sind, jeden Morgen.",
+         "Le maître du port veille à ce que les navires soient en ordre chaque matin.",
+         "El capitán del puerto mantiene los barcos en orden cada mañana temprano."]
+
+# Every text's (language, probability) from the cache's model and from py3langid's own loading.
+PROBE = f'''
+from py3langid.langid import MODEL_FILE, LanguageIdentifier
+from webcrawler.language import _identifier
+ours, theirs = _identifier(), LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+for text in {TEXTS!r}:
+    assert ours.classify(text) == theirs.classify(text), text
+    print(ours.classify(text)[0])
+'''
+
+
+def _probe(cache: Path) -> list[str]:
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache))
+    return subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True,
+                          timeout=120, check=True).stdout.split()
+
+
+def test_the_model_is_unpacked_once_and_detects_as_the_packed_one(tmp_path: Path) -> None:
+    assert _probe(tmp_path) == ["en", "de", "fr", "es"]
+    [copy] = (tmp_path / "webcrawler").iterdir()
+    made = copy.stat().st_mtime_ns
+    assert _probe(tmp_path) == ["en", "de", "fr", "es"]  # read from the copy, not made again
+    assert [p.stat().st_mtime_ns for p in (tmp_path / "webcrawler").iterdir()] == [made]
+
+
+def test_a_damaged_copy_falls_back_to_the_packed_model(tmp_path: Path) -> None:
+    _probe(tmp_path)
+    [copy] = (tmp_path / "webcrawler").iterdir()
+    copy.write_bytes(copy.read_bytes()[: 1 << 20])  # cut short
+    assert _probe(tmp_path) == ["en", "de", "fr", "es"]
+    assert not copy.exists()  # removed, so that the next process unpacks the model again
+    _probe(tmp_path)
+    assert copy.stat().st_size > 1 << 20
+
+
+def test_a_cache_that_cannot_be_written_falls_back_to_the_packed_model(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    assert _probe(blocked) == ["en", "de", "fr", "es"]
+
+
+def test_a_copy_of_another_model_file_and_an_old_half_copy_are_removed(tmp_path: Path) -> None:
+    folder = tmp_path / "webcrawler"
+    folder.mkdir()
+    old = folder / "py3langid-model-1-2.npz"
+    old.write_bytes(b"an older model's copy")
+    abandoned, unpacking = folder / ".unpacking-abandoned", folder / ".unpacking-now"
+    abandoned.write_bytes(b"half a model, its process killed an hour ago")
+    os.utime(abandoned, (time.time() - 3600, time.time() - 3600))
+    unpacking.write_bytes(b"half a model, another process is unpacking it now")
+    _probe(tmp_path)
+    assert not old.exists() and not abandoned.exists()
+    assert unpacking.exists()
+    assert len(list(folder.glob("py3langid-model-*.npz"))) == 1
