@@ -26,7 +26,7 @@ import numpy as np
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, prior, vectors
+from webcrawler.index import facets, prior, pruning, vectors
 from webcrawler.index.blocks import is_w3
 from webcrawler.index.fastpaths import note
 from webcrawler.index.query import ParsedQuery
@@ -49,9 +49,11 @@ def rank_words(
         return None
     words = parsed.terms()
     parameters = [model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words]
-    candidates: list[tuple[float, int]] = []
+    found_docnums: list[np.ndarray] = []  # each segment's best, as top-level docnums
+    found_scores: list[np.ndarray] = []
     total = 0
     counts = facets.Tally()
+    threshold = 0.0  # the limit-th best score so far: pruning.py skips what cannot beat it
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
         if not isinstance(reader, SegmentReader) or not is_w3(reader):
@@ -62,25 +64,70 @@ def rank_words(
             note("wordsearch.whoosh")
             return None
         note("wordsearch.arrays")
-        docnums, scores = _score_segment(reader, words, parameters, lengths, prior.factors(reader))
-        if parsed.filters:
-            passed = facets.passing(reader, docnums, parsed.filters)
-            docnums, scores = docnums[passed], scores[passed]
-        total += len(docnums)
-        facets.count(reader, docnums, counts)
-        candidates += _top(docnums, scores, limit, offset)
-    candidates.sort(key=lambda item: (-item[0], item[1]))
-    return candidates[:limit], total, counts.counts()
+        postings = [vectors.postings(reader, CONTENT, word) for word in words]
+        priors = prior.factors(reader)
+        pruned = None
+        if sum(len(ids) for ids, _weights in postings) >= pruning.MIN_PRUNED:
+            matched = _matches(reader, postings, len(lengths), parsed.filters)
+            pruned = pruning.top_candidates(reader, words, postings, parameters, lengths, priors,
+                                            matched, limit, threshold)
+        if pruned is None:
+            docnums, scores = _score_segment(reader, postings, parameters, lengths, priors)
+            if parsed.filters:
+                passed = facets.passing(reader, docnums, parsed.filters)
+                docnums, scores = docnums[passed], scores[passed]
+            matched = docnums
+        else:
+            note("wordsearch.pruned")
+            docnums, scores = pruned
+        total += len(matched)
+        facets.count(reader, matched, counts)
+        best_docnums, best_scores = _top(docnums, scores, limit)
+        found_docnums.append(best_docnums + offset)
+        found_scores.append(best_scores)
+        if sum(map(len, found_scores)) >= limit:
+            joined = np.concatenate(found_scores)
+            threshold = float(np.partition(joined, len(joined) - limit)[len(joined) - limit])
+    if not found_scores:
+        return [], total, counts.counts()
+    best_docnums, best_scores = _top(np.concatenate(found_docnums), np.concatenate(found_scores), limit)
+    ranked = list(zip(best_scores.tolist(), best_docnums.tolist(), strict=True))
+    return ranked, total, counts.counts()
 
 
-def _score_segment(reader, words, parameters, lengths, priors):
-    """(docnums, scores) of the segment's live documents that hold any of `words`; each
-    word's score times the document's prior (`prior.py`) as Whoosh's path multiplies it."""
+def _matches(reader, postings: list[vectors.Postings], size: int, filters: dict[str, str]) -> np.ndarray:
+    """The segment's live documents (sorted) that hold any of the words and pass the filters."""
+    lists = [ids for ids, _weights in postings if len(ids)]
+    if len(lists) == 1:
+        docnums = lists[0].astype(np.int64)
+    else:
+        touched = np.zeros(size, dtype=bool)
+        for ids in lists:
+            touched[ids] = True
+        docnums = np.flatnonzero(touched)
+    live = _live(reader, docnums)
+    if live is not None:
+        docnums = docnums[live]
+    if filters:
+        docnums = docnums[facets.passing(reader, docnums, filters)]
+    return docnums
+
+
+def _live(reader, docnums: np.ndarray) -> np.ndarray | None:
+    """Which of `docnums` are not deleted (a mask; None: the segment deletes none)."""
+    if not reader.has_deletions():
+        return None
+    return ~np.isin(docnums, np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64))
+
+
+def _score_segment(reader, postings, parameters, lengths, priors):
+    """(docnums, scores) of the segment's live documents that hold any of the words
+    (`postings`: their lists); each word's score times the document's prior (`prior.py`)
+    as Whoosh's path multiplies it."""
     summed: np.ndarray | None = None
     touched: np.ndarray | None = None
     single: tuple[np.ndarray, np.ndarray] | None = None
-    for word, (factor, p_ref, _cf, mu) in zip(words, parameters, strict=True):
-        ids, weights = vectors.postings(reader, CONTENT, word)
+    for (ids, weights), (factor, p_ref, _cf, mu) in zip(postings, parameters, strict=True):
         if not len(ids):
             continue
         scores = factor * np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
@@ -101,18 +148,16 @@ def _score_segment(reader, words, parameters, lengths, priors):
     if single is None:
         return np.zeros(0, np.int64), np.zeros(0)
     docnums, scores = single
-    if reader.has_deletions():
-        live = ~np.isin(docnums, np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64))
-        docnums, scores = docnums[live], scores[live]
-    return docnums, scores
+    live = _live(reader, docnums)
+    return (docnums, scores) if live is None else (docnums[live], scores[live])
 
 
-def _top(docnums: np.ndarray, scores: np.ndarray, limit: int, offset: int) -> list[tuple[float, int]]:
-    """The segment's best `limit` as (score, docnum + offset), best first, ties by docnum."""
+def _top(docnums: np.ndarray, scores: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The best `limit` (docnums as int64, scores), best first, ties by docnum."""
     if len(scores) > limit:
         cut = len(scores) - limit
         kth = np.partition(scores, cut)[cut]  # the limit-th best score: keep it and its ties
         keep = scores >= kth
         docnums, scores = docnums[keep], scores[keep]
     order = np.lexsort((docnums, -scores))[:limit]
-    return [(float(scores[i]), int(docnums[i]) + offset) for i in order]
+    return docnums[order].astype(np.int64), scores[order]
