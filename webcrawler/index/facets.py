@@ -138,7 +138,26 @@ def count(reader: SegmentReader, docnums: np.ndarray, into: Tally) -> None:
         _count_each(reader, docnums, into)
         return
     codes, tables = found
-    per_combination = np.bincount(codes[docnums], minlength=len(tables[0][2]))
+    _add(reader, tables, np.bincount(codes[docnums], minlength=len(tables[0][2])), into)
+
+
+def count_remembered(reader: SegmentReader, key: tuple, docnums: np.ndarray, into: Tally) -> None:
+    """`count`, remembered for the segment as it is (its deletions included) under `key`,
+    which must name `docnums`: a frequent word's matches are counted once, not per query."""
+    found = combined(reader)
+    if found is None or not len(docnums):
+        count(reader, docnums, into)
+        return
+    codes, tables = found
+    per_combination = segcache.remembered(
+        reader, ("facet counts", reader.doc_count(), *key),
+        lambda: np.bincount(codes[docnums], minlength=len(tables[0][2])))
+    _add(reader, tables, per_combination, into)
+
+
+def _add(reader: SegmentReader, tables: list[tuple[str, str, np.ndarray, list[str]]],
+         per_combination: np.ndarray, into: Tally) -> None:
+    """Add a segment's matches per combination of values to `into`, facet by facet."""
     for facet, field, table, values in tables:
         tally = np.bincount(table, weights=per_combination, minlength=len(values))
         into.add(facet, field, reader, values, tally.astype(np.int64))

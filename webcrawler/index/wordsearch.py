@@ -81,7 +81,11 @@ def rank_words(
             note("wordsearch.pruned")
             docnums, scores = pruned
         total += len(matched)
-        facets.count(reader, matched, counts)
+        held = [word for word, (ids, _weights) in zip(words, postings, strict=True) if len(ids)]
+        if len(held) == 1 and not parsed.filters:  # the matches are one word's: remembered
+            facets.count_remembered(reader, ("word", CONTENT, held[0]), matched, counts)
+        else:
+            facets.count(reader, matched, counts)
         best_docnums, best_scores = _top(docnums, scores, limit)
         found_docnums.append(best_docnums + offset)
         found_scores.append(best_scores)
@@ -99,7 +103,7 @@ def _matches(reader, postings: list[vectors.Postings], size: int, filters: dict[
     """The segment's live documents (sorted) that hold any of the words and pass the filters."""
     lists = [ids for ids, _weights in postings if len(ids)]
     if len(lists) == 1:
-        docnums = lists[0].astype(np.int64)
+        docnums = lists[0]
     else:
         touched = np.zeros(size, dtype=bool)
         for ids in lists:
