@@ -38,6 +38,11 @@ MARGIN = 1e-9  # relative: bounds are raised by this against rounding
 Parameters = tuple[float, float, float, float]  # (factor, p_ref, cf, mu), as `Peculiarity` gives
 
 
+def windows_of(lengths: np.ndarray) -> int:
+    """How many windows a segment of `len(lengths)` documents has."""
+    return (len(lengths) + WINDOW - 1) // WINDOW
+
+
 def top_candidates(reader, words: list[str], postings: list[vectors.Postings],
                    parameters: list[Parameters], lengths: np.ndarray,
                    priors: tuple[np.ndarray, float] | None, matched: np.ndarray, limit: int,
@@ -47,7 +52,7 @@ def top_candidates(reader, words: list[str], postings: list[vectors.Postings],
     among the best `limit` of them with a score of at least `threshold`, usually few
     others. None when too many documents could still get there: then scoring every
     posting (`wordsearch._score_segment`) is cheaper."""
-    windows = (len(lengths) + WINDOW - 1) // WINDOW
+    windows = windows_of(lengths)
     bounds = [_bounds(reader, word, found, params, lengths, priors, windows) * (1.0 + MARGIN)
               if len(found[0]) else np.zeros(windows)
               for word, found, params in zip(words, postings, parameters, strict=True)]
@@ -121,6 +126,26 @@ def score(docnums: np.ndarray, postings: list[vectors.Postings], parameters: lis
     return summed
 
 
+def missing(reader, words: list[str], postings: list[vectors.Postings]) -> list[int]:
+    """Which of the words have long lists whose window bounds are not remembered yet: the
+    segment is then scored every posting, and `remember` keeps their bounds from it."""
+    return [i for i, (word, (ids, _weights)) in enumerate(zip(words, postings, strict=True))
+            if len(ids) >= LONG and segcache.peek(reader, _key(word)) is None]
+
+
+def remember(reader, word: str, ids: np.ndarray, scores: np.ndarray, params: Parameters,
+             windows: int) -> None:
+    """Keep the window bounds of `word` from its postings' exact `scores` (weighted by the
+    query: divided by its factor here, the margin covers the rounding)."""
+    factor, p_ref, _cf, mu = params
+    if factor > 0:
+        segcache.keep(reader, _key(word), (_window_max(ids, scores / factor, windows), p_ref, mu))
+
+
+def _key(word: str) -> tuple:
+    return ("window bounds", CONTENT, word, WINDOW)
+
+
 def _bounds(reader, word: str, found: vectors.Postings, params: Parameters, lengths: np.ndarray,
             priors: tuple[np.ndarray, float] | None, windows: int) -> np.ndarray:
     """The most `word` (its list `found`) can add to a score in each window of the segment."""
@@ -128,7 +153,7 @@ def _bounds(reader, word: str, found: vectors.Postings, params: Parameters, leng
     if len(found[0]) < LONG:
         return factor * _window_max(found[0], _unit(found, params, lengths, priors), windows)
     made, p_made, mu_made = segcache.remembered(
-        reader, ("window bounds", CONTENT, word, WINDOW),
+        reader, _key(word),
         lambda: (_window_max(found[0], _unit(found, params, lengths, priors), windows), p_ref, mu))
     if p_ref <= 0 or mu <= 0:
         return np.full(windows, np.inf)

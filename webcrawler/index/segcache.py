@@ -49,6 +49,21 @@ def remembered(reader: Any, key: tuple, make: Callable[[], Any]) -> Any:
     return value
 
 
+def peek(reader: Any, key: tuple) -> Any:
+    """What is remembered for `key` of `reader`'s segment, or None."""
+    segment = segment_key(reader)
+    with _lock:
+        found = _memo.get((segment, *key)) if segment is not None else None
+    return None if found is None else found[0]
+
+
+def keep(reader: Any, key: tuple, value: Any) -> None:
+    """Remember `value` for `key` of `reader`'s segment (not for other readers)."""
+    segment = segment_key(reader)
+    if segment is not None:
+        _store((segment, *key), value, _bytes(value))
+
+
 def _store(key: tuple, value: Any, size: int) -> None:
     global _size
     with _lock:

@@ -67,12 +67,15 @@ def rank_words(
         postings = [vectors.postings(reader, CONTENT, word) for word in words]
         priors = prior.factors(reader)
         pruned = None
-        if sum(len(ids) for ids, _weights in postings) >= pruning.MIN_PRUNED:
+        large = sum(len(ids) for ids, _weights in postings) >= pruning.MIN_PRUNED
+        missing = pruning.missing(reader, words, postings) if large else []
+        if large and not missing:
             matched = _matches(reader, postings, len(lengths), parsed.filters)
             pruned = pruning.top_candidates(reader, words, postings, parameters, lengths, priors,
                                             matched, limit, threshold)
         if pruned is None:
-            docnums, scores = _score_segment(reader, postings, parameters, lengths, priors)
+            docnums, scores = _score_segment(reader, postings, parameters, lengths, priors,
+                                             {i: words[i] for i in missing})
             if parsed.filters:
                 passed = facets.passing(reader, docnums, parsed.filters)
                 docnums, scores = docnums[passed], scores[passed]
@@ -124,19 +127,23 @@ def _live(reader, docnums: np.ndarray) -> np.ndarray | None:
     return ~np.isin(docnums, np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64))
 
 
-def _score_segment(reader, postings, parameters, lengths, priors):
+def _score_segment(reader, postings, parameters, lengths, priors, unbounded=None):
     """(docnums, scores) of the segment's live documents that hold any of the words
     (`postings`: their lists); each word's score times the document's prior (`prior.py`)
-    as Whoosh's path multiplies it."""
+    as Whoosh's path multiplies it. The window bounds of the `unbounded` words (index in
+    the query -> word: long lists pruning has none for) are kept from their scores."""
     summed: np.ndarray | None = None
     touched: np.ndarray | None = None
     single: tuple[np.ndarray, np.ndarray] | None = None
-    for (ids, weights), (factor, p_ref, _cf, mu) in zip(postings, parameters, strict=True):
+    for i, ((ids, weights), (factor, p_ref, _cf, mu)) in enumerate(zip(postings, parameters, strict=True)):
         if not len(ids):
             continue
         scores = factor * np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
         if priors is not None:
             scores = scores * priors[0][ids]
+        if unbounded and i in unbounded:  # the list's first query in this segment
+            pruning.remember(reader, unbounded[i], ids, scores, (factor, p_ref, _cf, mu),
+                             pruning.windows_of(lengths))
         if summed is None and single is None:
             single = (ids, scores)
             continue
