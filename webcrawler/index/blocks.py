@@ -124,7 +124,8 @@ def block_table(data: bytes) -> tuple[np.ndarray, np.ndarray]:
         pos = end
         if size < 0:
             break
-    return np.array(bounds, dtype=np.int64).reshape(-1, 2), np.array(lasts, dtype=np.int64)
+    wide = np.int32 if len(data) < 2**31 else np.int64  # remembered: the narrower, the more
+    return np.array(bounds, dtype=wide).reshape(-1, 2), np.array(lasts, dtype=np.int32)
 
 
 def _bodies_reaching(postfile, start: int, table: tuple[np.ndarray, np.ndarray],
