@@ -11,6 +11,10 @@ documents costs about a millisecond instead of tens. The count of matching
 documents is the number of documents any word touched, less the deleted ones; a `type:` or `lang:` filter is a
 mask over them, and the facets are counted from them (`facets.py`).
 
+Only the facets need every match: in a segment where the query's lists are long,
+`pruning.py` scores only the documents that can still reach the top N (per-window score
+bounds, remembered per segment), after finding every match with a boolean scatter.
+
 Scores follow `PeculiarityScorer._score` step by step in float64; numpy's log1p
 may differ from the C library's in the last bit, so a score can differ from the
 matcher path's by one part in 10^16 (ranks and the 1000-normalised scores do not).
@@ -64,31 +68,9 @@ def rank_words(
             note("wordsearch.whoosh")
             return None
         note("wordsearch.arrays")
-        postings = [vectors.postings(reader, CONTENT, word) for word in words]
-        priors = prior.factors(reader)
-        pruned = None
-        large = sum(len(ids) for ids, _weights in postings) >= pruning.MIN_PRUNED
-        missing = pruning.missing(reader, words, postings) if large else []
-        if large and not missing:
-            matched = _matches(reader, postings, len(lengths), parsed.filters)
-            pruned = pruning.top_candidates(reader, words, postings, parameters, lengths, priors,
-                                            matched, limit, threshold)
-        if pruned is None:
-            docnums, scores = _score_segment(reader, postings, parameters, lengths, priors,
-                                             {i: words[i] for i in missing})
-            if parsed.filters:
-                passed = facets.passing(reader, docnums, parsed.filters)
-                docnums, scores = docnums[passed], scores[passed]
-            matched = docnums
-        else:
-            note("wordsearch.pruned")
-            docnums, scores = pruned
-        total += len(matched)
-        held = [word for word, (ids, _weights) in zip(words, postings, strict=True) if len(ids)]
-        if len(held) == 1 and not parsed.filters:  # the matches are one word's: remembered
-            facets.count_remembered(reader, ("word", CONTENT, held[0]), matched, counts)
-        else:
-            facets.count(reader, matched, counts)
+        docnums, scores, matches = _rank_segment(reader, parsed, words, parameters, lengths,
+                                                 limit, threshold, counts)
+        total += matches
         best_docnums, best_scores = _top(docnums, scores, limit)
         found_docnums.append(best_docnums + offset)
         found_scores.append(best_scores)
@@ -100,6 +82,40 @@ def rank_words(
     best_docnums, best_scores = _top(np.concatenate(found_docnums), np.concatenate(found_scores), limit)
     ranked = list(zip(best_scores.tolist(), best_docnums.tolist(), strict=True))
     return ranked, total, counts.counts()
+
+
+def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: list,
+                  lengths: np.ndarray, limit: int, threshold: float,
+                  counts: facets.Tally) -> tuple[np.ndarray, np.ndarray, int]:
+    """(docnums, scores) of the segment's matches that can be among the best `limit` (all
+    of them when every posting is scored), and how many documents match; their facets are
+    added to `counts`. Pruned (`pruning.py`) when the query's lists are long enough and
+    their window bounds are known; else every posting is scored, which keeps the bounds."""
+    postings = [vectors.postings(reader, CONTENT, word) for word in words]
+    priors = prior.factors(reader)
+    pruned = None
+    large = sum(len(ids) for ids, _weights in postings) >= pruning.MIN_PRUNED
+    missing = pruning.missing(reader, words, postings) if large else []
+    if large and not missing:
+        matched = _matches(reader, postings, len(lengths), parsed.filters)
+        pruned = pruning.top_candidates(reader, words, postings, parameters, lengths, priors,
+                                        matched, limit, threshold)
+    if pruned is None:
+        docnums, scores = _score_segment(reader, postings, parameters, lengths, priors,
+                                         {i: words[i] for i in missing})
+        if parsed.filters:
+            passed = facets.passing(reader, docnums, parsed.filters)
+            docnums, scores = docnums[passed], scores[passed]
+        matched = docnums
+    else:
+        note("wordsearch.pruned")
+        docnums, scores = pruned
+    held = [word for word, (ids, _weights) in zip(words, postings, strict=True) if len(ids)]
+    if len(held) == 1 and not parsed.filters:  # the matches are one word's: remembered
+        facets.count_remembered(reader, ("word", CONTENT, held[0]), matched, counts)
+    else:
+        facets.count(reader, matched, counts)
+    return docnums, scores, len(matched)
 
 
 def _matches(reader, postings: list[vectors.Postings], size: int, filters: dict[str, str]) -> np.ndarray:
