@@ -172,6 +172,7 @@ def _count_each(reader: SegmentReader, docnums: np.ndarray, into: Tally) -> None
             into.add(facet, field, reader, values, np.bincount(refs[docnums], minlength=len(values)))
 
 
+COMBINED = "facet combinations"
 Combined = tuple[np.ndarray, list[tuple[str, str, np.ndarray, list[str]]]]
 
 
@@ -180,7 +181,10 @@ def combined(reader: SegmentReader) -> Combined | None:
     a column: (facet, field, each combination's value number, the values)), made once
     per segment (`segcache.py`); None when the segment has no facet column or its
     columns differ in length."""
-    return segcache.remembered(reader, ("facet combinations",), lambda: _combine(reader))
+    per_field = _ARRAYS.setdefault(reader, {})
+    if COMBINED not in per_field:  # kept per reader too: a query asks once per segment
+        per_field[COMBINED] = segcache.remembered(reader, (COMBINED,), lambda: _combine(reader))
+    return per_field[COMBINED]
 
 
 def _combine(reader: SegmentReader) -> Combined | None:

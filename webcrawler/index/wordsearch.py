@@ -26,6 +26,8 @@ not written by the W3 codec go Whoosh's way (`rank_words` returns None).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
@@ -57,7 +59,6 @@ def rank_words(
     found_scores: list[np.ndarray] = []
     total = 0
     counts = facets.Tally()
-    threshold = 0.0  # the limit-th best score so far: pruning.py skips what cannot beat it
     for sub, offset in searcher.leaf_searchers():
         reader = sub.reader()
         if not isinstance(reader, SegmentReader) or not is_w3(reader):
@@ -69,14 +70,11 @@ def rank_words(
             return None
         note("wordsearch.arrays")
         docnums, scores, matches = _rank_segment(reader, parsed, words, parameters, lengths,
-                                                 limit, threshold, counts)
+                                                 limit, lambda: _kth(found_scores, limit), counts)
         total += matches
         best_docnums, best_scores = _top(docnums, scores, limit)
         found_docnums.append(best_docnums + offset)
         found_scores.append(best_scores)
-        if sum(map(len, found_scores)) >= limit:
-            joined = np.concatenate(found_scores)
-            threshold = float(np.partition(joined, len(joined) - limit)[len(joined) - limit])
     if not found_scores:
         return [], total, counts.counts()
     best_docnums, best_scores = _top(np.concatenate(found_docnums), np.concatenate(found_scores), limit)
@@ -84,13 +82,23 @@ def rank_words(
     return ranked, total, counts.counts()
 
 
+def _kth(found_scores: list[np.ndarray], limit: int) -> float:
+    """The `limit`-th best of the scores found so far (0 while fewer): what a document of
+    a later segment must reach to be among the best, whatever its docnum."""
+    if sum(map(len, found_scores)) < limit:
+        return 0.0
+    joined = np.concatenate(found_scores)
+    return float(np.partition(joined, len(joined) - limit)[len(joined) - limit])
+
+
 def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: list,
-                  lengths: np.ndarray, limit: int, threshold: float,
+                  lengths: np.ndarray, limit: int, threshold: Callable[[], float],
                   counts: facets.Tally) -> tuple[np.ndarray, np.ndarray, int]:
     """(docnums, scores) of the segment's matches that can be among the best `limit` (all
     of them when every posting is scored), and how many documents match; their facets are
     added to `counts`. Pruned (`pruning.py`) when the query's lists are long enough and
-    their window bounds are known; else every posting is scored, which keeps the bounds."""
+    their window bounds are known (`threshold()`: the score earlier segments set); else
+    every posting is scored, which keeps the bounds."""
     postings = [vectors.postings(reader, CONTENT, word) for word in words]
     priors = prior.factors(reader)
     pruned = None
@@ -99,7 +107,7 @@ def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: lis
     if large and not missing:
         matched = _matches(reader, postings, len(lengths), parsed.filters)
         pruned = pruning.top_candidates(reader, words, postings, parameters, lengths, priors,
-                                        matched, limit, threshold)
+                                        matched, limit, threshold())
     if pruned is None:
         docnums, scores = _score_segment(reader, postings, parameters, lengths, priors,
                                          {i: words[i] for i in missing})
@@ -111,8 +119,8 @@ def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: lis
         note("wordsearch.pruned")
         docnums, scores = pruned
     held = [word for word, (ids, _weights) in zip(words, postings, strict=True) if len(ids)]
-    if len(held) == 1 and not parsed.filters:  # the matches are one word's: remembered
-        facets.count_remembered(reader, ("word", CONTENT, held[0]), matched, counts)
+    if len(held) == 1 and not parsed.filters and len(matched) >= pruning.LONG:
+        facets.count_remembered(reader, ("word", CONTENT, held[0]), matched, counts)  # one word's
     else:
         facets.count(reader, matched, counts)
     return docnums, scores, len(matched)
