@@ -17,7 +17,8 @@ are not counted, the page cache holds them). Then `webcrawler serve` answers /ap
 whose answers carry the site, type and language facets counted over every match, one query
 at a time from one client (the query stream of bench/query_latency.py): first alone, then
 while a writer process adds 200 documents and commits, over and over. Goal: p50 <= 10 ms
-and p99 <= 20 ms.
+and p99 <= 20 ms. Then the CPU each query of the same stream costs in-process
+(bench/query_cpu.py), which a loaded machine does not inflate as it does the wall time.
 
 Nothing is kept unless `--keep DIR` is given: then the index is built there, the build's
 progress (documents, seconds, CPU seconds, peak memory) is saved after every commit in
@@ -43,8 +44,8 @@ import threading
 import time
 from pathlib import Path
 
-from bench import query_latency
-from bench.common import publish, table
+from bench import query_cpu, query_latency
+from bench.common import ROOT, publish, table
 from bench.query_latency import (
     WEBCRAWLER,
     free_port,
@@ -232,6 +233,7 @@ def main(argv: list[str] | None = None) -> str:
         size = sum(p.stat().st_size for p in (data / "index").iterdir())
         measured = measured_copy(data, Path(tmp)) if args.keep else data
         results, served, rate = latency(measured, built["docs"], args.queries, args.writer_seconds)
+        query_ms = query_cpu.measure(measured, [ROOT], args.queries, 1)[str(ROOT)]
     count, seconds, cpu, peak = built["docs"], built["seconds"], built["cpu"], built["peak"]
     short = (f" (of the {args.docs:,} asked: the build was stopped at {args.build_until} UTC; at "
              f"the rate measured, the other {args.docs - count:,} would take about "
@@ -245,7 +247,9 @@ def main(argv: list[str] | None = None) -> str:
             f"peak anonymous memory {peak / 1024:,.0f} MiB (RssAnon, mapped segments apart); the "
             f"server's after the queries {served / 1024:,.0f} MiB. `webcrawler serve` (waitress, 8 "
             f"threads), one client, one query at a time, answers with facets; the writer added "
-            f"about {rate:,.0f} documents/s in commits of 200.\n\n"
+            f"about {rate:,.0f} documents/s in commits of 200. CPU a query in-process, the same "
+            f"stream (`bench.query_cpu`: Flask's test client, `time.thread_time`, no writer): p50 "
+            f"{statistics.median(query_ms):.2f} ms, p99 {percentile(query_ms, 99):.2f} ms.\n\n"
             + table(["condition", "queries", "p50 ms", "p99 ms", "max ms"], rows))
     quiet, busy = results["no writer"], results["writer committing"]
     worst = max(percentile(quiet, 99), percentile(busy, 99))

@@ -19,8 +19,11 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, repeat
 
+import numpy as np
 from whoosh.codec import whoosh3
 from whoosh.reading import SegmentReader, TermNotFound
+
+from webcrawler.index import segcache
 
 Header = tuple[int, int, float, int, int, int]  # count, last docnum, top weight, comp, lo, hi
 
@@ -73,9 +76,9 @@ def posting_blocks(data: bytes) -> Iterator[tuple[list[int], object, object]]:
 def values_of(reader: SegmentReader, field: str, word: str,
               docnums: Sequence[int]) -> Iterator[tuple[int, bytes]]:
     """(docnum, posting value) of `word` in those of the W3 segment's `docnums` (sorted)
-    that hold it. Every block's header is read (a few bytes), only blocks whose docnums
-    reach a wanted one are unpickled: a few blocks of a long list, where a matcher's
-    skips unpickle much more."""
+    that hold it. Only the blocks whose docnums reach a wanted one are read and
+    unpickled, found in the list's block table (`block_table`: made once per segment
+    and word), where a matcher's skips unpickle much more."""
     terms = reader._terms
     try:
         info = terms.term_info(field, word.encode("utf-8"))
@@ -85,7 +88,11 @@ def values_of(reader: SegmentReader, field: str, word: str,
         ids, _weights, values = info.inlined_postings()
         blocks: Iterator[tuple[list[int], object]] = iter([(list(ids), values)])
     else:
-        blocks = _bodies_reaching(terms._postfile.get(*extent(info)), docnums)
+        start, length = extent(info)
+        postfile = terms._postfile
+        table = segcache.remembered(reader, ("blocks", field, word),
+                                    lambda: block_table(postfile.get(start, length)))
+        blocks = _bodies_reaching(postfile, start, table, docnums)
     for ids, values in blocks:
         wanted = [d for d in docnums if ids[0] <= d <= ids[-1]]
         if not wanted:
@@ -97,27 +104,43 @@ def values_of(reader: SegmentReader, field: str, word: str,
                 yield docnum, values[at]  # type: ignore[index]
 
 
-def _bodies_reaching(data: bytes, docnums: Sequence[int]) -> Iterator[tuple[list[int], object]]:
-    """(docnums, values) of the blocks of one list whose range holds one of `docnums`."""
+def block_table(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """(where each block's header starts and ends in the list, the block's last docnum):
+    every header of one posting list read once, so that a query finds the blocks
+    holding its documents without reading the others' headers again."""
     if data[:4] != MAGIC:
         raise ValueError("not a W3 posting list")
-    pos, before, next_wanted = 4, -1, 0
-    while pos < len(data) and next_wanted < len(docnums):
+    view = memoryview(data)
+    bounds: list[int] = []
+    lasts: list[int] = []
+    pos = 4
+    while pos < len(data):
         size = _INT.unpack_from(data, pos)[0]
         pos += 4
         end = pos + abs(size)
-        stream = io.BytesIO(data[pos:end])
-        header = pickle.load(stream)
-        last = header[1]
-        while next_wanted < len(docnums) and docnums[next_wanted] <= before:
-            next_wanted += 1
-        if next_wanted < len(docnums) and docnums[next_wanted] <= last:
-            body = stream.read()
-            gaps, _weights, values = pickle.loads(zlib.decompress(body) if header[3] else body)
-            yield list(accumulate(gaps)), values
-        before, pos = last, end
+        header = pickle.loads(view[pos:end])  # the header: loads stops before the body
+        bounds += (pos, end)
+        lasts.append(header[1])
+        pos = end
         if size < 0:
             break
+    wide = np.int32 if len(data) < 2**31 else np.int64  # remembered: the narrower, the more
+    return np.array(bounds, dtype=wide).reshape(-1, 2), np.array(lasts, dtype=np.int32)
+
+
+def _bodies_reaching(postfile, start: int, table: tuple[np.ndarray, np.ndarray],
+                     docnums: Sequence[int]) -> Iterator[tuple[list[int], object]]:
+    """(docnums, values) of the blocks of one list whose range holds one of `docnums`."""
+    bounds, lasts = table
+    for block in sorted(set(np.searchsorted(lasts, docnums).tolist())):
+        if block >= len(lasts):
+            break
+        begin, end = bounds[block].tolist()
+        stream = io.BytesIO(postfile.get(start + begin, end - begin))
+        header = pickle.load(stream)
+        body = stream.read()
+        gaps, _weights, values = pickle.loads(zlib.decompress(body) if header[3] else body)
+        yield list(accumulate(gaps)), values
 
 
 def shift_docnums(body: bytes, base: int) -> bytes:

@@ -26,6 +26,8 @@ from whoosh.columns import RefBytesColumn
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
+from webcrawler.index import segcache
+
 FACETS = {"site": "site", "type": "kind", "language": "lang"}  # facet name -> index field
 FACET_VALUES = 10  # values listed per facet, most matches first
 Counts = dict[str, Counter]  # facet name -> value -> matches
@@ -55,6 +57,7 @@ def warm(reader: SegmentReader) -> None:
         found = column(reader, field)
         if found is not None:
             _mapping(reader, field, found[1])
+    combined(reader)
 
 
 def _read(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | None:
@@ -125,14 +128,80 @@ def _names(field: str, size: int) -> np.ndarray:
 
 
 def count(reader: SegmentReader, docnums: np.ndarray, into: Tally) -> None:
-    """Add the facet values of a segment's (live, matched) `docnums` to `into`."""
+    """Add the facet values of a segment's (live, matched) `docnums` to `into`: one
+    gather and one count over the matches for every facet (`combined`), then each
+    facet's counts from the few distinct combinations."""
+    if not len(docnums):
+        return
+    found = combined(reader)
+    if found is None:
+        _count_each(reader, docnums, into)
+        return
+    codes, tables = found
+    _add(reader, tables, np.bincount(codes[docnums], minlength=len(tables[0][2])), into)
+
+
+def count_remembered(reader: SegmentReader, key: tuple, docnums: np.ndarray, into: Tally) -> None:
+    """`count`, remembered for the segment as it is (its deletions included) under `key`,
+    which must name `docnums`: a frequent word's matches are counted once, not per query."""
+    found = combined(reader)
+    if found is None or not len(docnums):
+        count(reader, docnums, into)
+        return
+    codes, tables = found
+    per_combination = segcache.remembered(
+        reader, ("facet counts", reader.doc_count(), *key),
+        lambda: np.bincount(codes[docnums], minlength=len(tables[0][2])))
+    _add(reader, tables, per_combination, into)
+
+
+def _add(reader: SegmentReader, tables: list[tuple[str, str, np.ndarray, list[str]]],
+         per_combination: np.ndarray, into: Tally) -> None:
+    """Add a segment's matches per combination of values to `into`, facet by facet."""
+    for facet, field, table, values in tables:
+        tally = np.bincount(table, weights=per_combination, minlength=len(values))
+        into.add(facet, field, reader, values, tally.astype(np.int64))
+
+
+def _count_each(reader: SegmentReader, docnums: np.ndarray, into: Tally) -> None:
+    """`count` one facet at a time (a segment whose columns differ in length)."""
     for facet, field in FACETS.items():
         found = column(reader, field)
-        if found is None or not len(docnums):
-            continue
-        refs, values = found
-        tally = np.bincount(refs[docnums], minlength=len(values))
-        into.add(facet, field, reader, values, tally)
+        if found is not None:
+            refs, values = found
+            into.add(facet, field, reader, values, np.bincount(refs[docnums], minlength=len(values)))
+
+
+COMBINED = "facet combinations"
+Combined = tuple[np.ndarray, list[tuple[str, str, np.ndarray, list[str]]]]
+
+
+def combined(reader: SegmentReader) -> Combined | None:
+    """(each document's combination of facet values, as a small number; per facet with
+    a column: (facet, field, each combination's value number, the values)), made once
+    per segment (`segcache.py`); None when the segment has no facet column or its
+    columns differ in length."""
+    per_field = _ARRAYS.setdefault(reader, {})
+    if COMBINED not in per_field:  # kept per reader too: a query asks once per segment
+        per_field[COMBINED] = segcache.remembered(reader, (COMBINED,), lambda: _combine(reader))
+    return per_field[COMBINED]
+
+
+def _combine(reader: SegmentReader) -> Combined | None:
+    present = [(facet, field, found) for facet, field in FACETS.items()
+               if (found := column(reader, field)) is not None]
+    if not present or len({len(found[0]) for _facet, _field, found in present}) > 1:
+        return None
+    code = np.zeros(len(present[0][2][0]), dtype=np.int64)
+    for _facet, _field, (refs, values) in present:
+        code = code * max(len(values), 1) + refs
+    distinct, inverse = np.unique(code, return_inverse=True)
+    tables = []
+    for facet, field, (_refs, values) in reversed(present):
+        distinct, table = np.divmod(distinct, max(len(values), 1))
+        tables.append((facet, field, table, values))
+    dtype = np.uint16 if len(inverse) and inverse.max() < 65536 else np.int32
+    return inverse.astype(dtype).reshape(-1), tables[::-1]
 
 
 def count_global(searcher: WhooshSearcher, docnums: Iterable[int]) -> Counts:

@@ -13,6 +13,7 @@ from collections import Counter
 
 PATHS = {
     "wordsearch.arrays": "a segment of a word query scored term at a time (wordsearch.py)",
+    "wordsearch.pruned": "a segment of a word query scored only where it can reach the top (pruning.py)",
     "wordsearch.whoosh": "a word query handed back to Whoosh's matchers: a segment not W3",
     "vectors.arrays": "a posting list read from its flat arrays (vectors.py)",
     "vectors.blocks": "a posting list decoded from Whoosh's pickled blocks",

@@ -11,6 +11,10 @@ documents costs about a millisecond instead of tens. The count of matching
 documents is the number of documents any word touched, less the deleted ones; a `type:` or `lang:` filter is a
 mask over them, and the facets are counted from them (`facets.py`).
 
+Only the facets need every match: in a segment where the query's lists are long,
+`pruning.py` scores only the documents that can still reach the top N (per-window score
+bounds, remembered per segment), after finding every match with a boolean scatter.
+
 Scores follow `PeculiarityScorer._score` step by step in float64; numpy's log1p
 may differ from the C library's in the last bit, so a score can differ from the
 matcher path's by one part in 10^16 (ranks and the 1000-normalised scores do not).
@@ -22,11 +26,13 @@ not written by the W3 codec go Whoosh's way (`rank_words` returns None).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, prior, vectors
+from webcrawler.index import facets, prior, pruning, vectors
 from webcrawler.index.blocks import is_w3
 from webcrawler.index.fastpaths import note
 from webcrawler.index.query import ParsedQuery
@@ -49,7 +55,8 @@ def rank_words(
         return None
     words = parsed.terms()
     parameters = [model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words]
-    candidates: list[tuple[float, int]] = []
+    found_docnums: list[np.ndarray] = []  # each segment's best, as top-level docnums
+    found_scores: list[np.ndarray] = []
     total = 0
     counts = facets.Tally()
     for sub, offset in searcher.leaf_searchers():
@@ -62,30 +69,105 @@ def rank_words(
             note("wordsearch.whoosh")
             return None
         note("wordsearch.arrays")
-        docnums, scores = _score_segment(reader, words, parameters, lengths, prior.factors(reader))
+        docnums, scores, matches = _rank_segment(reader, parsed, words, parameters, lengths,
+                                                 limit, lambda: _kth(found_scores, limit), counts)
+        total += matches
+        best_docnums, best_scores = _top(docnums, scores, limit)
+        found_docnums.append(best_docnums + offset)
+        found_scores.append(best_scores)
+    if not found_scores:
+        return [], total, counts.counts()
+    best_docnums, best_scores = _top(np.concatenate(found_docnums), np.concatenate(found_scores), limit)
+    ranked = list(zip(best_scores.tolist(), best_docnums.tolist(), strict=True))
+    return ranked, total, counts.counts()
+
+
+def _kth(found_scores: list[np.ndarray], limit: int) -> float:
+    """The `limit`-th best of the scores found so far (0 while fewer): what a document of
+    a later segment must reach to be among the best, whatever its docnum."""
+    if sum(map(len, found_scores)) < limit:
+        return 0.0
+    joined = np.concatenate(found_scores)
+    return float(np.partition(joined, len(joined) - limit)[len(joined) - limit])
+
+
+def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: list,
+                  lengths: np.ndarray, limit: int, threshold: Callable[[], float],
+                  counts: facets.Tally) -> tuple[np.ndarray, np.ndarray, int]:
+    """(docnums, scores) of the segment's matches that can be among the best `limit` (all
+    of them when every posting is scored), and how many documents match; their facets are
+    added to `counts`. Pruned (`pruning.py`) when the query's lists are long enough and
+    their window bounds are known (`threshold()`: the score earlier segments set); else
+    every posting is scored, which keeps the bounds."""
+    postings = [vectors.postings(reader, CONTENT, word) for word in words]
+    priors = prior.factors(reader)
+    pruned = None
+    large = sum(len(ids) for ids, _weights in postings) >= pruning.MIN_PRUNED
+    missing = pruning.missing(reader, words, postings) if large else []
+    if large and not missing:
+        matched = _matches(reader, postings, len(lengths), parsed.filters)
+        pruned = pruning.top_candidates(reader, words, postings, parameters, lengths, priors,
+                                        matched, limit, threshold())
+    if pruned is None:
+        docnums, scores = _score_segment(reader, postings, parameters, lengths, priors,
+                                         {i: words[i] for i in missing})
         if parsed.filters:
             passed = facets.passing(reader, docnums, parsed.filters)
             docnums, scores = docnums[passed], scores[passed]
-        total += len(docnums)
-        facets.count(reader, docnums, counts)
-        candidates += _top(docnums, scores, limit, offset)
-    candidates.sort(key=lambda item: (-item[0], item[1]))
-    return candidates[:limit], total, counts.counts()
+        matched = docnums
+    else:
+        note("wordsearch.pruned")
+        docnums, scores = pruned
+    held = [word for word, (ids, _weights) in zip(words, postings, strict=True) if len(ids)]
+    if len(held) == 1 and not parsed.filters and len(matched) >= pruning.LONG:
+        facets.count_remembered(reader, ("word", CONTENT, held[0]), matched, counts)  # one word's
+    else:
+        facets.count(reader, matched, counts)
+    return docnums, scores, len(matched)
 
 
-def _score_segment(reader, words, parameters, lengths, priors):
-    """(docnums, scores) of the segment's live documents that hold any of `words`; each
-    word's score times the document's prior (`prior.py`) as Whoosh's path multiplies it."""
+def _matches(reader, postings: list[vectors.Postings], size: int, filters: dict[str, str]) -> np.ndarray:
+    """The segment's live documents (sorted) that hold any of the words and pass the filters."""
+    lists = [ids for ids, _weights in postings if len(ids)]
+    if len(lists) == 1:
+        docnums = lists[0]
+    else:
+        touched = np.zeros(size, dtype=bool)
+        for ids in lists:
+            touched[ids] = True
+        docnums = np.flatnonzero(touched)
+    live = _live(reader, docnums)
+    if live is not None:
+        docnums = docnums[live]
+    if filters:
+        docnums = docnums[facets.passing(reader, docnums, filters)]
+    return docnums
+
+
+def _live(reader, docnums: np.ndarray) -> np.ndarray | None:
+    """Which of `docnums` are not deleted (a mask; None: the segment deletes none)."""
+    if not reader.has_deletions():
+        return None
+    return ~np.isin(docnums, np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64))
+
+
+def _score_segment(reader, postings, parameters, lengths, priors, unbounded=None):
+    """(docnums, scores) of the segment's live documents that hold any of the words
+    (`postings`: their lists); each word's score times the document's prior (`prior.py`)
+    as Whoosh's path multiplies it. The window bounds of the `unbounded` words (index in
+    the query -> word: long lists pruning has none for) are kept from their scores."""
     summed: np.ndarray | None = None
     touched: np.ndarray | None = None
     single: tuple[np.ndarray, np.ndarray] | None = None
-    for word, (factor, p_ref, _cf, mu) in zip(words, parameters, strict=True):
-        ids, weights = vectors.postings(reader, CONTENT, word)
+    for i, ((ids, weights), (factor, p_ref, _cf, mu)) in enumerate(zip(postings, parameters, strict=True)):
         if not len(ids):
             continue
         scores = factor * np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
         if priors is not None:
             scores = scores * priors[0][ids]
+        if unbounded and i in unbounded:  # the list's first query in this segment
+            pruning.remember(reader, unbounded[i], ids, scores, (factor, p_ref, _cf, mu),
+                             pruning.windows_of(lengths))
         if summed is None and single is None:
             single = (ids, scores)
             continue
@@ -101,18 +183,16 @@ def _score_segment(reader, words, parameters, lengths, priors):
     if single is None:
         return np.zeros(0, np.int64), np.zeros(0)
     docnums, scores = single
-    if reader.has_deletions():
-        live = ~np.isin(docnums, np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64))
-        docnums, scores = docnums[live], scores[live]
-    return docnums, scores
+    live = _live(reader, docnums)
+    return (docnums, scores) if live is None else (docnums[live], scores[live])
 
 
-def _top(docnums: np.ndarray, scores: np.ndarray, limit: int, offset: int) -> list[tuple[float, int]]:
-    """The segment's best `limit` as (score, docnum + offset), best first, ties by docnum."""
+def _top(docnums: np.ndarray, scores: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The best `limit` (docnums as int64, scores), best first, ties by docnum."""
     if len(scores) > limit:
         cut = len(scores) - limit
         kth = np.partition(scores, cut)[cut]  # the limit-th best score: keep it and its ties
         keep = scores >= kth
         docnums, scores = docnums[keep], scores[keep]
     order = np.lexsort((docnums, -scores))[:limit]
-    return [(float(scores[i]), int(docnums[i]) + offset) for i in order]
+    return docnums[order].astype(np.int64), scores[order]
