@@ -52,6 +52,7 @@ AREAS = [
     Area("Ranking quality", "quality"),
     Area("Typo tolerance", "quality-typos"),
     Area("Autocomplete latency", "suggest_latency"),
+    Area("Search latency on the test web", "search_latency"),
     Area("Real-time search", "realtime"),
     Area("URL ordering", None, "backlink ordering: 47% of the hot pages at 10% of the crawl "
          "(breadth-first 22%)", "the paper's orderings compared on our crawl"),

@@ -14,6 +14,7 @@ Needs the documentation packages (`bash /work/shared/testweb/testweb.sh install`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import random
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import time
 import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench import quality
@@ -39,32 +41,42 @@ def prefixes(queries: list[tuple[str, str, set[str]]], count: int) -> list[str]:
     return typed[start : start + count]
 
 
-def measure(port: int, texts: list[str]) -> tuple[list[float], int]:
-    """(milliseconds per answer, answers that were not 200 with suggestions)."""
+def measure(port: int, texts: list[str], route: str = "/api/suggest", key: str = "suggestions",
+            **params: object) -> tuple[list[float], int]:
+    """(milliseconds per answer, answers that were neither `key` nor a one-line error) for
+    `route?q=TEXT`."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     times, bad = [], 0
+    params = params or {"n": 8}
     try:
         for text in texts:
             started = time.perf_counter()
-            conn.request("GET", "/api/suggest?" + urllib.parse.urlencode({"q": text, "n": 8}))
+            conn.request("GET", route + "?" + urllib.parse.urlencode({"q": text, **params}))
             response = conn.getresponse()
             body = response.read()
             times.append((time.perf_counter() - started) * 1000)
-            if response.status != 200 or "suggestions" not in json.loads(body):
+            if not _answered(response.status, json.loads(body), key):
                 bad += 1
     finally:
         conn.close()
     return times, bad
 
 
-def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=3000)
-    parser.add_argument("--json", type=Path, default=None)
-    args = parser.parse_args(argv)
-    docs = [d for i, (site, p) in enumerate(quality.pages(), 1) if (d := quality.parse_page(i, site, p))]
-    queries = quality.sample_queries({d.url for d in docs})
-    texts = prefixes(queries, args.requests)
+def _answered(status: int, answer: dict, key: str) -> bool:
+    """An answer with `key`, or the one-line error a query that cannot be answered gets
+    (a query of stop words only, say)."""
+    return (status == 200 and key in answer) or (400 <= status < 500 and "error" in answer)
+
+
+def test_web_documents() -> list:
+    """The test web's documentation pages as bench.quality parses them."""
+    return [d for i, (site, p) in enumerate(quality.pages(), 1) if (d := quality.parse_page(i, site, p))]
+
+
+@contextlib.contextmanager
+def served(docs: list) -> Iterator[int]:
+    """`docs` indexed in a temporary data directory and served by `webcrawler serve` (waitress,
+    8 threads) in its own process: yields its port, stops it afterwards."""
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
         quality.build(data / "index", docs)
@@ -74,12 +86,24 @@ def main(argv: list[str] | None = None) -> str:
                                    "--threads", "8"], stdout=subprocess.DEVNULL, stderr=log)
         try:
             wait_for(port)
-            warm, _ = measure(port, texts[:50])
-            times, bad = measure(port, texts)
+            yield port
         finally:
             server.terminate()
             server.wait(30)
             log.close()
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=3000)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    docs = test_web_documents()
+    queries = quality.sample_queries({d.url for d in docs})
+    texts = prefixes(queries, args.requests)
+    with served(docs) as port:
+        warm, _ = measure(port, texts[:50])
+        times, bad = measure(port, texts)
     p50, p99 = percentile(times, 50), percentile(times, 99)
     body = (f"{len(docs):,} documents of the test web's documentation sites served by `webcrawler serve` "
             f"(waitress, 8 threads); {len(times):,} requests of `/api/suggest?n=8`, every prefix of the "
