@@ -4,9 +4,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CYTOSCAPE_VERSION := 3.34.4
-# 0: one process (CI). TEST_WORKERS=4 on a quiet machine takes about half the time, but some
-# timing-sensitive tests still fail now and then under that load (BENCHMARKS.md, "Test suite").
-TEST_WORKERS ?= 0
+# pytest-xdist workers for the tests not marked wallclock (chosen by measurement on 2 cores:
+# BENCHMARKS.md, "Test suite"); 0 runs every test in one process.
+TEST_WORKERS ?= 3
 CYTOSCAPE := webcrawler/workbench/static/vendor/cytoscape.min.js
 
 .PHONY: install test lint demo serve bench bench-report clean
@@ -25,9 +25,16 @@ $(CYTOSCAPE):  ## the workbench's graph library, from the npm registry (served b
 	tar -xzf build/npm/cytoscape-$(CYTOSCAPE_VERSION).tgz -C build/npm package/dist/cytoscape.min.js
 	cp build/npm/package/dist/cytoscape.min.js $@
 
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: without the cache every pytest
+# process, each worker and each command a test starts compiles the same modules again.
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP) $(CYTOSCAPE)  ## run every test: most in parallel, the wall-clock ones alone after
+ifeq ($(TEST_WORKERS),0)
+	$(PY) -m pytest -q
+else
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m 'not wallclock'
 	$(PY) -m pytest -q -m wallclock
+endif
 
 lint: $(STAMP)  ## ruff, and mypy over webcrawler/ (configured in pyproject.toml)
 	$(VENV)/bin/ruff check webcrawler tests bench examples

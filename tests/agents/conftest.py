@@ -1,7 +1,9 @@
-"""Fixtures for agent tests: fast timeouts, small caps, loopback servers on 127.0.2.x only."""
+"""Fixtures for agent tests: small caps, loopback servers on 127.0.2.x only; short timeouts
+(FAST) for the tests of timeouts, patient ones for the rest, which a busy machine must not fail."""
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import socket
 from collections.abc import Iterator
@@ -19,11 +21,12 @@ FAST = AgentConfig(
     connect_timeout=0.5, read_timeout=0.5, total_timeout=2.0,
     max_bytes=200_000, max_robots_bytes=500 * 1024, max_links=50,
 )
+PATIENT = dataclasses.replace(FAST, connect_timeout=10.0, read_timeout=10.0, total_timeout=30.0)
 
 
 @pytest.fixture
 def config() -> AgentConfig:
-    return FAST
+    return PATIENT
 
 
 @pytest.fixture
@@ -40,7 +43,7 @@ def closed_port(address: str) -> int:
 
 
 @contextmanager
-def agent_process(config: AgentConfig = FAST,
+def agent_process(config: AgentConfig = PATIENT,
                   method: str = "forkserver") -> Iterator[tuple[Connection, BaseProcess]]:
     """A real agent subprocess on a pipe, as the engine's pool starts it.
 

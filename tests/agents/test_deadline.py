@@ -110,7 +110,7 @@ def test_a_kept_alive_connection_is_cut_too() -> None:
 
 
 def test_agent_process_cuts_dripping_headers_itself() -> None:
-    with RawServer(ADDRESS, drip_headers) as server, agent_process() as (parent, process):
+    with RawServer(ADDRESS, drip_headers) as server, agent_process(FAST) as (parent, process):
         assert parent.poll(10) and parent.recv() == READY
         started = time.monotonic()
         parent.send(Retrieve(5, server.url("/slow")))

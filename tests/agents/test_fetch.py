@@ -242,8 +242,9 @@ def test_endless_body_is_cut_at_the_cap(fetcher: Fetcher, web: LoopbackWeb) -> N
 
 
 @pytest.mark.wallclock
-def test_read_timeout(fetcher: Fetcher, web: LoopbackWeb) -> None:
-    answer = get(fetcher, web, "/slow-start")
+def test_read_timeout(web: LoopbackWeb) -> None:
+    with Fetcher(FAST) as fetcher:
+        answer = get(fetcher, web, "/slow-start")
     assert isinstance(answer, Failure) and answer.reason == Reason.TIMEOUT
     assert answer.elapsed < 1.2
 

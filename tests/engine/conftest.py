@@ -26,9 +26,10 @@ def site_pages(name: str, count: int, extra_links=()) -> dict:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
+    """No politeness delay; timeouts a busy machine does not reach (tests of timeouts set theirs)."""
     return Settings(data_dir=tmp_path / "data", agents=4, delay=0.0, hours=0.05,
-                    commit_every=20, progress_interval=60.0, connect_timeout=2.0,
-                    read_timeout=2.0, total_timeout=5.0)
+                    commit_every=20, progress_interval=60.0, connect_timeout=10.0,
+                    read_timeout=10.0, total_timeout=30.0)
 
 
 def crawl(settings: Settings, seeds: list[str], **changes) -> str:

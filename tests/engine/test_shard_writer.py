@@ -83,9 +83,13 @@ def test_a_crawl_with_two_index_shards_searches_like_one_index(settings: Setting
     assert _answers(two.index_dir) == expected
     answers = []
     for data_dir in (one.data_dir, two.data_dir):  # the query server searches every shard
-        with create_app(data_dir, testing=True).test_client() as client:
-            found = client.get("/api/search?q=rose+garden&per_page=50").get_json()
-            stats = client.get("/api/stats").get_json()
+        app = create_app(data_dir, testing=True)
+        try:
+            with app.test_client() as client:
+                found = client.get("/api/search?q=rose+garden&per_page=50").get_json()
+                stats = client.get("/api/stats").get_json()
+        finally:
+            app.extensions["webcrawler.sources"].close()  # its searcher holds the shards' segments
         answers.append((found["total"], sorted((r["score"], r["url"]) for r in found["results"]),
                         stats["index_documents"]))
     assert answers[0] == answers[1] and answers[0][2] == 25

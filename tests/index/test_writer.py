@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
+from webcrawler.testing.tmpfs import small_tmpfs
 
 
 def doc(i: int, text: str = "common words here") -> IndexedDocument:
@@ -193,3 +194,19 @@ def test_a_commit_grouped_in_memory_writes_what_a_spilled_one_writes(tmp_path: P
             seen.append((list(reader.iter_postings()), reader.field_length("content"),
                          [reader.doc_field_length(n, "content") for n in reader.all_doc_ids()]))
     assert seen[0] == seen[1] and len(seen[0][0]) > 1000
+
+
+# The abandoned segment's open files are closed by the garbage collector, which warns.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_writer_that_filled_the_disk_mid_document_is_discarded_and_unlocks(tmp_path: Path) -> None:
+    """The disk fills while a document is written: `discard` must not write it again (the
+    same full disk fails that too) and must free the index for the next writer."""
+    with small_tmpfs(tmp_path / "disk", "256k") as disk:
+        writer = open_writer(disk / "ix")
+        big = "".join(f"word{i} " for i in range(20_000))
+        with pytest.raises(OSError):
+            for i in range(100):
+                writer.add([doc(i, big)])
+        writer.discard()
+        with open_writer(disk / "ix") as again:  # the lock is free
+            assert again.doc_ids() == set()

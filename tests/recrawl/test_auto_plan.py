@@ -6,6 +6,8 @@ import dataclasses
 import itertools
 import math
 
+import pytest
+
 from webcrawler.recrawl.auto_plan import as_recrawl_plan, planned
 from webcrawler.recrawl.plan_inputs import PeriodInputs
 from webcrawler.recrawl.policies import YEAR, RecrawlPlan
@@ -30,6 +32,7 @@ def test_period_inputs_become_a_recrawl_plan():
     assert as_recrawl_plan(idle, default).share == 0.5
 
 
+@pytest.mark.wallclock  # two crawls of 2.5 s each: a busy machine leaves the second no time to recrawl
 def test_plan_auto_solves_from_the_crawl_history_and_crawls_by_it(tmp_path):
     settings = Settings(data_dir=tmp_path / "data", agents=2, delay=0.0, hours=2.5 / 3600,
                         incremental=True, recrawl="uniform", fetch_rate=25.0, commit_every=5, min_revisit=0.0,

@@ -138,7 +138,7 @@ class IndexWriter:
         writer, self._writer = self._writer, None
         try:
             if writer is not None:
-                writer.cancel()
+                _cancel(writer)
         finally:
             self._ix.close()
 
@@ -208,6 +208,17 @@ def refuse_orphan_segments(index_dir: Path) -> None:
 def has_index(index_dir: Path) -> bool:
     """Whether `index_dir` holds a Whoosh table of contents (an index, maybe empty)."""
     return Path(index_dir).is_dir() and any(Path(index_dir).glob(f"_{TOC_PREFIX}_*.toc"))
+
+
+def _cancel(writer: SegmentWriter) -> None:
+    """Cancel `writer`; when the disk filled in the middle of a document, cancelling writes that
+    document's columns out and fails again: then only the lock is released, and the half-written
+    segment, in no table of contents, is a set of files the next commit cleans up."""
+    try:
+        writer.cancel()
+    except OSError:
+        if writer.writelock:
+            writer.writelock.release()
 
 
 def open_writer(index_dir: Path, **kwargs: object) -> IndexWriter:
