@@ -28,12 +28,14 @@ $(CYTOSCAPE):  ## the workbench's graph library, from the npm registry (served b
 # Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: without the cache every pytest
 # process, each worker and each command a test starts compiles the same modules again.
 test: export PYTHONDONTWRITEBYTECODE :=
-test: $(STAMP) $(CYTOSCAPE)  ## run every test: most in parallel, the wall-clock ones alone after
+# The wall-clock tests run after the others, side by side only with each other: they mostly
+# wait (a deadline, a delay), so they leave each other the cores that their timing needs.
+test: $(STAMP) $(CYTOSCAPE)  ## run every test: most in parallel, then the wall-clock ones
 ifeq ($(TEST_WORKERS),0)
 	$(PY) -m pytest -q
 else
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m 'not wallclock'
-	$(PY) -m pytest -q -m wallclock
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist load -m wallclock
 endif
 
 lint: $(STAMP)  ## ruff, and mypy over webcrawler/ (configured in pyproject.toml)
