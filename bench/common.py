@@ -22,13 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 
 
-def commit() -> str:
+def commit(checkout: Path = ROOT) -> str:
+    """The short commit of `checkout` (this one by default), "+dirty" when its code has
+    uncommitted changes."""
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True,
                              text=True, timeout=10)
         # The results a run writes (bench/results/) are not a change of the code measured.
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                                ":(exclude)bench/results"], cwd=ROOT,
+                                ":(exclude)bench/results"], cwd=checkout,
                                capture_output=True, text=True, timeout=10).stdout.strip()
         return out.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):

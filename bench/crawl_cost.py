@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import median, publish, table
+from bench.common import commit, median, publish, table
 from bench.throughput import WEBCRAWLER, ensure_testweb, run_ours
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.agents.filetypes import looks_like_sitemap, unindexable_url
@@ -82,7 +81,7 @@ def main(argv: list[str] | None = None) -> str:
         parser.error(f"--off: unknown part {unknown[0]!r} (choose from {', '.join(PARTS)})")
     parts = [PARTS[name] for name in args.off.split(",") if name]
     contenders: list[tuple[str, Path, list[str]]] = [
-        (f"baseline {_commit(args.baseline)}", old, []), (DEFAULTS, WEBCRAWLER, []),
+        (f"baseline {commit(args.baseline)}", old, []), (DEFAULTS, WEBCRAWLER, []),
         *((name, WEBCRAWLER, flags) for name, flags in parts)]
     per_page: dict[str, list[float]] = {name: [] for name, _, _ in contenders}
     pages: dict[str, list[int]] = {name: [] for name, _, _ in contenders}
@@ -200,12 +199,6 @@ def _best(run: Callable[[], object], passes: int = 5) -> float:
         run()
         times.append(time.process_time() - started)
     return min(times)
-
-
-def _commit(checkout: Path) -> str:
-    out = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True, timeout=10)
-    return out.stdout.strip() or checkout.name
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.query_latency import percentile
+
 KINDS = ["frequent word", "middling word", "rare word", "two words"]
 WARM = ["warm", "up the", "searcher"]
 
@@ -60,11 +62,6 @@ def measure(data: Path, checkouts: list[Path], queries: int, rounds: int) -> dic
             found[str(checkout)] += json.loads(out.stdout)
             print(f"round {round_ + 1}: {checkout} done", file=sys.stderr, flush=True)
     return found
-
-
-def percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
 
 
 def report(found: dict[str, list[float]]) -> str:

@@ -53,12 +53,6 @@ def cpu_seconds(checkout: Path, pages: Path, batch: int) -> float:
     return float(out.stdout.split()[-1])
 
 
-def label(checkout: Path) -> str:
-    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True,
-                         text=True, timeout=10)
-    return out.stdout.strip() or str(checkout)
-
-
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="the checkout to compare with")
@@ -80,7 +74,7 @@ def main(argv: list[str] | None = None) -> str:
                     seconds.setdefault((kind, name), []).append(took)
                     print(f"{kind}, round {number + 1}, {name}: {took:.1f} CPU s", file=sys.stderr)
     rate = {key: args.docs / statistics.median(values) for key, values in seconds.items()}
-    labels = {"before": label(args.before), "after": commit()}
+    labels = {"before": commit(args.before), "after": commit()}
     rows = [[kind, name, f"`{labels[name]}`", ", ".join(f"{s:.1f}" for s in seconds[kind, name]),
              rate[kind, name]] for kind, name in seconds]
     body = (f"{args.docs:,} generated pages, commits of {args.batch:,}, each writer in its own "
