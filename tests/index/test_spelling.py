@@ -4,15 +4,18 @@ index holds often enough are left alone."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from whoosh.index import open_dir
 
-from webcrawler.index import IndexedDocument, Searcher, fastpaths, open_searcher, open_writer
+from webcrawler.index import IndexedDocument, Searcher, fastpaths, lexicon, open_searcher, open_writer
 from webcrawler.index.query import parse
 from webcrawler.index.shards import open_shard_writer, shard_of
-from webcrawler.index.spelling import max_distance, suggestion
+from webcrawler.index.spelling import Speller, max_distance, suggestion
+from webcrawler.index.vocabulary import read_vocabulary
 
 
 def documents() -> list[IndexedDocument]:
@@ -133,3 +136,30 @@ def test_near_spellings_also_match_on_whoosh_s_path(searcher: Searcher) -> None:
     results = searcher.search("timoeut site:s.test")  # site: goes through Whoosh's matchers
     assert results.total == 60 and results.suggestion == "timeout site:s.test"
     assert searcher.search("timoeut site:c.test").total == 0
+
+
+def test_a_replaced_speller_is_freed_and_garbage_frozen_by_a_build_is_collected_by_the_next(
+        tmp_path: Path) -> None:
+    """The lexicon freezes what is alive after each build (`lexicon.settle`) so that full
+    collections do not walk the word tables in a query; nothing may stay frozen for good."""
+    index_dir = tmp_path / "index"
+    with open_writer(index_dir) as writer:
+        writer.add(documents())
+    speller = Speller(read_vocabulary(open_dir(str(index_dir))))
+    assert "socket" in speller.near("sokcet")
+    cycle: list[object] = []
+    cycle.append(cycle)  # garbage only the cyclic collector frees
+    freed_speller, freed_cycle = weakref.ref(speller), weakref.ref(_Holder(cycle))
+    lexicon.settle()
+    del speller, cycle
+    assert freed_speller() is None  # no cycle through its cache: freed at once, frozen or not
+    assert freed_cycle() is not None  # frozen garbage
+    lexicon.settle()  # the next build's settle
+    assert freed_cycle() is None
+
+
+class _Holder:
+    """A weakly referenceable cycle member (lists cannot be weakly referenced)."""
+
+    def __init__(self, ring: list[object]) -> None:
+        ring.append(self)

@@ -67,13 +67,18 @@ def build(ix: Index, remembered: dict | None = None) -> WordTools:
 
 
 def settle() -> None:
-    """Put what is alive now out of the cyclic garbage collector's reach (`gc.freeze`).
+    """Put what is alive now out of the cyclic garbage collector's reach (`gc.freeze`),
+    after one full collection of what the previous settle froze.
 
     The vocabulary, the speller's table and the completer are dictionaries of hundreds of
     thousands of words, which each full collection walks entry by entry: a pause of a
-    hundred milliseconds and more in whichever query happens to trigger it. They hold no
-    reference cycles, so reference counting still frees them when a newer build
-    replaces them."""
+    hundred milliseconds and more in whichever query happens to trigger it. Frozen, they
+    are walked only here, once a build (which costs far more). Frozen objects are never
+    collected, so what was frozen at the last settle and has become a cycle of garbage
+    since (a replaced searcher's readers, say) is unfrozen and collected first: garbage
+    lives until the next build at most."""
+    gc.unfreeze()
+    gc.collect()
     gc.freeze()
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from symspellpy import SymSpell, Verbosity
 
@@ -59,25 +59,30 @@ class Speller:
             if not i % 256:
                 time.sleep(0)  # give up the GIL: a query thread waits less (vocabulary.py)
         self._highest = frequent[0][1] if frequent else 0
-        self._remembered = lru_cache(maxsize=LOOKUPS_KEPT)(self._near)
+        # Over a function of the parts, not the bound method: a cache that held `self` would
+        # make a cycle, and a replaced speller would wait for the cyclic collector.
+        self._remembered = lru_cache(maxsize=LOOKUPS_KEPT)(
+            partial(_near, self._symspell, vocabulary, self._highest))
 
     def near(self, word: str) -> list[str]:
         """`word`'s near spellings worth adding to a query, best first ([] when the word
         is short, or frequent enough, or nothing is near). Answers are remembered."""
         return list(self._remembered(word))
 
-    def _near(self, word: str) -> tuple[str, ...]:
-        distance = max_distance(word)
-        own = self.vocabulary.frequency(word)
-        if not distance or RARER * own > self._highest:  # no word is frequent enough to win
-            return ()
-        if own:  # the word itself is at distance 0: ask for all, but only one edit away
-            found = self._symspell.lookup(word, Verbosity.ALL, max_edit_distance=1)
-        else:  # the nearest only: far fewer candidates to measure
-            found = self._symspell.lookup(word, Verbosity.CLOSEST, max_edit_distance=distance)
-        found = [s for s in found if s.term != word and s.count >= max(1, RARER * own)]
-        found.sort(key=lambda s: (s.distance, -s.count, s.term))
-        return tuple(s.term for s in found[:NEAR_PER_WORD])
+
+
+def _near(symspell: SymSpell, vocabulary: Vocabulary, highest: int, word: str) -> tuple[str, ...]:
+    distance = max_distance(word)
+    own = vocabulary.frequency(word)
+    if not distance or RARER * own > highest:  # no word is frequent enough to win
+        return ()
+    if own:  # the word itself is at distance 0: ask for all, but only one edit away
+        found = symspell.lookup(word, Verbosity.ALL, max_edit_distance=1)
+    else:  # the nearest only: far fewer candidates to measure
+        found = symspell.lookup(word, Verbosity.CLOSEST, max_edit_distance=distance)
+    found = [s for s in found if s.term != word and s.count >= max(1, RARER * own)]
+    found.sort(key=lambda s: (s.distance, -s.count, s.term))
+    return tuple(s.term for s in found[:NEAR_PER_WORD])
 
 
 def correct(parsed: ParsedQuery, speller: Speller | None, text: str) -> None:
