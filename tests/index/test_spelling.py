@@ -138,8 +138,8 @@ def test_near_spellings_also_match_on_whoosh_s_path(searcher: Searcher) -> None:
     assert searcher.search("timoeut site:c.test").total == 0
 
 
-def test_a_replaced_speller_is_freed_and_garbage_frozen_by_a_build_is_collected_by_the_next(
-        tmp_path: Path) -> None:
+def test_a_replaced_speller_is_freed_and_frozen_garbage_is_collected_in_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The lexicon freezes what is alive after each build (`lexicon.settle`) so that full
     collections do not walk the word tables in a query; nothing may stay frozen for good."""
     index_dir = tmp_path / "index"
@@ -150,11 +150,15 @@ def test_a_replaced_speller_is_freed_and_garbage_frozen_by_a_build_is_collected_
     cycle: list[object] = []
     cycle.append(cycle)  # garbage only the cyclic collector frees
     freed_speller, freed_cycle = weakref.ref(speller), weakref.ref(_Holder(cycle))
+    monkeypatch.setattr(lexicon, "COLLECT_EVERY", float("inf"))  # builds in quick succession
     lexicon.settle()
     del speller, cycle
     assert freed_speller() is None  # no cycle through its cache: freed at once, frozen or not
     assert freed_cycle() is not None  # frozen garbage
-    lexicon.settle()  # the next build's settle
+    lexicon.settle()  # the next build's, within COLLECT_EVERY: still frozen
+    assert freed_cycle() is not None
+    monkeypatch.setattr(lexicon, "COLLECT_EVERY", 0.0)  # COLLECT_EVERY later
+    lexicon.settle()
     assert freed_cycle() is None
 
 

@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 
 REBUILD_INTERVAL = 30.0
 BUILD_SHARE = 0.05  # of the time, at most, spent rebuilding
+COLLECT_EVERY = 600.0  # seconds between two collections of what settle froze
+
+_last_collect = time.monotonic()
 
 
 class WordTools:
@@ -68,17 +71,22 @@ def build(ix: Index, remembered: dict | None = None) -> WordTools:
 
 def settle() -> None:
     """Put what is alive now out of the cyclic garbage collector's reach (`gc.freeze`),
-    after one full collection of what the previous settle froze.
+    after, at most every `COLLECT_EVERY` seconds, one full collection of what earlier
+    settles froze.
 
     The vocabulary, the speller's table and the completer are dictionaries of hundreds of
     thousands of words, which each full collection walks entry by entry: a pause of a
-    hundred milliseconds and more in whichever query happens to trigger it. Frozen, they
-    are walked only here, once a build (which costs far more). Frozen objects are never
-    collected, so what was frozen at the last settle and has become a cycle of garbage
-    since (a replaced searcher's readers, say) is unfrozen and collected first: garbage
-    lives until the next build at most."""
-    gc.unfreeze()
-    gc.collect()
+    hundred milliseconds and more in whichever query happens to trigger it. Frozen objects
+    are never collected, though, so what was frozen and has become a cycle of garbage
+    since (a replaced searcher's readers, say) is unfrozen and collected now and then:
+    garbage lives `COLLECT_EVERY` seconds and a build at most. Not at every build: a full
+    collection of a large process costs about as much as a build of a small index."""
+    global _last_collect
+    now = time.monotonic()
+    if now - _last_collect >= COLLECT_EVERY:
+        _last_collect = now
+        gc.unfreeze()
+        gc.collect()
     gc.freeze()
 
 
