@@ -17,21 +17,26 @@ SKETCH_SIZE = 256
 
 _WORD = re.compile(r"\w+")
 _DIGITS = re.compile(r"\d+")
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+# Every ASCII byte that `\w` does not match becomes a space; other bytes stay.
+_ASCII_NOT_WORD = bytes(b if b >= 0x80 or chr(b).isalnum() or b == ord("_") else 0x20 for b in range(256))
+_FEW_NOT_ASCII = 16  # a text with more than one non-ASCII byte in this many is tokenised by _WORD
 
 
 _MAX_WORDS_KEPT = 1 << 17
 
 
-def _word_hash(word: str) -> int:
-    return int.from_bytes(blake2b(_DIGITS.sub("#", word).encode(), digest_size=8).digest(), "little")
+def _word_hash(word: bytes) -> int:
+    text = _DIGITS.sub("#", word.decode("utf-8", "surrogatepass"))
+    return int.from_bytes(blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
-class _WordHashes(dict[str, int]):
+class _WordHashes(dict[bytes, int]):
     """Each word's 64-bit hash, made the first time it is asked for: a page's words are mostly
     words seen before, and a hit is dict lookup in C (`map(hashes.__getitem__, words)`)."""
 
-    def __missing__(self, word: str) -> int:
+    def __missing__(self, word: bytes) -> int:
         value = self[word] = _word_hash(word)
         return value
 
@@ -39,23 +44,41 @@ class _WordHashes(dict[str, int]):
 _WORD_HASHES = _WordHashes()
 
 
-def _word_hashes(words: list[str]) -> np.ndarray:
+def words(text: str) -> list[bytes]:
+    r"""What `\w+` finds in the text's lower case, each word in UTF-8. Found with bytes
+    methods rather than the regex, which cost most of a sketch: the characters outside
+    ASCII that `\w` does not match (typographic quotes, dashes, pilcrows: a few distinct
+    ones in most pages) are replaced by spaces, then every ASCII byte that is not a word
+    character, and the bytes split at the spaces. A text mostly outside ASCII is left to
+    the regex (classifying its many distinct characters would cost more)."""
+    low = text.lower()
+    if not low.isascii():
+        data = low.encode("utf-8", "surrogatepass")
+        if (len(data) - len(low)) * _FEW_NOT_ASCII > len(low):
+            return [word.encode("utf-8", "surrogatepass") for word in _WORD.findall(low)]
+        for char in set(_NOT_ASCII.findall(low)):
+            if not _WORD.fullmatch(char):
+                low = low.replace(char, " ")
+    return low.encode("utf-8", "surrogatepass").translate(_ASCII_NOT_WORD).split()
+
+
+def _word_hashes(found: list[bytes]) -> np.ndarray:
     """The words' hashes, the cache emptied when it has grown past _MAX_WORDS_KEPT."""
     known = _WORD_HASHES
     if len(known) > _MAX_WORDS_KEPT:
         known.clear()
-    return np.fromiter(map(known.__getitem__, words), dtype=np.uint64, count=len(words))
+    return np.fromiter(map(known.__getitem__, found), dtype=np.uint64, count=len(found))
 
 
 def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
     """The page's distinct w-shingles as sorted 32-bit hashes (digits normalised away)."""
-    words = _word_hashes(_WORD.findall(text.lower()))
-    if not words.size:
+    hashed = _word_hashes(words(text))
+    if not hashed.size:
         return np.zeros(0, dtype=np.uint32)
-    count = max(1, words.size - width + 1)
-    hashes = words[:count].copy()
-    for offset in range(1, min(width, words.size)):
-        hashes = hashes * _MULTIPLIER + words[offset : offset + count]
+    count = max(1, hashed.size - width + 1)
+    hashes = hashed[:count].copy()
+    for offset in range(1, min(width, hashed.size)):
+        hashes = hashes * _MULTIPLIER + hashed[offset : offset + count]
     hashes ^= hashes >> np.uint64(31)  # mix the high bits down: the top 32 bits are kept
     hashes *= _MULTIPLIER
     return _distinct(np.sort((hashes >> np.uint64(32)).astype(np.uint32)))
