@@ -12,18 +12,13 @@ from hashlib import blake2b
 
 import numpy as np
 
+from webcrawler.tokens import utf8_words
+
 SHINGLE_WORDS = 4
 SKETCH_SIZE = 256
 
-_WORD = re.compile(r"\w+")
 _DIGITS = re.compile(r"\d+")
-_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-# Every ASCII byte that `\w` does not match becomes a space; other bytes stay.
-_ASCII_NOT_WORD = bytes(b if b >= 0x80 or chr(b).isalnum() or b == ord("_") else 0x20 for b in range(256))
-_FEW_NOT_ASCII = 16  # a text with more than one non-ASCII byte in this many is tokenised by _WORD
-
-
 _MAX_WORDS_KEPT = 1 << 17
 
 
@@ -44,24 +39,6 @@ class _WordHashes(dict[bytes, int]):
 _WORD_HASHES = _WordHashes()
 
 
-def words(text: str) -> list[bytes]:
-    r"""What `\w+` finds in the text's lower case, each word in UTF-8. Found with bytes
-    methods rather than the regex, which cost most of a sketch: the characters outside
-    ASCII that `\w` does not match (typographic quotes, dashes, pilcrows: a few distinct
-    ones in most pages) are replaced by spaces, then every ASCII byte that is not a word
-    character, and the bytes split at the spaces. A text mostly outside ASCII is left to
-    the regex (classifying its many distinct characters would cost more)."""
-    low = text.lower()
-    if not low.isascii():
-        data = low.encode("utf-8", "surrogatepass")
-        if (len(data) - len(low)) * _FEW_NOT_ASCII > len(low):
-            return [word.encode("utf-8", "surrogatepass") for word in _WORD.findall(low)]
-        for char in set(_NOT_ASCII.findall(low)):
-            if not _WORD.fullmatch(char):
-                low = low.replace(char, " ")
-    return low.encode("utf-8", "surrogatepass").translate(_ASCII_NOT_WORD).split()
-
-
 def _word_hashes(found: list[bytes]) -> np.ndarray:
     """The words' hashes, the cache emptied when it has grown past _MAX_WORDS_KEPT."""
     known = _WORD_HASHES
@@ -72,7 +49,7 @@ def _word_hashes(found: list[bytes]) -> np.ndarray:
 
 def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
     """The page's distinct w-shingles as sorted 32-bit hashes (digits normalised away)."""
-    hashed = _word_hashes(words(text))
+    hashed = _word_hashes(utf8_words(text))
     if not hashed.size:
         return np.zeros(0, dtype=np.uint32)
     count = max(1, hashed.size - width + 1)

@@ -1,6 +1,7 @@
-"""The words a shingle sketch is made of are what `\\w+` finds in the lower-cased text, as the
-sketches stored by earlier crawls were made (`webcrawler/shingles.py` finds them with bytes
-methods instead of the regex): the same words, so the same sketch, whatever the text holds."""
+"""The words of the index's analysis and of shingle sketches are what `\\w+` finds in the
+lower-cased text, as sketches stored by earlier crawls and indexes built before were made
+(`webcrawler/tokens.py` finds them with bytes methods instead of the regex): the same words,
+whatever the text holds."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import re
 
 import pytest
 
-from webcrawler.shingles import resemblance, sketch, words
+from webcrawler.index.analysis import MAX_WORD, index_words, words
+from webcrawler.shingles import resemblance, sketch
+from webcrawler.tokens import utf8_words
 
 WORD = re.compile(r"\w+")
 
@@ -35,14 +38,22 @@ def _expected(text: str) -> list[bytes]:
 
 @pytest.mark.parametrize("text", TRICKY)
 def test_the_words_are_the_regex_words(text: str) -> None:
-    assert words(text) == _expected(text)
+    assert utf8_words(text) == _expected(text)
 
 
 def test_random_texts_give_the_regex_words() -> None:
     rng = random.Random(25)
     for _ in range(2000):
         text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 300)))
-        assert words(text) == _expected(text), text
+        assert utf8_words(text) == _expected(text), text
+        assert index_words(text) == [word.encode() for word in words(text)], text
+
+
+def test_the_index_keeps_words_of_at_most_max_word_characters_however_many_bytes() -> None:
+    long_ascii, long_accented = "x" * (MAX_WORD + 1), "é" * MAX_WORD  # 41 bytes, 80 bytes
+    text = f"the {long_ascii} {long_accented} {'é' * (MAX_WORD + 1)} kept"
+    assert index_words(text) == [long_accented.encode(), b"kept"]
+    assert index_words(text) == [word.encode() for word in words(text)]
 
 
 def test_a_page_and_its_copy_with_other_punctuation_resemble_each_other() -> None:
