@@ -12,26 +12,26 @@ from hashlib import blake2b
 
 import numpy as np
 
+from webcrawler.tokens import utf8_words
+
 SHINGLE_WORDS = 4
 SKETCH_SIZE = 256
 
-_WORD = re.compile(r"\w+")
 _DIGITS = re.compile(r"\d+")
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-
-
 _MAX_WORDS_KEPT = 1 << 17
 
 
-def _word_hash(word: str) -> int:
-    return int.from_bytes(blake2b(_DIGITS.sub("#", word).encode(), digest_size=8).digest(), "little")
+def _word_hash(word: bytes) -> int:
+    text = _DIGITS.sub("#", word.decode("utf-8", "surrogatepass"))
+    return int.from_bytes(blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
-class _WordHashes(dict[str, int]):
+class _WordHashes(dict[bytes, int]):
     """Each word's 64-bit hash, made the first time it is asked for: a page's words are mostly
     words seen before, and a hit is dict lookup in C (`map(hashes.__getitem__, words)`)."""
 
-    def __missing__(self, word: str) -> int:
+    def __missing__(self, word: bytes) -> int:
         value = self[word] = _word_hash(word)
         return value
 
@@ -39,23 +39,23 @@ class _WordHashes(dict[str, int]):
 _WORD_HASHES = _WordHashes()
 
 
-def _word_hashes(words: list[str]) -> np.ndarray:
+def _word_hashes(found: list[bytes]) -> np.ndarray:
     """The words' hashes, the cache emptied when it has grown past _MAX_WORDS_KEPT."""
     known = _WORD_HASHES
     if len(known) > _MAX_WORDS_KEPT:
         known.clear()
-    return np.fromiter(map(known.__getitem__, words), dtype=np.uint64, count=len(words))
+    return np.fromiter(map(known.__getitem__, found), dtype=np.uint64, count=len(found))
 
 
 def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
     """The page's distinct w-shingles as sorted 32-bit hashes (digits normalised away)."""
-    words = _word_hashes(_WORD.findall(text.lower()))
-    if not words.size:
+    hashed = _word_hashes(utf8_words(text))
+    if not hashed.size:
         return np.zeros(0, dtype=np.uint32)
-    count = max(1, words.size - width + 1)
-    hashes = words[:count].copy()
-    for offset in range(1, min(width, words.size)):
-        hashes = hashes * _MULTIPLIER + words[offset : offset + count]
+    count = max(1, hashed.size - width + 1)
+    hashes = hashed[:count].copy()
+    for offset in range(1, min(width, hashed.size)):
+        hashes = hashes * _MULTIPLIER + hashed[offset : offset + count]
     hashes ^= hashes >> np.uint64(31)  # mix the high bits down: the top 32 bits are kept
     hashes *= _MULTIPLIER
     return _distinct(np.sort((hashes >> np.uint64(32)).astype(np.uint32)))

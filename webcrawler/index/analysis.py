@@ -27,6 +27,8 @@ from collections.abc import Iterator
 
 from whoosh.analysis import Token, Tokenizer
 
+from webcrawler.tokens import utf8_words
+
 WORD = re.compile(r"\w+", re.UNICODE)
 MAX_WORD = 40
 TITLE_WEIGHT = 3.0
@@ -47,6 +49,17 @@ def words(text: str) -> list[str]:
     the lower-cased text: no per-word objects)."""
     stop = STOP_WORDS
     return [w for w in WORD.findall(text.lower()) if w not in stop and len(w) <= MAX_WORD]
+
+
+_STOP_BYTES = frozenset(word.encode() for word in STOP_WORDS)
+
+
+def index_words(text: str) -> list[bytes]:
+    """`words(text)`, each in UTF-8 as the index's terms hold it: a document's words are
+    found with bytes methods (`tokens.py`), cheaper than the regex on a page's text."""
+    stop = _STOP_BYTES
+    return [w for w in utf8_words(text) if w not in stop
+            and (len(w) <= MAX_WORD or len(w.decode("utf-8", "surrogatepass")) <= MAX_WORD)]
 
 
 class TitledText(str):

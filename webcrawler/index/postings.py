@@ -4,11 +4,12 @@ Whoosh's generic path makes a `Token` per word, pickles each posting's positions
 and reads each posting's document length back from disk while writing: most of
 the indexing time (docs/measurements.md), so here:
 
-- `ContentField` analyses a document in one pass (`analysis.words`: one regex over
-  the lower-cased text, a frozenset stop list) and builds the postings directly,
-  with no Token objects. Title words weigh `TITLE_WEIGHT` each in the word's
-  weight (a field-level boost would weigh the whole field; the weight of a word
-  must count its title occurrences only), and count once in the document length.
+- `ContentField` analyses a document in one pass (`analysis.index_words`: the
+  lower-cased text's words as UTF-8 bytes, the terms' own form, a frozenset stop
+  list) and builds the postings directly, with no Token objects. Title words weigh
+  `TITLE_WEIGHT` each in the word's weight (a field-level boost would weigh the
+  whole field; the weight of a word must count its title occurrences only), and
+  count once in the document length.
 - `WordPositions` stores a posting's positions as deltas in a byte string (one
   byte per position when the gaps are small) instead of a pickle.
 - `ContentCodec` writes uncompressed posting blocks (no zlib on the query path)
@@ -33,7 +34,7 @@ from whoosh.codec import whoosh3
 from whoosh.fields import TEXT
 from whoosh.formats import Positions
 
-from webcrawler.index.analysis import TITLE_GAP, analyzer, parts, words
+from webcrawler.index.analysis import TITLE_GAP, analyzer, index_words, parts
 from webcrawler.index.termwriter import BLOCK, TermWriter
 
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
@@ -86,16 +87,16 @@ class WordPositions(Positions):
         return self.decode_frequency(valuestring) * self.field_boost
 
 
-def word_positions(value: str) -> tuple[dict[str, list[int]], dict[str, float]]:
+def word_positions(value: str) -> tuple[dict[bytes, list[int]], dict[bytes, float]]:
     """(word -> positions, word -> weight beyond one per occurrence: the title's and the
-    other weighted parts') for a str or a `TitledText`."""
-    positions: dict[str, list[int]] = {}
+    other weighted parts') for a str or a `TitledText`; words in UTF-8, as terms are."""
+    positions: dict[bytes, list[int]] = {}
     get = positions.get
-    boost: dict[str, float] = {}
+    boost: dict[bytes, float] = {}
     *weighted, (body, _one) = parts(value)
     start = 0
     for text, weight in weighted:
-        found_words = words(text)
+        found_words = index_words(text)
         for pos, word in enumerate(found_words, start):
             found = get(word)
             if found is None:
@@ -104,7 +105,7 @@ def word_positions(value: str) -> tuple[dict[str, list[int]], dict[str, float]]:
                 found.append(pos)
             boost[word] = boost.get(word, 0.0) + weight - 1.0
         start += len(found_words) + TITLE_GAP
-    for pos, word in enumerate(words(str(body)), start):
+    for pos, word in enumerate(index_words(str(body)), start):
         found = get(word)
         if found is None:
             positions[word] = [pos]
@@ -124,14 +125,14 @@ class ContentField(TEXT):
         positions, boost = word_positions(value)
         for word, poslist in positions.items():
             weight = len(poslist) + boost.get(word, 0.0)
-            yield word.encode("utf-8"), len(poslist), weight, encode_positions(poslist)
+            yield word, len(poslist), weight, encode_positions(poslist)
 
     def pool_items(self, value, fieldname: str, docnum: int) -> tuple[list[tuple], int, int]:
         """(the pool's items for one document, the field's length, their estimated bytes):
         what `index` yields, built in one comprehension for `add_document`."""
         positions, boost = word_positions(value)
         extra = boost.get
-        items = [(fieldname, word.encode("utf-8"), docnum, len(poslist) + extra(word, 0.0),
+        items = [(fieldname, word, docnum, len(poslist) + extra(word, 0.0),
                   encode_positions(poslist)) for word, poslist in positions.items()]
         length = sum(map(len, positions.values()))
         size = 160 * len(items) + 2 * sum(len(item[1]) for item in items) + length + len(items)

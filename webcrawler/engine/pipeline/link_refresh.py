@@ -3,7 +3,8 @@
 A page is indexed with the in-links the links table holds at that moment
 (`link_evidence.py`): the pages crawled first - often the ones most linked to -
 are indexed knowing almost none of their in-links. So every `link_refresh`
-documents fetched (or `REFRESH_SECONDS` when fetching is slow), the engine looks
+documents fetched (or `REFRESH_SECONDS` when fetching is slow, but never sooner
+than `MIN_LOOK_SECONDS` after the last look, and once more when the crawl ends), the engine looks
 at the pages the documents fetched since the last look link to (their targets,
 read through the links table's primary key: a look costs the links of those
 documents, not of the crawl), counts each target's in-links now, and compares
@@ -16,12 +17,18 @@ anchor texts and counts read afresh - the largest changes first, at most
 indexing. Nothing on the query side changes: the counts stay in the same columns,
 read on the fast path as before. Pages whose index entry is not committed yet
 are left alone (they read the links table when indexed).
+
+Looks are spaced in time as well as in documents because the refresh serves the
+searchers of an index that is still being crawled, and they notice staleness in
+seconds: a fast crawl (a local web, hundreds of pages a second) would otherwise look
+every few seconds and send the same hub pages again at each look (their in-links grow
+between any two), for a freshness nobody sees; the look at the crawl's end catches up.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from sqlalchemy import and_, bindparam, func, select, update
 from sqlalchemy.engine import Connection
@@ -31,6 +38,7 @@ from webcrawler.engine.pipeline.link_evidence import CHUNK, in_link_counts
 from webcrawler.index.prior import factor
 
 REFRESH_SECONDS = 60.0  # a look at least this often while documents arrive
+MIN_LOOK_SECONDS = 30.0  # ... and no look sooner than this after the last (but the crawl's end)
 MAX_RESEND = 200  # documents sent again per look, the largest changes first
 MIN_CHANGE = 0.05  # the prior's relative change from which a page is sent again
 
@@ -39,11 +47,13 @@ class LinkRefresh:
     """Remembers the documents fetched since the last look; `due()` says when to look,
     `look()` picks the pages to send to the index again."""
 
-    def __init__(self, conn: Connection, every: int) -> None:
+    def __init__(self, conn: Connection, every: int,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.conn = conn
         self.every = every  # documents between two looks (0: never)
         self.sources: list[int] = []
-        self._last = time.monotonic()
+        self._clock = clock
+        self._last = clock()
         self.sent = 0  # pages sent again, over the crawl
         self.looks = 0
         self.seconds = 0.0  # spent looking
@@ -53,15 +63,18 @@ class LinkRefresh:
             self.sources.append(doc_id)
 
     def due(self) -> bool:
-        """Time for a look: `every` documents since the last, or a minute with some."""
-        return bool(self.sources) and (len(self.sources) >= self.every
-                                       or time.monotonic() - self._last >= REFRESH_SECONDS)
+        """Time for a look: `every` documents and half a minute since the last, or a minute
+        with some."""
+        if not self.sources:
+            return False
+        since = self._clock() - self._last
+        return since >= REFRESH_SECONDS or (len(self.sources) >= self.every and since >= MIN_LOOK_SECONDS)
 
     def look(self) -> list[int]:
         """The pages whose index entries' link prior is out of date by at least `MIN_CHANGE`,
         most out of date first, at most `MAX_RESEND`; the sources are forgotten."""
         started = time.monotonic()
-        sources, self.sources, self._last = self.sources, [], started
+        sources, self.sources, self._last = self.sources, [], self._clock()
         targets = _targets(self.conn, sources)
         indexed = _indexed_counts(self.conn, targets)
         now = in_link_counts(self.conn, list(indexed))
