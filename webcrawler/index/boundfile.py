@@ -1,0 +1,203 @@
+"""Window bounds written beside a segment, so that no query has to make them.
+
+Pruning (`pruning.py`) needs, for each long posting list of a segment, the best score
+the word can add in each window of documents. Made on a query's first use of the word,
+they cost that query a scan of the whole list in every segment, and every merge starts
+a new segment cold. The writer therefore writes them when a segment is made: after a
+commit, each segment large enough to hold a long list and without its file gets
+`<segment>.bounds` (the same name as the segment's other files, so Whoosh deletes it
+with the segment after a merge). The file holds, for every list of `LONG`
+postings or more, its per-window maxima for a query weight of 1, rounded up to float32,
+with the statistics (p_ref, mu) they were made with: any later commit's are covered by
+the scaling argument of `pruning.py`, as remembered bounds are.
+
+Queries read the file through a memory map, once per segment; a file that is missing,
+damaged (a checksum covers it) or made for another window size is ignored, and the
+bounds are made on first use as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import mmap
+import os
+import struct
+import threading
+import zlib
+from pathlib import Path
+
+import numpy as np
+from whoosh.reading import SegmentReader
+
+from webcrawler.index import prior, vectors
+from webcrawler.index.blocks import is_w3
+from webcrawler.index.schema import CONTENT
+
+WINDOW = 256  # documents per window: smaller is tighter, and more windows to add up
+LONG = 4096  # postings from which a list's window bounds are kept (shorter: scored)
+SUFFIX = ".bounds"
+MAGIC = b"WCB1"
+_HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of header and matrix
+KEPT = 256  # segments whose opened files are remembered
+_DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
+
+Table = tuple[dict[str, int], np.ndarray, np.ndarray]  # word -> row, rows, p_ref of each then mu
+
+_opened: dict[tuple, Table | None] = {}
+_lock = threading.Lock()
+
+
+def windows_of(lengths: np.ndarray) -> int:
+    """How many windows a segment of `len(lengths)` documents has."""
+    return (len(lengths) + WINDOW - 1) // WINDOW
+
+
+def unit_scores(found: vectors.Postings, p_ref: float, mu: float, lengths: np.ndarray,
+                priors: tuple[np.ndarray, float] | None) -> np.ndarray:
+    """Each posting's score for a query weight of 1."""
+    ids, weights = found
+    unit = np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
+    return unit if priors is None else unit * priors[0][ids]
+
+
+def window_max(ids: np.ndarray, values: np.ndarray, windows: int) -> np.ndarray:
+    """The largest of `values` in each window of document numbers (0 where none)."""
+    out = np.zeros(windows)
+    window = ids // WINDOW
+    starts = np.flatnonzero(np.diff(window, prepend=-1))
+    out[window[starts]] = np.maximum.reduceat(values, starts)
+    return out
+
+
+def path_of(folder: Path, segment) -> Path:
+    return Path(folder) / f"{segment.segment_id()}{SUFFIX}"
+
+
+def write_missing(ix) -> int:
+    """Write the bounds file of every segment of `ix`'s newest commit that may hold a long
+    list and has none; returns how many were written."""
+    folder = Path(ix.storage.folder)
+    written = 0
+    with ix.searcher() as searcher:
+        total = searcher.field_length(CONTENT) or 1
+        mu = searcher.avg_field_length(CONTENT, 0.0)
+        for sub, _offset in searcher.leaf_searchers():
+            reader = sub.reader()
+            segment = reader.segment() if isinstance(reader, SegmentReader) else None
+            if segment is None or segment.doc_count_all() < LONG or not is_w3(reader) \
+                    or path_of(folder, segment).exists():
+                continue
+            rows = _rows(reader, lambda word: (searcher.frequency(CONTENT, word) + 1.0) / (total + 1.0), mu)
+            if rows is not None:
+                _write(path_of(folder, segment), rows, mu, reader.doc_count_all())
+                written += 1
+    return written
+
+
+def _rows(reader, p_of, mu: float) -> list[tuple[str, np.ndarray, float]] | None:
+    """(word, unit window maxima, p_ref) of each of the segment's long lists."""
+    lengths = vectors.lengths(reader, CONTENT)
+    if lengths is None or mu <= 0:
+        return None
+    priors = prior.factors(reader)
+    windows = windows_of(lengths)
+    terms = reader._terms
+    start = terms._keycoder(CONTENT, b"")
+    rows = []
+    for key, raw in terms._tindex.items_from(start):
+        if key[:2] != start:
+            break
+        if _DOC_FREQUENCY.unpack_from(raw)[2] < LONG:
+            continue
+        word = key[2:].decode("utf-8")
+        found = vectors.postings_from(reader, raw) if vectors.has_arrays(raw) \
+            else vectors.postings(reader, CONTENT, word)
+        p_ref = p_of(word)
+        unit = unit_scores(found, p_ref, mu, lengths, priors)
+        rows.append((word, window_max(found[0], unit, windows), p_ref))
+    return rows
+
+
+def _write(path: Path, rows: list[tuple[str, np.ndarray, float]], mu: float, docs: int) -> None:
+    """The file, written whole under another name and renamed: readers see all or nothing."""
+    windows = (docs + WINDOW - 1) // WINDOW
+    matrix = np.zeros((len(rows), windows), dtype="<f4")
+    for i, (_word, made, _p) in enumerate(rows):
+        matrix[i] = _rounded_up(made)
+    header = json.dumps({"window": WINDOW, "docs": docs, "mu": mu,
+                         "words": [[word, p] for word, _made, p in rows]}).encode()
+    header += b" " * (-(len(header) + _HEAD.size) % 8)
+    body = header + matrix.tobytes()
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(_HEAD.pack(MAGIC, len(header), zlib.crc32(body)) + body)
+    os.replace(temporary, path)
+
+
+def _rounded_up(values: np.ndarray) -> np.ndarray:
+    """`values` as float32, none below the float64 value (they must stay upper bounds)."""
+    narrow = values.astype(np.float32)
+    low = narrow.astype(np.float64) < values
+    narrow[low] = np.nextafter(narrow[low], np.float32(np.inf))
+    return narrow
+
+
+def bounds(reader, word: str) -> tuple[np.ndarray, float, float] | None:
+    """(unit window maxima, p_ref, mu) of `word`'s long list in `reader`'s segment, from
+    its bounds file; None when the file or the word is not there."""
+    table = _table(reader)
+    if table is None:
+        return None
+    rows, matrix, p_refs = table[0], table[1], table[2]
+    row = rows.get(word)
+    if row is None:
+        return None
+    return matrix[row], float(p_refs[row]), float(p_refs[-1])
+
+
+def _table(reader) -> Table | None:
+    segment = reader.segment() if isinstance(reader, SegmentReader) else None
+    if segment is None or segment.doc_count_all() < LONG:
+        return None
+    key = (str(segment.segment_id()), segment.doc_count_all())
+    with _lock:
+        if key in _opened:
+            return _opened[key]
+    table = _read(reader, segment)
+    with _lock:
+        if len(_opened) >= KEPT:
+            _opened.pop(next(iter(_opened)))
+        _opened[key] = table
+    return table
+
+
+def _read(reader, segment) -> Table | None:
+    """The segment's bounds file, checked whole (None: missing, damaged, or not for it)."""
+    storage = reader._storage
+    folder = getattr(getattr(storage, "b", storage), "folder", None)
+    if folder is None:
+        return None
+    try:
+        with open(path_of(Path(folder), segment), "rb") as raw:
+            mapped = mmap.mmap(raw.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    with contextlib.suppress(ValueError, KeyError, TypeError, struct.error, UnicodeDecodeError):
+        magic, size, crc = _HEAD.unpack_from(mapped)
+        windows = (segment.doc_count_all() + WINDOW - 1) // WINDOW
+        if magic != MAGIC or zlib.crc32(memoryview(mapped)[_HEAD.size:]) != crc:
+            return None
+        header = json.loads(bytes(mapped[_HEAD.size:_HEAD.size + size]))
+        words = header["words"]
+        if header["window"] != WINDOW or header["docs"] != segment.doc_count_all():
+            return None
+        matrix = np.frombuffer(mapped, "<f4", len(words) * windows, _HEAD.size + size)
+        p_refs = np.array([p for _word, p in words] + [header["mu"]], dtype=np.float64)
+        return {word: i for i, (word, _p) in enumerate(words)}, matrix.reshape(-1, windows), p_refs
+    return None
+
+
+def forget() -> None:
+    """Forget the files opened (tests)."""
+    with _lock:
+        _opened.clear()
