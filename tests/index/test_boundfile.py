@@ -1,5 +1,6 @@
 """Window bounds written beside a segment (boundfile.py): the writer writes them for the
 segments it makes, they bound every document's score as the bounds a query would make do,
+the block tables kept with them are those a query would make,
 pruning reads them instead of making its own and answers as scoring every posting does,
 also after commits that change the statistics, and a missing or damaged file is ignored."""
 
@@ -13,6 +14,7 @@ import pytest
 
 from tests.index.test_pruning import _answers, _document
 from webcrawler.index import boundfile, open_writer, prior, segcache, vectors
+from webcrawler.index.blocks import block_table, extent
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.writer import open_index
 
@@ -60,6 +62,11 @@ def test_the_writer_writes_bounds_that_bound_every_score(tmp_path: Path, small: 
                     found[0], boundfile.unit_scores(found, p_ref, mu, lengths, priors), windows)
                 assert np.all(made >= exact)
                 assert np.allclose(made, exact, rtol=1e-6, atol=0)
+                start, length = extent(reader._terms.term_info(CONTENT, word.encode()))
+                table = block_table(reader._terms._postfile.get(start, length))
+                kept_table = boundfile.blocks(reader, word)
+                assert kept_table is not None
+                assert np.array_equal(kept_table[0], table[0]) and np.array_equal(kept_table[1], table[1])
                 checked += 1
     ix.close()
     assert checked > 50
@@ -99,6 +106,12 @@ def test_a_missing_or_damaged_file_is_ignored(
     boundfile.forget()
     assert _answers(path, monkeypatch, pruned=True) == exhaustive
     assert [key for key in segcache._memo if "window bounds" in key]  # made by the queries instead
+    with open_writer(path) as writer:  # the next commit writes it again
+        writer.add([_document(random.Random(5), 5000)])
+    assert len(_files(path)) == 1
+    segcache.clear()
+    assert _answers(path, monkeypatch, pruned=True) == _answers(path, monkeypatch, pruned=False)
+    assert not [key for key in segcache._memo if "window bounds" in key]
 
 
 def test_a_segment_merged_away_takes_its_file_along(tmp_path: Path, small: None) -> None:

@@ -11,6 +11,10 @@ postings or more, its per-window maxima for a query weight of 1, rounded up to f
 with the statistics (p_ref, mu) they were made with: any later commit's are covered by
 the scaling argument of `pruning.py`, as remembered bounds are.
 
+The file also holds those lists' block tables (`blocks.block_table`: where each block of
+the list lies, and its last document), which proximity reads a few blocks of a long list
+with (`proximity.py`): made on first use, they cost a read of the whole list too.
+
 Queries read the file through a memory map, once per segment; a file that is missing,
 damaged (a checksum covers it) or made for another window size is ignored, and the
 bounds are made on first use as before.
@@ -26,12 +30,14 @@ import struct
 import threading
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
+from whoosh.codec import whoosh3
 from whoosh.reading import SegmentReader
 
 from webcrawler.index import prior, vectors
-from webcrawler.index.blocks import is_w3
+from webcrawler.index.blocks import block_table, extent, is_w3
 from webcrawler.index.schema import CONTENT
 
 WINDOW = 256  # documents per window: smaller is tighter, and more windows to add up
@@ -42,7 +48,18 @@ _HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of header and matri
 KEPT = 256  # segments whose opened files are remembered
 _DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
 
-Table = tuple[dict[str, int], np.ndarray, np.ndarray]  # word -> row, rows, p_ref of each then mu
+Row = tuple[str, np.ndarray, float, tuple[np.ndarray, np.ndarray]]  # word, bounds, p_ref, blocks
+
+
+class Table(NamedTuple):
+    """A segment's bounds file as read: rows by word, each a word's window bounds and
+    p_ref, then where its block table lies in `extents` and `lasts`."""
+
+    rows: dict[str, tuple[int, float, int, int]]
+    matrix: np.ndarray
+    mu: float
+    extents: np.ndarray
+    lasts: np.ndarray
 
 _opened: dict[tuple, Table | None] = {}
 _lock = threading.Lock()
@@ -76,7 +93,8 @@ def path_of(folder: Path, segment) -> Path:
 
 def write_missing(ix) -> int:
     """Write the bounds file of every segment of `ix`'s newest commit that may hold a long
-    list and has none; returns how many were written."""
+    list and has no sound one (each file is checked once a process); returns how many
+    were written."""
     folder = Path(ix.storage.folder)
     written = 0
     with ix.searcher() as searcher:
@@ -86,17 +104,19 @@ def write_missing(ix) -> int:
             reader = sub.reader()
             segment = reader.segment() if isinstance(reader, SegmentReader) else None
             if segment is None or segment.doc_count_all() < LONG or not is_w3(reader) \
-                    or path_of(folder, segment).exists():
+                    or _table(reader) is not None:
                 continue
             rows = _rows(reader, lambda word: (searcher.frequency(CONTENT, word) + 1.0) / (total + 1.0), mu)
             if rows is not None:
                 _write(path_of(folder, segment), rows, mu, reader.doc_count_all())
+                with _lock:
+                    _opened.pop(_key(segment), None)  # read again when next asked
                 written += 1
     return written
 
 
-def _rows(reader, p_of, mu: float) -> list[tuple[str, np.ndarray, float]] | None:
-    """(word, unit window maxima, p_ref) of each of the segment's long lists."""
+def _rows(reader, p_of, mu: float) -> list[Row] | None:
+    """(word, unit window maxima, p_ref, block table) of each of the segment's long lists."""
     lengths = vectors.lengths(reader, CONTENT)
     if lengths is None or mu <= 0:
         return None
@@ -115,20 +135,31 @@ def _rows(reader, p_of, mu: float) -> list[tuple[str, np.ndarray, float]] | None
             else vectors.postings(reader, CONTENT, word)
         p_ref = p_of(word)
         unit = unit_scores(found, p_ref, mu, lengths, priors)
-        rows.append((word, window_max(found[0], unit, windows), p_ref))
+        begin, length = extent(whoosh3.W3TermInfo.from_bytes(raw))
+        table = block_table(terms._postfile.get(begin, length))
+        rows.append((word, window_max(found[0], unit, windows), p_ref, table))
     return rows
 
 
-def _write(path: Path, rows: list[tuple[str, np.ndarray, float]], mu: float, docs: int) -> None:
-    """The file, written whole under another name and renamed: readers see all or nothing."""
+def _write(path: Path, rows: list[Row], mu: float, docs: int) -> None:
+    """The file, written whole under another name and renamed: readers see all or nothing.
+    After the header: the bounds (float32, a row a word), every word's block table's
+    extents (int64 pairs) and last docnums (int32), one after the other."""
     windows = (docs + WINDOW - 1) // WINDOW
     matrix = np.zeros((len(rows), windows), dtype="<f4")
-    for i, (_word, made, _p) in enumerate(rows):
+    for i, (_word, made, _p, _table) in enumerate(rows):
         matrix[i] = _rounded_up(made)
-    header = json.dumps({"window": WINDOW, "docs": docs, "mu": mu,
-                         "words": [[word, p] for word, _made, p in rows]}).encode()
+    counts = [len(table[1]) for *_rest, table in rows]
+    firsts = np.concatenate([[0], np.cumsum(counts)]).astype(int).tolist()
+    extents = np.concatenate([table[0] for *_rest, table in rows] or [np.zeros((0, 2))]).astype("<i8")
+    lasts = np.concatenate([table[1] for *_rest, table in rows] or [np.zeros(0)]).astype("<i4")
+    words = [[word, p, firsts[i], counts[i]] for i, (word, _made, p, _table) in enumerate(rows)]
+    header = json.dumps({"window": WINDOW, "docs": docs, "mu": mu, "words": words,
+                         "blocks": int(firsts[-1])}).encode()
     header += b" " * (-(len(header) + _HEAD.size) % 8)
-    body = header + matrix.tobytes()
+    arrays = matrix.tobytes()
+    arrays += bytes(-len(arrays) % 8) + extents.tobytes() + lasts.tobytes()
+    body = header + arrays
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(_HEAD.pack(MAGIC, len(header), zlib.crc32(body)) + body)
     os.replace(temporary, path)
@@ -146,20 +177,28 @@ def bounds(reader, word: str) -> tuple[np.ndarray, float, float] | None:
     """(unit window maxima, p_ref, mu) of `word`'s long list in `reader`'s segment, from
     its bounds file; None when the file or the word is not there."""
     table = _table(reader)
-    if table is None:
+    row = None if table is None else table.rows.get(word)
+    if table is None or row is None:
         return None
-    rows, matrix, p_refs = table[0], table[1], table[2]
-    row = rows.get(word)
-    if row is None:
+    return table.matrix[row[0]], row[1], table.mu
+
+
+def blocks(reader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """`word`'s block table (`blocks.block_table`) in `reader`'s segment, from its bounds
+    file; None when the file or the word is not there."""
+    table = _table(reader)
+    row = None if table is None else table.rows.get(word)
+    if table is None or row is None:
         return None
-    return matrix[row], float(p_refs[row]), float(p_refs[-1])
+    first, count = row[2], row[3]
+    return table.extents[first:first + count], table.lasts[first:first + count]
 
 
 def _table(reader) -> Table | None:
     segment = reader.segment() if isinstance(reader, SegmentReader) else None
     if segment is None or segment.doc_count_all() < LONG:
         return None
-    key = (str(segment.segment_id()), segment.doc_count_all())
+    key = _key(segment)
     with _lock:
         if key in _opened:
             return _opened[key]
@@ -169,6 +208,10 @@ def _table(reader) -> Table | None:
             _opened.pop(next(iter(_opened)))
         _opened[key] = table
     return table
+
+
+def _key(segment) -> tuple:
+    return str(segment.segment_id()), segment.doc_count_all()
 
 
 def _read(reader, segment) -> Table | None:
@@ -188,12 +231,18 @@ def _read(reader, segment) -> Table | None:
         if magic != MAGIC or zlib.crc32(memoryview(mapped)[_HEAD.size:]) != crc:
             return None
         header = json.loads(bytes(mapped[_HEAD.size:_HEAD.size + size]))
-        words = header["words"]
+        words, count = header["words"], header["blocks"]
         if header["window"] != WINDOW or header["docs"] != segment.doc_count_all():
             return None
-        matrix = np.frombuffer(mapped, "<f4", len(words) * windows, _HEAD.size + size)
-        p_refs = np.array([p for _word, p in words] + [header["mu"]], dtype=np.float64)
-        return {word: i for i, (word, _p) in enumerate(words)}, matrix.reshape(-1, windows), p_refs
+        at = _HEAD.size + size
+        matrix = np.frombuffer(mapped, "<f4", len(words) * windows, at).reshape(-1, windows)
+        at += matrix.nbytes + (-matrix.nbytes % 8)
+        extents = np.frombuffer(mapped, "<i8", 2 * count, at).reshape(-1, 2)
+        lasts = np.frombuffer(mapped, "<i4", count, at + extents.nbytes)
+        if at + extents.nbytes + lasts.nbytes != len(mapped):
+            return None
+        rows = {word: (i, float(p), int(first), int(n)) for i, (word, p, first, n) in enumerate(words)}
+        return Table(rows, matrix, float(header["mu"]), extents, lasts)
     return None
 
 
