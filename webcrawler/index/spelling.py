@@ -34,7 +34,8 @@ RARER = 50  # a word in the index is corrected when a near spelling is this many
 MIN_FREQUENCY = 1  # words in fewer documents are not offered as corrections
 MAX_WORDS = 200_000  # the most frequent words loaded (about 0.5 KB of lookup table each)
 LOOKUPS_KEPT = 50_000  # words whose near spellings are remembered (queries repeat words)
-PREFIX_LENGTH = 5  # symspellpy's: deletes are taken from the first 5 letters only (memory)
+PREFIX_LENGTH = 7  # symspellpy's: deletes of the first 7 letters (shorter: less memory, and
+# each delete of a long word's prefix stands for thousands of words, all measured at a lookup)
 
 
 def max_distance(word: str) -> int:
