@@ -11,9 +11,10 @@ postings or more, its per-window maxima for a query weight of 1, rounded up to f
 with the statistics (p_ref, mu) they were made with: any later commit's are covered by
 the scaling argument of `pruning.py`, as remembered bounds are.
 
-The file also holds those lists' block tables (`blocks.block_table`: where each block of
-the list lies, and its last document), which proximity reads a few blocks of a long list
-with (`proximity.py`): made on first use, they cost a read of the whole list too.
+The file also holds the block tables (`blocks.block_table`: where each block of the list
+lies, and its last document) of the lists of `TABLED` postings or more, with which
+proximity reads a few blocks of a list (`proximity.py`): made on first use, a table costs
+a read of the whole list, every header of it unpickled.
 
 Queries read the file through a memory map, once per segment; a file that is missing,
 damaged (a checksum covers it) or made for another window size is ignored, and the
@@ -42,18 +43,20 @@ from webcrawler.index.schema import CONTENT
 
 WINDOW = 256  # documents per window: smaller is tighter, and more windows to add up
 LONG = 4096  # postings from which a list's window bounds are kept (shorter: scored)
+TABLED = 1024  # postings from which a list's block table is kept (shorter: read in microseconds)
 SUFFIX = ".bounds"
-MAGIC = b"WCB1"
+MAGIC = b"WCB2"
 _HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of header and matrix
 KEPT = 256  # segments whose opened files are remembered
 _DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
 
-Row = tuple[str, np.ndarray, float, tuple[np.ndarray, np.ndarray]]  # word, bounds, p_ref, blocks
+Row = tuple[str, np.ndarray | None, float, tuple[np.ndarray, np.ndarray]]  # word, bounds, p_ref, blocks
 
 
 class Table(NamedTuple):
-    """A segment's bounds file as read: rows by word, each a word's window bounds and
-    p_ref, then where its block table lies in `extents` and `lasts`."""
+    """A segment's bounds file as read: rows by word, each its row of window bounds (-1:
+    none, a list shorter than `LONG`) and p_ref, then where its block table lies in
+    `extents` and `lasts`."""
 
     rows: dict[str, tuple[int, float, int, int]]
     matrix: np.ndarray
@@ -116,7 +119,8 @@ def write_missing(ix) -> int:
 
 
 def _rows(reader, p_of, mu: float) -> list[Row] | None:
-    """(word, unit window maxima, p_ref, block table) of each of the segment's long lists."""
+    """(word, unit window maxima (None below `LONG` postings), p_ref, block table) of each of
+    the segment's lists of `TABLED` postings or more."""
     lengths = vectors.lengths(reader, CONTENT)
     if lengths is None or mu <= 0:
         return None
@@ -128,15 +132,22 @@ def _rows(reader, p_of, mu: float) -> list[Row] | None:
     for key, raw in terms._tindex.items_from(start):
         if key[:2] != start:
             break
-        if _DOC_FREQUENCY.unpack_from(raw)[2] < LONG:
+        count = _DOC_FREQUENCY.unpack_from(raw)[2]
+        if count < min(TABLED, LONG):
             continue
         word = key[2:].decode("utf-8")
+        info = whoosh3.W3TermInfo.from_bytes(raw)
+        if info.is_inlined():
+            continue
+        begin, length = extent(info)
+        table = block_table(terms._postfile.get(begin, length))
+        if count < LONG:
+            rows.append((word, None, 0.0, table))
+            continue
         found = vectors.postings_from(reader, raw) if vectors.has_arrays(raw) \
             else vectors.postings(reader, CONTENT, word)
         p_ref = p_of(word)
         unit = unit_scores(found, p_ref, mu, lengths, priors)
-        begin, length = extent(whoosh3.W3TermInfo.from_bytes(raw))
-        table = block_table(terms._postfile.get(begin, length))
         rows.append((word, window_max(found[0], unit, windows), p_ref, table))
     return rows
 
@@ -146,14 +157,17 @@ def _write(path: Path, rows: list[Row], mu: float, docs: int) -> None:
     After the header: the bounds (float32, a row a word), every word's block table's
     extents (int64 pairs) and last docnums (int32), one after the other."""
     windows = (docs + WINDOW - 1) // WINDOW
-    matrix = np.zeros((len(rows), windows), dtype="<f4")
-    for i, (_word, made, _p, _table) in enumerate(rows):
+    bounded = [made for _word, made, _p, _table in rows if made is not None]
+    matrix = np.zeros((len(bounded), windows), dtype="<f4")
+    for i, made in enumerate(bounded):
         matrix[i] = _rounded_up(made)
+    at = np.cumsum([made is not None for _word, made, _p, _table in rows]) - 1
     counts = [len(table[1]) for *_rest, table in rows]
     firsts = np.concatenate([[0], np.cumsum(counts)]).astype(int).tolist()
     extents = np.concatenate([table[0] for *_rest, table in rows] or [np.zeros((0, 2))]).astype("<i8")
     lasts = np.concatenate([table[1] for *_rest, table in rows] or [np.zeros(0)]).astype("<i4")
-    words = [[word, p, firsts[i], counts[i]] for i, (word, _made, p, _table) in enumerate(rows)]
+    words = [[word, p, firsts[i], counts[i], -1 if made is None else int(at[i])]
+             for i, (word, made, p, _table) in enumerate(rows)]
     header = json.dumps({"window": WINDOW, "docs": docs, "mu": mu, "words": words,
                          "blocks": int(firsts[-1])}).encode()
     header += b" " * (-(len(header) + _HEAD.size) % 8)
@@ -178,7 +192,7 @@ def bounds(reader, word: str) -> tuple[np.ndarray, float, float] | None:
     its bounds file; None when the file or the word is not there."""
     table = _table(reader)
     row = None if table is None else table.rows.get(word)
-    if table is None or row is None:
+    if table is None or row is None or row[0] < 0:
         return None
     return table.matrix[row[0]], row[1], table.mu
 
@@ -235,13 +249,14 @@ def _read(reader, segment) -> Table | None:
         if header["window"] != WINDOW or header["docs"] != segment.doc_count_all():
             return None
         at = _HEAD.size + size
-        matrix = np.frombuffer(mapped, "<f4", len(words) * windows, at).reshape(-1, windows)
+        bounded = sum(entry[4] >= 0 for entry in words)
+        matrix = np.frombuffer(mapped, "<f4", bounded * windows, at).reshape(-1, windows)
         at += matrix.nbytes + (-matrix.nbytes % 8)
         extents = np.frombuffer(mapped, "<i8", 2 * count, at).reshape(-1, 2)
         lasts = np.frombuffer(mapped, "<i4", count, at + extents.nbytes)
         if at + extents.nbytes + lasts.nbytes != len(mapped):
             return None
-        rows = {word: (i, float(p), int(first), int(n)) for i, (word, p, first, n) in enumerate(words)}
+        rows = {word: (int(row), float(p), int(first), int(n)) for word, p, first, n, row in words}
         return Table(rows, matrix, float(header["mu"]), extents, lasts)
     return None
 
