@@ -128,7 +128,7 @@ def _rows(reader, p_of, mu: float) -> list[Row] | None:
     windows = windows_of(lengths)
     terms = reader._terms
     start = terms._keycoder(CONTENT, b"")
-    rows = []
+    rows: list[Row] = []
     for key, raw in terms._tindex.items_from(start):
         if key[:2] != start:
             break
