@@ -125,3 +125,24 @@ def test_a_segment_merged_away_takes_its_file_along(tmp_path: Path, small: None)
         writer.optimize()
     after = _files(path)
     assert len(after) == 1 and after[0] not in before
+
+
+def test_a_file_written_after_a_searcher_looked_is_read_later(
+        tmp_path: Path, small: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer writes a merged segment's file after its commit, and a searcher may open the
+    segment in between: the missing file is looked for again (`RETRY` seconds later)."""
+    path = tmp_path / "ix"
+    _build(path, 1, random.Random(6))
+    [file] = _files(path)
+    data = file.read_bytes()
+    file.unlink()
+    monkeypatch.setattr(boundfile, "RETRY", 3600.0)
+    _answers(path, monkeypatch, pruned=True)  # misses the file, makes the bounds it needs
+    file.write_bytes(data)
+    segcache.clear()
+    _answers(path, monkeypatch, pruned=True)
+    assert [key for key in segcache._memo if "window bounds" in key]  # not looked for again yet
+    monkeypatch.setattr(boundfile, "RETRY", 0.0)
+    segcache.clear()
+    assert _answers(path, monkeypatch, pruned=True) == _answers(path, monkeypatch, pruned=False)
+    assert not [key for key in segcache._memo if "window bounds" in key]  # read from the file

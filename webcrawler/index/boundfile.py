@@ -29,6 +29,7 @@ import mmap
 import os
 import struct
 import threading
+import time
 import zlib
 from pathlib import Path
 from typing import NamedTuple
@@ -48,6 +49,7 @@ SUFFIX = ".bounds"
 MAGIC = b"WCB2"
 _HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of header and matrix
 KEPT = 256  # segments whose opened files are remembered
+RETRY = 5.0  # seconds before a segment's missing or damaged file is looked for again
 _DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
 
 Row = tuple[str, np.ndarray | None, float, tuple[np.ndarray, np.ndarray]]  # word, bounds, p_ref, blocks
@@ -64,7 +66,8 @@ class Table(NamedTuple):
     extents: np.ndarray
     lasts: np.ndarray
 
-_opened: dict[tuple, Table | None] = {}
+_opened: dict[tuple, Table] = {}
+_missed: dict[tuple, float] = {}  # segments without a sound file: when last looked for
 _lock = threading.Lock()
 
 
@@ -113,7 +116,7 @@ def write_missing(ix) -> int:
             if rows is not None:
                 _write(path_of(folder, segment), rows, mu, reader.doc_count_all())
                 with _lock:
-                    _opened.pop(_key(segment), None)  # read again when next asked
+                    _missed.pop(_key(segment), None)  # read when next asked
                 written += 1
     return written
 
@@ -213,11 +216,19 @@ def _table(reader) -> Table | None:
     if segment is None or segment.doc_count_all() < LONG:
         return None
     key = _key(segment)
+    now = time.monotonic()
     with _lock:
         if key in _opened:
             return _opened[key]
+        if now < _missed.get(key, -RETRY) + RETRY:
+            return None
     table = _read(reader, segment)
     with _lock:
+        if table is None:  # not written yet, perhaps: the writer writes it after its commit
+            if len(_missed) >= KEPT:
+                _missed.clear()
+            _missed[key] = now
+            return None
         if len(_opened) >= KEPT:
             _opened.pop(next(iter(_opened)))
         _opened[key] = table
@@ -265,3 +276,4 @@ def forget() -> None:
     """Forget the files opened (tests)."""
     with _lock:
         _opened.clear()
+        _missed.clear()
