@@ -48,7 +48,7 @@ TABLED = 1024  # postings from which a list's block table is kept (shorter: read
 SUFFIX = ".bounds"
 MAGIC = b"WCB2"
 _HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of header and matrix
-KEPT = 256  # segments whose opened files are remembered
+KEPT = 64  # segments whose files stay mapped (a merged-away one's disk space is freed when dropped)
 RETRY = 5.0  # seconds before a segment's missing or damaged file is looked for again
 _DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
 

@@ -153,7 +153,10 @@ def _bounds(reader, word: str, found: vectors.Postings, params: Parameters, leng
     factor, p_ref, _cf, mu = params
     if len(found[0]) < boundfile.LONG:
         return factor * window_max(found[0], unit_scores(found, p_ref, mu, lengths, priors), windows)
-    made, p_made, mu_made = boundfile.bounds(reader, word) or segcache.remembered(
+    kept = boundfile.bounds(reader, word)
+    if kept is not None and len(kept[0]) != windows:  # not this segment's lengths: unsound
+        kept = None
+    made, p_made, mu_made = kept or segcache.remembered(
         reader, _key(word),
         lambda: (window_max(found[0], unit_scores(found, p_ref, mu, lengths, priors), windows), p_ref, mu))
     if p_ref <= 0 or mu <= 0:
