@@ -47,7 +47,7 @@ LONG = 4096  # postings from which a list's window bounds are kept (shorter: sco
 TABLED = 1024  # postings from which a list's block table is kept (shorter: read in microseconds)
 SUFFIX = ".bounds"
 MAGIC = b"WCB2"
-_HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of header and matrix
+_HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of all that follows
 KEPT = 64  # segments whose files stay mapped (a merged-away one's disk space is freed when dropped)
 RETRY = 5.0  # seconds before a segment's missing or damaged file is looked for again
 _DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
@@ -65,6 +65,7 @@ class Table(NamedTuple):
     mu: float
     extents: np.ndarray
     lasts: np.ndarray
+
 
 _opened: dict[tuple, Table] = {}
 _missed: dict[tuple, float] = {}  # segments without a sound file: when last looked for
@@ -99,7 +100,7 @@ def path_of(folder: Path, segment) -> Path:
 
 def write_missing(ix) -> int:
     """Write the bounds file of every segment of `ix`'s newest commit that may hold a long
-    list and has no sound one (each file is checked once a process); returns how many
+    list and has no sound one (a sound file is checked once a process); returns how many
     were written."""
     folder = Path(ix.storage.folder)
     written = 0
