@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.index import IndexedDocument, fastpaths, open_searcher, open_writer, pruning, segcache
+from webcrawler.index import (
+    IndexedDocument,
+    boundfile,
+    fastpaths,
+    open_searcher,
+    open_writer,
+    pruning,
+    segcache,
+)
 from webcrawler.testing.genweb import vocabulary
 
 WORDS = [w for w in vocabulary()[:400] if len(w) > 3]
@@ -59,8 +67,8 @@ def _mode(monkeypatch: pytest.MonkeyPatch, pruned: bool):
     (so a few thousand documents take every branch), or every posting scored."""
     with monkeypatch.context() as patch:
         patch.setattr(pruning, "MIN_PRUNED", 0 if pruned else 10**12)
-        patch.setattr(pruning, "WINDOW", 16)
-        patch.setattr(pruning, "LONG", 8)
+        patch.setattr(boundfile, "WINDOW", 16)
+        patch.setattr(boundfile, "LONG", 8)
         patch.setattr(pruning, "GIVE_UP", float("inf"))
         yield
 

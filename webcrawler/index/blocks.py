@@ -73,12 +73,13 @@ def posting_blocks(data: bytes) -> Iterator[tuple[list[int], object, object]]:
         yield list(accumulate(gaps)), weights_of(weights, count), _values(values, count)
 
 
-def values_of(reader: SegmentReader, field: str, word: str,
-              docnums: Sequence[int]) -> Iterator[tuple[int, bytes]]:
+def values_of(reader: SegmentReader, field: str, word: str, docnums: Sequence[int],
+              table: tuple[np.ndarray, np.ndarray] | None = None) -> Iterator[tuple[int, bytes]]:
     """(docnum, posting value) of `word` in those of the W3 segment's `docnums` (sorted)
     that hold it. Only the blocks whose docnums reach a wanted one are read and
-    unpickled, found in the list's block table (`block_table`: made once per segment
-    and word), where a matcher's skips unpickle much more."""
+    unpickled, found in the list's block table (`table` when the caller has it, else
+    `block_table`, made once per segment and word), where a matcher's skips unpickle
+    much more."""
     terms = reader._terms
     try:
         info = terms.term_info(field, word.encode("utf-8"))
@@ -90,8 +91,9 @@ def values_of(reader: SegmentReader, field: str, word: str,
     else:
         start, length = extent(info)
         postfile = terms._postfile
-        table = segcache.remembered(reader, ("blocks", field, word),
-                                    lambda: block_table(postfile.get(start, length)))
+        if table is None:
+            table = segcache.remembered(reader, ("blocks", field, word),
+                                        lambda: block_table(postfile.get(start, length)))
         blocks = _bodies_reaching(postfile, start, table, docnums)
     for ids, values in blocks:
         wanted = [d for d in docnums if ids[0] <= d <= ids[-1]]

@@ -45,8 +45,8 @@ def column(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | 
     """(each document's value number, the values) of a facet field in one segment; None
     for a segment without the column (written before the field existed)."""
     per_field = _ARRAYS.setdefault(reader, {})
-    if field not in per_field:
-        per_field[field] = _read(reader, field)
+    if field not in per_field:  # by segment too: a commit opens every segment's reader anew
+        per_field[field] = segcache.remembered(reader, ("column", field), lambda: _read(reader, field))
     return per_field[field]
 
 

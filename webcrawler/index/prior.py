@@ -28,6 +28,8 @@ import numpy as np
 from whoosh.columns import NumericColumn
 from whoosh.reading import SegmentReader
 
+from webcrawler.index import segcache
+
 IN_WEIGHT = 0.2
 OUT_WEIGHT = 0.2
 
@@ -44,14 +46,17 @@ def factors(reader: object) -> tuple[np.ndarray, float] | None:
     per open segment; None for other readers or a segment without the counts."""
     if not isinstance(reader, SegmentReader):
         return None
-    if reader not in _FACTORS:
-        inlinks, outlinks = _counts(reader, "inlinks"), _counts(reader, "outlinks")
-        if inlinks is None or outlinks is None:
-            _FACTORS[reader] = None
-        else:
-            priors = (1.0 + IN_WEIGHT * np.log1p(inlinks)) / (1.0 + OUT_WEIGHT * np.log1p(outlinks))
-            _FACTORS[reader] = (priors, float(priors.max()) if len(priors) else 1.0)
+    if reader not in _FACTORS:  # by segment too: a commit opens every segment's reader anew
+        _FACTORS[reader] = segcache.remembered(reader, ("prior",), lambda: _factors(reader))
     return _FACTORS[reader]
+
+
+def _factors(reader: SegmentReader) -> tuple[np.ndarray, float] | None:
+    inlinks, outlinks = _counts(reader, "inlinks"), _counts(reader, "outlinks")
+    if inlinks is None or outlinks is None:
+        return None
+    priors = (1.0 + IN_WEIGHT * np.log1p(inlinks)) / (1.0 + OUT_WEIGHT * np.log1p(outlinks))
+    return priors, float(priors.max()) if len(priors) else 1.0
 
 
 def _counts(reader: SegmentReader, field: str) -> np.ndarray | None:

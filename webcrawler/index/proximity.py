@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
+from webcrawler.index import boundfile
 from webcrawler.index.blocks import is_w3, values_of
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
@@ -67,7 +68,8 @@ def positions(searcher: WhooshSearcher, words: list[str],
         if isinstance(reader, SegmentReader) and is_w3(reader):
             decode = reader.schema[CONTENT].format.decode_positions
             for word in words:
-                for docnum, value in values_of(reader, CONTENT, word, local):
+                table = boundfile.blocks(reader, word)  # long lists': written by the writer
+                for docnum, value in values_of(reader, CONTENT, word, local, table):
                     found.setdefault(docnum + offset, {})[word] = decode(value)
             continue
         for word in words:

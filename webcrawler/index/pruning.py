@@ -1,11 +1,12 @@
 """Dynamic pruning for word queries: score only the documents that can reach the top N.
 
 A word query's facets count every match, but only its best N documents need a score.
-Each segment's document numbers are cut into windows of `WINDOW`; for each long posting
-list, the best score a word can add in each window (block-max bounds, by document number
-rather than by Whoosh's blocks, so that the bounds of several words add up window by
-window) is worked out on first use and remembered for the segment (`segcache.py`: the
-files never change; deleted documents only lower the true maxima). A query then adds
+Each segment's document numbers are cut into windows (`boundfile.WINDOW`); for each long
+posting list, the best score a word can add in each window (block-max bounds, by document
+number rather than by Whoosh's blocks, so that the bounds of several words add up window
+by window) is read from the file the writer wrote beside the segment (`boundfile.py`), or,
+for a segment without one, worked out on first use and remembered for the segment
+(`segcache.py`: the files never change; deleted documents only lower the true maxima). A query then adds
 its words' bounds per window, scores the matches of the windows with the highest
 bounds first, and takes the N-th best score so far (or an earlier segment's, when it is
 higher) as a threshold: windows whose bound is below it cannot hold a top-N document and
@@ -26,21 +27,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from webcrawler.index import segcache, vectors
+from webcrawler.index import boundfile, segcache, vectors
+from webcrawler.index.boundfile import unit_scores, window_max, windows_of
 from webcrawler.index.schema import CONTENT
 
-WINDOW = 256  # documents per window: smaller is tighter, and more windows to add up
-LONG = 4096  # postings from which a list's window bounds are remembered (shorter: scored)
 MIN_PRUNED = 20_000  # postings of a query in a segment below which every match is scored
 GIVE_UP = 0.1  # share of the postings: more documents left to score are scored every one
 MARGIN = 1e-9  # relative: bounds are raised by this against rounding
 
 Parameters = tuple[float, float, float, float]  # (factor, p_ref, cf, mu), as `Peculiarity` gives
-
-
-def windows_of(lengths: np.ndarray) -> int:
-    """How many windows a segment of `len(lengths)` documents has."""
-    return (len(lengths) + WINDOW - 1) // WINDOW
 
 
 def top_candidates(reader, words: list[str], postings: list[vectors.Postings],
@@ -57,7 +52,7 @@ def top_candidates(reader, words: list[str], postings: list[vectors.Postings],
               if len(found[0]) else np.zeros(windows)
               for word, found, params in zip(words, postings, parameters, strict=True)]
     bound = np.sum(bounds, axis=0)
-    edges = np.searchsorted(matched, np.arange(windows + 1) * WINDOW)
+    edges = np.searchsorted(matched, np.arange(windows + 1) * boundfile.WINDOW)
     order = np.argsort(-bound, kind="stable")
     order = order[edges[order + 1] > edges[order]]  # windows with a match
     # the best windows first, as many as the results wanted (each holds one, most often)
@@ -99,11 +94,16 @@ def _in_rest(matched: np.ndarray, edges: np.ndarray, rest: np.ndarray,
     """The matches in the windows `rest` that are in one of the `essential` lists."""
     if essential is None:
         return _in_windows(matched, edges, rest)
-    candidates = np.unique(np.concatenate(essential)).astype(np.int64) if len(essential) > 1 \
-        else essential[0].astype(np.int64)
     kept = np.zeros(windows, dtype=bool)
     kept[rest] = True
-    candidates = candidates[kept[candidates // WINDOW]]
+    if len(essential) > 1:  # a mark per document: sorting the lists' union costs far more
+        held = np.zeros(windows * boundfile.WINDOW, dtype=bool)
+        for ids in essential:
+            held[ids] = True
+        chosen = matched[kept[matched // boundfile.WINDOW]]
+        return chosen[held[chosen]]
+    candidates = essential[0].astype(np.int64)
+    candidates = candidates[kept[candidates // boundfile.WINDOW]]
     at = np.minimum(np.searchsorted(matched, candidates), max(len(matched) - 1, 0))
     return candidates[matched[at] == candidates] if len(matched) else matched
 
@@ -130,7 +130,8 @@ def missing(reader, words: list[str], postings: list[vectors.Postings]) -> list[
     """Which of the words have long lists whose window bounds are not remembered yet: the
     segment is then scored every posting, and `remember` keeps their bounds from it."""
     return [i for i, (word, (ids, _weights)) in enumerate(zip(words, postings, strict=True))
-            if len(ids) >= LONG and segcache.peek(reader, _key(word)) is None]
+            if len(ids) >= boundfile.LONG and segcache.peek(reader, _key(word)) is None
+            and boundfile.bounds(reader, word) is None]
 
 
 def remember(reader, word: str, ids: np.ndarray, scores: np.ndarray, params: Parameters,
@@ -139,43 +140,28 @@ def remember(reader, word: str, ids: np.ndarray, scores: np.ndarray, params: Par
     query: divided by its factor here, the margin covers the rounding)."""
     factor, p_ref, _cf, mu = params
     if factor > 0:
-        segcache.keep(reader, _key(word), (_window_max(ids, scores / factor, windows), p_ref, mu))
+        segcache.keep(reader, _key(word), (window_max(ids, scores / factor, windows), p_ref, mu))
 
 
 def _key(word: str) -> tuple:
-    return ("window bounds", CONTENT, word, WINDOW)
+    return ("window bounds", CONTENT, word, boundfile.WINDOW)
 
 
 def _bounds(reader, word: str, found: vectors.Postings, params: Parameters, lengths: np.ndarray,
             priors: tuple[np.ndarray, float] | None, windows: int) -> np.ndarray:
     """The most `word` (its list `found`) can add to a score in each window of the segment."""
     factor, p_ref, _cf, mu = params
-    if len(found[0]) < LONG:
-        return factor * _window_max(found[0], _unit(found, params, lengths, priors), windows)
-    made, p_made, mu_made = segcache.remembered(
+    if len(found[0]) < boundfile.LONG:
+        return factor * window_max(found[0], unit_scores(found, p_ref, mu, lengths, priors), windows)
+    kept = boundfile.bounds(reader, word)
+    if kept is not None and len(kept[0]) != windows:  # not this segment's lengths: unsound
+        kept = None
+    made, p_made, mu_made = kept or segcache.remembered(
         reader, _key(word),
-        lambda: (_window_max(found[0], _unit(found, params, lengths, priors), windows), p_ref, mu))
+        lambda: (window_max(found[0], unit_scores(found, p_ref, mu, lengths, priors), windows), p_ref, mu))
     if p_ref <= 0 or mu <= 0:
         return np.full(windows, np.inf)
     return factor * made * (max(1.0, p_made / p_ref) * max(1.0, mu_made / mu))
-
-
-def _unit(found: vectors.Postings, params: Parameters, lengths: np.ndarray,
-          priors: tuple[np.ndarray, float] | None) -> np.ndarray:
-    """Each posting's score for a query weight of 1."""
-    _factor, p_ref, _cf, mu = params
-    ids, weights = found
-    unit = np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
-    return unit if priors is None else unit * priors[0][ids]
-
-
-def _window_max(ids: np.ndarray, values: np.ndarray, windows: int) -> np.ndarray:
-    """The largest of `values` in each window of document numbers (0 where none)."""
-    out = np.zeros(windows)
-    window = ids // WINDOW
-    starts = np.flatnonzero(np.diff(window, prepend=-1))
-    out[window[starts]] = np.maximum.reduceat(values, starts)
-    return out
 
 
 def _in_windows(matched: np.ndarray, edges: np.ndarray, chosen: np.ndarray) -> np.ndarray:

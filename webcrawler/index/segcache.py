@@ -4,8 +4,9 @@ Whoosh opens a new reader for every segment of every commit, so what is cached p
 reader (`weakref` dictionaries elsewhere) is read again after each commit. A
 segment's files never change once written (deletions live in the table of contents),
 so what is derived from them alone - a posting list's block table, its per-window
-score bounds, a segment's combined facet codes - is remembered here by the segment's
-name instead, and a large segment's values survive the small commits beside it.
+score bounds, a segment's document lengths, link priors, facet columns and combined facet
+codes - is remembered here by the segment's name instead, and a large segment's values
+survive the small commits beside it.
 Bounded by bytes (least recently used first out): the keys are words strangers type.
 """
 

@@ -34,7 +34,9 @@ RARER = 50  # a word in the index is corrected when a near spelling is this many
 MIN_FREQUENCY = 1  # words in fewer documents are not offered as corrections
 MAX_WORDS = 200_000  # the most frequent words loaded (about 0.5 KB of lookup table each)
 LOOKUPS_KEPT = 50_000  # words whose near spellings are remembered (queries repeat words)
-PREFIX_LENGTH = 5  # symspellpy's: deletes are taken from the first 5 letters only (memory)
+YIELD_EVERY = 32  # words loaded between two yields of the GIL (about a millisecond)
+PREFIX_LENGTH = 7  # symspellpy's: deletes of the first 7 letters (shorter: less memory, and
+# each delete of a long word's prefix stands for thousands of words, all measured at a lookup)
 
 
 def max_distance(word: str) -> int:
@@ -56,7 +58,7 @@ class Speller:
         for i, (word, frequency) in enumerate(frequent[:MAX_WORDS]):
             if not word.isdigit():
                 self._symspell.create_dictionary_entry(word, frequency)
-            if not i % 256:
+            if not i % YIELD_EVERY:
                 time.sleep(0)  # give up the GIL: a query thread waits less (vocabulary.py)
         self._highest = frequent[0][1] if frequent else 0
         # Over a function of the parts, not the bound method: a cache that held `self` would

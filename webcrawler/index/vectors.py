@@ -22,6 +22,7 @@ import numpy as np
 from whoosh.codec import whoosh3
 from whoosh.reading import SegmentReader, TermNotFound
 
+from webcrawler.index import segcache
 from webcrawler.index.blocks import extent, posting_blocks
 from webcrawler.index.fastpaths import note
 from webcrawler.index.weighting import BYTE_LENGTH, segment_lengths
@@ -88,7 +89,12 @@ def lengths(reader: SegmentReader, field: str) -> np.ndarray | None:
     per_field = _LENGTHS.get(reader)
     if per_field is None:
         per_field = _LENGTHS[reader] = {}
-    if field not in per_field:
-        raw = segment_lengths(reader, field)
-        per_field[field] = None if raw is None else _LENGTH_OF_BYTE[np.frombuffer(raw, np.uint8)]
+    if field not in per_field:  # by segment too: a commit opens every segment's reader anew
+        per_field[field] = segcache.remembered(reader, ("lengths", field),
+                                               lambda: _read_lengths(reader, field))
     return per_field[field]
+
+
+def _read_lengths(reader: SegmentReader, field: str) -> np.ndarray | None:
+    raw = segment_lengths(reader, field)
+    return None if raw is None else _LENGTH_OF_BYTE[np.frombuffer(raw, np.uint8)]

@@ -32,7 +32,7 @@ import numpy as np
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, prior, pruning, vectors
+from webcrawler.index import boundfile, facets, prior, pruning, vectors
 from webcrawler.index.blocks import is_w3
 from webcrawler.index.fastpaths import note
 from webcrawler.index.query import ParsedQuery
@@ -119,7 +119,7 @@ def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: lis
         note("wordsearch.pruned")
         docnums, scores = pruned
     held = [word for word, (ids, _weights) in zip(words, postings, strict=True) if len(ids)]
-    if len(held) == 1 and not parsed.filters and len(matched) >= pruning.LONG:
+    if len(held) == 1 and not parsed.filters and len(matched) >= boundfile.LONG:
         facets.count_remembered(reader, ("word", CONTENT, held[0]), matched, counts)  # one word's
     else:
         facets.count(reader, matched, counts)
@@ -167,7 +167,7 @@ def _score_segment(reader, postings, parameters, lengths, priors, unbounded=None
             scores = scores * priors[0][ids]
         if unbounded and i in unbounded:  # the list's first query in this segment
             pruning.remember(reader, unbounded[i], ids, scores, (factor, p_ref, _cf, mu),
-                             pruning.windows_of(lengths))
+                             boundfile.windows_of(lengths))
         if summed is None and single is None:
             single = (ids, scores)
             continue

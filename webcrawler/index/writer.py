@@ -21,6 +21,7 @@ from pathlib import Path
 from whoosh import index
 from whoosh.writing import SegmentWriter
 
+from webcrawler.index import boundfile
 from webcrawler.index.format import check_format, check_whoosh, shard_count, write_format
 from webcrawler.index.merging import merge_all, merge_segment
 from webcrawler.index.models import IndexDamaged, IndexedDocument
@@ -117,12 +118,14 @@ class IndexWriter:
         if self._writer is not None:
             writer, self._writer = self._writer, None
             writer.commit(mergetype=self._merge)
+            boundfile.write_missing(self._ix)  # a merged segment's window bounds (pruning.py)
 
     def optimize(self) -> None:
         """Commit pending changes, then merge the whole index into one segment (slow)."""
         self.commit()
         writer, self._writer = self._current(), None
         writer.commit(mergetype=merge_all)
+        boundfile.write_missing(self._ix)
 
     def doc_ids(self) -> set[int]:
         """The doc_ids the committed index holds (uncommitted changes are not counted)."""
