@@ -55,12 +55,17 @@ MAX_BATCHES_IN_FLIGHT = 250
 # is spilled to disk and read back: an index that fell behind and took everything
 # waiting fell further behind, until the crawl stalled on it (docs/measurements.md).
 MAX_BATCHES_PER_COMMIT = 5
+# A crawl's index commits at most this often (unless MAX_BATCHES_PER_COMMIT are waiting, or
+# the crawl ends). Each commit makes a segment, and segments merge in tiers of eight: a
+# writer that kept up with a fast crawl committed every batch, a few hundred documents, and
+# rewrote them again at each merge (docs/measurements.md); which it did depended on timing.
+COMMIT_PACE = 3.0
 CLOSE_TIMEOUT = 300.0
 ORPHAN_CHECK_SECONDS = 2.0  # how often a waiting index writer checks that its engine lives
 
 
 def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
-                  acks: multiprocessing.Queue) -> None:
+                  acks: multiprocessing.Queue, pace: float = COMMIT_PACE) -> None:
     """The index writer's process: index committed outbox batches, acknowledge them, until None.
 
     Messages are batch numbers; the documents and removals themselves are read from
@@ -77,7 +82,7 @@ def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
         engine.dispose()
         return
     try:
-        _index_batches(writer, engine, inbox, acks)
+        _index_batches(writer, engine, inbox, acks, pace)
         writer.close()
     except Exception as exc:  # noqa: BLE001 - as above; the batches stay in the outbox
         acks.put(_failure(exc))
@@ -87,10 +92,13 @@ def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
 
 
 def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Queue,
-                   acks: multiprocessing.Queue) -> None:
-    stop = False
+                   acks: multiprocessing.Queue, pace: float) -> None:
+    stop, committed = False, float("-inf")
     while not stop:
         messages, stop = _take_waiting(inbox)
+        if not stop:
+            more, stop = _take_until(inbox, committed + pace, MAX_BATCHES_PER_COMMIT - _count(messages))
+            messages += more
         if not messages:
             continue
         batches = [n for numbers in messages for n in numbers]
@@ -99,6 +107,7 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
                                 .where(index_outbox.c.batch.in_(batches))).all()
             applied = apply(writer, ((int(doc_id), bytes(payload)) for doc_id, payload in rows), conn)
         writer.commit()
+        committed = time.monotonic()
         acks.put((batches, applied.languages, applied.inlinks))
 
 
@@ -134,6 +143,27 @@ def _take_waiting(inbox: multiprocessing.Queue,
     return messages, True
 
 
+def _take_until(inbox: multiprocessing.Queue, deadline: float,
+                limit: int) -> tuple[list[Message], bool]:
+    """The messages that arrive until `deadline` (time.monotonic), up to `limit` batches,
+    and whether the engine said stop (then at once)."""
+    messages: list[Message] = []
+    while limit > 0 and (wait := deadline - time.monotonic()) > 0:
+        try:
+            item = inbox.get(timeout=min(wait, ORPHAN_CHECK_SECONDS))
+        except queue.Empty:
+            continue
+        if item is None:
+            return messages, True
+        messages.append(item)
+        limit -= max(1, len(item))
+    return messages, False
+
+
+def _count(messages: list[Message]) -> int:
+    return sum(max(1, len(item)) for item in messages)
+
+
 def _next_message(inbox: multiprocessing.Queue) -> Message | None:
     """The engine's next message, or None (stop) once the engine has died without saying
     so (kill -9): an orphaned writer would wait forever, holding the index's lock."""
@@ -150,6 +180,8 @@ class IndexSink(OutboxWriter):
     """The crawl's `DocumentSink` for the full-text index (see the module docstring): rows
     written by `OutboxWriter`, announced to the index process after each commit."""
 
+    commit_pace = COMMIT_PACE  # seconds between two commits of the index, at least
+
     def __init__(self, store: CrawlStore, index_dir: Path) -> None:
         self.store = store
         self.index_dir = index_dir
@@ -159,7 +191,7 @@ class IndexSink(OutboxWriter):
         self._acks: multiprocessing.Queue = ctx.Queue()
         db_url = store.engine.url.render_as_string(hide_password=False)
         self._process = ctx.Process(target=index_process,
-                                    args=(index_dir, db_url, self._inbox, self._acks),
+                                    args=(index_dir, db_url, self._inbox, self._acks, self.commit_pace),
                                     name="webcrawler-indexer", daemon=True)
         with main_module_hidden():  # a toolkit script may have no __main__ guard
             self._process.start()

@@ -108,8 +108,11 @@ class RealtimeSink(IndexSink):
 
     Its outbox batches are numbered below every other writer's (negative), so the
     acknowledgements of one never delete another's rows; it leaves re-sending
-    after a crash to `webcrawler index`, which re-sends every row.
+    after a crash to `webcrawler index`, which re-sends every row. Its searcher waits for
+    what it fetched: each batch is committed as it comes.
     """
+
+    commit_pace = 0.0
 
     def __init__(self, store: CrawlStore, index_dir: object,
                  on_add: Callable[[int], None]) -> None:
