@@ -19,9 +19,12 @@ at a time from one client (the query stream of bench/query_latency.py), in three
 the stream, each its own row: the fresh server's first `--cold` queries ("cold start": it
 opens its segments, reads the vocabulary, and each word met first in a segment reads its
 list from the page cache), the next `--queries` alone ("no writer", the steady state), then
-while a writer process adds 200 documents and commits, over and over. Goal: p50 <= 10 ms
-and p99 <= 20 ms. Then the CPU each query of the same stream costs in-process
-(bench/query_cpu.py), which a loaded machine does not inflate as it does the wall time.
+while a writer process adds 200 documents and commits, over and over, as fast as it can
+(a commit every 0.7 s or so), then while one writes as a crawl's index writer does
+(`CRAWL_WRITER`: at its niceness, committing at most every `COMMIT_PACE` seconds;
+engine/pipeline/index_sink.py). Goal: p50 <= 10 ms and p99 <= 20 ms in each. Then the CPU
+each query of the same stream costs in-process (bench/query_cpu.py), which a loaded machine
+does not inflate as it does the wall time.
 
 Segments the writer made before it wrote window bounds beside them (`boundfile.py`) get them
 on the measured copy before the server starts, as the writer would have written them (the
@@ -61,10 +64,12 @@ from bench.query_latency import (
     query_stream,
     wait_for,
 )
+from webcrawler.engine.pipeline.index_sink import COMMIT_PACE, WRITER_NICENESS
 from webcrawler.index import IndexedDocument, boundfile, open_writer
 from webcrawler.index.writer import open_index
 
 TAIL_WORDS = 24  # long-tail words a page
+CRAWL_WRITER = "a crawl's writer committing"
 TAIL_SCALE = 5_000  # the tail's rank is TAIL_SCALE / uniform(0, 1]: P(rank >= r) ~ 1 / r
 _ONSETS = "b c d f g h j k l m n p r s t v w z br cr dr fl gr pl pr sl st tr ch sh th".split()
 _VOWELS = "a e i o u ai ea ee oo ou".split()
@@ -189,19 +194,24 @@ def latency(data: Path, docs: int, queries: int, writer_seconds: float,
         wait_for(port, timeout=300)
         results["cold start"] = measure(port, itertools.islice(stream, cold), "cold start")
         results["no writer"] = measure(port, itertools.islice(stream, queries), "no writer")
-        writer = subprocess.Popen([sys.executable, "-m", "bench.query_latency", "--writer", str(data),
-                                   str(docs + 1_000_000)], stdout=subprocess.PIPE, text=True)
-        assert writer.stdout is not None
-        before = int(writer.stdout.readline())
-        started = time.monotonic()
-        busy = itertools.takewhile(lambda _q: time.monotonic() < started + writer_seconds, stream)
-        results["writer committing"] = measure(
-            port, itertools.chain(itertools.islice(stream, queries), busy), "writer committing")
-        elapsed = time.monotonic() - started
-        writer.terminate()
-        out, _ = writer.communicate(timeout=600)
-        counts = [int(x) for x in out.split()]
-        rate = ((counts[-1] if counts else before) - before) / elapsed
+        rate = 0.0
+        for condition, first, flags in (("writer committing", docs + 1_000_000, []),
+                                        (CRAWL_WRITER, docs + 2_000_000, ["--as-crawl"])):
+            writer = subprocess.Popen([sys.executable, "-m", "bench.query_latency", "--writer", str(data),
+                                       str(first), *flags], stdout=subprocess.PIPE, text=True)
+            assert writer.stdout is not None
+            before = int(writer.stdout.readline())
+            started = time.monotonic()
+            until = started + writer_seconds
+            busy = itertools.takewhile(lambda _q, until=until: time.monotonic() < until, stream)
+            results[condition] = measure(
+                port, itertools.chain(itertools.islice(stream, queries), busy), condition)
+            elapsed = time.monotonic() - started
+            writer.terminate()
+            out, _ = writer.communicate(timeout=600)
+            counts = [int(x) for x in out.split()]
+            if not flags:
+                rate = ((counts[-1] if counts else before) - before) / elapsed
         memory = anonymous_kib(str(server.pid))
     finally:
         server.terminate()
@@ -273,25 +283,29 @@ def main(argv: list[str] | None = None) -> str:
             f"peak anonymous memory {peak / 1024:,.0f} MiB (RssAnon, mapped segments apart); the "
             f"server's after the queries {served / 1024:,.0f} MiB. `webcrawler serve` (waitress, 8 "
             f"threads), one client, one query at a time, answers with facets; the writer added "
-            f"about {rate:,.0f} documents/s in commits of 200. The cold start is the fresh server's "
+            f"about {rate:,.0f} documents/s in commits of 200; a crawl's writer commits at most every "
+            f"{COMMIT_PACE:g} s, at niceness {WRITER_NICENESS}. The cold start is the fresh server's "
             f"first {args.cold} queries; the other rows follow it, on the next queries of the same "
             f"stream. CPU a query in-process, the same "
             f"stream (`bench.query_cpu`: Flask's test client, `time.thread_time`, no writer): p50 "
             f"{statistics.median(query_ms):.2f} ms, p99 {percentile(query_ms, 99):.2f} ms.\n\n"
             + table(["condition", "queries", "p50 ms", "p99 ms", "max ms"], rows))
     quiet, busy, cold = results["no writer"], results["writer committing"], results["cold start"]
-    worst = max(percentile(quiet, 99), percentile(busy, 99))
+    crawl = results[CRAWL_WRITER]
+    worst = max(percentile(quiet, 99), percentile(busy, 99), percentile(crawl, 99))
     return publish(f"A million documents (run at {count:,})", body, args.json,
                    headline=f"{count:,} documents: built in {seconds:,.0f} s, peak "
                             f"{peak / 1024:,.0f} MiB anonymous; p50 {statistics.median(quiet):.1f} ms, "
                             f"p99 {percentile(quiet, 99):.1f} ms (writer committing: "
-                            f"{statistics.median(busy):.1f} / {percentile(busy, 99):.1f} ms; the first "
+                            f"{statistics.median(busy):.1f} / {percentile(busy, 99):.1f} ms; a crawl's "
+                            f"writer: {statistics.median(crawl):.1f} / {percentile(crawl, 99):.1f} ms; "
+                            f"the first "
                             f"{len(cold)} queries of a fresh server: {statistics.median(cold):.1f} / "
                             f"{percentile(cold, 99):.1f} ms)",
                    goal="1,000,000 documents; p50 <= 10 ms, p99 <= 20 ms over HTTP with facets "
                         "(after the cold start, which is reported apart)",
-                   met=count >= 1_000_000 and max(statistics.median(quiet),
-                                                  statistics.median(busy)) <= 10 and worst <= 20)
+                   met=count >= 1_000_000 and max(statistics.median(quiet), statistics.median(busy),
+                                                  statistics.median(crawl)) <= 10 and worst <= 20)
 
 
 if __name__ == "__main__":

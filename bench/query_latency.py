@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from bench.common import publish, table
+from webcrawler.engine.pipeline.index_sink import COMMIT_PACE, lower_priority
 from webcrawler.index import IndexedDocument, open_writer
 from webcrawler.index.analysis import STOP_WORDS
 from webcrawler.testing.genweb import GenWeb, vocabulary
@@ -75,16 +76,23 @@ def build(docs: int, minutes: float) -> tuple[Path, int, float]:
     return data, first, seconds
 
 
-def write_forever(data: Path, first: int) -> None:
-    """The concurrent writer: 200 new documents and a commit, until killed (at most 30 min)."""
+def write_forever(data: Path, first: int, as_crawl: bool = False) -> None:
+    """The concurrent writer: 200 new documents and a commit, until killed (at most 30 min).
+    `as_crawl`: as a crawl's index writer writes (engine/pipeline/index_sink.py): at its
+    niceness, and a commit at most every COMMIT_PACE seconds (200 documents at a time)."""
     end = time.monotonic() + 1800
-    number = first
+    number, committed = first, float("-inf")
+    pace = COMMIT_PACE if as_crawl else 0.0
+    if as_crawl:
+        lower_priority()
     with open_writer(data / "index") as writer:
         while time.monotonic() < end:
             writer.add([document(n) for n in range(number, number + 200)])
-            writer.commit()
             number += 200
-            print(number - first, flush=True)
+            if time.monotonic() - committed >= pace:
+                writer.commit()
+                committed = time.monotonic()
+                print(number - first, flush=True)
 
 
 def query_stream() -> Iterator[str]:
@@ -166,9 +174,10 @@ def main(argv: list[str] | None = None) -> str:
                         help="stop building after this long and measure the index as it is")
     parser.add_argument("--json", type=Path, default=None, help="also write the result here (bench/results/)")
     parser.add_argument("--writer", nargs=2, metavar=("DATA", "FIRST"), help=argparse.SUPPRESS)
+    parser.add_argument("--as-crawl", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.writer:
-        write_forever(Path(args.writer[0]), int(args.writer[1]))
+        write_forever(Path(args.writer[0]), int(args.writer[1]), args.as_crawl)
         return ""
     if args.quick:
         args.docs, args.rounds = 5_000, 1

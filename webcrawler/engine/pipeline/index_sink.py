@@ -25,8 +25,10 @@ documents.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
+import os
 import queue
 import time
 from pathlib import Path
@@ -60,6 +62,9 @@ MAX_BATCHES_PER_COMMIT = 5
 # writer that kept up with a fast crawl committed every batch, a few hundred documents, and
 # rewrote them again at each merge (docs/measurements.md); which it did depended on timing.
 COMMIT_PACE = 3.0
+# The writer's processes run at this niceness: a query server on the same machine answers
+# searchers, who wait, while the index lags by a few seconds, which nobody sees.
+WRITER_NICENESS = 10
 CLOSE_TIMEOUT = 300.0
 ORPHAN_CHECK_SECONDS = 2.0  # how often a waiting index writer checks that its engine lives
 
@@ -74,6 +79,7 @@ def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the engine decides when to stop
+    lower_priority()
     engine = connect(db_url, readonly=True)
     try:
         writer = open_writer(index_dir)
@@ -109,6 +115,12 @@ def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Q
         writer.commit()
         committed = time.monotonic()
         acks.put((batches, applied.languages, applied.inlinks))
+
+
+def lower_priority() -> None:
+    """Make this (writer) process yield the CPU to a query server's (WRITER_NICENESS)."""
+    with contextlib.suppress(OSError, AttributeError):  # not everywhere, nor ever required
+        os.nice(max(0, WRITER_NICENESS - os.nice(0)))  # never raised: a niced crawl stays so
 
 
 class IndexFailed(StorageError):

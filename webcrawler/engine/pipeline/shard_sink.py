@@ -21,7 +21,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from webcrawler.database import INDEXED, connect, index_outbox
-from webcrawler.engine.pipeline.index_sink import CLOSE_TIMEOUT, IndexFailed, IndexSink
+from webcrawler.engine.pipeline.index_sink import CLOSE_TIMEOUT, IndexFailed, IndexSink, lower_priority
 from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.pipeline.shard_writer import run_shard_writer
 from webcrawler.engine.store.sql import CrawlStore
@@ -53,6 +53,7 @@ def shard_writer_process(index_dir: Path, db_url: str, shard: int, shards: int, 
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the engine decides when to stop
+    lower_priority()
     summary = run_shard_writer(index_dir, db_url, shard, shards, stop.is_set)
     log.info("%s", summary)
 
