@@ -7,12 +7,25 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
+from pathlib import Path
 
-from webcrawler.engine.pipeline.index_sink import COMMIT_PACE, WRITER_NICENESS, IndexSink, _take_until
+from webcrawler.database import State, connect
+from webcrawler.engine.pipeline.index_sink import (
+    COMMIT_PACE,
+    WRITER_NICENESS,
+    IndexSink,
+    _index_batches,
+    _take_until,
+)
+from webcrawler.engine.pipeline.outbox import pack
 from webcrawler.engine.realtime.search import RealtimeSink
+from webcrawler.engine.store.sql import CrawlStore, NewURL
+from webcrawler.index import IndexedDocument, open_writer
 
 
 def _queue(*items: object) -> multiprocessing.Queue:
@@ -47,10 +60,50 @@ def test_a_past_deadline_takes_nothing() -> None:
     assert taken == [] and not stop
 
 
-def test_a_crawl_paces_its_commits_and_a_real_time_search_does_not() -> None:
-    assert IndexSink.commit_pace == COMMIT_PACE > 0
-    assert RealtimeSink.commit_pace == 0
+def test_batches_that_arrive_after_a_commit_wait_for_the_pace_and_join_one_commit(tmp_path: Path) -> None:
+    """The index process in this process on a real outbox and index: batch 1 is committed at
+    once; batch 2, taken alone, waits for the pace and batch 3 joins its commit; without
+    the pace, 2 and 3 are committed apart."""
+    assert _commits(tmp_path / "paced", pace=600) == [[1], [2, 3]]
+    assert _commits(tmp_path / "unpaced", pace=0) == [[1], [2], [3]]
+    assert RealtimeSink.commit_pace == 0 < IndexSink.commit_pace == COMMIT_PACE
 
+
+def _commits(data: Path, pace: float) -> list[list[int]]:
+    """The batches of each commit the index process acknowledged."""
+    engine = connect(f"sqlite:///{data / 'db.sqlite'}")
+    store = CrawlStore(engine)
+    server = store.add_server("http://127.0.17.9", time.time())
+    ids, _ = store.add_urls(server, [NewURL(f"/{n}", 0) for n in (1, 2, 3)], time.time(), State.FETCHED)
+    for batch in (1, 2, 3):
+        doc_id = ids[f"/{batch}"]
+        store.outbox_put(doc_id, batch, pack(IndexedDocument(doc_id, f"http://127.0.17.9/{batch}",
+                                                             "note", f"page {batch}", "127.0.17.9")))
+    store.commit()
+    inbox: queue.Queue = queue.Queue()  # the process's loop in a thread: a thread's queues
+    acks: queue.Queue = queue.Queue()
+    writer = open_writer(data / "index")
+    worker = threading.Thread(target=_index_batches, args=(writer, engine, inbox, acks, pace))
+    worker.start()
+    try:
+        inbox.put((1,))
+        acknowledged = [acks.get(timeout=60)[0]]
+        inbox.put((2,))
+        deadline = time.monotonic() + 60
+        while not inbox.empty() and time.monotonic() < deadline:  # until the writer has taken it
+            time.sleep(0.01)
+        time.sleep(0.2)  # unpaced, the writer commits batch 2 alone meanwhile
+        inbox.put((3,))
+        inbox.put(None)
+        worker.join(timeout=60)
+        while not acks.empty():
+            acknowledged.append(acks.get(timeout=60)[0])
+    finally:
+        worker.join(timeout=60)
+        writer.close()
+        store.close()
+        engine.dispose()
+    return acknowledged
 
 PROBE = ("from webcrawler.engine.pipeline.index_sink import lower_priority; import os; "
          "lower_priority(); print(os.nice(0))")

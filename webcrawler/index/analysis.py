@@ -14,22 +14,22 @@ path, and the anchor texts of links to it (`schema.fields_of`: from other server
 less). Each part's positions come after the previous part's and a gap, so a
 phrase never spans two parts; the body comes last.
 
-The same `words()` function analyses documents, queries and anchor texts, so
-the index, the query parser and the real-time anchor index always agree. The
-index builds its postings from `words()` directly (`postings.ContentField`);
-`WordTokenizer` is the same analysis as a Whoosh analyzer, for Whoosh's own uses.
+One analysis serves documents, queries and anchor texts, so the index, the query
+parser and the real-time anchor index always agree: `index_words()` gives a text's
+words in UTF-8, the form the index's terms take (`postings.ContentField` builds its
+postings from them directly), and `words()` is the same words as str; `WordTokenizer`
+is the same analysis as a Whoosh analyzer, for Whoosh's own uses.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from whoosh.analysis import Token, Tokenizer
 
+from webcrawler.tokens import WORD as WORD  # re-exported: a word of a query or a title
 from webcrawler.tokens import utf8_words
 
-WORD = re.compile(r"\w+", re.UNICODE)
 MAX_WORD = 40
 TITLE_WEIGHT = 3.0
 TITLE_GAP = 8  # positions between the last title word and the first body word
@@ -45,18 +45,16 @@ STOP_WORDS = frozenset(
 
 
 def words(text: str) -> list[str]:
-    """The indexable words of `text`, in order, stop words removed (one regex pass over
-    the lower-cased text: no per-word objects)."""
-    stop = STOP_WORDS
-    return [w for w in WORD.findall(text.lower()) if w not in stop and len(w) <= MAX_WORD]
+    """The indexable words of `text`, in order, stop words removed."""
+    return [word.decode() for word in index_words(text)]
 
 
 _STOP_BYTES = frozenset(word.encode() for word in STOP_WORDS)
 
 
 def index_words(text: str) -> list[bytes]:
-    """`words(text)`, each in UTF-8 as the index's terms hold it: a document's words are
-    found with bytes methods (`tokens.py`), cheaper than the regex on a page's text."""
+    """`words(text)`, each in UTF-8 as the index's terms hold it (`tokens.py`: found with
+    bytes methods, cheaper than a regex on a page's text)."""
     stop = _STOP_BYTES
     return [w for w in utf8_words(text) if w not in stop
             and (len(w) <= MAX_WORD or len(w.decode("utf-8", "surrogatepass")) <= MAX_WORD)]

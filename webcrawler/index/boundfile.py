@@ -41,6 +41,8 @@ from whoosh.reading import SegmentReader
 from webcrawler.index import prior, vectors
 from webcrawler.index.blocks import block_table, extent, is_w3
 from webcrawler.index.schema import CONTENT
+from webcrawler.index.segcache import segment_key
+from webcrawler.index.weighting import word_scores
 
 WINDOW = 256  # documents per window: smaller is tighter, and more windows to add up
 LONG = 4096  # postings from which a list's window bounds are kept (shorter: scored)
@@ -74,15 +76,18 @@ _lock = threading.Lock()
 
 def windows_of(lengths: np.ndarray) -> int:
     """How many windows a segment of `len(lengths)` documents has."""
-    return (len(lengths) + WINDOW - 1) // WINDOW
+    return _windows(len(lengths))
+
+
+def _windows(docs: int) -> int:
+    return (docs + WINDOW - 1) // WINDOW
 
 
 def unit_scores(found: vectors.Postings, p_ref: float, mu: float, lengths: np.ndarray,
                 priors: tuple[np.ndarray, float] | None) -> np.ndarray:
     """Each posting's score for a query weight of 1."""
     ids, weights = found
-    unit = np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
-    return unit if priors is None else unit * priors[0][ids]
+    return word_scores(weights, lengths[ids], 1.0, p_ref, mu, None if priors is None else priors[0][ids])
 
 
 def window_max(ids: np.ndarray, values: np.ndarray, windows: int) -> np.ndarray:
@@ -102,6 +107,8 @@ def write_missing(ix) -> int:
     """Write the bounds file of every segment of `ix`'s newest commit that may hold a long
     list and has no sound one (a sound file is checked once a process); returns how many
     were written."""
+    if all(segment.doc_count_all() < LONG for segment in ix._segments()):
+        return 0  # nothing to write: a small index's commits open no searcher for this
     folder = Path(ix.storage.folder)
     written = 0
     with ix.searcher() as searcher:
@@ -109,15 +116,14 @@ def write_missing(ix) -> int:
         mu = searcher.avg_field_length(CONTENT, 0.0)
         for sub, _offset in searcher.leaf_searchers():
             reader = sub.reader()
-            segment = reader.segment() if isinstance(reader, SegmentReader) else None
-            if segment is None or segment.doc_count_all() < LONG or not is_w3(reader) \
-                    or _table(reader) is not None:
+            key = _long_segment(reader)
+            if key is None or not is_w3(reader) or _table(reader) is not None:
                 continue
             rows = _rows(reader, lambda word: (searcher.frequency(CONTENT, word) + 1.0) / (total + 1.0), mu)
             if rows is not None:
-                _write(path_of(folder, segment), rows, mu, reader.doc_count_all())
+                _write(path_of(folder, reader.segment()), rows, mu, reader.doc_count_all())
                 with _lock:
-                    _missed.pop(_key(segment), None)  # read when next asked
+                    _missed.pop(key, None)  # read when next asked
                 written += 1
     return written
 
@@ -160,7 +166,7 @@ def _write(path: Path, rows: list[Row], mu: float, docs: int) -> None:
     """The file, written whole under another name and renamed: readers see all or nothing.
     After the header: the bounds (float32, a row a word), every word's block table's
     extents (int64 pairs) and last docnums (int32), one after the other."""
-    windows = (docs + WINDOW - 1) // WINDOW
+    windows = _windows(docs)
     bounded = [made for _word, made, _p, _table in rows if made is not None]
     matrix = np.zeros((len(bounded), windows), dtype="<f4")
     for i, made in enumerate(bounded):
@@ -213,17 +219,16 @@ def blocks(reader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _table(reader) -> Table | None:
-    segment = reader.segment() if isinstance(reader, SegmentReader) else None
-    if segment is None or segment.doc_count_all() < LONG:
+    key = _long_segment(reader)
+    if key is None:
         return None
-    key = _key(segment)
     now = time.monotonic()
     with _lock:
         if key in _opened:
             return _opened[key]
         if now < _missed.get(key, -RETRY) + RETRY:
             return None
-    table = _read(reader, segment)
+    table = _read(reader, reader.segment())
     with _lock:
         if table is None:  # not written yet, perhaps: the writer writes it after its commit
             if len(_missed) >= KEPT:
@@ -236,8 +241,10 @@ def _table(reader) -> Table | None:
     return table
 
 
-def _key(segment) -> tuple:
-    return str(segment.segment_id()), segment.doc_count_all()
+def _long_segment(reader) -> tuple | None:
+    """The segment's key (`segcache.segment_key`) when it may hold a list of `LONG` postings."""
+    key = segment_key(reader) if isinstance(reader, SegmentReader) else None
+    return key if key is not None and key[1] >= LONG else None
 
 
 def _read(reader, segment) -> Table | None:
@@ -253,7 +260,7 @@ def _read(reader, segment) -> Table | None:
         return None
     with contextlib.suppress(ValueError, KeyError, TypeError, struct.error, UnicodeDecodeError):
         magic, size, crc = _HEAD.unpack_from(mapped)
-        windows = (segment.doc_count_all() + WINDOW - 1) // WINDOW
+        windows = _windows(segment.doc_count_all())
         if magic != MAGIC or zlib.crc32(memoryview(mapped)[_HEAD.size:]) != crc:
             return None
         header = json.loads(bytes(mapped[_HEAD.size:_HEAD.size + size]))

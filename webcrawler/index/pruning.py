@@ -30,6 +30,7 @@ import numpy as np
 from webcrawler.index import boundfile, segcache, vectors
 from webcrawler.index.boundfile import unit_scores, window_max, windows_of
 from webcrawler.index.schema import CONTENT
+from webcrawler.index.weighting import word_scores
 
 MIN_PRUNED = 20_000  # postings of a query in a segment below which every match is scored
 GIVE_UP = 0.1  # share of the postings: more documents left to score are scored every one
@@ -119,10 +120,8 @@ def score(docnums: np.ndarray, postings: list[vectors.Postings], parameters: lis
         at = np.minimum(np.searchsorted(ids, docnums), len(ids) - 1)
         held = ids[at] == docnums
         where, found = docnums[held], at[held]
-        scores = factor * np.log1p(weights[found].astype(np.float64) / (lengths[where] + mu) / p_ref)
-        if priors is not None:
-            scores = scores * priors[0][where]
-        summed[held] += scores
+        summed[held] += word_scores(weights[found], lengths[where], factor, p_ref, mu,
+                                    None if priors is None else priors[0][where])
     return summed
 
 

@@ -72,7 +72,6 @@ class Speller:
         return list(self._remembered(word))
 
 
-
 def _near(symspell: SymSpell, vocabulary: Vocabulary, highest: int, word: str) -> tuple[str, ...]:
     distance = max_distance(word)
     own = vocabulary.frequency(word)

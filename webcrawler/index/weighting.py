@@ -206,6 +206,15 @@ def _read_lengths(reader, fieldname: str) -> bytes | None:
     return data + bytes(perdoc.doc_count_all() - count)
 
 
+def word_scores(weights: np.ndarray, lengths: np.ndarray, factor: float, p_ref: float, mu: float,
+                priors: np.ndarray | None = None) -> np.ndarray:
+    """factor * w(t, d) (times each document's link prior) for postings' `weights` and their
+    documents' `lengths`: the one formula of the array paths (`wordsearch.py`, `pruning.py`,
+    `boundfile.py`), so that a pruned query's scores are the exhaustive ones to the bit."""
+    scores = factor * np.log1p(weights.astype(np.float64) / (lengths + mu) / p_ref)
+    return scores if priors is None else scores * priors
+
+
 def word_weight(tf: float, length: float, cf: float, total: float, mu: float) -> float:
     """w(t, d) for the collection reference, outside Whoosh (tests, explanations)."""
     return math.log1p(tf / (length + mu) / ((cf + 1.0) / (total + 1.0)))

@@ -37,7 +37,7 @@ from webcrawler.index.blocks import is_w3
 from webcrawler.index.fastpaths import note
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.schema import CONTENT
-from webcrawler.index.weighting import Peculiarity
+from webcrawler.index.weighting import Peculiarity, word_scores
 
 # ([(score, docnum), ...] best first, total, the matches' facet counts)
 Ranked = tuple[list[tuple[float, int]], int, facets.Counts]
@@ -162,9 +162,8 @@ def _score_segment(reader, postings, parameters, lengths, priors, unbounded=None
     for i, ((ids, weights), (factor, p_ref, _cf, mu)) in enumerate(zip(postings, parameters, strict=True)):
         if not len(ids):
             continue
-        scores = factor * np.log1p(weights.astype(np.float64) / (lengths[ids] + mu) / p_ref)
-        if priors is not None:
-            scores = scores * priors[0][ids]
+        scores = word_scores(weights, lengths[ids], factor, p_ref, mu,
+                             None if priors is None else priors[0][ids])
         if unbounded and i in unbounded:  # the list's first query in this segment
             pruning.remember(reader, unbounded[i], ids, scores, (factor, p_ref, _cf, mu),
                              boundfile.windows_of(lengths))

@@ -141,12 +141,10 @@ def _take_waiting(inbox: multiprocessing.Queue,
     """The next message and what else is already waiting, up to `limit` batches (one
     commit for them; the rest waits for the next), and whether the engine said stop (None)."""
     messages: list[Message] = []
-    batches = 0
     item = _next_message(inbox)
     while item is not None:
         messages.append(item)
-        batches += max(1, len(item))
-        if batches >= limit:
+        if _count(messages) >= limit:
             return messages, False
         try:
             item = inbox.get_nowait()
