@@ -70,6 +70,7 @@ def _mode(monkeypatch: pytest.MonkeyPatch, pruned: bool):
         patch.setattr(boundfile, "WINDOW", 16)
         patch.setattr(boundfile, "LONG", 8)
         patch.setattr(pruning, "GIVE_UP", float("inf"))
+        patch.setattr(pruning, "HOPELESS", float("inf"))
         yield
 
 
@@ -111,3 +112,38 @@ def test_bounds_made_before_a_commit_hold_after_it(
         writer.add([_document(rng, n, short=True) for n in range(1201, 2401)])
         writer.commit()
     assert _answers(path, monkeypatch, pruned=True) == _answers(path, monkeypatch, pruned=False)
+
+
+def test_segments_judged_hopeless_are_scored_whole_alike(
+        index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the give-up rules as shipped, a segment whose bounds cannot skip enough at the
+    threshold the smaller segments set is scored whole before any window is scored; the
+    answers stay the exhaustive ones."""
+    exhaustive = _answers(index_dir, monkeypatch, pruned=False)
+    segcache.clear()
+    fastpaths.reset()
+    with monkeypatch.context() as patch:
+        patch.setattr(pruning, "MIN_PRUNED", 0)
+        patch.setattr(boundfile, "WINDOW", 16)
+        patch.setattr(boundfile, "LONG", 8)
+        out = []
+        with open_searcher(index_dir) as searcher:
+            for query in QUERIES:
+                for page in (1, 2):
+                    found = searcher.search(query, page=page, per_page=10)
+                    out.append((query, page, found.total, found.suggestion, found.facets,
+                                [(h.doc_id, h.score, h.site, h.more) for h in found.hits]))
+    assert fastpaths.taken["pruning.hopeless"] > 0
+    assert out == exhaustive
+
+
+def test_hopeless_needs_a_threshold_and_long_lists_that_cannot_be_skipped() -> None:
+    import numpy as np
+
+    ids = np.arange(0, 1000, dtype=np.int32)
+    postings = [(ids, np.ones(1000, np.float32)), (ids[::10], np.ones(100, np.float32))]
+    flat = [np.full(63, 1.0), np.full(63, 0.5)]  # every window could reach any threshold
+    assert not pruning.hopeless(postings, flat, 0.0)  # nothing known yet: try pruning
+    assert pruning.hopeless(postings, flat, 1.2)
+    peaked = [np.where(np.arange(63) == 5, 1.0, 0.1), np.where(np.arange(63) == 5, 0.5, 0.1)]
+    assert not pruning.hopeless(postings, peaked, 1.2)  # one window in 63 can reach it

@@ -59,3 +59,23 @@ def test_closing_the_searcher_unmaps_its_segments(tmp_path: Path) -> None:
         assert searcher.search("common").total == 60
         assert segments_held()
     assert not segments_held()
+
+
+def test_a_view_reads_the_map_without_a_copy_and_outlives_its_close(
+        data_file: tuple[IndexStorage, bytes]) -> None:
+    """Posting arrays are numpy views of the map (vectors.py): closing the segment while one
+    lives must neither fail nor pull the bytes from under it."""
+    import numpy as np
+
+    from webcrawler.index import fastpaths
+
+    storage, body = data_file
+    mapped = storage.open_file("x.seg")
+    part = mapped.subset(7, 12)
+    view = part.view(0, 100)  # clipped to the subset, as get() is
+    assert bytes(view) == part.get(0, 100) == body[7:19]
+    numbers = np.frombuffer(mapped.view(len(body) - 1024, 1024), np.uint8)
+    fastpaths.reset()
+    mapped.close()
+    assert fastpaths.taken["storage.close_deferred"] == 1
+    assert numbers.tolist() == list(range(256)) * 4 and bytes(view) == body[7:19]

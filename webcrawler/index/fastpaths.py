@@ -14,12 +14,14 @@ from collections import Counter
 PATHS = {
     "wordsearch.arrays": "a segment of a word query scored term at a time (wordsearch.py)",
     "wordsearch.pruned": "a segment of a word query scored only where it can reach the top (pruning.py)",
+    "pruning.hopeless": "a segment scored whole at once: its bounds could not skip enough (pruning.py)",
     "wordsearch.whoosh": "a word query handed back to Whoosh's matchers: a segment not W3",
     "vectors.arrays": "a posting list read from its flat arrays (vectors.py)",
     "vectors.blocks": "a posting list decoded from Whoosh's pickled blocks",
     "merging.copied": "a merged segment whose posting blocks are copied (merging.py)",
     "merging.decoded": "a merged segment decoded posting by posting (Whoosh's add_reader)",
     "storage.subset": "a file inside a segment read from our memory map (storage.py)",
+    "storage.close_deferred": "a segment's map unmapped after its reader closed: a view still read it",
 }
 
 taken: Counter[str] = Counter()

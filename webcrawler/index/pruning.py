@@ -34,24 +34,46 @@ from webcrawler.index.weighting import word_scores
 
 MIN_PRUNED = 20_000  # postings of a query in a segment below which every match is scored
 GIVE_UP = 0.1  # share of the postings: more documents left to score are scored every one
+HOPELESS = 0.12  # share of the postings the even-spread estimate must pass (`hopeless`)
 MARGIN = 1e-9  # relative: bounds are raised by this against rounding
 
 Parameters = tuple[float, float, float, float]  # (factor, p_ref, cf, mu), as `Peculiarity` gives
 
 
-def top_candidates(reader, words: list[str], postings: list[vectors.Postings],
-                   parameters: list[Parameters], lengths: np.ndarray,
-                   priors: tuple[np.ndarray, float] | None, matched: np.ndarray, limit: int,
+def window_bounds(reader, words: list[str], postings: list[vectors.Postings],
+                  parameters: list[Parameters], lengths: np.ndarray,
+                  priors: tuple[np.ndarray, float] | None) -> list[np.ndarray]:
+    """For each word, the most it can add to a score in each window of the segment."""
+    windows = windows_of(lengths)
+    return [_bounds(reader, word, found, params, lengths, priors, windows) * (1.0 + MARGIN)
+            if len(found[0]) else np.zeros(windows)
+            for word, found, params in zip(words, postings, parameters, strict=True)]
+
+
+def hopeless(postings: list[vectors.Postings], bounds: list[np.ndarray], threshold: float) -> bool:
+    """Whether `top_candidates` would give up at `threshold` (an earlier segment's), told
+    before any document is scored: the lists a document must be in, times the share of
+    windows whose bound reaches the threshold (lists spread evenly over the documents),
+    are more than `HOPELESS` of the postings. Only a cost is decided here: both ways rank
+    alike."""
+    if threshold <= 0:
+        return False
+    share = np.count_nonzero(np.sum(bounds, axis=0) >= threshold) / max(len(bounds[0]), 1)
+    lists = _essential(postings, bounds, threshold) or [ids for ids, _weights in postings]
+    total = sum(len(ids) for ids, _weights in postings)
+    return bool(sum(map(len, lists)) * share > HOPELESS * total)
+
+
+def top_candidates(postings: list[vectors.Postings], parameters: list[Parameters],
+                   lengths: np.ndarray, priors: tuple[np.ndarray, float] | None,
+                   bounds: list[np.ndarray], matched: np.ndarray, limit: int,
                    threshold: float) -> tuple[np.ndarray, np.ndarray] | None:
     """(docnums, exact scores) of some of `matched` (the segment's sorted live matches
-    that pass the filters; `postings` are the `words`' lists): every one that can be
-    among the best `limit` of them with a score of at least `threshold`, usually few
-    others. None when too many documents could still get there: then scoring every
-    posting (`wordsearch._score_segment`) is cheaper."""
-    windows = windows_of(lengths)
-    bounds = [_bounds(reader, word, found, params, lengths, priors, windows) * (1.0 + MARGIN)
-              if len(found[0]) else np.zeros(windows)
-              for word, found, params in zip(words, postings, parameters, strict=True)]
+    that pass the filters; `postings` are the query's lists, `bounds` their
+    `window_bounds`): every one that can be among the best `limit` of them with a score of
+    at least `threshold`, usually few others. None when too many documents could still
+    get there: then scoring every posting (`wordsearch._score_segment`) is cheaper."""
+    windows = len(bounds[0])
     bound = np.sum(bounds, axis=0)
     edges = np.searchsorted(matched, np.arange(windows + 1) * boundfile.WINDOW)
     order = np.argsort(-bound, kind="stable")

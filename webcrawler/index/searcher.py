@@ -46,7 +46,7 @@ from whoosh.reading import SegmentReader
 from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, grouping, prior, proximity, stemming, vectors
+from webcrawler.index import facets, grouping, heap, prior, proximity, stemming, stored, vectors
 from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -85,6 +85,7 @@ class Searcher:
         proximity: bool = True,
         spelling: bool = True,
     ) -> None:
+        heap.keep_freed_memory()  # a query's work arrays reused, not faulted in again
         self._ix = open_index(index_dir, create=False)
         self._lexicon = Lexicon(self._ix)  # speller and completer (lexicon.py)
         self.spelling = spelling  # False: typed words match only themselves
@@ -340,8 +341,7 @@ class Searcher:
                 vectors.lengths(reader, CONTENT)  # what each query reads of it, here
                 prior.factors(reader)
                 facets.warm(reader)
-                if reader.doc_count_all():  # Whoosh reads every stored document's offset
-                    reader.stored_fields(0)  # when the first is asked for
+                stored.open_stored(reader)  # its directory of stored documents, remembered
         return fresh
 
     def _swap(self, fresh: WhooshSearcher) -> None:

@@ -65,6 +65,13 @@ class MappedFile(BufferFile):
         start = self._base + position
         return self._mapped[start : min(start + length, self._base + self._length)]
 
+    def view(self, position: int, length: int) -> memoryview:
+        """Bytes [position, position + length) without a copy: numpy arrays over a posting
+        list read the page cache directly. While a view lives, the map stays mapped
+        (`close` leaves the unmapping to the last view's release)."""
+        start = self._base + position
+        return memoryview(self._mapped)[start : min(start + length, self._base + self._length)]
+
     def get_array(self, position: int, typecode: str, length: int) -> array:
         return BufferFile.get_array(self, position, typecode, length)
 
@@ -73,7 +80,10 @@ class MappedFile(BufferFile):
         releases its file descriptor; closing a subset only marks the subset closed."""
         self.is_closed = True
         if self._owner:
-            self._mapped.close()
+            try:
+                self._mapped.close()
+            except BufferError:  # a view still reads it: unmapped when the last one goes
+                note("storage.close_deferred")
 
 
 class _MapReader:

@@ -25,6 +25,7 @@ from whoosh.reading import SegmentReader, TermNotFound
 from webcrawler.index import segcache
 from webcrawler.index.blocks import extent, posting_blocks
 from webcrawler.index.fastpaths import note
+from webcrawler.index.storage import MappedFile
 from webcrawler.index.weighting import BYTE_LENGTH, segment_lengths
 
 MIN_POSTINGS = 16  # shorter lists decode from one or two blocks in microseconds
@@ -79,7 +80,9 @@ def postings_from(reader: SegmentReader, raw: bytes) -> Postings:
     info = whoosh3.W3TermInfo.from_bytes(raw)
     start, length = extent(info)
     count = info.doc_frequency()
-    data = reader._terms._postfile.get(start + length, 8 * count)
+    postfile = reader._terms._postfile
+    data = postfile.view(start + length, 8 * count) if isinstance(postfile, MappedFile) \
+        else postfile.get(start + length, 8 * count)
     return np.frombuffer(data, "<i4", count), np.frombuffer(data, "<f4", count, 4 * count)
 
 

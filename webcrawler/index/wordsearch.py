@@ -59,7 +59,9 @@ def rank_words(
     found_scores: list[np.ndarray] = []
     total = 0
     counts = facets.Tally()
-    for sub, offset in searcher.leaf_searchers():
+    # the small segments first: scored whole in microseconds, their best set the
+    # threshold the large ones prune with (the merged top is the same in any order)
+    for sub, offset in sorted(searcher.leaf_searchers(), key=lambda leaf: leaf[0].doc_count_all()):
         reader = sub.reader()
         if not isinstance(reader, SegmentReader) or not is_w3(reader):
             note("wordsearch.whoosh")
@@ -99,15 +101,22 @@ def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: lis
     added to `counts`. Pruned (`pruning.py`) when the query's lists are long enough and
     their window bounds are known (`threshold()`: the score earlier segments set); else
     every posting is scored, which keeps the bounds."""
-    postings = [vectors.postings(reader, CONTENT, word) for word in words]
+    # document numbers as intp: numpy converts int32 indices on every gather and scatter
+    postings = [(ids.astype(np.intp), weights)
+                for ids, weights in (vectors.postings(reader, CONTENT, word) for word in words)]
     priors = prior.factors(reader)
     pruned = None
     large = sum(len(ids) for ids, _weights in postings) >= pruning.MIN_PRUNED
     missing = pruning.missing(reader, words, postings) if large else []
     if large and not missing:
-        matched = _matches(reader, postings, len(lengths), parsed.filters)
-        pruned = pruning.top_candidates(reader, words, postings, parameters, lengths, priors,
-                                        matched, limit, threshold())
+        bounds = pruning.window_bounds(reader, words, postings, parameters, lengths, priors)
+        floor = threshold()
+        if pruning.hopeless(postings, bounds, floor):
+            note("pruning.hopeless")
+        else:
+            matched = _matches(reader, postings, len(lengths), parsed.filters)
+            pruned = pruning.top_candidates(postings, parameters, lengths, priors, bounds,
+                                            matched, limit, floor)
     if pruned is None:
         docnums, scores = _score_segment(reader, postings, parameters, lengths, priors,
                                          {i: words[i] for i in missing})
