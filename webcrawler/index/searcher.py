@@ -46,7 +46,7 @@ from whoosh.reading import SegmentReader
 from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import facets, grouping, heap, prior, proximity, stemming, stored, vectors
+from webcrawler.index import background, facets, grouping, heap, prior, proximity, stemming, stored, vectors
 from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -121,6 +121,11 @@ class Searcher:
     ) -> SearchResults:
         """One page of results for `query`; raises `QueryError` for a query that cannot run."""
         started = time.perf_counter()
+        with background.foreground():  # the lexicon's rebuild waits meanwhile
+            return self._search(query, page, per_page, expand, site, started)
+
+    def _search(self, query: str, page: int, per_page: int, expand: bool, site: str | None,
+                started: float) -> SearchResults:
         parsed, per_page = self.parse_query(query, page, per_page, expand, site)
         with self.holding():
             stemming.add_forms(parsed, self.forms)
@@ -171,8 +176,9 @@ class Searcher:
 
     def suggest(self, text: str, n: int) -> list[str]:
         """At most `n` completions of the half-typed query `text` (completion.py)."""
-        self._look_without_waiting()
-        return self._lexicon.tools().completer.complete(text, n)
+        with background.foreground():
+            self._look_without_waiting()
+            return self._lexicon.tools().completer.complete(text, n)
 
     def frequent_title_words(self) -> tuple[str, ...]:
         """The words most titles of the index hold, most frequent first (may be empty)."""

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from webcrawler.index import facets, proximity, stemming
+from webcrawler.index import background, facets, proximity, stemming
 from webcrawler.index.format import index_dirs, shard_count
 from webcrawler.index.models import SearchIndex, SearchResults
 from webcrawler.index.query import ParsedQuery
@@ -97,7 +97,7 @@ class ShardedSearcher:
                site: str | None = None) -> SearchResults:
         """One page of results over all shards; raises QueryError like `Searcher.search`."""
         started = time.perf_counter()
-        with self._holding() as shards:
+        with background.foreground(), self._holding() as shards:
             parsed, per_page = shards[0].parse_query(query, page, per_page, expand, site)
             stemming.add_forms(parsed, lambda word: _union(shard.forms(word) for shard in shards))
             excluded = [word for part in parsed.excluded for word in part]

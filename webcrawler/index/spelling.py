@@ -20,11 +20,11 @@ edit away are looked at, which keeps the lookup short.
 from __future__ import annotations
 
 import re
-import time
 from functools import lru_cache, partial
 
 from symspellpy import SymSpell, Verbosity
 
+from webcrawler.index.background import Pacer
 from webcrawler.index.query import ParsedQuery
 from webcrawler.index.vocabulary import Vocabulary
 
@@ -34,7 +34,6 @@ RARER = 50  # a word in the index is corrected when a near spelling is this many
 MIN_FREQUENCY = 1  # words in fewer documents are not offered as corrections
 MAX_WORDS = 200_000  # the most frequent words loaded (about 0.5 KB of lookup table each)
 LOOKUPS_KEPT = 50_000  # words whose near spellings are remembered (queries repeat words)
-YIELD_EVERY = 32  # words loaded between two yields of the GIL (about a millisecond)
 PREFIX_LENGTH = 7  # symspellpy's: deletes of the first 7 letters (shorter: less memory, and
 # each delete of a long word's prefix stands for thousands of words, all measured at a lookup)
 
@@ -55,11 +54,11 @@ class Speller:
         self._symspell = SymSpell(max_dictionary_edit_distance=2, prefix_length=PREFIX_LENGTH)
         frequent = [(w, f) for w, f in vocabulary.frequencies.items() if f >= MIN_FREQUENCY]
         frequent.sort(key=lambda item: -item[1])
-        for i, (word, frequency) in enumerate(frequent[:MAX_WORDS]):
+        pacer = Pacer()  # a query beside this build waits for it a fraction of a millisecond
+        for word, frequency in frequent[:MAX_WORDS]:
             if not word.isdigit():
                 self._symspell.create_dictionary_entry(word, frequency)
-            if not i % YIELD_EVERY:
-                time.sleep(0)  # give up the GIL: a query thread waits less (vocabulary.py)
+            pacer.step()
         self._highest = frequent[0][1] if frequent else 0
         # Over a function of the parts, not the bound method: a cache that held `self` would
         # make a cycle, and a replaced speller would wait for the cyclic collector.

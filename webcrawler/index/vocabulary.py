@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import re
 import struct
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import islice
@@ -30,13 +29,13 @@ from whoosh.index import Index
 from whoosh.reading import IndexReader
 
 from webcrawler.index.analysis import STOP_WORDS, WORD
+from webcrawler.index.background import Pacer
 from webcrawler.index.blocks import is_w3
 from webcrawler.index.schema import CONTENT
 
 MAX_TITLE_DOCS = 100_000  # documents whose titles are read (each one's stored fields are unpickled)
 MAX_TITLE_CHARS = 80  # a longer title is no query anyone types
 PLACEHOLDER_WORDS = 3
-YIELD_EVERY = 4096  # words read between two yields of the GIL (see read_vocabulary)
 
 _SEPARATOR = re.compile(r"\s+[-|\u2013\u2014\u00b7]\s+")  # "page - site", "page | site", en/em dash
 _DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
@@ -83,9 +82,8 @@ def normalise_title(title: str) -> str:
 
 def read_vocabulary(ix: Index, remembered: dict | None = None) -> Vocabulary:
     """The vocabulary of the newest commit of `ix` (opens and closes its own reader, so
-    it may run in any thread beside the searcher queries use). It often gives up the GIL
-    (`time.sleep(0)`): a query thread then waits for it a fraction of a millisecond, not
-    the interpreter's 5 ms switch interval. With `remembered` (a dict the caller keeps
+    it may run in any thread beside the searcher queries use). It stands aside while
+    queries run (`background.py`). With `remembered` (a dict the caller keeps
     between reads), what each segment held is remembered there: segments never change,
     so a read after a commit reads only the segments the commit wrote."""
     remembered = {} if remembered is None else remembered
@@ -135,10 +133,10 @@ def _frequencies(reader: IndexReader) -> Counter[str]:
 def _titles(reader: IndexReader, budget: int) -> Counter[str]:
     """The normalised titles of a segment's first `budget` live documents."""
     titles: Counter[str] = Counter()
-    for i, fields in enumerate(islice(reader.all_stored_fields(), budget)):
+    pacer = Pacer()
+    for fields in islice(reader.all_stored_fields(), budget):
         titles[normalise_title(fields.get("title", ""))] += 1
-        if not i % (YIELD_EVERY // 16):
-            time.sleep(0)
+        pacer.step()
     return titles
 
 
@@ -151,12 +149,12 @@ def _add_frequencies(reader: IndexReader, frequencies: Counter[str]) -> None:
     terms: whoosh3.W3TermsReader = reader._terms
     start = terms._keycoder(CONTENT, b"")
     unpack = _DOC_FREQUENCY.unpack_from
-    for i, (key, value) in enumerate(terms._tindex.items_from(start)):
+    pacer = Pacer()
+    for key, value in terms._tindex.items_from(start):
         if key[:2] != start:
             break
         frequencies[key[2:].decode("utf-8")] += unpack(value)[2]
-        if not i % YIELD_EVERY:
-            time.sleep(0)
+        pacer.step()
 
 
 def _title_words(titles: Counter[str]) -> tuple[str, ...]:
