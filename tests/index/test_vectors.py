@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pytest
 from whoosh.codec import whoosh3
 
 from webcrawler.index import IndexedDocument, open_writer, vectors
@@ -57,14 +58,38 @@ def test_a_missing_word_has_no_postings(tmp_path: Path) -> None:
     ix.close()
 
 
-def test_shifted_block_is_the_block_whoosh_would_pickle() -> None:
+@pytest.mark.parametrize("protocol", [2, 3])  # Whoosh's blocks; termwriter's (BODY_PROTOCOL)
+def test_shifted_block_is_the_block_pickle_would_write(protocol: int) -> None:
     """Every width of pickled integer, before and after the shift, and every tuple size."""
     for first in (0, 5, 255, 256, 65535, 65536, 2**31 - 1):
         for base in (0, 1, 250, 70_000, 2**31):
             for length in (1, 2, 3, 4, 128):
                 gaps = (first, *range(1, length))
                 for weights, values in ((None, None), (2.0, b"ab" * length),
-                                        (tuple([1.5] * length), (b"x",) * length)):
-                    body = pickle.dumps((gaps, weights, values), 2)
-                    want = pickle.dumps(((first + base, *gaps[1:]), weights, values), 2)
+                                        (tuple([1.5] * length), (b"x", b"yz") * length)):
+                    body = pickle.dumps((gaps, weights, values), protocol)
+                    want = pickle.dumps(((first + base, *gaps[1:]), weights, values), protocol)
                     assert shift_docnums(body, base) == want, (first, base, length)
+
+
+def test_new_blocks_keep_positions_as_bytes_and_whoosh_reads_them(tmp_path: Path) -> None:
+    """termwriter pickles a block's body as protocol 3 (positions as bytes, not as calls of
+    codecs.encode), and Whoosh's own matchers read them."""
+    with open_writer(tmp_path / "ix") as writer:
+        writer.add([IndexedDocument(n, f"http://h/{n}", "t", "alpha beta " * n, "h")
+                    for n in range(1, 300)])
+        writer.commit()
+    ix = open_index(tmp_path / "ix", create=False)
+    try:
+        with ix.reader() as top:
+            for reader, _offset in top.leaf_readers():
+                info = reader._terms.term_info(CONTENT, b"alpha")
+                start, length = extent(info)
+                data = reader._terms._postfile.get(start, length)
+                assert b"c_codecs" not in data and b"\x80\x03" in data
+                matcher = reader.postings(CONTENT, b"alpha")
+                assert isinstance(matcher, whoosh3.W3LeafMatcher)
+                found = dict(matcher.items_as("positions"))
+                assert [len(found[d]) for d in sorted(found)] == list(range(1, 300))
+    finally:
+        ix.close()

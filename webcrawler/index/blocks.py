@@ -29,7 +29,7 @@ Header = tuple[int, int, float, int, int, int]  # count, last docnum, top weight
 
 _INT = struct.Struct("!i")
 MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
-_PROTO = b"\x80\x02"
+_PROTOS = (b"\x80\x02", b"\x80\x03")  # Whoosh's blocks, and termwriter's since (BODY_PROTOCOL)
 _INT_WIDTH = {0x4B: 2, 0x4D: 3, 0x4A: 5}  # pickle opcode K, M, J -> bytes with the opcode
 
 
@@ -148,13 +148,13 @@ def _bodies_reaching(postfile, start: int, table: tuple[np.ndarray, np.ndarray],
 def shift_docnums(body: bytes, base: int) -> bytes:
     """A block's pickled body with every docnum `base` higher: only the first gap changes
     (it is absolute), so its pickled integer is rewritten in place; the rest is copied.
-    Pickle protocol 2 writes the body as [MARK] first-int ..., and an integer as K (1
-    byte), M (2), J (4) or LONG1; memo references count objects, not bytes."""
+    Pickle protocols 2 and 3 write the body as [MARK] first-int ..., and an integer as K
+    (1 byte), M (2), J (4) or LONG1; memo references count objects, not bytes."""
     pos = 3 if body[2:3] == b"(" else 2
-    width = _INT_WIDTH.get(body[pos]) if body[:2] == _PROTO else None
-    if width is None:  # not as Whoosh 2.7 writes it: decode and encode
+    width = _INT_WIDTH.get(body[pos]) if body[:2] in _PROTOS else None
+    if width is None:  # not as Whoosh 2.7 or termwriter writes it: decode and encode
         gaps, weights, values = pickle.loads(body)
-        return pickle.dumps(((gaps[0] + base, *gaps[1:]), weights, values), 2)
+        return pickle.dumps(((gaps[0] + base, *gaps[1:]), weights, values), 3)
     first = int.from_bytes(body[pos + 1 : pos + width], "little", signed=body[pos] == 0x4A)
     return body[:pos] + pickle.dumps(first + base, 2)[2:-1] + body[pos + width :]
 

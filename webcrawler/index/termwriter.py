@@ -1,11 +1,12 @@
 """Writing a segment's posting lists: new documents' postings and merged segments' blocks.
 
 Whoosh's W3PostingsWriter makes several method calls and checks per posting;
-`TermWriter` writes the same bytes (uncompressed blocks of `BLOCK` postings and
-a W3TermInfo per term) in one loop. A term's list is written from parts in
-docnum order: the postings of documents added in this commit (from the pool),
-then each merged segment's list (`merging.py`), whose blocks are copied with
-their docnums shifted rather than decoded posting by posting and sorted again.
+`TermWriter` writes what Whoosh reads (uncompressed blocks of `BLOCK` postings,
+their bodies pickled in `BODY_PROTOCOL`, and a W3TermInfo per term) in one loop.
+A term's list is written from parts in docnum order: the postings of documents
+added in this commit (from the pool), then each merged segment's list
+(`merging.py`), whose blocks are copied with their docnums shifted rather than
+decoded posting by posting and sorted again.
 Blocks may therefore hold fewer than `BLOCK` postings; Whoosh reads each
 block's count from its header. A scorable field's lists of at least
 `vectors.MIN_POSTINGS` postings also get their flat arrays (`vectors.py`).
@@ -27,6 +28,11 @@ from webcrawler.index import merging, vectors
 from webcrawler.index.merging import Copied, Posting
 
 BLOCK = 128  # postings per block (Whoosh's default)
+# A block's body pickled as protocol 3 rather than Whoosh's 2: protocol 2 writes each
+# posting's positions (bytes) as a call of codecs.encode on a str, so a block unpickled in
+# 33 us and took 4.7 KB; in 3 its bytes are bytes: 5 us, 2.4 KB (docs/measurements.md).
+# Whoosh unpickles either; blocks of older segments stay as they were written.
+BODY_PROTOCOL = 3
 _INT = struct.Struct("!i")  # Whoosh's structfile write_int
 _F32 = struct.Struct("f")  # a weight as Whoosh's array("f") keeps it
 _TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max weight, ids
@@ -151,7 +157,8 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
 
     def _encode_block(self, postings: list[Posting], stats: _Stats) -> bytes:
-        """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them."""
+        """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them
+        (the body in `BODY_PROTOCOL`)."""
         if len(postings) == 1:  # most terms of a segment: one posting
             docnum, top, value, bmax = postings[0]
             single = _F32.unpack(_F32.pack(top))[0]
@@ -180,7 +187,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             ids = tuple(gaps)
             mini_values = self._values(values)
         stats.add(weight_sum, count, top, bmin, bmax, postings[0][0], postings[-1][0])
-        data = dumps((ids, mini_weights, mini_values), 2)
+        data = dumps((ids, mini_weights, mini_values), BODY_PROTOCOL)
         head = dumps(
             (len(ids), postings[-1][0], top, 0, length_to_byte(bmin), length_to_byte(bmax)), 2
         )
