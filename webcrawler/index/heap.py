@@ -21,7 +21,7 @@ import sys
 log = logging.getLogger(__name__)
 
 KEPT = 32 * 1024 * 1024  # blocks up to this size come from the heap (glibc's largest allowed)
-TRIM = 64 * 1024 * 1024  # freed memory the heap keeps before it returns any to the kernel
+TRIM = 32 * 1024 * 1024  # freed memory a heap keeps before it returns any (each thread's arena)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt parameters, from glibc's malloc.h
 
 _done = False

@@ -59,7 +59,12 @@ def open_stored(reader: SegmentReader) -> None:
 
 
 def _directory(colfile, base: int, length: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, lengths) of every document in the column, as Whoosh reads them."""
+    """(offsets, lengths) of every document in the column, as Whoosh reads them, each in
+    the narrowest of uint32 and int64 that holds it (`segcache` counts their bytes)."""
     whoosh_reader = STORED_COLUMN.reader(colfile, base, length, count)._child
-    return (np.asarray(whoosh_reader._offsets, dtype=np.int64),
-            np.asarray(whoosh_reader._lengths, dtype=np.int64))
+    return _narrow(whoosh_reader._offsets), _narrow(whoosh_reader._lengths)
+
+
+def _narrow(values) -> np.ndarray:
+    wide = np.asarray(values, dtype=np.int64)
+    return wide.astype(np.uint32) if not len(wide) or int(wide.max()) < 2**32 else wide
