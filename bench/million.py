@@ -28,9 +28,9 @@ does not inflate as it does the wall time; and the wall time in-process of the s
 queries alone and then while the vocabulary and speller are rebuilt in a thread beside
 them, as the server rebuilds them after commits (`during_rebuild`).
 
-Segments the writer made before it wrote window bounds beside them (`boundfile.py`) get them
-on the measured copy before the server starts, as the writer would have written them (the
-time it took is reported).
+The measured copy leaves out the kept index's window-bounds files (`boundfile.py`), so that
+an index kept from before the writer wrote them is measured as the writer now leaves one:
+they are written on the copy before the server starts (the time it took is reported).
 
 Nothing is kept unless `--keep DIR` is given: then the index is built there, the build's
 progress (documents, seconds, CPU seconds, peak memory) is saved after every commit in
@@ -325,8 +325,9 @@ def main(argv: list[str] | None = None) -> str:
     body = (f"Index: {count:,} generated-web documents{short} written by open_writer in {seconds:,.0f} s "
             f"({cpu:,.0f} CPU s, {count / max(cpu, 1e-9):,.0f} documents per CPU second; "
             f"commits of {built['batch']:,}), {segments} segments, {size / 2**30:.2f} GiB "
-            f"({bounds_written} segments written before the writer wrote window bounds got them "
-            f"before the queries: {bounds_cpu:,.1f} CPU s); the builder's "
+            f"(the segments' window bounds written again on the measured copy before the queries, "
+            f"as the writer writes them after its commits: {bounds_written} segments, "
+            f"{bounds_cpu:,.1f} CPU s); the builder's "
             f"peak anonymous memory {peak / 1024:,.0f} MiB (RssAnon, mapped segments apart); the "
             f"server's after the queries {served / 1024:,.0f} MiB. `webcrawler serve` (waitress, 8 "
             f"threads), one client, one query at a time, answers with facets; the writer added "
