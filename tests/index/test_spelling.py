@@ -126,6 +126,60 @@ def test_a_sharded_index_corrects_and_completes(tmp_path: Path) -> None:
         assert searcher.suggest("time", 8) == ["timeout"]
 
 
+@pytest.fixture
+def speller_builds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each Speller the lexicon builds, counted (the real class builds it)."""
+    built: list[int] = []
+
+    class Counted(Speller):
+        def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            built.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(lexicon, "Speller", Counted)
+    return built
+
+
+@pytest.mark.parametrize("shards", [1, 2])
+def test_a_warmed_searcher_builds_its_speller_before_the_first_query(
+        tmp_path: Path, speller_builds: list[int], shards: int) -> None:
+    index_dir = tmp_path / "index"
+    for k in range(shards):
+        with (open_writer(index_dir) if shards == 1 else open_shard_writer(index_dir, k, shards)) as writer:
+            writer.add([d for d in documents() if shards == 1 or shard_of(d.doc_id, shards) == k])
+    with open_searcher(index_dir) as searcher:
+        warming = searcher.warm()
+        warming.join(timeout=60)
+        assert not warming.is_alive() and speller_builds == [1]
+        assert searcher.search("timoeut").suggestion == "timeout"
+        assert searcher.suggest("time", 8) == ["timeout"]
+    assert speller_builds == [1]  # the query used the warm-up's
+
+
+def test_a_query_during_the_warm_up_waits_for_it_and_is_corrected(
+        tmp_path: Path, speller_builds: list[int]) -> None:
+    index_dir = tmp_path / "index"
+    with open_writer(index_dir) as writer:
+        writer.add(documents())
+    with open_searcher(index_dir) as searcher:
+        warming = searcher.warm()
+        results = searcher.search("timoeut")  # before, during or after the build
+        warming.join(timeout=60)
+    assert results.suggestion == "timeout" and results.total == 60
+    assert speller_builds == [1]  # one build, whichever thread ran it
+
+
+def test_a_searcher_closed_while_warming_up_closes(tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    with open_writer(index_dir) as writer:
+        writer.add(documents())
+    searcher = open_searcher(index_dir)
+    warming = searcher.warm()
+    searcher.close()
+    warming.join(timeout=60)
+    assert not warming.is_alive()
+
+
 def test_near_spellings_stay_on_the_fast_path(searcher: Searcher) -> None:
     fastpaths.reset()
     assert searcher.search("timoeut sokcet", per_page=5).total == 61

@@ -3,7 +3,9 @@
 Both are built from one `Vocabulary` of one commit. The first use reads it in the
 caller's thread (there is nothing to answer with before); the speller's lookup table,
 which takes seconds of CPU on a large index, is built only when a query first needs it,
-so a server with spelling off never builds one. The searcher tells the lexicon of each
+so a server with spelling off never builds one. A query server starts that first build
+as it starts (`warm`): at a million documents it takes seconds, which its first visitor
+would otherwise wait for. The searcher tells the lexicon of each
 commit it opens (`notice`: the lexicon does not look at the index's directory itself);
 a newer vocabulary is then read in a background thread while queries go on with the
 previous one, at most every `REBUILD_INTERVAL` seconds and never more than
@@ -22,6 +24,7 @@ import time
 
 from whoosh.index import Index
 
+from webcrawler.index import background
 from webcrawler.index.completion import Completer
 from webcrawler.index.spelling import Speller
 from webcrawler.index.vocabulary import Vocabulary, read_vocabulary
@@ -108,6 +111,24 @@ class Lexicon:
         self._closed = False
         self._remembered: dict = {}  # what each segment's words were (read_vocabulary)
 
+    def warm(self, with_speller: bool) -> threading.Thread:
+        """Start the first build (with the speller: `with_speller`) in a thread now, and
+        return it. A query that comes sooner waits for this build, as it would for its own:
+        so the build runs as a query does (`background.foreground`), never standing aside."""
+        thread = threading.Thread(target=self._warm, args=(with_speller,), name="lexicon warm-up",
+                                  daemon=True)
+        thread.start()
+        return thread
+
+    def _warm(self, with_speller: bool) -> None:
+        with self._lock, background.foreground():
+            if self._tools is not None or self._closed:
+                return
+            try:
+                self._tools = self._build(with_speller)
+            except Exception as error:  # a merge removed a segment as we read it
+                log.warning("could not read the index's vocabulary (will retry): %s", error)
+
     def notice(self, generation: int) -> None:
         """The searcher opened commit `generation`: the tools follow it when allowed."""
         self._newest = max(self._newest, generation)
@@ -164,8 +185,7 @@ class Lexicon:
                 self._tools = fresh
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            building = self._building
+        self._closed = True  # not under the lock, which a warm-up holds for seconds
+        building = self._building
         if building is not None:
             building.join(timeout=60)

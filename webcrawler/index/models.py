@@ -6,6 +6,7 @@ process boundary and print well. Nothing here imports whoosh.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Protocol, Self
 
@@ -106,6 +107,8 @@ class SearchIndex(Protocol):
     def suggest(self, text: str, n: int) -> list[str]: ...
 
     def frequent_title_words(self) -> tuple[str, ...]: ...
+
+    def warm(self) -> threading.Thread: ...
 
     def refresh(self) -> None: ...
 

@@ -174,6 +174,11 @@ class Searcher:
             correct(parsed, self._lexicon.tools().speller, query)
         return parsed, min(per_page, MAX_PER_PAGE)
 
+    def warm(self) -> threading.Thread:
+        """Start building the speller and completer now, in a thread (returned), rather than
+        in the first query that needs them (`lexicon.Lexicon.warm`)."""
+        return self._lexicon.warm(with_speller=self.spelling)
+
     def suggest(self, text: str, n: int) -> list[str]:
         """At most `n` completions of the half-typed query `text` (completion.py)."""
         with background.foreground():

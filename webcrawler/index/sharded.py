@@ -125,6 +125,10 @@ class ShardedSearcher:
     def frequent_title_words(self) -> tuple[str, ...]:
         return self._first().frequent_title_words()
 
+    def warm(self) -> threading.Thread:
+        """The first shard's word tools, which spelling and completion use, built now."""
+        return self._first().warm()
+
     def _first(self) -> Searcher:
         with self._lock:
             self._open_new()

@@ -112,6 +112,7 @@ def serve(
         print(warning, file=sys.stderr, flush=True)
     app = create_app(Path(data_dir), db_url=db_url, **options)
     server = make_server(app, host=host, port=port, threads=threads)
+    app.extensions["webcrawler.sources"].warm()
     print(f"Search at http://{url_host(host)}:{server.effective_port}/", flush=True)
     try:
         server.run()

@@ -59,6 +59,13 @@ class Sources:
         searcher = self._open_searcher()
         return [] if searcher is None else searcher.suggest(text, n)
 
+    def warm(self) -> None:
+        """Start building the index's word tools (speller, completer) in the background, so
+        that the first visitor does not wait seconds for them (nothing with no index yet)."""
+        searcher = self._open_searcher()
+        if searcher is not None:
+            searcher.warm()
+
     def placeholder(self) -> str | None:
         """A sample for the empty search box, from the words most titles hold (None: no
         index, or no titles)."""
