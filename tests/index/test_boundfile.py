@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tests.index.test_pruning import _answers, _document
-from webcrawler.index import boundfile, open_writer, prior, segcache, vectors
+from webcrawler.index import boundfile, open_searcher, open_writer, prior, segcache, vectors
 from webcrawler.index.blocks import block_table, extent
 from webcrawler.index.schema import CONTENT
 from webcrawler.index.writer import open_index
@@ -146,3 +146,13 @@ def test_a_file_written_after_a_searcher_looked_is_read_later(
     segcache.clear()
     assert _answers(path, monkeypatch, pruned=True) == _answers(path, monkeypatch, pruned=False)
     assert not [key for key in segcache._memo if "window bounds" in key]  # read from the file
+
+
+def test_a_searcher_reads_the_files_as_it_opens_a_commit(tmp_path: Path, small: None) -> None:
+    """Not in the first query that needs them: a large segment's file takes tens of
+    milliseconds to check and read."""
+    path = tmp_path / "ix"
+    _build(path, 2, random.Random(7))
+    boundfile.forget()
+    with open_searcher(path):
+        assert len(boundfile._opened) == len(_files(path)) == 2

@@ -218,6 +218,12 @@ def blocks(reader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
     return table.extents[first:first + count], table.lasts[first:first + count]
 
 
+def warm(reader) -> None:
+    """Read the segment's file now, as a searcher opens a commit, not in the first query that
+    needs it: a large segment's takes tens of milliseconds (its checksum, its word list)."""
+    _table(reader)
+
+
 def _table(reader) -> Table | None:
     key = _long_segment(reader)
     if key is None:

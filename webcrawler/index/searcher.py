@@ -46,7 +46,18 @@ from whoosh.reading import SegmentReader
 from whoosh.scoring import BM25F, WeightingModel
 from whoosh.searching import Searcher as WhooshSearcher
 
-from webcrawler.index import background, facets, grouping, heap, prior, proximity, stemming, stored, vectors
+from webcrawler.index import (
+    background,
+    boundfile,
+    facets,
+    grouping,
+    heap,
+    prior,
+    proximity,
+    stemming,
+    stored,
+    vectors,
+)
 from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -353,6 +364,7 @@ class Searcher:
                 prior.factors(reader)
                 facets.warm(reader)
                 stored.open_stored(reader)  # its directory of stored documents, remembered
+                boundfile.warm(reader)  # its window bounds and block tables, remembered
         return fresh
 
     def _swap(self, fresh: WhooshSearcher) -> None:
