@@ -73,19 +73,27 @@ def _read(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | N
 
 
 def _mapping(reader: SegmentReader, field: str, values: list[str]) -> np.ndarray:
-    """The shared number of each of a segment's value numbers (made once per segment)."""
+    """The shared number of each of a segment's value numbers (made once per segment: the
+    shared numbers only grow, so a segment's never change; not once per commit's reader,
+    which cost a loop over every segment's values at each commit)."""
     per_field = _MAPPINGS.setdefault(reader, {})
     found = per_field.get(field)
     if found is None:
-        with _SHARING:
-            shared = _SHARED.setdefault(field, {})
-            names = _NAMES.setdefault(field, [])
-            for value in values:
-                if value not in shared:
-                    shared[value] = len(names)
-                    names.append(value)
-            found = per_field[field] = np.array([shared[v] for v in values], dtype=np.int64)
+        found = per_field[field] = segcache.remembered(reader, ("facet mapping", field),
+                                                       lambda: _share(field, values))
     return found
+
+
+def _share(field: str, values: list[str]) -> np.ndarray:
+    """The shared numbers of `values`, numbering the ones not seen before."""
+    with _SHARING:
+        shared = _SHARED.setdefault(field, {})
+        names = _NAMES.setdefault(field, [])
+        for value in values:
+            if value not in shared:
+                shared[value] = len(names)
+                names.append(value)
+        return np.array([shared[v] for v in values], dtype=np.int64)
 
 
 class Tally:

@@ -34,6 +34,7 @@ from whoosh.codec import whoosh3
 from whoosh.fields import TEXT
 from whoosh.formats import Positions
 
+from webcrawler.index import termsfile
 from webcrawler.index.analysis import TITLE_GAP, analyzer, index_words, parts
 from webcrawler.index.termwriter import BLOCK, TermWriter
 
@@ -241,3 +242,6 @@ class ContentCodec(whoosh3.W3Codec):
 
     def field_writer(self, storage, segment):
         return TermWriter(self, storage, segment)
+
+    def terms_reader(self, storage, segment):
+        return termsfile.terms_reader(self, storage, segment)  # the same reader, opened faster

@@ -1,0 +1,51 @@
+"""A segment's terms file opened with its hash directory read at once (termsfile.py): the
+reader is Whoosh's, in the state Whoosh's constructor leaves it, and finds every term."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from whoosh.codec import whoosh3
+from whoosh.filedb import filetables
+from whoosh.filedb.structfile import BufferFile
+
+from webcrawler.index import IndexedDocument, open_writer, termsfile
+from webcrawler.index.postings import ContentCodec
+from webcrawler.index.writer import open_index
+
+
+def _index(path: Path) -> None:
+    with open_writer(path) as writer:
+        for first in (1, 40):  # two commits: two segments
+            writer.add([IndexedDocument(n, f"http://t.test/{n}", f"Page {n}", f"word{n} shared text {n % 7}",
+                                        "t.test") for n in range(first, first + 39)])
+            writer.commit()
+
+
+def test_the_reader_is_whoosh_s_in_whoosh_s_state(tmp_path: Path) -> None:
+    _index(tmp_path / "ix")
+    ix = open_index(tmp_path / "ix", create=False)
+    segments = ix._segments()
+    assert len(segments) == 2
+    for segment in segments:
+        assert isinstance(segment.codec(), ContentCodec)  # whose terms_reader is termsfile's
+        storage = segment.open_compound_file(ix.storage) if segment.is_compound() else ix.storage
+        name = segment.make_filename(whoosh3.W3Codec.TERMS_EXT)
+        length = storage.file_length(name)
+        dbfile = storage.open_file(name)
+        ours = termsfile.ordered_hash_reader(dbfile, length)
+        whooshs = filetables.OrderedHashReader(dbfile, length)
+        assert type(ours) is type(whooshs) and vars(ours) == vars(whooshs)
+        dbfile.close()
+    with ix.reader() as reader:
+        for sub, _offset in reader.leaf_readers():
+            assert type(sub._terms) is whoosh3.W3TermsReader  # the fast paths check the type
+        assert reader.doc_frequency("content", "shared") == 78
+        assert sorted(reader.lexicon("content"))[:2] == [b"0", b"1"]
+
+
+def test_a_file_that_is_not_a_terms_file_is_refused() -> None:
+    junk = BufferFile(b"JUNK" + bytes(4096))
+    with pytest.raises(filetables.FileFormatError, match="JUNK"):
+        termsfile.ordered_hash_reader(junk, 4100)
