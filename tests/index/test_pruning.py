@@ -19,6 +19,7 @@ from webcrawler.index import (
     open_writer,
     pruning,
     segcache,
+    wordsearch,
 )
 from webcrawler.testing.genweb import vocabulary
 
@@ -95,6 +96,17 @@ def test_pruned_answers_equal_exhaustive_ones(index_dir: Path, monkeypatch: pyte
     assert pruned == exhaustive
     assert any(hits for *_rest, hits in exhaustive)
     assert any(suggestion for _q, _p, _t, suggestion, _f, _h in exhaustive)  # a typo corrected
+
+
+def test_matches_below_the_best_found_in_earlier_segments_are_left_unsorted(
+        index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A segment scored in full leaves out of its top the documents below the N-th best
+    score of the segments before (`wordsearch.rank_words`): nothing changes."""
+    fastpaths.reset()
+    floored = _answers(index_dir, monkeypatch, pruned=False)
+    assert fastpaths.taken["wordsearch.floored"] > 0
+    monkeypatch.setattr(wordsearch, "_kth", lambda _found, _limit: 0.0)
+    assert _answers(index_dir, monkeypatch, pruned=False) == floored
 
 
 def test_bounds_made_before_a_commit_hold_after_it(

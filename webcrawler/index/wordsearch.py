@@ -74,6 +74,12 @@ def rank_words(
         docnums, scores, matches = _rank_segment(reader, parsed, words, parameters, lengths,
                                                  limit, lambda: _kth(found_scores, limit), counts)
         total += matches
+        if len(scores) > limit:  # scored in full: most cannot beat the best found so far
+            floor = _kth(found_scores, limit)
+            if floor > 0:
+                note("wordsearch.floored")
+                above = scores >= floor
+                docnums, scores = docnums[above], scores[above]
         best_docnums, best_scores = _top(docnums, scores, limit)
         found_docnums.append(best_docnums + offset)
         found_scores.append(best_scores)
