@@ -79,3 +79,62 @@ def test_a_view_reads_the_map_without_a_copy_and_outlives_its_close(
     mapped.close()
     assert fastpaths.taken["storage.close_deferred"] == 1
     assert numbers.tolist() == list(range(256)) * 4 and bytes(view) == body[7:19]
+
+
+def _held(directory: Path) -> list[str]:
+    """The .seg files under `directory` this process holds open (a map holds a descriptor)."""
+    mine = str(directory)
+    return [f.path for f in psutil.Process().open_files()
+            if f.path.endswith(".seg") and f.path.startswith(mine)]
+
+
+def test_a_segment_open_twice_is_mapped_once_and_unmapped_with_its_last_reader(
+        data_file: tuple[IndexStorage, bytes], tmp_path: Path) -> None:
+    from webcrawler.index import fastpaths
+
+    storage, body = data_file
+    fastpaths.reset()
+    first, second = storage.open_file("x.seg"), storage.open_file("x.seg")
+    assert fastpaths.taken["storage.shared"] == 1
+    assert first.get(0, 6) == second.get(0, 6) == body[:6]
+    first.close()
+    first.close()  # twice: still one reader let go
+    assert second.get(7, 6) == body[7:13] and _held(tmp_path)
+    second.close()
+    assert not _held(tmp_path)
+
+
+def test_a_file_written_again_under_its_name_is_mapped_anew(
+        data_file: tuple[IndexStorage, bytes], tmp_path: Path) -> None:
+    storage, body = data_file
+    old = storage.open_file("x.seg")
+    (tmp_path / "new").write_bytes(b"other bytes")
+    os.replace(tmp_path / "new", tmp_path / "x.seg")
+    new = storage.open_file("x.seg")
+    assert new.get(0, 100) == b"other bytes" and old.get(0, 6) == body[:6]
+    old.close()
+    new.close()
+    assert not _held(tmp_path)
+
+
+def test_a_new_commit_maps_only_its_new_segments(tmp_path: Path) -> None:
+    from webcrawler.index import fastpaths
+
+    def pages(start: int) -> list[IndexedDocument]:
+        return [IndexedDocument(i, f"http://h/{i}", "t", f"word{i} common", "h")
+                for i in range(start, start + 20)]
+
+    with open_writer(tmp_path / "ix") as writer:
+        for start in (1, 21):
+            writer.add(pages(start))
+            writer.commit()
+    with open_searcher(tmp_path / "ix") as searcher:
+        assert searcher.search("common").total == 40
+        with open_writer(tmp_path / "ix") as writer:
+            writer.add(pages(41))
+        fastpaths.reset()
+        searcher.refresh()
+        assert searcher.search("common").total == 60
+        assert fastpaths.taken["storage.shared"] == 2  # the two segments it had open
+        assert len(_held(tmp_path)) == 3
+    assert not _held(tmp_path)

@@ -305,10 +305,13 @@ class Searcher:
 
     def refresh(self) -> None:
         """Pick up new commits now (cheap when there are none); drops the result cache."""
+        replaced = None
         with self._lock:
             self._checked = time.monotonic()
             if not self._searcher.up_to_date():
-                self._swap(self._open())
+                replaced = self._swap(self._open())
+        if replaced is not None:
+            replaced.close()
 
     def _look_without_waiting(self) -> None:
         """Look for a new commit (for the lexicon, which follows this searcher's) unless a
@@ -347,9 +350,10 @@ class Searcher:
             if fresh is None:
                 return
             if self._closed or _generation(fresh) <= _generation(self._searcher):
-                fresh.close()  # closing, or refresh() got a newer commit meanwhile
-                return
-            self._swap(fresh)
+                replaced = fresh  # closing, or refresh() got a newer commit meanwhile
+            else:
+                replaced = self._swap(fresh)
+        replaced.close()  # not under the lock: unmapping a commit's segments takes milliseconds
 
     def _open(self) -> WhooshSearcher:
         """A searcher on the newest commit, with each segment's document lengths read.
@@ -367,14 +371,16 @@ class Searcher:
                 boundfile.warm(reader)  # its window bounds and block tables, remembered
         return fresh
 
-    def _swap(self, fresh: WhooshSearcher) -> None:
-        """Make `fresh` the searcher queries use (lock held); close the one it replaces."""
+    def _swap(self, fresh: WhooshSearcher) -> WhooshSearcher:
+        """Make `fresh` the searcher queries use (lock held); returns the one it replaces,
+        for the caller to close once it has let go of the lock (no query can reach it then:
+        queries hold the lock while they use a searcher)."""
         old, self._searcher = self._searcher, fresh
-        old.close()
         self._lexicon.notice(_generation(fresh))
         self._cache.clear()
         self._stats.clear()
         self._languages = None
+        return old
 
     def doc_count(self) -> int:
         """Documents in the commit queries run on (a newer one is opened as search() would)."""

@@ -6,13 +6,21 @@ index into memory, and so did every segment read for a merge. Reading with plain
 reads instead keeps a file handle open per segment until its reader is closed,
 and costs a system call per lookup. `IndexStorage` maps each segment file once
 and hands Whoosh file objects that read straight from the map: opening is cheap,
-nothing is copied, and closing the segment's
-reader unmaps it.
+nothing is copied, and closing the segment's last reader unmaps it.
+
+A query server opens every segment's reader again at each commit (Whoosh has no reader
+that outlives its commit), while most segments stay the same: a segment's map is
+shared by all the readers open on it (`_SharedMap`), so that a new commit maps only
+its new segments, and closing the commit it replaces unmaps only the segments that
+went away. Unmapping a segment whose pages queries have touched takes milliseconds of
+CPU, and the new map's pages would be faulted in again (docs/measurements.md).
 """
 
 from __future__ import annotations
 
 import mmap
+import os
+import threading
 from array import array
 
 from whoosh.filedb.filestore import FileStorage
@@ -30,16 +38,59 @@ class IndexStorage(FileStorage):
         # False keeps Whoosh's CompoundStorage from mapping (and copying) by itself: it
         # asks the file for `subset`s instead, which MappedFile answers from its map.
         super().__init__(path, supports_mmap=False)
+        self._maps: dict[str, _SharedMap] = {}  # segment file name -> its map, while open
+        self._maps_lock = threading.Lock()
 
     def open_file(self, name: str, **kwargs: object) -> StructFile:
         if not name.endswith(SEGMENT_SUFFIX):
             return super().open_file(name, **kwargs)
         with open(self._fpath(name), "rb") as raw:
+            identity = os.fstat(raw.fileno())
+            with self._maps_lock:
+                shared = self._maps.get(name)
+                if shared is not None and shared.same_file(identity):
+                    shared.users += 1
+                    note("storage.shared")
+                    return MappedFile(shared.mapped, 0, len(shared.mapped), name, owner=shared)
             try:
                 mapped = mmap.mmap(raw.fileno(), 0, access=mmap.ACCESS_READ)
             except ValueError:  # an empty file cannot be mapped
                 return super().open_file(name, **kwargs)
-        return MappedFile(mapped, 0, len(mapped), name, owner=True)
+        shared = _SharedMap(self, name, mapped, identity)
+        with self._maps_lock:
+            self._maps.setdefault(name, shared)  # another thread's, if it mapped it meanwhile
+        return MappedFile(mapped, 0, len(mapped), name, owner=shared)
+
+    def _unmapped(self, shared: _SharedMap) -> None:
+        """`shared` has no reader left: forget it (lock held)."""
+        if self._maps.get(shared.name) is shared:
+            del self._maps[shared.name]
+
+
+class _SharedMap:
+    """One segment file's map and how many open files read it; unmapped with the last."""
+
+    def __init__(self, storage: IndexStorage, name: str, mapped: mmap.mmap,
+                 identity: os.stat_result) -> None:
+        self.storage, self.name, self.mapped = storage, name, mapped
+        self._identity = (identity.st_dev, identity.st_ino, identity.st_size, identity.st_mtime_ns)
+        self.users = 1
+
+    def same_file(self, identity: os.stat_result) -> bool:
+        """Whether `identity` is the file this maps (not another written under its name)."""
+        return self.users > 0 and self._identity == (identity.st_dev, identity.st_ino,
+                                                     identity.st_size, identity.st_mtime_ns)
+
+    def release(self) -> None:
+        with self.storage._maps_lock:
+            self.users -= 1
+            if self.users:
+                return
+            self.storage._unmapped(self)
+        try:
+            self.mapped.close()
+        except BufferError:  # a view still reads it: unmapped when the last one goes
+            note("storage.close_deferred")
 
 
 class MappedFile(BufferFile):
@@ -47,10 +98,11 @@ class MappedFile(BufferFile):
     they return; `subset` makes another view of the same map."""
 
     def __init__(
-        self, mapped: mmap.mmap, base: int, length: int, name: str | None = None, owner: bool = False
+        self, mapped: mmap.mmap, base: int, length: int, name: str | None = None,
+        owner: _SharedMap | None = None,
     ) -> None:
         self._mapped, self._base, self._length = mapped, base, length
-        self._owner = owner  # the whole file, as opened: closing it unmaps the segment
+        self._owner = owner  # the whole file, as opened: closing it lets go of the map
         self._name = name
         self.file = _MapReader(mapped, base, length)
         self.onclose = None
@@ -76,14 +128,12 @@ class MappedFile(BufferFile):
         return BufferFile.get_array(self, position, typecode, length)
 
     def close(self) -> None:
-        """Closing the whole file (Whoosh does when the segment's reader closes) unmaps it and
-        releases its file descriptor; closing a subset only marks the subset closed."""
+        """Closing the whole file (Whoosh does when the segment's reader closes) lets go of
+        its map, which the last reader's close unmaps, releasing its file descriptor;
+        closing a subset only marks the subset closed."""
+        if self._owner is not None and not self.is_closed:
+            self._owner.release()
         self.is_closed = True
-        if self._owner:
-            try:
-                self._mapped.close()
-            except BufferError:  # a view still reads it: unmapped when the last one goes
-                note("storage.close_deferred")
 
 
 class _MapReader:
