@@ -4,6 +4,7 @@ index holds often enough are left alone."""
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -169,15 +170,31 @@ def test_a_query_during_the_warm_up_waits_for_it_and_is_corrected(
     assert speller_builds == [1]  # one build, whichever thread ran it
 
 
-def test_a_searcher_closed_while_warming_up_closes(tmp_path: Path) -> None:
+def test_closing_does_not_wait_for_the_warm_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server stopped just after it started closes at once; the build ends on its own."""
     index_dir = tmp_path / "index"
     with open_writer(index_dir) as writer:
         writer.add(documents())
+    started, release = threading.Event(), threading.Event()
+    real_build = lexicon.build
+
+    def held_build(*args, **kwargs):  # type: ignore[no-untyped-def]
+        started.set()
+        release.wait(60)
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(lexicon, "build", held_build)
     searcher = open_searcher(index_dir)
     warming = searcher.warm()
-    searcher.close()
-    warming.join(timeout=60)
-    assert not warming.is_alive()
+    assert started.wait(60)
+    closing = threading.Thread(target=searcher.close)
+    closing.start()
+    closing.join(60)
+    closed_first = not closing.is_alive()
+    release.set()
+    warming.join(60)
+    closing.join(60)
+    assert closed_first and not warming.is_alive()
 
 
 def test_near_spellings_stay_on_the_fast_path(searcher: Searcher) -> None:

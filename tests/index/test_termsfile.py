@@ -40,7 +40,17 @@ def test_the_reader_is_whoosh_s_in_whoosh_s_state(tmp_path: Path) -> None:
         dbfile.close()
     with ix.reader() as reader:
         for sub, _offset in reader.leaf_readers():
-            assert type(sub._terms) is whoosh3.W3TermsReader  # the fast paths check the type
+            ours = sub._terms
+            assert type(ours) is whoosh3.W3TermsReader  # the fast paths check the type
+            segment = sub.segment()
+            storage = segment.open_compound_file(ix.storage) if segment.is_compound() else ix.storage
+            whooshs = whoosh3.W3Codec.terms_reader(segment.codec(), storage, segment)
+            assert vars(ours).keys() == vars(whooshs).keys()
+            for name in ("_codec", "_fieldmap", "_fieldunmap"):
+                assert getattr(ours, name) == getattr(whooshs, name)
+            assert vars(ours._tindex).keys() == vars(whooshs._tindex).keys()
+            assert ours._tindex.tables == whooshs._tindex.tables
+            whooshs.close()
         assert reader.doc_frequency("content", "shared") == 78
         assert sorted(reader.lexicon("content"))[:2] == [b"0", b"1"]
 

@@ -104,7 +104,8 @@ class Lexicon:
     def __init__(self, ix: Index) -> None:
         self._ix = ix
         self._tools: WordTools | None = None
-        self._lock = threading.Lock()  # held while the first build runs
+        self._first = threading.Lock()  # held while the first build runs: queries wait on it
+        self._lock = threading.Lock()  # guards the rebuild thread and closing
         self._next_build = time.monotonic()
         self._newest = -1  # the newest commit the searcher has opened (`notice`)
         self._building: threading.Thread | None = None
@@ -121,13 +122,9 @@ class Lexicon:
         return thread
 
     def _warm(self, with_speller: bool) -> None:
-        with self._lock, background.foreground():
-            if self._tools is not None or self._closed:
-                return
-            try:
-                self._tools = self._build(with_speller)
-            except Exception as error:  # a merge removed a segment as we read it
-                log.warning("could not read the index's vocabulary (will retry): %s", error)
+        with background.foreground():
+            if not self._closed:
+                self._first_build(with_speller)
 
     def notice(self, generation: int) -> None:
         """The searcher opened commit `generation`: the tools follow it when allowed."""
@@ -137,16 +134,17 @@ class Lexicon:
         """The speller and completer of the newest build (built now if there is none)."""
         tools = self._tools
         if tools is None:
-            with self._lock:
-                if self._tools is None:
-                    try:
-                        self._tools = self._build()
-                    except Exception as error:  # a merge removed a segment as we read it
-                        log.warning("could not read the index's vocabulary (will retry): %s", error)
-                        self._tools = empty()  # queries go on, uncorrected, until the retry
-                tools = self._tools
+            tools = self._first_build(with_speller=False)
         self._look_for_commits(tools)
         return tools
+
+    def _first_build(self, with_speller: bool) -> WordTools:
+        """The first tools, built by whichever thread comes first; a failed build leaves
+        tools that know no word (queries go on, uncorrected, until the next build)."""
+        with self._first:
+            if self._tools is None:
+                self._tools = self._try_build(with_speller) or empty()
+            return self._tools
 
     def _look_for_commits(self, tools: WordTools) -> None:
         if self._newest <= tools.generation or time.monotonic() < self._next_build:
@@ -171,21 +169,26 @@ class Lexicon:
             took = time.monotonic() - started
             self._next_build = time.monotonic() + max(REBUILD_INTERVAL, took / BUILD_SHARE)
 
+    def _try_build(self, with_speller: bool) -> WordTools | None:
+        """`_build`, or None when it failed (logged; the next build retries)."""
+        try:
+            return self._build(with_speller)
+        except Exception as error:  # a merge removed a segment as we read it
+            log.warning("could not read the index's vocabulary (will retry): %s", error)
+            return None
+
     def _rebuild(self, with_speller: bool) -> None:
         """A newer build, with its speller too when the one it replaces had one (queries that
         correct must not wait for it)."""
-        try:
-            fresh: WordTools | None = self._build(with_speller)
-        except Exception as error:  # a merge removed a segment as we read it: retry later
-            log.warning("could not read the index's vocabulary (will retry): %s", error)
-            fresh = None
+        fresh = self._try_build(with_speller)
         with self._lock:
             self._building = None
             if fresh is not None:
                 self._tools = fresh
 
     def close(self) -> None:
-        self._closed = True  # not under the lock, which a warm-up holds for seconds
-        building = self._building
+        with self._lock:  # never held for long: the first build holds `_first`
+            self._closed = True
+            building = self._building
         if building is not None:
             building.join(timeout=60)

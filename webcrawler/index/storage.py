@@ -73,13 +73,12 @@ class _SharedMap:
     def __init__(self, storage: IndexStorage, name: str, mapped: mmap.mmap,
                  identity: os.stat_result) -> None:
         self.storage, self.name, self.mapped = storage, name, mapped
-        self._identity = (identity.st_dev, identity.st_ino, identity.st_size, identity.st_mtime_ns)
+        self._identity = _identity(identity)
         self.users = 1
 
     def same_file(self, identity: os.stat_result) -> bool:
         """Whether `identity` is the file this maps (not another written under its name)."""
-        return self.users > 0 and self._identity == (identity.st_dev, identity.st_ino,
-                                                     identity.st_size, identity.st_mtime_ns)
+        return self._identity == _identity(identity)
 
     def release(self) -> None:
         with self.storage._maps_lock:
@@ -91,6 +90,10 @@ class _SharedMap:
             self.mapped.close()
         except BufferError:  # a view still reads it: unmapped when the last one goes
             note("storage.close_deferred")
+
+
+def _identity(stat: os.stat_result) -> tuple[int, int, int, int]:
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 class MappedFile(BufferFile):

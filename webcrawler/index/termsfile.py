@@ -13,10 +13,10 @@ from __future__ import annotations
 from whoosh.codec import whoosh3
 from whoosh.filedb import filetables
 from whoosh.filedb.structfile import StructFile
+from whoosh.system import _INT_SIZE
 
 MAGIC = b"HSH3"
-_HEADER = len(MAGIC) + 1 + 4 + 4  # magic, hash type, two unused ints
-_INT_SIZE = 4
+_HEADER = len(MAGIC) + 1 + 2 * _INT_SIZE  # magic, hash type, two unused ints
 
 
 def terms_reader(codec: whoosh3.W3Codec, storage, segment) -> whoosh3.W3TermsReader:
