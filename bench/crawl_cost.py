@@ -43,7 +43,7 @@ from webcrawler.agents.filetypes import looks_like_sitemap, unindexable_url
 from webcrawler.engine.loop.near_duplicates import BAND_KEYS, NearDuplicates
 from webcrawler.engine.loop.policies import Scope
 from webcrawler.messages import DOCUMENT_TYPES, AgentConfig, Document, Retrieve
-from webcrawler.shingles import sketch
+from webcrawler.text.shingles import sketch
 from webcrawler.urls import ParamNames, strip_params
 
 DEFAULTS = "this checkout, defaults (every part on)"

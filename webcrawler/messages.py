@@ -116,7 +116,7 @@ class Document:
     last_modified: str = ""
     etag: str = ""
     html: str = ""  # the decoded body, only for `Retrieve(kind="page")` (the toolkit's Page.html)
-    sketch: bytes = b""  # the text's shingle sketch (webcrawler/shingles.py) when Retrieve asked
+    sketch: bytes = b""  # the text's shingle sketch (webcrawler/text/shingles.py) when Retrieve asked
     headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
     sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)

@@ -479,7 +479,7 @@ def _location(response: requests.Response) -> str:
 def _sketch(text: str) -> bytes:
     """The shingle sketch of an incremental crawl's page; imported here, so that the agents of a
     batch crawl never load numpy."""
-    from webcrawler.shingles import sketch
+    from webcrawler.text.shingles import sketch
 
     return sketch(text)
 
