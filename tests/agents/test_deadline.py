@@ -17,7 +17,7 @@ import pytest
 from webcrawler.agents.deadline import Watchdog
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.agents.worker import READY
-from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
+from webcrawler.protocol.messages import Document, Failure, Reason, Retrieve, RobotsFile
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
 from .conftest import FAST, agent_process

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from webcrawler.agents.fetch import Fetcher, x_robots_tag
-from webcrawler.messages import (
+from webcrawler.protocol.messages import (
     AgentConfig,
     Document,
     Failure,

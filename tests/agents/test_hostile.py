@@ -10,7 +10,7 @@ import pytest
 
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.agents.worker import READY
-from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
+from webcrawler.protocol.messages import Document, Failure, Reason, Retrieve, RobotsFile
 from webcrawler.testing.server import LoopbackWeb, Page, Site
 
 from .conftest import FAST, agent_process

@@ -12,7 +12,7 @@ import pytest
 from webcrawler.engine.loop.crawl import BaseHooks, CrawlLoop
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.store.memory import MemoryStore
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.testing.inprocess import InProcessPool
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html

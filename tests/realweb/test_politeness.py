@@ -7,7 +7,7 @@ from collections import Counter
 
 from webcrawler.engine.scheduling.politeness import AdaptiveDelay
 from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import Document, Failure
+from webcrawler.protocol.messages import Document, Failure
 from webcrawler.settings import Settings
 from webcrawler.testing.flakyweb import slow
 from webcrawler.testing.server import LoopbackWeb, Site

@@ -23,7 +23,7 @@ from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore, stored_text
 from webcrawler.index import open_searcher
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 from webcrawler.recrawl.lastmod import UNTRUSTED
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.recrawler import incremental

@@ -398,7 +398,7 @@ def optimize(data_dir: Path | None, shard: int | None) -> None:
 @click.argument("urls", nargs=-1, required=True)
 def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
     """Check URLs against a robots.txt on disk: `allowed<TAB>URL` or `disallowed<TAB>URL`."""
-    from webcrawler.robots import check_file, format_check
+    from webcrawler.protocol.robots import check_file, format_check
 
     try:
         results = check_file(robots_file, user_agent, urls)

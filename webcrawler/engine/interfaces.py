@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from webcrawler.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
+from webcrawler.protocol.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
 
 if TYPE_CHECKING:
     from webcrawler.engine.scheduling.scheduler import ServerState

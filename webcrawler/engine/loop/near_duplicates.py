@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection
 from webcrawler.database.schema import documents
 from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 from webcrawler.text.shingles import resemblance, sketch
 
 NEAR_DUPLICATE = "near-duplicate"  # the reason stored with a near-duplicate

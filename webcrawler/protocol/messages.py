@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from webcrawler.urls import TRACKING_PARAMETERS
+from webcrawler.protocol.urls import TRACKING_PARAMETERS
 
-# The kinds of document a crawl can fetch and index (`--types`): agents/filetypes.py, extract.py.
+# The kinds of document a crawl can fetch and index (`--types`): protocol/filetypes.py, extract.py.
 DOCUMENT_TYPES = ("html", "pdf", "docx", "odt", "text")
 SITEMAP_TYPE = "application/x-sitemap"  # the content type a sitemap is stored with
 # Content-Type -> the kind of document it announces.
@@ -207,7 +207,7 @@ class AgentConfig:
     max_links: int = 5000
     max_url_length: int = 2048
     extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-    deny_private: bool = False  # refuse to connect to non-public addresses (agents/addresses.py)
+    deny_private: bool = False  # refuse to connect to non-public addresses (protocol/addresses.py)
     allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
     ca_bundle: str = ""  # PEM file of trusted certificate authorities (empty: the system's)
