@@ -27,10 +27,10 @@ import time
 from pathlib import Path
 
 from bench.common import publish
+from webcrawler.commands.index import run_index
 from webcrawler.database.schema import connect
 from webcrawler.database.states import State
 from webcrawler.engine.store.sql import CrawlStore, NewURL
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 

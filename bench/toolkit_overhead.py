@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from bench.common import median, publish, table
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 from webcrawler.toolkit import Crawler, Link, Page

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from webcrawler.commands.index import run_index
 from webcrawler.query_server import create_app
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 

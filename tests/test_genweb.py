@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.conftest import document_states
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.genweb import GenWeb, page_number
 from webcrawler.testing.genweb_server import GenWebProcess, GenWebServer

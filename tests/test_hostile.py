@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import select
 
 from tests.engine.conftest import document_states
+from webcrawler.commands.index import run_index
 from webcrawler.database.schema import connect, crawls, servers
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.genweb import HOSTILE, GenWeb
 from webcrawler.testing.genweb_server import GenWebServer

@@ -27,7 +27,7 @@ error lives (beside the code that raises it):
     │   ├── StorageFull                  database/storage_errors.py: the disk is full
     │   └── IndexFailed                  engine/pipeline/index_sink.py: the index writer died
     ├── NothingToDo                      the data directory holds nothing for the command
-    │   ├── NothingToCrawl               run.py
+    │   ├── NothingToCrawl               commands/index.py
     │   ├── NothingToReindex             engine/pipeline/reindex.py
     │   └── NoHistory                    recrawl/history.py: no crawl history to plan from
     ├── ServiceError                     a server or a peer could not be started or reached
@@ -35,7 +35,7 @@ error lives (beside the code that raises it):
     │   │   └── PortInUseError
     │   ├── NoAgentHosts                 agenthosts/errors.py
     │   ├── RemoteError                  workbench/remote.py: another workbench refused
-    │   └── DemoError                    demo.py
+    │   └── DemoError                    cli/demo.py
     ├── FetchError                       one retrieval failed: the agent answers a Failure
     │   ├── BodyError                    agents/body.py (BodyTooLarge, DeadlineExceeded, ...)
     │   └── PrivateAddress               agents/peer_check.py

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from webcrawler.commands.index import run_index
 from webcrawler.database.schema import connect, documents, servers
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from webcrawler.cli import main
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.changeweb import ChangingWeb
 from webcrawler.testing.genweb_server import GenWebServer

@@ -10,7 +10,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from bench.freshness_measure import read_log
 from tests.export.conftest import webcrawler
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.changeweb import ChangingWeb, PageState
 from webcrawler.testing.genweb_server import GenWebServer

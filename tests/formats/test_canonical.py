@@ -9,9 +9,9 @@ from pathlib import Path
 from sqlalchemy import select
 
 from tests.engine.conftest import document_states
+from webcrawler.commands.index import run_index
 from webcrawler.database.schema import aliases, connect, documents
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 

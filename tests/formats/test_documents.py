@@ -12,10 +12,10 @@ from flask.testing import FlaskClient
 
 from tests.engine.conftest import document_states
 from webcrawler.agents import extract
+from webcrawler.commands.index import run_index
 from webcrawler.database.states import State
 from webcrawler.index import open_searcher
 from webcrawler.query_server import create_app
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing import documents as files
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html

@@ -8,8 +8,8 @@ import dataclasses
 from pathlib import Path
 
 from webcrawler.agents.parse import parse_html
+from webcrawler.commands.index import run_index
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 

@@ -7,8 +7,8 @@ import dataclasses
 from pathlib import Path
 
 from tests.engine.conftest import document_states
+from webcrawler.commands.index import run_index
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from webcrawler.commands.index import run_index
 from webcrawler.protocol.urls import ParamNames, strip_params
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html
 

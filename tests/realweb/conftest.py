@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from webcrawler.commands.index import run_index
 from webcrawler.database.schema import connect, documents
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import Hit, html
 

@@ -17,9 +17,9 @@ import pytest
 
 from tests.recrawl.test_incremental import crawl, rows
 from webcrawler.agents import sitemap
+from webcrawler.commands.index import run_index
 from webcrawler.recrawl.lastmod import UNTRUSTED
 from webcrawler.recrawl.policies import RecrawlPlan
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.testing.waiting import wait_until

@@ -21,10 +21,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from webcrawler.commands.index import SeedsFailed, run_index
 from webcrawler.datadir import DataDir
 from webcrawler.errors import ServiceError
 from webcrawler.query_server import PortInUseError, ServeError, serve
-from webcrawler.run import SeedsFailed, run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.demoweb import DemoWeb
 
