@@ -17,8 +17,8 @@ from webcrawler.agents import sitemap
 from webcrawler.commands.index import run_index
 from webcrawler.database.schema import connect, documents
 from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

@@ -6,9 +6,9 @@ import dataclasses
 from pathlib import Path
 
 from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.protocol.urls import ParamNames, strip_params
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 NAMES = ParamNames()
 

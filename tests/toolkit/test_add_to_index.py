@@ -17,9 +17,9 @@ from sqlalchemy import select
 from tests.formats.test_near_duplicates import article
 from webcrawler.commands.index import run_index
 from webcrawler.database.schema import connect, documents, links, servers
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.query_server import create_app
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.toolkit import Crawler, Limits
 from webcrawler.toolkit.actions import AddToIndex
 
