@@ -7,8 +7,8 @@ from collections import Counter
 
 from tests.support.flakyweb import slow
 from webcrawler.demoweb.server import LoopbackWeb, Site
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.politeness import AdaptiveDelay
-from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.protocol.messages import Document, Failure
 from webcrawler.settings import Settings
 

@@ -25,17 +25,18 @@ from dataclasses import dataclass, field
 
 from webcrawler.database.states import State
 from webcrawler.database.storage_errors import StorageFull, is_disk_full
-from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
+from webcrawler.engine.interfaces import Hooks, Job, Pool, Store
 from webcrawler.engine.loop.documents import queue_urls, store_links
 from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.loop.retries import Retries
 from webcrawler.engine.loop.robots_txt import RobotsTxt
 from webcrawler.engine.loop.sitemaps import Sitemaps
 from webcrawler.engine.loop.traps import DateBudget
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering, server_first
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering, server_first
 from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
 from webcrawler.engine.scheduling.politeness import AdaptiveDelay
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import (
     Answer,
     Document,

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 
 from webcrawler.database.schema import documents
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry
+from webcrawler.engine.records import FrontierEntry
 from webcrawler.protocol.messages import Document
 from webcrawler.text.shingles import resemblance, sketch
 

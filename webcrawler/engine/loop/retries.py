@@ -28,30 +28,19 @@ import random
 from dataclasses import dataclass, field
 
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import DocumentBook, FrontierEntry
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.interfaces import DocumentBook
+from webcrawler.engine.records import PASSING_REASONS, PASSING_STATUSES, FrontierEntry, ServerState, passing
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import Failure, Reason, RobotsFile
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS})
-PASSING_STATUSES = frozenset({429, 500, 502, 503, 504})
 SERVER_STATUSES = frozenset({429, 503})  # the server speaks for itself, not for one page
-# A certificate that failed will fail again, and so will a page too slow to finish at all
-# (the total deadline, not a connect or read timeout: its next try would cost as long again).
-NOT_PASSING_DETAILS = ("TLS", "SSLError", "no complete answer")
 RETRY = "retry"  # what the crawl summary and `stats` call a try after a failure
 RECOVERED = "recovered"  # a page fetched after failed tries
 FINAL = "final failures"
 
-
-def passing(reason: str, status: int | None, detail: str = "") -> bool:
-    """Would a later try of this failure likely pass? (A certificate that does not verify
-    will not verify later: TLS errors are connection errors that are not passing.)"""
-    if reason == Reason.HTTP_ERROR:
-        return status in PASSING_STATUSES
-    return reason in PASSING_REASONS and not detail.startswith(NOT_PASSING_DETAILS)
 
 
 def whole_server(reason: str, status: int | None) -> bool:
