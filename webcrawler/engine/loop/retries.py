@@ -13,7 +13,8 @@ before). A wait longer than `max_retry_after` is not waited for in this crawl: t
 with the server's figure in its reason, the server stays paused for the whole window, and
 the crawl does not wait for it (a resumed crawl asks again).
 
-What counts as passing: connection refused or reset, connect and read timeouts, DNS
+What counts as passing (engine/records.py's `passing`, which the SQL store's resume asks of
+the database too): connection refused or reset, connect and read timeouts, DNS
 failures, and the statuses 429, 500, 502, 503, 504 (not a certificate that does not verify,
 nor a page that never finishes within the total timeout). A resumed crawl gives such
 failures a new set of tries.
@@ -40,7 +41,6 @@ SERVER_STATUSES = frozenset({429, 503})  # the server speaks for itself, not for
 RETRY = "retry"  # what the crawl summary and `stats` call a try after a failure
 RECOVERED = "recovered"  # a page fetched after failed tries
 FINAL = "final failures"
-
 
 
 def whole_server(reason: str, status: int | None) -> bool:
