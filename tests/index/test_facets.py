@@ -102,3 +102,20 @@ def test_each_result_carries_its_type_as_the_index_keeps_it(web_index: Path) -> 
         hits = searcher.search("harbour lang:de", per_page=20).hits
     assert hits and {hit.kind for hit in hits} == {"pdf", "html"}
     assert all(hit.kind == ("pdf" if hit.doc_id % 3 == 0 else "html") for hit in hits)
+
+
+@pytest.mark.parametrize("per_page", [5, 10, 15])
+def test_a_grouped_page_reads_in_score_order(web_index: Path, per_page: int) -> None:
+    """Grouping picks a page's results; the page lists them best first, so a site's second
+    round (on the page once other sites ran out) is not listed below lower scores (issue 38:
+    1000, 0569, ..., 0029, 0405). Every match is still on exactly one page."""
+    with open_searcher(web_index) as searcher:
+        pages = [searcher.search("harbour", page=p, per_page=per_page).hits
+                 for p in range(1, -(-24 // per_page) + 1)]
+    for hits in pages:
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True), scores
+        assert [h.rank for h in hits] == list(range(hits[0].rank, hits[0].rank + len(hits)))
+    assert sorted(h.doc_id for hits in pages for h in hits) == list(range(1, 25))
+    first = [h.site for h in pages[0]]
+    assert max(first.count(site) for site in set(first)) <= max(PER_SITE, per_page - 2 * PER_SITE)

@@ -419,11 +419,16 @@ def depth(parsed: ParsedQuery, needed: int, per_site: int) -> int:
 def on_page(parsed: ParsedQuery, items: list[tuple[float, Any, str]], page: int, per_page: int,
             counts: facets.Counts, per_site: int) -> list[tuple[int, tuple[float, Any, str], bool]]:
     """(rank, item, more from its site?) of the page's items; `items` are (score, ...,
-    site), best first. Grouped by site (`per_site` a round) unless the query names one."""
+    site), best first. Grouped by site (`per_site` a round) unless the query names one:
+    the grouping picks which results a page shows, and the page shows them best first
+    (a site's second round, on the page once other sites ran out, is not listed below
+    lower scores: results read 1000, 0569, ..., 0405, ..., 0029)."""
+    first = (page - 1) * per_page
     if not parsed.site and per_site:
         items = grouping.group(items, [site for *_rest, site in items], per_site)
-    first = (page - 1) * per_page
-    shown = items[first : first + per_page]
+        shown = sorted(items[first : first + per_page], key=lambda item: -item[0])  # stable
+    else:
+        shown = items[first : first + per_page]
     site_counts: dict[str, int] = dict(counts.get("site", {})) if not parsed.site else {}
     more = grouping.more_from([site for *_rest, site in shown], site_counts)
     return [(first + i + 1, item, flag) for i, (item, flag) in enumerate(zip(shown, more, strict=True))]
