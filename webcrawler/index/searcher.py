@@ -58,6 +58,7 @@ from webcrawler.index import (
     stored,
     vectors,
 )
+from webcrawler.index.filtered import rank_filtered
 from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -233,6 +234,8 @@ class Searcher:
         weights, n_words = parsed.weights()
         searcher = self._searcher
         limit = max(needed, CACHE_DEPTH)
+        if not parsed.words:  # filters alone: their documents, by link prior
+            return self._remember(key, rank_filtered(searcher, parsed, limit))
         if self._ranking == "bm25f":
             model: WeightingModel = BM25F()
         else:
