@@ -49,6 +49,7 @@ from whoosh.searching import Searcher as WhooshSearcher
 from webcrawler.index import (
     background,
     boundfile,
+    cooccurrence,
     facets,
     grouping,
     heap,
@@ -195,7 +196,12 @@ class Searcher:
         """At most `n` completions of the half-typed query `text` (completion.py)."""
         with background.foreground():
             self._look_without_waiting()
-            return self._lexicon.tools().completer.complete(text, n)
+            return self._lexicon.tools().completer.complete(text, n, self._together)
+
+    def _together(self, earlier: list[str], candidates: list[str]) -> list[str]:
+        """The candidates found in a document beside the earlier words (cooccurrence.py)."""
+        with self._lock:
+            return cooccurrence.together(self._searcher, earlier, candidates)
 
     def frequent_title_words(self) -> tuple[str, ...]:
         """The words most titles of the index hold, most frequent first (may be empty)."""
