@@ -90,7 +90,7 @@ FILTER_OPERATORS = ("site", "type", "lang")  # the facets' operators, as the pag
 
 def active_filters(query: str) -> list[tuple[str, str]]:
     """(operator, value) of each facet filter the query holds, in the page's order."""
-    found = {}
+    found: dict[str, str] = {}
     for part in query.split():
         operator, colon, value = part.partition(":")
         if colon and value and operator.lower() in FILTER_OPERATORS:
