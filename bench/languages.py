@@ -3,7 +3,7 @@
 Every HTML page of the test web's documentation sites (bench/quality.py's pages, read
 from their files) whose `<html lang>` names a language is parsed as an agent parses it
 (agents/parse.py: title and visible text) and detected as the index's writer detects it
-(webcrawler/language.py). Measured: the share of those pages that come out `unknown`
+(webcrawler/text/language.py). Measured: the share of those pages that come out `unknown`
 (a language facet split in two), and the share given a language other than the one
 declared (a wrong stemmer).
 
@@ -25,7 +25,7 @@ from bench import quality
 from bench.common import publish, table
 from webcrawler.agents.charset import decode
 from webcrawler.agents.parse import parse_html
-from webcrawler.language import detect
+from webcrawler.text.language import detect
 
 _DECLARED = re.compile(rb"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z]{2,3})", re.IGNORECASE)
 

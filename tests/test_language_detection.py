@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from webcrawler.language import SAMPLE_CHARS, detect
+from webcrawler.text.language import SAMPLE_CHARS, detect
 
 IDENTIFIERS = ("errorcode EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN "
                "ENOMEM EACCES EFAULT ENOTBLK EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL "
