@@ -51,6 +51,7 @@ AREAS = [
     Area("A million documents", "million"),
     Area("Ranking quality", "quality"),
     Area("Typo tolerance", "quality-typos"),
+    Area("Language detection", "languages"),
     Area("Autocomplete latency", "suggest_latency"),
     Area("Search latency on the test web", "search_latency"),
     Area("Real-time search", "realtime"),
