@@ -173,12 +173,15 @@
           $("c-" + k).textContent = event[k];
         }
         break;
-      case "finished":
-        $("message").textContent = event.processed === 0
-          ? "The result is empty: no visited page matched the page predicate (patterns ignore case "
-            + "unless \"match case\" is ticked)." : event.action || "";
-        $("message").className = "note";
+      case "finished": {
+        const refused = event.refused && event.summary && event.summary.pages === 0;
+        $("message").textContent = refused ? "Nothing was visited: " + event.refused
+          : event.processed === 0
+            ? "The result is empty: no visited page matched the page predicate (patterns ignore case "
+              + "unless \"match case\" is ticked)." : event.action || "";
+        $("message").className = refused ? "" : "note";
         break;
+      }
     }
   }
 
@@ -257,7 +260,9 @@
       if (c.processed === 0) {
         const empty = document.createElement("span");
         empty.className = "empty";
-        empty.textContent = "empty result: no visited page matched the page predicate ";
+        empty.textContent = c.refused && c.summary && c.summary.pages === 0
+          ? "nothing visited: " + c.refused + " "
+          : "empty result: no visited page matched the page predicate ";
         li.append(empty);
       } else if (c.result) {
         const a = document.createElement("a");
