@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.workbench.conftest import Workbench
 from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.testing.server import Page as Page_
 
 WIDTHS = [1280, 390]
 PRIVATE = "127.0.8.7"  # not among the hosts the tests' workbench allows
@@ -74,3 +75,17 @@ def test_a_refused_root_says_why_and_how_to_allow_it(page: Page) -> None:
     listed = page.locator("#crawls li").first
     listed.wait_for()
     assert "private-address" in listed.inner_text()
+
+
+def test_collect_links_says_how_many_targets_were_not_checked(page: Page) -> None:
+    big = Page_("<html><body>" + "x" * 1_100_000 + "</body></html>")  # over the 1 MiB cap, answers 200
+    links = [("/fine.html", "fine"), ("/missing.html", "missing"), ("/big.html", "big"),
+             ("http://127.0.8.3:9/elsewhere.html", "another server")]
+    pages = {"/": html("Links", "links", links), "/fine.html": html("Fine", "fine"), "/big.html": big}
+    with LoopbackWeb([Site("127.0.8.2", pages)]) as web:
+        page.select_option("select[name=action]", "links")
+        page.select_option("select[name=scope]", "server")
+        assert run_until_over(page, web.url("127.0.8.2", "/")) == "done"
+    message = page.inner_text("#message")
+    assert "1 broken, 2 not checked (1 not fetched, 1 too-large)" in message, message
+    shoot(page, f"workbench-links-{page.viewport_size['width']}px.png")  # type: ignore[index]

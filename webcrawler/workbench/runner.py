@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 from webcrawler.messages import Reason
 from webcrawler.settings import Settings
 from webcrawler.toolkit import Link, Page, RequestPolicy
+from webcrawler.toolkit.actions import LinkReport
 from webcrawler.workbench.build import DefinedCrawler, make_action, pack_result
 from webcrawler.workbench.definition import Definition, parse
 from webcrawler.workbench.timed import SECONDS
@@ -158,6 +159,8 @@ def run_definition(definition: Definition, out_dir: Path, settings: Settings,
     feed = EventFeed(crawler, emit)
     action = make_action(definition, out_dir, crawler.predicate)
     crawler.on("page-visited", action)
+    if isinstance(action, LinkReport):  # the broken targets: without them, every one "unchecked"
+        crawler.on("page-failed", action.link_failed)
     if on_start is not None:
         on_start(crawler)
     try:
