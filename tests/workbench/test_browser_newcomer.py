@@ -13,15 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
-from tests.workbench.conftest import Workbench
+from tests.workbench.conftest import CHAPTERS, Workbench
 from webcrawler.testing.server import LoopbackWeb, Site, html
 from webcrawler.testing.server import Page as Page_
 
 WIDTHS = [1280, 390]
 PRIVATE = "127.0.8.7"  # not among the hosts the tests' workbench allows
+BLOCKED = "/vendor/cytoscape.min.js"  # the graph library, kept from the page where a test says so
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +40,8 @@ def browser() -> Iterator[Browser]:
 def page(request: pytest.FixtureRequest, browser: Browser, workbench: Workbench) -> Iterator[Page]:
     tab = browser.new_page(viewport={"width": request.param, "height": 900}, accept_downloads=True)
     problems: list[str] = []
-    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" and "404" not in m.text
-           else None)
+    tab.on("console", lambda m: problems.append(m.text) if m.type == "error" and not m.location.get(
+        "url", "").endswith(BLOCKED) else None)
     tab.on("pageerror", lambda e: problems.append(str(e)))
     tab.goto(workbench.url)
     yield tab
@@ -89,3 +90,16 @@ def test_collect_links_says_how_many_targets_were_not_checked(page: Page) -> Non
     message = page.inner_text("#message")
     assert "1 broken, 2 not checked (1 not fetched, 1 too-large)" in message, message
     shoot(page, f"workbench-links-{page.viewport_size['width']}px.png")  # type: ignore[index]
+
+
+def test_without_the_graph_library_the_outline_and_counters_still_work(
+        page: Page, docs_web: LoopbackWeb) -> None:
+    page.route("**" + BLOCKED, lambda route: route.abort())  # as if npm never fetched it
+    page.reload()
+    assert page.evaluate("typeof cytoscape") == "undefined"
+    page.select_option("select[name=scope]", "subtree")
+    assert run_until_over(page, docs_web.url("127.0.8.1", "/docs/")) == "done"
+    assert int(page.inner_text("#c-visited")) == CHAPTERS + 1  # the contents and the chapters
+    assert page.locator("#outline li.visited").count() == CHAPTERS + 1
+    assert int(page.inner_text("#c-nodes")) == CHAPTERS + 1
+    expect(page.locator("#crawls li").first).to_contain_text("download document.html")

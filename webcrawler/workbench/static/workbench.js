@@ -110,6 +110,10 @@
   }
 
   function addNode(url, from, cls) {
+    if (!cy) {  // no graph library: the outline still grows
+      if (!outline.has(url)) addOutline(url, from, cls);
+      return null;
+    }
     let node = cy.getElementById(url);
     if (node.empty()) {
       const parent = from ? cy.getElementById(from) : null;
@@ -125,6 +129,7 @@
   }
 
   function addEdge(from, to) {
+    if (!cy) return;
     const id = from + "\u2192" + to;
     if (cy.getElementById(from).nonempty() && cy.getElementById(to).nonempty() &&
         cy.getElementById(id).empty()) {
@@ -147,9 +152,11 @@
   }
 
   function mark(url, cls, title) {
-    const node = cy.getElementById(url), li = outline.get(url);
-    node.removeClass("queued skipped").addClass(cls);  // a redirect's target may come back visited
-    if (title !== undefined) node.data("title", title);
+    const node = cy ? cy.getElementById(url) : null, li = outline.get(url);
+    if (node) {
+      node.removeClass("queued skipped").addClass(cls);  // a redirect's target may come back visited
+      if (title !== undefined) node.data("title", title);
+    }
     if (li) {
       li.classList.remove("queued");
       li.classList.add(cls);
@@ -186,9 +193,12 @@
   }
 
   function drain(all) {
-    if (!cy) {  // no graph library: the counters and the result's line still show
-      pending.forEach((e) => { if (e.t === "counters" || e.t === "finished") apply(e); });
-      pending = [];
+    if (!cy) {  // no graph library: the outline, the counters and the result's line still show
+      const batch = all ? pending : pending.slice(0, BATCH);
+      pending = all ? [] : pending.slice(BATCH);
+      batch.forEach(apply);
+      $("c-nodes").textContent = outline.size;
+      $("c-queued").textContent = $("outline").querySelectorAll("li.queued").length;
       return;
     }
     if (!pending.length && !all) return;
