@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.toolkit.conftest import read_rows
-from webcrawler.messages import Reason
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
+from webcrawler.protocol.messages import Reason
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.toolkit import Crawler, Limits
 from webcrawler.toolkit.actions import LinkReport
 from webcrawler.toolkit.actions.links import verdict

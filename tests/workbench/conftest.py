@@ -17,7 +17,7 @@ from typing import Any
 import psutil
 import pytest
 
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.web import processes
 
 ROOT = Path(__file__).resolve().parents[2]  # the clone: importable from any working directory

@@ -17,8 +17,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.workbench.conftest import CHAPTERS, Workbench
-from webcrawler.testing.server import LoopbackWeb, Site, html
-from webcrawler.testing.server import Page as Page_
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import Page as Page_
 
 WIDTHS = [1280, 390]
 PRIVATE = "127.0.8.7"  # not among the hosts the tests' workbench allows

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.workbench.conftest import start_workbench, stop_workbench
-from webcrawler.testing.server import LoopbackWeb
+from webcrawler.demoweb.server import LoopbackWeb
 
 
 @pytest.mark.parametrize("data_dir", [None, Path("relative-data")], ids=["default", "relative"])

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 from tests.workbench.conftest import Workbench, start_workbench, stop_workbench
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.web import processes
 
 PRIVATE = "127.0.8.7"  # not among the hosts the tests' workbench allows

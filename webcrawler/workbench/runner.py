@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from webcrawler.messages import Reason
+from webcrawler.protocol.messages import Reason
 from webcrawler.settings import Settings
 from webcrawler.toolkit import Link, Page, RequestPolicy
 from webcrawler.toolkit.actions import LinkReport
