@@ -129,3 +129,26 @@ def test_extraction_is_bounded() -> None:
     with pytest.raises(extract.ExtractError, match="bomb"):
         extract.extract("odt", files._zip({"mimetype": ODT, "content.xml": "<a>" + " " * (40 << 20)
                                            + "</a>"}), 0.0, 1000)
+
+
+@pytest.mark.parametrize("build", [files.nested_docx, files.nested_odt])
+def test_nested_paragraphs_give_each_text_once(build) -> None:
+    """Paragraphs nested 200 deep (w:p in w:p; text:p > text:span > text:p): every level's
+    word once, the deepest text once, where reading each paragraph's subtree repeated it."""
+    depth = 200
+    kind = "docx" if build is files.nested_docx else "odt"
+    got = extract.extract(kind, build(depth, 50), float("inf"), 1_000_000).text.split()
+    assert got.count("deep") == 50
+    assert [word for word in got if word != "deep"] == [f"level{i}" for i in range(depth)]
+
+
+@pytest.mark.parametrize("build", [files.nested_docx, files.nested_odt])
+def test_reading_stops_at_the_character_cap(build) -> None:
+    """Past the cap nothing more is parsed: XML broken 200 KB after the text's first 1,000
+    characters is never reached."""
+    kind = "docx" if build is files.nested_docx else "odt"
+    broken = "<unclosed>" + "x" * (200 << 10)
+    got = extract.extract(kind, build(3, 20_000, tail=broken), float("inf"), 1000)
+    assert len(got.text) == 1000 and got.text.startswith("level0 level1 level2 deep deep")
+    with pytest.raises(extract.ExtractError, match="unreadable"):
+        extract.extract(kind, build(3, 20, tail=broken), float("inf"), 1000)
