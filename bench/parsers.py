@@ -7,8 +7,10 @@ of each kind that still fit its size caps, built here:
   (`w:p` in `w:p`; `text:p > text:span > text:p`), either one nest whose deepest paragraph
   holds the text (the extraction stops at the character cap, the crawl's `max_bytes`), or
   the nest repeated until the inflated part nears its cap (32 MiB: all of it is read);
-- on main before issue 37 (af28249's agents/extract.py, loaded from git) too, on the single nests
-  only, in a child limited to `--old-limit-mb` of address space.
+- sitemaps, gzipped, of one URL repeated (plain text), or whose entries are padded with
+  elements that are not entries (`<urlset>` of `<x/>`), up to the protocol's 50 MB inflated;
+- on main before issue 37 (af28249's agents/extract.py and agents/sitemap.py, loaded from git) too, on
+  the smaller inputs only, in a child limited to `--old-limit-mb` of address space.
 
 Each case runs in its own child process: CPU is the child's process time over the parse,
 memory the growth of its peak resident set (ru_maxrss) over the parse.
@@ -28,10 +30,11 @@ import tempfile
 import time
 import types
 import zipfile
+import zlib
 from pathlib import Path
 
 from bench.common import ROOT, publish, table
-from webcrawler.agents import extract
+from webcrawler.agents import extract, sitemap
 from webcrawler.testing.documents import W_NS
 
 OLD_COMMIT = "af28249"
@@ -94,27 +97,54 @@ def office_cases() -> list[tuple[str, str, bytes, bool]]:
     return cases
 
 
-def old_extract() -> types.ModuleType:
-    """agents/extract.py as it was before issue 37, as a module of its own."""
-    source = subprocess.run(["git", "show", f"{OLD_COMMIT}:webcrawler/agents/extract.py"],
+def sitemap_cases() -> list[tuple[str, str, bytes, bool]]:
+    """(label, "sitemap", gzipped file, also on the old code): repeated URLs, padded XML."""
+    cases = []
+    line = b"http://a.test/the-same-page\n"
+    for mib, old in ((1, True), (8, False), (49, False)):
+        cases.append((f"text sitemap, one URL repeated, {mib} MiB", "sitemap",
+                      gzip_(line * ((mib << 20) // len(line))), old))
+    pad = b"<x/>"
+    head = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.test/'
+    for mib, old in ((1, True), (8, True), (49, False)):
+        filler = pad * ((mib << 20) // len(pad) // 2)
+        cases.append((f"XML sitemap padded with <x/>, {mib} MiB", "sitemap",
+                      gzip_(head + b"</loc></url>" + filler + b"<url>" + filler
+                            + b"<loc>http://a.test/b</loc></url></urlset>"), old))
+    return cases
+
+
+def gzip_(data: bytes) -> bytes:
+    out = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    return out.compress(data) + out.flush()
+
+
+def old_module(name: str) -> types.ModuleType:
+    """agents/<name>.py as it was before issue 37, as a module of its own."""
+    source = subprocess.run(["git", "show", f"{OLD_COMMIT}:webcrawler/agents/{name}.py"],
                             cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    module = types.ModuleType("old_extract")
-    sys.modules["old_extract"] = module  # dataclasses look their module up
-    exec(compile(source, "old_extract.py", "exec"), module.__dict__)  # noqa: S102 - our own file
+    module = types.ModuleType(f"old_{name}")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, f"old_{name}.py", "exec"), module.__dict__)  # noqa: S102 - our own file
     return module
 
 
 def child(kind: str, path: str, old: bool, limit_mb: int) -> dict[str, object]:
     """Run one extraction here; its CPU seconds, peak RSS growth and outcome."""
     body = Path(path).read_bytes()
-    module = old_extract() if old else extract
+    module = (old_module("sitemap" if kind == "sitemap" else "extract") if old
+              else sitemap if kind == "sitemap" else extract)
     if limit_mb:
         resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB: imports and the file
     started = time.process_time()
     try:
-        found = module.extract(kind, body, float("inf"), MAX_CHARS)
-        outcome = f"{len(found.text):,} characters"
+        if kind == "sitemap":
+            listed = module.parse(body, "http://a.test/sitemap.gz")
+            outcome = f"{len(listed.urls):,} URLs, {listed.dropped:,} dropped"
+        else:
+            found = module.extract(kind, body, float("inf"), MAX_CHARS)
+            outcome = f"{len(found.text):,} characters"
     except MemoryError:
         outcome = f"MemoryError (limit {limit_mb:,} MB)"
     except Exception as exc:  # noqa: BLE001 - the outcome is the figure
@@ -137,6 +167,8 @@ def run_case(kind: str, data: bytes, old: bool, limit_mb: int) -> dict[str, obje
 
 
 def inflated(kind: str, data: bytes) -> int:
+    if kind == "sitemap":
+        return len(sitemap.inflate(data))
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return archive.getinfo("word/document.xml" if kind == "docx" else "content.xml").file_size
 
@@ -153,23 +185,27 @@ def main(argv: list[str] | None = None) -> str:
         print(json.dumps(child(*args.child, args.old, args.old_limit_mb if args.old else 0)))
         return ""
     rows = []
-    for label, kind, data, also_old in office_cases():
+    for label, kind, data, also_old in office_cases() + sitemap_cases():
         for old in (True, False) if also_old else (False,):
             got = run_case(kind, data, old, args.old_limit_mb)
             rows.append((label, "before (af28249)" if old else "now", f"{len(data):,}",
                          f"{inflated(kind, data):,}", f"{got['cpu']:.3f}",
                          f"{got['peak_mb']:,.1f}", f"{got['rss_mb']:,.0f}", got["outcome"]))
             print(rows[-1], file=sys.stderr)
-    body = ("Text capped at 1 MiB (the default `max_bytes`); DOCX/ODT main parts nested "
+    body = ("DOCX/ODT text capped at 1 MiB (the default `max_bytes`), main parts nested "
             f"{DEPTH} elements deep; one child process per row: its CPU over the parse, its "
             "peak RSS's growth over the parse (0: below the peak of its imports and the file), "
             "and its peak RSS.\n\n"
             + table(["input", "code", "file bytes", "inflated bytes", "CPU s",
                      "peak growth MB", "child's peak RSS MB", "outcome"], rows))
-    worst = max(float(r[6].replace(",", "")) for r in rows if r[1] == "now")
+    def worst(prefix: str) -> float:
+        return max(float(r[6].replace(",", "")) for r in rows
+                   if r[1] == "now" and r[0].startswith(prefix))
+
     return publish("Parsers on hostile input", body, args.json,
-                   headline=f"DOCX/ODT nested to the size cap: child's peak RSS at most "
-                            f"{worst:,.0f} MB",
+                   headline=f"child's peak RSS at the size caps: DOCX/ODT nested {worst('docx'):,.0f}"
+                            f" / {worst('odt'):,.0f} MB, sitemaps repeated or padded "
+                            f"{worst('text'):,.0f} / {worst('XML'):,.0f} MB",
                    goal="each parser in proportion to its input: CPU and memory linear in size")
 
 

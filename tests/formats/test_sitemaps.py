@@ -116,3 +116,31 @@ def test_sitemaps_are_stored_as_such(settings) -> None:
         rows = dict(conn.execute(select(documents.c.path, documents.c.content_type)).all())
     engine.dispose()
     assert rows["/sitemap.xml"] == sitemap.SITEMAP_TYPE
+
+
+@pytest.mark.parametrize("form", ["text", "xml"])
+def test_every_entry_read_counts_against_the_cap_duplicates_too(form: str) -> None:
+    """One URL listed MAX_URLS + 5 times: read MAX_URLS times, the 5 more dropped (a sitemap of
+    one URL repeated fills the cap as distinct ones do, and costs no more)."""
+    count = sitemap.MAX_URLS + 5
+    if form == "text":
+        body = gzip.compress(b"http://a.test/same\n" * count)
+    else:
+        body = gzip.compress(urlset(["http://a.test/same"] * count).encode())
+    found = sitemap.parse(body, f"http://a.test/sitemap.{form}.gz")
+    assert (found.urls, found.dropped) == (("http://a.test/same",), 5)
+
+
+def test_every_element_is_let_go_once_read() -> None:
+    """Padding among the entries, inside one, inside its loc, a second loc: every entry read,
+    only the first loc kept, and nothing left under the root when the reading ends."""
+    pad = "<x><y/>text</x>" * 1000
+    xml = (f'<urlset xmlns="{NS}">{pad}<url>{pad}<loc>http://a.test/1{pad}</loc>'
+           f"<loc>http://a.test/second</loc><lastmod>2024-05-01</lastmod></url>{pad}"
+           f"<url><loc>http://a.test/2</loc></url><other>{pad}</other></urlset>").encode()
+    seen: list[tuple[bool, dict[str, str]]] = []
+    root = sitemap.read_entries(xml, lambda is_map, fields: seen.append((is_map, fields)))
+    assert seen == [(False, {"loc": "http://a.test/1", "lastmod": "2024-05-01"}),
+                    (False, {"loc": "http://a.test/2"})]
+    assert len(root) == 0 and [e.tag for e in root.iter()] == [f"{{{NS}}}urlset"]
+    assert sitemap.parse(xml, "http://a.test/s.xml").urls == ("http://a.test/1", "http://a.test/2")

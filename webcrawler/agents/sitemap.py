@@ -4,12 +4,14 @@ Sites list in sitemaps the pages no link leads to. A sitemap is XML (`<urlset>` 
 `<url><loc>`, or a `<sitemapindex>` of `<sitemap><loc>`), gzipped or not, or plain
 text with one URL a line. The protocol's limits hold: at most 50,000 URLs and 50 MB
 uncompressed a file; a file over the size limit is refused, URLs past the count are
-dropped (and counted). Each page's `lastmod` (a W3C datetime) is kept for the
-incremental crawl (a newer one makes a stored page due); its `priority` (0.0-1.0,
-0.5 when absent) orders the pages, the sitemap's own order breaking ties, so that a
-crawl that takes URLs in the order it found them fetches the site's first choices first.
+dropped (and counted): every entry read counts, a URL listed again too. Each page's
+`lastmod` (a W3C datetime) is kept for the incremental crawl (a newer one makes a stored
+page due); its `priority` (0.0-1.0, 0.5 when absent) orders the pages, the sitemap's own
+order breaking ties, so that a crawl that takes URLs in the order it found them fetches the
+site's first choices first.
 The XML is read by lxml's incremental parser without entities, DTDs, network or
-huge-tree mode, each entry cleared once read, so a hostile file costs at most its 50 MB.
+huge-tree mode, every element cleared and let go once read (entries and whatever else a
+file holds), so a hostile file costs at most its 50 MB.
 URLs are normalised as links are (tracking parameters dropped). Pure functions: the
 agent fetches, the engine decides what to do with the URLs.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import io
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -30,7 +33,7 @@ from webcrawler.urls import ParamNames, strip_params, try_normalize
 MAX_URLS = 50_000
 MAX_BYTES = 50 * 1024 * 1024
 __all__ = ["MAX_BYTES", "MAX_URLS", "SITEMAP_TYPE", "Sitemap", "SitemapError", "inflate", "parse",
-           "w3c_datetime"]
+           "read_entries", "w3c_datetime"]
 
 
 class SitemapError(FetchError):
@@ -102,6 +105,55 @@ def inflate(body: bytes, max_bytes: int = MAX_BYTES) -> bytes:
     return body
 
 
+_FIELDS = frozenset({"loc", "lastmod", "priority"})
+
+
+def read_entries(data: bytes, entry: Callable[[bool, dict[str, str]], None]) -> etree._Element:
+    """Call `entry(is_sitemap, {field: text})` for each `<url>` or `<sitemap>` of an XML sitemap.
+
+    Every element is cleared and let go once read, whatever its name: an entry's `loc`,
+    `lastmod` and `priority` when the entry is done, anything else when it ends, so memory holds
+    one entry however the file is padded (millions of `<x/>` among the entries or inside one).
+    Returns the root as it is left: empty. SitemapError for XML that is not a sitemap; lxml's
+    XMLSyntaxError for broken XML.
+    """
+    events = etree.iterparse(io.BytesIO(data), events=("start", "end"), resolve_entities=False,
+                             no_network=True, load_dtd=False, huge_tree=False,
+                             remove_comments=True, remove_pis=True)
+    root: etree._Element | None = None
+    depth = 0
+    fields: set[str] = set()  # the current entry's fields kept so far: the first of each
+    for event, element in events:
+        if event == "start":
+            depth += 1
+            if depth == 2:
+                fields.clear()
+            if root is None:
+                root = element
+                if _name(root) not in ("urlset", "sitemapindex"):
+                    raise SitemapError(f"XML whose root is <{_name(root)}>, not a sitemap")
+            continue
+        depth -= 1
+        name = _name(element)
+        if depth == 1 and name in ("url", "sitemap"):
+            entry(name == "sitemap", {_name(child): (child.text or "").strip() for child in element
+                                      if _name(child) in _FIELDS})
+        if depth == 2 and name in _FIELDS and name not in fields or depth == 0:
+            fields.add(name)
+            continue  # an entry's field, read when the entry ends; the root
+        element.clear(keep_tail=False)
+        parent = element.getparent()
+        if parent is not None:
+            parent.remove(element)
+    if root is None:
+        raise SitemapError("XML without an element")
+    return root
+
+
+def _name(element: etree._Element) -> str:
+    return etree.QName(element).localname if isinstance(element.tag, str) else ""
+
+
 class _Reader:
     def __init__(self, url: str, names: ParamNames | None, max_url_length: int,
                  max_urls: int) -> None:
@@ -110,6 +162,7 @@ class _Reader:
         self.sitemaps: dict[str, None] = {}
         self.lastmods: dict[str, float] = {}
         self.dropped = 0
+        self.read = 0  # entries read, duplicates included
 
     def result(self) -> Sitemap:
         ordered = sorted(self.urls, key=lambda url: -self.urls[url])  # stable: ties keep order
@@ -117,43 +170,43 @@ class _Reader:
                        tuple(self.lastmods.items()))
 
     def read_xml(self, data: bytes) -> None:
-        events = etree.iterparse(io.BytesIO(data), events=("start", "end"), resolve_entities=False,
-                                 no_network=True, load_dtd=False, huge_tree=False,
-                                 remove_comments=True, remove_pis=True)
-        root = ""
         try:
-            for event, element in events:
-                name = etree.QName(element).localname if isinstance(element.tag, str) else ""
-                if event == "start":
-                    root = root or name
-                    if root not in ("urlset", "sitemapindex"):
-                        raise SitemapError(f"XML whose root is <{root}>, not a sitemap")
-                elif name in ("url", "sitemap"):
-                    self._entry(element, name == "sitemap")
-                    element.clear(keep_tail=False)
+            read_entries(data, self._entry)
         except etree.XMLSyntaxError as exc:
             if not (self.urls or self.sitemaps):
                 raise SitemapError(f"unreadable XML: {exc}") from None
 
     def read_text(self, data: bytes) -> None:
-        for line in data.decode("utf-8", errors="replace").splitlines():
-            if line.strip():
-                self._add(line.strip(), sitemap=False)
+        for raw in io.BytesIO(data):  # one line at a time: no list of a million lines
+            if self.full():
+                self.dropped += raw.strip() != b""
+                continue
+            for line in raw.decode("utf-8", errors="replace").splitlines():
+                if line.strip() and self._count():
+                    self._add(line.strip(), sitemap=False)
 
-    def _entry(self, element: etree._Element, sitemap: bool) -> None:
-        fields = {etree.QName(child).localname: (child.text or "").strip()
-                  for child in element if isinstance(child.tag, str)}
-        if fields.get("loc"):
+    def full(self) -> bool:
+        return self.read >= self.max_urls
+
+    def _count(self) -> bool:
+        """Count one entry read against the cap (a URL listed again too: a sitemap of one URL
+        repeated a million times costs what a million distinct ones would, so it stops where
+        they do); False when it is past the cap, and dropped."""
+        if self.full():
+            self.dropped += 1
+            return False
+        self.read += 1
+        return True
+
+    def _entry(self, sitemap: bool, fields: dict[str, str]) -> None:
+        if self._count() and fields.get("loc"):
             url = self._add(fields["loc"], sitemap, _priority(fields.get("priority")))
             lastmod = w3c_datetime(fields.get("lastmod", ""))
             if url is not None and not sitemap and lastmod is not None:
                 self.lastmods[url] = max(lastmod, self.lastmods.get(url, lastmod))
 
     def _add(self, loc: str, sitemap: bool, priority: float = DEFAULT_PRIORITY) -> str | None:
-        """Keep one URL; the normalised URL, or None when it is dropped or unreadable."""
-        if len(self.urls) + len(self.sitemaps) >= self.max_urls:
-            self.dropped += 1
-            return None
+        """Keep one URL; the normalised URL, or None when it is unreadable."""
         url = try_normalize(loc, self.base, self.max_url_length)
         if url is None:
             return None
