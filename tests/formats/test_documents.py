@@ -4,7 +4,9 @@ their title and shown with their type; hostile files are failures with a reason.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -152,3 +154,16 @@ def test_reading_stops_at_the_character_cap(build) -> None:
     assert len(got.text) == 1000 and got.text.startswith("level0 level1 level2 deep deep")
     with pytest.raises(extract.ExtractError, match="unreadable"):
         extract.extract(kind, build(3, 20, tail=broken), float("inf"), 1000)
+
+
+@pytest.mark.parametrize("kind", ["docx", "odt"])
+def test_a_dtd_is_refused_and_no_entity_expanded(kind: str) -> None:
+    entity = '<!DOCTYPE d [<!ENTITY a "expanded"><!ENTITY b "&a;&a;&a;&a;">]>'
+    build = files.nested_docx if kind == "docx" else files.nested_odt
+    body = build(1, 1, tail="&b;")
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        parts = {name: archive.read(name).decode() for name in archive.namelist()}
+    part = "word/document.xml" if kind == "docx" else "content.xml"
+    parts[part] = parts[part].replace("?>", "?>" + entity, 1)
+    with pytest.raises(extract.ExtractError, match="DTD"):
+        extract.extract(kind, files._zip(parts), float("inf"), 1000)

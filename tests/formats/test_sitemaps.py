@@ -102,7 +102,8 @@ def test_entities_are_never_expanded() -> None:
     laughs = (b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa">'
               b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
               b'<urlset><url><loc>http://a.test/&b;</loc></url></urlset>')
-    assert sitemap.parse(laughs, "http://a.test/s.xml").urls == ("http://a.test/",)
+    with pytest.raises(sitemap.SitemapError, match="DTD"):  # refused before any declaration
+        sitemap.parse(laughs, "http://a.test/s.xml")
 
 
 def test_sitemaps_are_stored_as_such(settings) -> None:
@@ -131,16 +132,16 @@ def test_every_entry_read_counts_against_the_cap_duplicates_too(form: str) -> No
     assert (found.urls, found.dropped) == (("http://a.test/same",), 5)
 
 
-def test_every_element_is_let_go_once_read() -> None:
+def test_padding_is_read_past_and_never_kept() -> None:
     """Padding among the entries, inside one, inside its loc, a second loc: every entry read,
-    only the first loc kept, and nothing left under the root when the reading ends."""
+    each field its first, of its own text (what an entry keeps is bounded by the entry's
+    fields, whatever the padding: bench/parsers.py measures the memory)."""
     pad = "<x><y/>text</x>" * 1000
     xml = (f'<urlset xmlns="{NS}">{pad}<url>{pad}<loc>http://a.test/1{pad}</loc>'
            f"<loc>http://a.test/second</loc><lastmod>2024-05-01</lastmod></url>{pad}"
            f"<url><loc>http://a.test/2</loc></url><other>{pad}</other></urlset>").encode()
     seen: list[tuple[bool, dict[str, str]]] = []
-    root = sitemap.read_entries(xml, lambda is_map, fields: seen.append((is_map, fields)))
+    sitemap.read_entries(xml, lambda is_map, fields: seen.append((is_map, fields)))
     assert seen == [(False, {"loc": "http://a.test/1", "lastmod": "2024-05-01"}),
                     (False, {"loc": "http://a.test/2"})]
-    assert len(root) == 0 and [e.tag for e in root.iter()] == [f"{{{NS}}}urlset"]
     assert sitemap.parse(xml, "http://a.test/s.xml").urls == ("http://a.test/1", "http://a.test/2")

@@ -148,6 +148,8 @@ def _office(kind: str, body: bytes, max_chars: int) -> Extracted:
     except office.TooLarge:
         raise ExtractError(f"decompression bomb: {name} inflates past "
                            f"{MAX_MEMBER_BYTES:,} bytes") from None
+    except office.Refused as exc:
+        raise ExtractError(f"unreadable {kind.upper()} ({exc})") from None
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError, NotImplementedError,
             RuntimeError, etree.XMLSyntaxError) as exc:
         raise ExtractError(f"unreadable {kind.upper()} ({type(exc).__name__}: "

@@ -11,7 +11,8 @@ piece after the text reaches `max_chars` (or the part passes `limit` bytes: a zi
 
 Blocks are cut at every paragraph's start and end; a block takes the style of the innermost
 paragraph open when it is cut (the DOCX title or heading, the ODT `text:h`).
-Never an entity, a DTD or the network (the parser's options, the same as for any XML here).
+Never an entity, a DTD or the network: a parser target gets entities expanded whatever the
+parser's options say, so a part that declares a DTD is refused before its first declaration.
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ _ODT = {"paragraphs": frozenset({f"{TEXT_NS}p", f"{TEXT_NS}h"}), "text": frozens
         "spaces": frozenset({f"{TEXT_NS}s", f"{TEXT_NS}tab", f"{TEXT_NS}line-break"})}
 
 
-class TooLarge(Exception):  # noqa: N818 - internal signal, turned into ExtractError by the caller
+class Refused(ValueError):
+    """Not a part to read (a DTD); str(error) says why. The caller makes it an ExtractError."""
+
+
+class TooLarge(Refused):
     """The part inflated past its limit."""
 
 
@@ -55,6 +60,11 @@ class Blocks:
         return self.chars >= self.max_chars
 
     # lxml's parser-target interface
+
+    def doctype(self, *_declared: object) -> None:
+        """Called before the DTD's declarations are read: a parser target is handed entities
+        already expanded, so a part with a DTD (OOXML and ODF have none) is refused first."""
+        raise Refused(f"a DTD in the {self.kind.upper()} (never read: no entity is expanded)")
 
     def start(self, tag: str, attrib: dict[str, str]) -> None:
         names = _DOCX if self.kind == "docx" else _ODT
@@ -106,7 +116,8 @@ class Blocks:
 def read_blocks(kind: str, stream: IO[bytes], limit: int, max_chars: int) -> Blocks:
     """The blocks of a "docx" document.xml or an "odt" content.xml read from `stream`.
 
-    Raises TooLarge past `limit` inflated bytes, and lxml's XMLSyntaxError for broken XML.
+    Raises TooLarge past `limit` inflated bytes, Refused for a DTD, and lxml's XMLSyntaxError
+    for broken XML.
     """
     target = Blocks(kind, max_chars)
     parser = etree.XMLParser(target=target, resolve_entities=False, no_network=True,
