@@ -34,8 +34,8 @@ import zlib
 from pathlib import Path
 
 from bench.common import ROOT, publish, table
+from tests.support.documents import W_NS
 from webcrawler.agents import extract, sitemap
-from webcrawler.testing.documents import W_NS
 
 OLD_COMMIT = "af28249"
 MAX_CHARS = 1 << 20  # the crawl's default max_bytes, which is also the text's cap

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tls import TestCA
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.outcome import SeedsFailed
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
-from webcrawler.testing.tls import TestCA
 
 from .conftest import crawl, pages, with_credentials
 

@@ -22,6 +22,8 @@ from typing import IO
 
 from lxml import etree
 
+from webcrawler.errors import FetchError
+
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 TEXT_NS = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _CHUNK = 1 << 16
@@ -32,7 +34,7 @@ _ODT = {"paragraphs": frozenset({f"{TEXT_NS}p", f"{TEXT_NS}h"}), "text": frozens
         "spaces": frozenset({f"{TEXT_NS}s", f"{TEXT_NS}tab", f"{TEXT_NS}line-break"})}
 
 
-class Refused(ValueError):
+class Refused(FetchError):
     """Not a part to read (a DTD); str(error) says why. The caller makes it an ExtractError."""
 
 
