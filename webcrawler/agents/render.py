@@ -13,7 +13,9 @@ blocked). The browser itself reaches no network: every request it makes goes thr
   byte cap and deadline hold);
 - everything else (other hosts, pictures, fonts, frames, other navigations) with an abort.
 
-A dead proxy catches what routing does not see (WebSockets, prefetches). Time: a page
+What routing does not see is shut in the browser: WebRTC sends no UDP (no STUN, no TURN)
+and the browser resolves no name (`--host-resolver-rules`), so a script cannot leak a page
+as DNS lookups or packets; a dead proxy catches what remains (WebSockets, prefetches). Time: a page
 gets `timeout` seconds at most; a script that never yields keeps the browser busy past
 any Playwright timeout, so a timer kills the browser's processes at the deadline and the
 next page starts a new one. Memory: V8's heap is capped per renderer, and a browser whose
@@ -51,6 +53,12 @@ ARGS = (
     "--no-first-run", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--disable-quic", "--mute-audio", "--renderer-process-limit=2",
     "--js-flags=--max-old-space-size=256",
+    # WebRTC and DNS: neither goes through page.route, so both are shut in the browser itself.
+    # No UDP but through a proxy (there is none that carries UDP): no STUN, no TURN, no ICE.
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--force-webrtc-ip-handling-policy",
+    # Every host name and address the network stack would resolve fails: what the routes
+    # answer needs no lookup, and nothing else (a TURN server's name, a WebSocket's) gets one.
+    "--host-resolver-rules=MAP * ~NOTFOUND",
     "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",  # a dead end
 )
 
