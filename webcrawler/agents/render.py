@@ -3,21 +3,26 @@
 Playwright drives the system's Chromium (`CHROMIUM`, Debian's package), never a browser
 it downloaded. The browser starts on the first page to render and serves every later one
 of this agent; a page gets a fresh context (no cookies, no storage, service workers
-blocked). The browser itself reaches no network: every request it makes goes through
-`page.route`, which answers
+blocked). The browser itself reaches no network: every request of the page, of its frames
+and of any popup goes through the context's route, which answers
 
 - the page's own navigation with the markup the agent already fetched (the page is never
   fetched twice, and was fetched only after robots.txt allowed it);
 - at most `MAX_SUBRESOURCES` scripts and data requests (XHR, fetch) of the page's own
   origin through the agent's `fetch` (its HTTP session: address checks, credentials,
   byte cap and deadline hold);
-- everything else (other hosts, pictures, fonts, frames, other navigations) with an abort.
+- everything else (other hosts, pictures, fonts, frames, popups, other navigations) with
+  an abort.
 
-What routing does not see is shut in the browser: WebRTC sends no UDP (no STUN, no TURN)
-and the browser resolves no name (`--host-resolver-rules`), so a script cannot leak a page
-as DNS lookups or packets; a dead proxy catches what remains (WebSockets, prefetches). Time: a page
-gets `timeout` seconds at most; a script that never yields keeps the browser busy past
-any Playwright timeout, so a timer kills the browser's processes at the deadline and the
+WebSockets are closed before they connect, popups closed as they open. What no route sees
+is shut in the browser itself (`ARGS`): WebRTC sends no UDP (no STUN, no TURN), no name or
+address is resolved (`--host-resolver-rules`), so a script cannot leak a page as DNS
+lookups or packets, and a worker's request or a preconnect connects nowhere; Chromium's
+background services are off, and there is no proxy at all (a dead one on a loopback port
+would become whoever listens there).
+
+Time: a page gets `timeout` seconds at most; a script that never yields keeps the browser
+busy past any Playwright timeout, so a timer kills the browser's processes at the deadline and the
 next page starts a new one. Memory: V8's heap is capped per renderer, and a browser whose
 processes hold more than `MAX_BROWSER_MB` after a page is closed. A render that fails for
 any reason yields None: the page is indexed as fetched. Never raises.
@@ -50,17 +55,23 @@ QUIET = 0.15  # seconds without a request answered after which a page's scripts 
 FETCHED_TYPES = ("script", "xhr", "fetch")  # what a page needs to write its text
 ARGS = (
     "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--disable-extensions",
-    "--no-first-run", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--disable-quic", "--mute-audio", "--renderer-process-limit=2",
+    "--no-first-run", "--disable-quic", "--mute-audio", "--renderer-process-limit=2",
     "--js-flags=--max-old-space-size=256",
-    # WebRTC and DNS: neither goes through page.route, so both are shut in the browser itself.
+    # Chromium's own requests (updates, account checks, safe browsing, reports, pings): off.
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-domain-reliability", "--disable-client-side-phishing-detection",
+    "--disable-breakpad", "--no-pings", "--disable-default-apps", "--no-service-autorun",
+    # WebRTC and DNS: neither goes through a route, so both are shut in the browser itself.
     # No UDP but through a proxy (there is none that carries UDP): no STUN, no TURN, no ICE.
     "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--force-webrtc-ip-handling-policy",
     # Every host name and address the network stack would resolve fails: what the routes
-    # answer needs no lookup, and nothing else (a TURN server's name, a WebSocket's) gets one.
+    # answer needs no lookup, and nothing else (a TURN server's name, a WebSocket's, a
+    # worker's fetch, an update check's) gets one, so nothing connects anywhere.
     "--host-resolver-rules=MAP * ~NOTFOUND",
-    "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",  # a dead end
+    "--no-proxy-server",  # no proxy either, not even one the environment names
 )
+# Playwright turns Chromium's popup blocker off; it stays on (a popup is closed anyway).
+IGNORED_DEFAULTS = ("--disable-popup-blocking",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +148,11 @@ class Renderer:
     def _page(self, url: str, html: str, fetch: Fetch, budget: float) -> str:
         context = self._browser.new_context(service_workers="block", accept_downloads=False)
         try:
-            page = context.new_page()
-            router = _Router(url, html, fetch, page)
-            page.route("**/*", router.answer)
+            router = _Router(url, html, fetch)
+            context.route("**/*", router.answer)  # the context's: popups and frames too
+            context.route_web_socket("**/*", _refuse_socket)  # never connected to a server
+            page = router.page = context.new_page()
+            context.on("page", _close_popup)  # any page after this one is a popup
             started = time.monotonic()
             page.goto(url, wait_until="load", timeout=budget * 700)
             _settle(page, router, started + budget * 0.8)
@@ -159,6 +172,7 @@ class Renderer:
             before = {p.pid for p in _chromium_processes()}
             self._browser = self._playwright.chromium.launch(
                 executable_path=self.executable, headless=True, args=_args(),
+                ignore_default_args=list(IGNORED_DEFAULTS),
                 timeout=max(self.timeout, 10.0) * 1000)
             self._browser_pid = _browser_pid(before)
             return True
@@ -190,8 +204,9 @@ class Renderer:
 class _Router:
     """What the browser may load for one page (the module's docstring lists it)."""
 
-    def __init__(self, url: str, html: str, fetch: Fetch, page: Any) -> None:
-        self.url, self.html, self.fetch, self.page = url, html, fetch, page
+    def __init__(self, url: str, html: str, fetch: Fetch) -> None:
+        self.url, self.html, self.fetch = url, html, fetch
+        self.page: Any = None  # the page rendered (set once created); any other is a popup
         self.origin = _origin(url)
         self.served_page = False
         self.fetched = 0
@@ -200,7 +215,7 @@ class _Router:
     def answer(self, route: Any) -> None:
         request = route.request
         if request.is_navigation_request():
-            if self.served_page or request.frame != self.page.main_frame:
+            if self.served_page or self.page is None or request.frame != self.page.main_frame:
                 return route.abort()
             self.served_page = True
             return route.fulfill(status=200, content_type="text/html; charset=utf-8",
@@ -215,6 +230,16 @@ class _Router:
             return route.abort()
         return route.fulfill(status=resource.status, body=resource.body,
                              content_type=resource.content_type or "application/octet-stream")
+
+
+def _refuse_socket(socket: Any) -> None:
+    """A WebSocket: closed before any server is connected (the crawl fetches no socket)."""
+    _quietly(socket.close, code=1008, reason="not crawled")
+
+
+def _close_popup(popup: Any) -> None:
+    """A page the rendered page opened: closed; its navigation was aborted by the route."""
+    _quietly(popup.close)
 
 
 def _settle(page: Any, router: _Router, until: float) -> None:
