@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 from bench.common import publish
-from webcrawler.database import State, connect
+from webcrawler.database.schema import connect
+from webcrawler.database.states import State
 from webcrawler.engine.store.sql import CrawlStore, NewURL
 from webcrawler.run import run_index
 from webcrawler.settings import Settings

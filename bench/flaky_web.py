@@ -22,7 +22,8 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from bench.common import publish, table
-from webcrawler.database import State, connect, documents
+from webcrawler.database.schema import connect, documents
+from webcrawler.database.states import State
 from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.flakyweb import RESET, Flaky, error, slow, too_many, unavailable

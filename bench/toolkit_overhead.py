@@ -67,8 +67,8 @@ def index_round(settings: Settings, root: str) -> tuple[int, float]:
 def _retrieved(settings: Settings) -> int:
     from sqlalchemy import func, select
 
-    from webcrawler.database import State, connect, documents
-
+    from webcrawler.database.schema import connect, documents
+    from webcrawler.database.states import State
     engine = connect(settings.database_url)
     try:
         with engine.connect() as conn:

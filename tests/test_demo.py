@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from webcrawler.cli import main
-from webcrawler.database import connect, documents, sqlite_url
+from webcrawler.database.schema import connect, documents, sqlite_url
 from webcrawler.demo import MARKER, DemoError, check_port_free, prepare_data_dir, run_demo
 from webcrawler.query_server import PortInUseError, create_app
 from webcrawler.robots import RobotsRules

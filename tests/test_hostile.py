@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.engine.conftest import document_states
-from webcrawler.database import connect, crawls, servers
+from webcrawler.database.schema import connect, crawls, servers
 from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.genweb import HOSTILE, GenWeb

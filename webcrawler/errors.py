@@ -20,11 +20,11 @@ error lives (beside the code that raises it):
     ├── ExtraMissing                     an optional part of the install is missing
     │   └── PlotsUnavailable             plots.py: webcrawler[plots]
     ├── DataDamaged                      a file of the data directory cannot be used as it is
-    │   ├── DatabaseDamaged              database.py
-    │   ├── DatabaseUnavailable          database.py: the database server does not answer
+    │   ├── DatabaseDamaged              database/schema.py
+    │   ├── DatabaseUnavailable          database/schema.py: the database server does not answer
     │   └── IndexDamaged                 index/models.py
     ├── StorageError                     the data directory could not be written
-    │   ├── StorageFull                  storage_errors.py: the disk is full
+    │   ├── StorageFull                  database/storage_errors.py: the disk is full
     │   └── IndexFailed                  engine/pipeline/index_sink.py: the index writer died
     ├── NothingToDo                      the data directory holds nothing for the command
     │   ├── NothingToCrawl               run.py

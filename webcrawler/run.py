@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection
 
 from webcrawler.agenthosts import pool_factory
 from webcrawler.agents.render import require_renderer
-from webcrawler.database import check_database, connect
+from webcrawler.database.schema import check_database, connect
 from webcrawler.engine.loop.crawl import NOTHING_LEFT
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.loop.metrics import MetricsServer

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.conftest import crawl, document_states, site_pages
-from webcrawler.database import State
+from webcrawler.database.states import State
 from webcrawler.settings import Settings
 from webcrawler.testing.cluster import Cluster
 from webcrawler.testing.server import LoopbackWeb, Page, Site

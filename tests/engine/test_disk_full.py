@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.database import INDEXED
+from webcrawler.database.schema import INDEXED
 from webcrawler.testing.server import LoopbackWeb, Site, html
 from webcrawler.testing.tmpfs import small_tmpfs
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from webcrawler.database import INDEXED, connect, index_outbox
+from webcrawler.database.schema import INDEXED, connect, index_outbox
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.pipeline.outbox import unpack
 from webcrawler.engine.store.sql import CrawlStore

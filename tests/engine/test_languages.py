@@ -12,7 +12,7 @@ from collections import Counter
 from sqlalchemy import select, text, update
 
 from tests.engine.conftest import crawl
-from webcrawler.database import connect, documents
+from webcrawler.database.schema import connect, documents
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.index import open_searcher
 from webcrawler.language import detect

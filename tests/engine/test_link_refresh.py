@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import insert, select
 
 from tests.engine.conftest import crawl
-from webcrawler.database import INDEXED, connect, documents, index_outbox, links, servers
+from webcrawler.database.schema import INDEXED, connect, documents, index_outbox, links, servers
 from webcrawler.engine.pipeline import link_refresh
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.index import open_searcher

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from tests.engine.conftest import crawl, document_states
-from webcrawler.database import connect
+from webcrawler.database.schema import connect
 from webcrawler.engine.scheduling.frontier import FoundLink
 from webcrawler.engine.scheduling.orders.batch import make_ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler

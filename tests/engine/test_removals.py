@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import INDEXED, REMOVED, State, connect, documents, index_outbox
+from webcrawler.database.schema import INDEXED, REMOVED, connect, documents, index_outbox
+from webcrawler.database.states import State
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.pipeline.outbox import pack
 from webcrawler.engine.pipeline.reindex import run_reindex

@@ -10,7 +10,8 @@ import sys
 import psutil
 from sqlalchemy import func, select
 
-from webcrawler.database import INDEXED, State, connect, documents, index_outbox
+from webcrawler.database.schema import INDEXED, connect, documents, index_outbox
+from webcrawler.database.states import State
 from webcrawler.index import open_searcher
 from webcrawler.testing.server import LoopbackWeb, Site
 from webcrawler.testing.waiting import wait_until

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.database import connect
+from webcrawler.database.schema import connect
 from webcrawler.engine.loop.robots_txt import RobotsTxt
 from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.sql import CrawlStore

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from webcrawler.cli import main
-from webcrawler.database import INDEXED, REMOVED, connect, index_outbox
+from webcrawler.database.schema import INDEXED, REMOVED, connect, index_outbox
 from webcrawler.engine.pipeline.outbox import pack
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.engine.pipeline.shard_writer import (

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from warcio.archiveiterator import ArchiveIterator
 
 from tests.export.conftest import webcrawler
-from webcrawler.database import connect, documents, responses
+from webcrawler.database.schema import connect, documents, responses
 from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import LoopbackWeb, Site, html

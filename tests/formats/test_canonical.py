@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from tests.engine.conftest import document_states
-from webcrawler.database import aliases, connect, documents
+from webcrawler.database.schema import aliases, connect, documents
 from webcrawler.index import open_searcher
 from webcrawler.run import run_index
 from webcrawler.settings import Settings

@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 
 from tests.engine.conftest import document_states
 from webcrawler.agents import extract
-from webcrawler.database import State
+from webcrawler.database.states import State
 from webcrawler.index import open_searcher
 from webcrawler.query_server import create_app
 from webcrawler.run import run_index

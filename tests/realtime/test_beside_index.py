@@ -16,7 +16,8 @@ from sqlalchemy import select, text
 
 from tests.realtime.conftest import search
 from tests.realtime.topicweb import TopicWeb
-from webcrawler.database import State, connect, crawls, documents
+from webcrawler.database.schema import connect, crawls, documents
+from webcrawler.database.states import State
 from webcrawler.engine.realtime.search import Found
 from webcrawler.index import open_searcher, open_writer
 from webcrawler.testing.waiting import wait_until

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import connect, documents
+from webcrawler.database.schema import connect, documents
 from webcrawler.run import run_index
 from webcrawler.settings import Settings
 from webcrawler.testing.server import Hit, html

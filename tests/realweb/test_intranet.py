@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.database import State
+from webcrawler.database.states import State
 from webcrawler.engine.loop.outcome import SeedsFailed
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.testing.tls import TestCA

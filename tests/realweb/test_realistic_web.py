@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from webcrawler.database import State
+from webcrawler.database.states import State
 from webcrawler.testing.flakyweb import RESET, Flaky, error, too_many, unavailable
 from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.testing.tls import TestCA

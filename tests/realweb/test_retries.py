@@ -8,7 +8,7 @@ import dataclasses
 import itertools
 
 from webcrawler.agents.retry_after import retry_after
-from webcrawler.database import State
+from webcrawler.database.states import State
 from webcrawler.testing.flakyweb import RESET, Flaky, error, first, too_many, unavailable
 from webcrawler.testing.server import LoopbackWeb, Site
 

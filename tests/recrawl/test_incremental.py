@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import State, connect, documents, links, responses
+from webcrawler.database.schema import connect, documents, links, responses
+from webcrawler.database.states import State
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore, stored_text

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from webcrawler.database import check_database, sqlite_url
+from webcrawler.database.schema import check_database, sqlite_url
 from webcrawler.testing.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.11.2"

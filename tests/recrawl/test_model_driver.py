@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from webcrawler.database import connect
+from webcrawler.database.schema import connect
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from webcrawler.database import connect, sqlite_url
+from webcrawler.database.schema import connect, sqlite_url
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import open_searcher

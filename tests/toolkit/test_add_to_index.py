@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.formats.test_near_duplicates import article
-from webcrawler.database import connect, documents, links, servers
+from webcrawler.database.schema import connect, documents, links, servers
 from webcrawler.query_server import create_app
 from webcrawler.run import run_index
 from webcrawler.settings import Settings

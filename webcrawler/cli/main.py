@@ -70,7 +70,7 @@ def _damaged_database(error: Exception) -> Exception | None:
     None for any other error. No database opened, no sqlalchemy imported: not one of its."""
     if "sqlalchemy.exc" not in sys.modules:
         return None
-    from webcrawler.database import unreadable
+    from webcrawler.database.schema import unreadable
 
     return unreadable(error)
 
@@ -244,7 +244,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
 
 def _check_database(settings: Settings) -> None:
     """A damaged or unreachable database: one line naming it (_Commands), before any work."""
-    from webcrawler.database import check_database
+    from webcrawler.database.schema import check_database
 
     check_database(settings.database_url)
 
@@ -252,7 +252,7 @@ def _check_database(settings: Settings) -> None:
 @contextlib.contextmanager
 def _disk_full(settings: Settings) -> Iterator[None]:
     """A full disk met where no StorageFull was raised (a library's own error): StorageFull."""
-    from webcrawler.storage_errors import StorageFull, is_disk_full
+    from webcrawler.database.storage_errors import StorageFull, is_disk_full
 
     try:
         yield

@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from sqlalchemy import inspect, select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import State, documents, index_outbox, outbox_text, responses, servers
+from webcrawler.database.schema import documents, index_outbox, outbox_text, responses, servers
+from webcrawler.database.states import State
 from webcrawler.urls import origin
 
 PAGE = 500

@@ -16,7 +16,8 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.engine import Engine
 
 from webcrawler import urls
-from webcrawler.database import State, connect, documents, links, servers
+from webcrawler.database.schema import connect, documents, links, servers
+from webcrawler.database.states import State
 
 MAX_REDIRECT_HOPS = 6
 

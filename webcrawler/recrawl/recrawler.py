@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, select, update
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, FoundLink, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder

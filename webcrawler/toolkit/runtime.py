@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry, Pool
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, TIME_LIMIT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.policies import Scope
@@ -36,7 +37,6 @@ from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.messages import Document, Failure, Reason, Redirect
 from webcrawler.settings import Settings
-from webcrawler.states import State
 from webcrawler.toolkit.agents import start_pool
 from webcrawler.toolkit.classifiers import StandardClassifier
 from webcrawler.toolkit.gate import PolicedPool

@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from webcrawler.database.states import State
+from webcrawler.database.storage_errors import StorageFull, is_disk_full
 from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
 from webcrawler.engine.loop.documents import queue_urls, store_links
 from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
@@ -45,8 +47,6 @@ from webcrawler.messages import (
     Retrieve,
 )
 from webcrawler.settings import Settings
-from webcrawler.states import State
-from webcrawler.storage_errors import StorageFull, is_disk_full
 from webcrawler.urls import split, strip_params, try_normalize
 
 MAX_REDIRECTS = 5

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from webcrawler.database import State
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.documents import record_document

@@ -23,7 +23,8 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.messages import Document
 from webcrawler.shingles import resemblance, sketch

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import select
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.errors import WebcrawlerError
 from webcrawler.urls import InvalidURL, normalize, split, strip_params
 

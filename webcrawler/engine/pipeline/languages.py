@@ -19,7 +19,7 @@ from dataclasses import replace
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import documents
+from webcrawler.database.schema import documents
 from webcrawler.index import IndexedDocument
 from webcrawler.language import detect
 

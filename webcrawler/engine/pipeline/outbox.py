@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from sqlalchemy import and_, delete, func, update
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import INDEXED, REMOVED, index_outbox
+from webcrawler.database.schema import INDEXED, REMOVED, index_outbox
 from webcrawler.engine.pipeline.languages import detected
 from webcrawler.engine.pipeline.link_evidence import with_links
 from webcrawler.index import IndexedDocument, IndexWriter, document_kind

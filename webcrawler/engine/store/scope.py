@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Engine
 
-from webcrawler.database import meta
+from webcrawler.database.schema import meta
 from webcrawler.settings import Settings
 from webcrawler.urls import host_of, try_normalize
 

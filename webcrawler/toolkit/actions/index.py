@@ -87,7 +87,7 @@ class AddToIndex(VisitAction):
 
     def _open(self) -> tuple[CrawlStore, IndexSink]:
         if self._store is None or self._sink is None:
-            from webcrawler.database import check_database, connect
+            from webcrawler.database.schema import check_database, connect
             from webcrawler.engine.pipeline.index_sink import IndexSink
             from webcrawler.engine.store.sql import CrawlStore
             from webcrawler.index import check
