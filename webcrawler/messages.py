@@ -226,3 +226,4 @@ class AgentConfig:
     main_content: bool = True  # index a page's main content, its boilerplate dropped (parse.py)
     render: str = "never"  # run a page's scripts in Chromium: never, auto (script shells), always
     render_timeout: float = 10.0  # seconds a page may take in the browser (agents/render.py)
+    memory_mb: int = 512  # the agent's memory budget, its browser's included (agents/footprint.py)

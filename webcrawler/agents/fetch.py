@@ -88,7 +88,9 @@ class Fetcher:
         self.watchdog = Watchdog()
         self.session = _session(config, self.watchdog)
         self.param_names = ParamNames(config.strip_params)
-        self.renderer = Renderer(config.render_timeout) if config.render != "never" else None
+        self.renderer = Renderer(
+            config.render_timeout, max_bytes=config.max_bytes, memory_bytes=config.memory_mb << 20,
+        ) if config.render != "never" else None
         self.page_scope = PageScope(config, robots_token)  # what a rendered page may fetch
 
     def close(self) -> None:

@@ -36,4 +36,5 @@ def agent_config(settings: Settings) -> AgentConfig:
         main_content=settings.main_content,
         render=settings.render,
         render_timeout=settings.render_timeout,
+        memory_mb=settings.agent_memory_mb,
     )
