@@ -14,9 +14,9 @@ with the server's figure in its reason, the server stays paused for the whole wi
 the crawl does not wait for it (a resumed crawl asks again).
 
 What counts as passing: connection refused or reset, connect and read timeouts, DNS
-failures, and the statuses 429, 500, 502, 503, 504 (not a certificate that does not verify,
-nor a page that never finishes within the total timeout). A resumed crawl gives such
-failures a new set of tries.
+failures, an agent that held the page past its deadline, and the statuses 429, 500, 502,
+503, 504 (not a certificate that does not verify, nor a page that never finishes within
+the total timeout). A resumed crawl gives such failures a new set of tries.
 """
 
 from __future__ import annotations
@@ -35,7 +35,13 @@ from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS})
+# An agent replaced for holding a page past its deadline (AGENT_HUNG) failed in passing too: the
+# page may have met a slow moment of the agent's (a browser that stalled, a machine that was
+# busy), and a page lost to one hang was never asked again. It speaks for the page, not the
+# server (`whole_server`), and its tries are capped like every other's.
+PAGE_PASSING_REASONS = frozenset({Reason.AGENT_HUNG})
+PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS,
+                             *PAGE_PASSING_REASONS})
 PASSING_STATUSES = frozenset({429, 500, 502, 503, 504})
 SERVER_STATUSES = frozenset({429, 503})  # the server speaks for itself, not for one page
 # A certificate that failed will fail again, and so will a page too slow to finish at all
@@ -56,7 +62,7 @@ def passing(reason: str, status: int | None, detail: str = "") -> bool:
 
 def whole_server(reason: str, status: int | None) -> bool:
     """Does this failure speak for the server (pause it all) rather than for one page?"""
-    return status in SERVER_STATUSES or reason in PASSING_REASONS
+    return status in SERVER_STATUSES or reason in PASSING_REASONS - PAGE_PASSING_REASONS
 
 
 @dataclass(order=True)
