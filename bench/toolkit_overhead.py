@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from bench.common import median, publish, table
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 from webcrawler.toolkit import Crawler, Link, Page
 
 TITLE = "Toolkit overhead (issue 13): a toolkit crawl against `webcrawler index`"

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from tests.cli_runner import run_cli as run
 from webcrawler.database.schema import connect, meta
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.16.1"
 

@@ -6,7 +6,7 @@ import pytest
 
 from webcrawler.config.agent_config import agent_config
 from webcrawler.database.states import State
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 
 from .conftest import crawl, document_states, site_pages
 

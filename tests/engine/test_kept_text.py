@@ -13,7 +13,7 @@ from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.pipeline.outbox import unpack
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import open_searcher
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 
 
 def page(n: int) -> Document:

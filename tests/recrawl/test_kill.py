@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from webcrawler.database.schema import check_database, sqlite_url
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.11.2"
 RATE = 20.0

@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection
 
 from webcrawler.database.schema import documents, index_outbox, outbox_text, responses, servers
 from webcrawler.database.states import State
-from webcrawler.urls import origin
+from webcrawler.protocol.urls import origin
 
 PAGE = 500
 EXPORTED = (State.FETCHED, State.REDIRECTED, "gone")  # documents the crawl retrieved at least once

@@ -21,7 +21,7 @@ from sqlalchemy.exc import OperationalError
 
 from webcrawler.database.schema import crawls, documents, links, servers
 from webcrawler.database.states import State
-from webcrawler.messages import SITEMAP_TYPE
+from webcrawler.protocol.messages import SITEMAP_TYPE
 from webcrawler.query_server.sources import Sources
 
 log = logging.getLogger(__name__)

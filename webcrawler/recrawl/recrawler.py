@@ -37,7 +37,7 @@ from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, FoundLin
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
-from webcrawler.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
+from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change, classify
 from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, stored_ages

@@ -35,7 +35,8 @@ from webcrawler.engine.loop.policies import Scope
 from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.memory import MemoryStore
-from webcrawler.messages import Document, Failure, Reason, Redirect
+from webcrawler.protocol.messages import Document, Failure, Reason, Redirect
+from webcrawler.protocol.urls import split, try_normalize
 from webcrawler.settings import Settings
 from webcrawler.toolkit.agents import start_pool
 from webcrawler.toolkit.classifiers import StandardClassifier
@@ -43,7 +44,6 @@ from webcrawler.toolkit.gate import PolicedPool
 from webcrawler.toolkit.model import Limits, Link, Page, Summary
 from webcrawler.toolkit.pages import make_page
 from webcrawler.toolkit.ready import ReadyLinks
-from webcrawler.urls import split, try_normalize
 
 if TYPE_CHECKING:
     from webcrawler.toolkit.spec import CrawlerSpec as Crawler

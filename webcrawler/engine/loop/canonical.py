@@ -28,7 +28,7 @@ from webcrawler.database.schema import aliases, documents
 from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.policies import DocumentSink, Scope
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 
 ALIAS = "canonical"  # the reason stored with an alias: indexed under its canonical URL
 

@@ -26,8 +26,8 @@ from webcrawler.engine.interfaces import FrontierEntry, NewURL, Store
 from webcrawler.engine.loop.policies import DocumentSink, Scope
 from webcrawler.engine.scheduling.frontier import FoundLink
 from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import Document, Outlink, Reason
-from webcrawler.urls import split
+from webcrawler.protocol.messages import Document, Outlink, Reason
+from webcrawler.protocol.urls import split
 
 Queued = Callable[[ServerState, bool, set[str]], None]  # (server, new server?, new paths)
 

@@ -26,7 +26,7 @@ from webcrawler.engine.pipeline.link_refresh import LinkRefresh
 from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import Document, Failure, NotModified, Reason, Redirect
+from webcrawler.protocol.messages import Document, Failure, NotModified, Reason, Redirect
 from webcrawler.settings import Settings
 
 

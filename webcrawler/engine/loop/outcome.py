@@ -16,7 +16,7 @@ from sqlalchemy import select
 from webcrawler.database.schema import documents
 from webcrawler.database.states import State
 from webcrawler.errors import WebcrawlerError
-from webcrawler.urls import InvalidURL, normalize, split, strip_params
+from webcrawler.protocol.urls import InvalidURL, normalize, split, strip_params
 
 if TYPE_CHECKING:
     from webcrawler.engine.loop.crawl import CrawlLoop

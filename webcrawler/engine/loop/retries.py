@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from webcrawler.database.states import State
 from webcrawler.engine.interfaces import DocumentBook, FrontierEntry
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import Failure, Reason, RobotsFile
+from webcrawler.protocol.messages import Failure, Reason, RobotsFile
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Engine
 
-from webcrawler import index, urls
+from webcrawler import index
 from webcrawler.database import dialects
 from webcrawler.database.schema import connect, documents, index_outbox, links, servers
 from webcrawler.database.states import State
@@ -44,7 +44,8 @@ from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.scope import resolve
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
 from webcrawler.index.query import parse as parse_query
-from webcrawler.messages import Document
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)

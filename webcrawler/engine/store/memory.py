@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry, NewURL
 from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 
 
 @dataclass

@@ -19,7 +19,6 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from webcrawler import urls
 from webcrawler.database import dialects
 from webcrawler.database.schema import (
     crawls,
@@ -35,7 +34,8 @@ from webcrawler.engine.interfaces import FrontierEntry, NewURL
 from webcrawler.engine.loop.retries import NOT_PASSING_DETAILS, PASSING_REASONS, PASSING_STATUSES
 from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.prepared import Prepared
-from webcrawler.messages import Document, Reason
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document, Reason
 
 
 class CrawlStore:

@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webcrawler import urls
 from webcrawler.datadir import DataDir
-from webcrawler.messages import Document
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page

@@ -7,7 +7,7 @@ the crawler and its progress display, and the signals that stop it gracefully.
 
 It lives outside webcrawler/engine/ because it is a client of both the engine and the
 incremental crawl (recrawl/setup.py), and the recrawl builds on the engine: wired from here,
-the dependencies go one way (engine <- recrawl <- run).
+the dependencies go one way (engine <- recrawl <- commands).
 """
 
 from __future__ import annotations
