@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 SITE = "127.0.77.1"
 

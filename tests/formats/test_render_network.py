@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.formats.sealed import Listeners, need_namespaces, sealed_crawl
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 from webcrawler.index import open_searcher
-from webcrawler.testing.server import LoopbackWeb, Page, Site
 
 SITE, DNS, STUN = "127.0.74.1", "127.0.74.53", "127.0.74.2"
 

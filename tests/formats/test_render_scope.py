@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site
 
 SITE = "127.0.75.1"
 SHELL = Page(

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from webcrawler.messages import AgentConfig, Reason, Retrieve
-from webcrawler.robots import RobotsRules
-from webcrawler.urls import try_normalize
+from webcrawler.protocol.messages import AgentConfig, Reason, Retrieve
+from webcrawler.protocol.robots import RobotsRules
+from webcrawler.protocol.urls import try_normalize
 
 
 class PageScope:

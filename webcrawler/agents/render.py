@@ -46,7 +46,7 @@ import psutil
 
 from webcrawler.agents.footprint import with_descendants
 from webcrawler.config.kinds import ConfigError
-from webcrawler.errors import ExtraMissing, needs_extra
+from webcrawler.errors import ExtraMissing, FetchError, needs_extra
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +230,7 @@ class Renderer:
         self._browser, self._browser_pid = None, 0
 
 
-class RenderTooLarge(Exception):
+class RenderTooLarge(FetchError):
     """The rendered markup is over the crawl's --max-bytes: the page is indexed as fetched."""
 
 
