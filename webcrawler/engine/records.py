@@ -88,7 +88,13 @@ class FoundLink:
     new: bool  # the target was not known before this link
 
 
-PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS})
+# An agent replaced for holding a page past its deadline (AGENT_HUNG) failed in passing too: the
+# page may have met a slow moment of the agent's (a browser that stalled, a machine that was
+# busy), and a page lost to one hang was never asked again. It speaks for the page, not the
+# server (`whole_server`), and its tries are capped like every other's.
+PAGE_PASSING_REASONS = frozenset({Reason.AGENT_HUNG})
+PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS,
+                             *PAGE_PASSING_REASONS})
 PASSING_STATUSES = frozenset({429, 500, 502, 503, 504})
 # A certificate that failed will fail again, and so will a page too slow to finish at all
 # (the total deadline, not a connect or read timeout: its next try would cost as long again).

@@ -325,7 +325,13 @@ class CrawlLoop:
         kind = self.hooks.kind(entry)
         pool.submit(Retrieve(self._job_ids, url, self.sitemaps.kind_of(url) if kind == "document" else kind,
                              entry.etag, entry.last_modified, sketch=self.sketch,
-                             body=self.settings.stores_responses))
+                             body=self.settings.stores_responses, robots=self._robots_for(server)))
+
+    def _robots_for(self, server: ServerState) -> tuple[int | None, str] | None:
+        """`server`'s robots.txt (status, body) for an agent that may render its page: the
+        page's scripts' requests pass the rules its links do (None when no agent renders)."""
+        rules = self.robots.rules(server) if self.settings.render != "never" else None
+        return None if rules is None else (rules.status, rules.body)
 
     def _job_for(self, server: ServerState, now: float) -> Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
