@@ -76,6 +76,7 @@ AREAS = [
          "(26-39 million a day)", "100 million pages a day (1,157 pages/s)", False),
     Area("Change detection threshold", "change_threshold"),
     Area("Retries on a flaky web", "flaky_web"),
+    Area("Politeness that learns: a rate-limited server", "rate_limit"),
     Area("Main content", "main_content"),
     Area("Rendering script pages", "render"),
     Area("Test suite", None, "make test 233-241 s against 8232520's 363 s, one after the other "

@@ -374,7 +374,7 @@ class CrawlLoop:
         refused = getattr(answer, "reason", "") == Reason.POLICY  # never went out
         self.leases.release(job.server.origin, requested=not refused)
         now = time.monotonic()
-        self.politeness.observe(job.server, answer)
+        self.politeness.observe(job.server, answer, now)
         entry = job.entry
         if entry is None:
             self.robots.answered(job.server, answer)
