@@ -77,6 +77,7 @@ AREAS = [
     Area("Change detection threshold", "change_threshold"),
     Area("Retries on a flaky web", "flaky_web"),
     Area("Politeness that learns: a rate-limited server", "rate_limit"),
+    Area("Traps that stop traps: endless calendars", "traps"),
     Area("Main content", "main_content"),
     Area("Rendering script pages", "render"),
     Area("Test suite", None, "make test 233-241 s against 8232520's 363 s, one after the other "
