@@ -4,8 +4,8 @@
 
 Served from this process on 127.0.8.x: one site of `--pages` pages behind a rate limit as
 nginx's `limit_req` keeps one (no burst, no Retry-After): a request that starts less than the
-limit's interval after the last accepted one is answered 429 (webcrawler.testing.flakyweb.
-RateLimited, robots.txt included). Two crawls, each `webcrawler index` with 4 agents and the
+limit's interval after the last accepted one is answered 429 (tests/support/flakyweb.py's
+`RateLimited`, robots.txt included). Two crawls, each `webcrawler index` with 4 agents and the
 default retries: `--delay 0` against a 0.05 s limit (the server is the only politeness), and
 `--delay 0.2` against a 0.3 s limit (our delay is shorter than the server's: the case the
 old rule answered with one refused request in two). Refusals and requests are the server's
@@ -22,11 +22,12 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from bench.common import publish, table
-from webcrawler.database import State, connect, documents
-from webcrawler.run import run_index
+from tests.support.flakyweb import RateLimited
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.flakyweb import RateLimited
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 TITLE = "Politeness that learns: a rate-limited server's refusals"
 GOAL_SHARE = 0.1

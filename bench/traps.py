@@ -3,7 +3,7 @@ is crawled whole.
 
     python -m bench.traps [--json bench/results/traps.json]
 
-Served from this process on 127.0.8.x (webcrawler.testing.calendars, dates counted from
+Served from this process on 127.0.8.x (tests/support/calendars.py, dates counted from
 today): a monthly calendar running both ways without end ("no events"), a daily one ("Nothing
 on Sunday, 29 November 2026"), a monthly agenda whose pages differ and which runs into the
 future only, and a blog's archive of the last 120 months, each month naming its own posts.
@@ -20,15 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.common import publish, table
-from webcrawler.run import run_index
-from webcrawler.settings import Settings
-from webcrawler.testing.calendars import (
+from tests.support.calendars import (
     busy_calendar,
     daily_calendar,
     endless_calendar,
     monthly_archive,
 )
-from webcrawler.testing.server import LoopbackWeb, Routes, Site
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Routes, Site
+from webcrawler.settings import Settings
 
 TITLE = "Traps that stop traps: endless calendars against a ten-year archive"
 FEW_DOZEN = 36

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from tests.support.flakyweb import RateLimited, slow
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Site
 from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
 from webcrawler.engine.scheduling.politeness import FLOOR_ON_OVERLOAD, HOLD, AdaptiveDelay
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import Document, Failure
+from webcrawler.protocol.messages import Document, Failure
 from webcrawler.settings import Settings
-from webcrawler.states import State
-from webcrawler.testing.flakyweb import RateLimited, slow
-from webcrawler.testing.server import LoopbackWeb, Site
 
 from .conftest import crawl, pages, rows
 

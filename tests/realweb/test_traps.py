@@ -10,15 +10,15 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from webcrawler.database import State
-from webcrawler.engine.loop.traps import Calendars, date_in, date_pattern, likeness, loop_in
-from webcrawler.testing.calendars import (
+from tests.support.calendars import (
     busy_calendar,
     daily_calendar,
     endless_calendar,
     monthly_archive,
 )
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
+from webcrawler.engine.loop.traps import Calendars, date_in, date_pattern, likeness, loop_in
 
 from .conftest import crawl, rows
 

@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 
-from webcrawler.testing.server import Page, Routes
+from webcrawler.demoweb.server import Page, Routes
 
 Plan = Callable[[str, int], Page | None]
 

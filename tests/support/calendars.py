@@ -1,6 +1,6 @@
 """Dated sites for the trap tests and bench/traps.py: calendars without end, and an archive.
 
-Each is a routes function for `testing.server.Site`, its dates counted from `today` (so the
+Each is a routes function for `webcrawler.demoweb.server.Site`, its dates counted from `today` (so the
 sites mean the same whatever day the tests run):
 
     endless_calendar(today)   /cal?month=YYYY-MM, "no events", previous and next month links,
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime
 
-from webcrawler.testing.server import Page, Routes, html
+from webcrawler.demoweb.server import Page, Routes, html
 
 LETTERS = "abcdefghij"
 
