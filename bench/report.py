@@ -77,6 +77,8 @@ AREAS = [
          "(26-39 million a day)", "100 million pages a day (1,157 pages/s)", False),
     Area("Change detection threshold", "change_threshold"),
     Area("Retries on a flaky web", "flaky_web"),
+    Area("Politeness that learns: a rate-limited server", "rate_limit"),
+    Area("Traps that stop traps: endless calendars", "traps"),
     Area("Main content", "main_content"),
     Area("Rendering script pages", "render"),
     Area("Parsers on hostile input", "parsers"),

@@ -70,7 +70,18 @@ class ServerState:
     paused_until: float = 0.0  # monotonic: no request before (Retry-After, backoff)
     robots_tries: int = 0  # failed robots.txt requests in a row (engine/loop/retries.py)
     adaptive_delay: float = 0.0  # seconds the server's answers ask for (engine/scheduling/politeness.py)
+    response_delay: float = 0.0  # its part that follows the response time
+    refusal_delay: float = 0.0  # its part learned from 429s and 503s
+    refusal_step: float = 0.0  # how much refusal_delay comes down per answer once it may
+    calm: int = 0  # answers since the last 429 or 503
     dirty: bool = field(default=False)  # counters changed since the last commit
+
+    def wait(self, delay: float) -> float:
+        """Seconds between the end of one request to this server and the start of the next:
+        the crawl's `delay`, the site's Crawl-delay or what its answers taught
+        (politeness.py), whichever is longest. The one rule: the scheduler and the
+        cross-process lease (leases.py) both ask it."""
+        return max(delay, self.crawl_delay, self.adaptive_delay)
 
     def has_work(self) -> bool:
         return (self.queued > 0 and not self.capped) or self.recrawl_ready > 0 or self.retrying > 0

@@ -14,10 +14,10 @@ with the server's figure in its reason, the server stays paused for the whole wi
 the crawl does not wait for it (a resumed crawl asks again).
 
 What counts as passing (engine/records.py's `passing`, which the SQL store's resume asks of
-the database too): connection refused or reset, connect and read timeouts, DNS
-failures, an agent that held the page past its deadline, and the statuses 429, 500, 502, 503, 504 (not a certificate that does not verify,
-nor a page that never finishes within the total timeout). A resumed crawl gives such
-failures a new set of tries.
+the database too): connection refused or reset, connect and read timeouts, DNS failures,
+an agent that held the page past its deadline, and the statuses 429, 500, 502, 503, 504
+(not a certificate that does not verify, nor a page that never finishes within the total
+timeout). A resumed crawl gives such failures a new set of tries.
 """
 
 from __future__ import annotations
