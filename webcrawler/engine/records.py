@@ -70,7 +70,18 @@ class ServerState:
     paused_until: float = 0.0  # monotonic: no request before (Retry-After, backoff)
     robots_tries: int = 0  # failed robots.txt requests in a row (engine/loop/retries.py)
     adaptive_delay: float = 0.0  # seconds the server's answers ask for (engine/scheduling/politeness.py)
+    response_delay: float = 0.0  # its part that follows the response time
+    refusal_delay: float = 0.0  # its part learned from 429s and 503s
+    refusal_step: float = 0.0  # how much refusal_delay comes down per answer once it may
+    calm: int = 0  # answers since the last 429 or 503
     dirty: bool = field(default=False)  # counters changed since the last commit
+
+    def wait(self, delay: float) -> float:
+        """Seconds between the end of one request to this server and the start of the next:
+        the crawl's `delay`, the site's Crawl-delay or what its answers taught
+        (politeness.py), whichever is longest. The one rule: the scheduler and the
+        cross-process lease (leases.py) both ask it."""
+        return max(delay, self.crawl_delay, self.adaptive_delay)
 
     def has_work(self) -> bool:
         return (self.queued > 0 and not self.capped) or self.recrawl_ready > 0 or self.retrying > 0
@@ -88,7 +99,13 @@ class FoundLink:
     new: bool  # the target was not known before this link
 
 
-PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS})
+# An agent replaced for holding a page past its deadline (AGENT_HUNG) failed in passing too: the
+# page may have met a slow moment of the agent's (a browser that stalled, a machine that was
+# busy), and a page lost to one hang was never asked again. It speaks for the page, not the
+# server (`whole_server`), and its tries are capped like every other's.
+PAGE_PASSING_REASONS = frozenset({Reason.AGENT_HUNG})
+PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS,
+                             *PAGE_PASSING_REASONS})
 PASSING_STATUSES = frozenset({429, 500, 502, 503, 504})
 # A certificate that failed will fail again, and so will a page too slow to finish at all
 # (the total deadline, not a connect or read timeout: its next try would cost as long again).

@@ -31,7 +31,7 @@ from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.loop.retries import Retries
 from webcrawler.engine.loop.robots_txt import RobotsTxt
 from webcrawler.engine.loop.sitemaps import Sitemaps
-from webcrawler.engine.loop.traps import DateBudget
+from webcrawler.engine.loop.traps import Calendars
 from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
 from webcrawler.engine.scheduling.frontier import Ordering, server_first
 from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
@@ -137,7 +137,7 @@ class CrawlLoop:
         self.scope = scope or Scope(settings.include, settings.exclude, settings.max_depth,
                                     settings.max_url_length, settings.deny_private,
                                     settings.scope_hosts, settings.trap_repeats, settings.types)
-        self.calendars = DateBudget(settings.trap_budget)  # endless date sequences (traps.py)
+        self.calendars = Calendars(settings.trap_budget)  # endless date sequences (traps.py)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
@@ -325,7 +325,13 @@ class CrawlLoop:
         kind = self.hooks.kind(entry)
         pool.submit(Retrieve(self._job_ids, url, self.sitemaps.kind_of(url) if kind == "document" else kind,
                              entry.etag, entry.last_modified, sketch=self.sketch,
-                             body=self.settings.stores_responses))
+                             body=self.settings.stores_responses, robots=self._robots_for(server)))
+
+    def _robots_for(self, server: ServerState) -> tuple[int | None, str] | None:
+        """`server`'s robots.txt (status, body) for an agent that may render its page: the
+        page's scripts' requests pass the rules its links do (None when no agent renders)."""
+        rules = self.robots.rules(server) if self.settings.render != "never" else None
+        return None if rules is None else (rules.status, rules.body)
 
     def _job_for(self, server: ServerState, now: float) -> Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
@@ -375,7 +381,7 @@ class CrawlLoop:
         refused = getattr(answer, "reason", "") == Reason.POLICY  # never went out
         self.leases.release(job.server.origin, requested=not refused)
         now = time.monotonic()
-        self.politeness.observe(job.server, answer)
+        self.politeness.observe(job.server, answer, now)
         entry = job.entry
         if entry is None:
             self.robots.answered(job.server, answer)
@@ -386,6 +392,8 @@ class CrawlLoop:
             return
         if isinstance(answer, Document):
             self.stats.rendered += answer.rendered
+            self.calendars.answered(job.server.origin, entry.path, answer.title, answer.text,
+                                    [link.url for link in answer.links])
             self.hooks.document(entry, job.server, answer)
             self.retries.fetched(entry)
             self.sitemaps.found(entry, answer)

@@ -14,10 +14,10 @@ with the server's figure in its reason, the server stays paused for the whole wi
 the crawl does not wait for it (a resumed crawl asks again).
 
 What counts as passing (engine/records.py's `passing`, which the SQL store's resume asks of
-the database too): connection refused or reset, connect and read timeouts, DNS
-failures, and the statuses 429, 500, 502, 503, 504 (not a certificate that does not verify,
-nor a page that never finishes within the total timeout). A resumed crawl gives such
-failures a new set of tries.
+the database too): connection refused or reset, connect and read timeouts, DNS failures,
+an agent that held the page past its deadline, and the statuses 429, 500, 502, 503, 504
+(not a certificate that does not verify, nor a page that never finishes within the total
+timeout). A resumed crawl gives such failures a new set of tries.
 """
 
 from __future__ import annotations
@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 
 from webcrawler.database.states import State
 from webcrawler.engine.interfaces import DocumentBook
-from webcrawler.engine.records import PASSING_REASONS, PASSING_STATUSES, FrontierEntry, ServerState, passing
+from webcrawler.engine.records import (
+    PAGE_PASSING_REASONS,
+    PASSING_REASONS,
+    PASSING_STATUSES,
+    FrontierEntry,
+    ServerState,
+    passing,
+)
 from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import Failure, Reason, RobotsFile
 from webcrawler.settings import Settings
@@ -45,7 +52,7 @@ FINAL = "final failures"
 
 def whole_server(reason: str, status: int | None) -> bool:
     """Does this failure speak for the server (pause it all) rather than for one page?"""
-    return status in SERVER_STATUSES or reason in PASSING_REASONS
+    return status in SERVER_STATUSES or reason in PASSING_REASONS - PAGE_PASSING_REASONS
 
 
 @dataclass(order=True)

@@ -97,7 +97,7 @@ def next_leased_server(scheduler: Scheduler, leases: ServerLeases, delay: float,
     free.
     """
     while (server := scheduler.next_server(now)) is not None:
-        wait = leases.acquire(server.origin, max(delay, server.crawl_delay))
+        wait = leases.acquire(server.origin, server.wait(delay))
         if wait is None:
             return server
         scheduler.defer(server, now + wait)

@@ -135,7 +135,7 @@ class Scheduler:
         if first_document_done and not server.visited:
             server.visited = True
             self._release(server)
-        wait = max(self.delay, server.crawl_delay, server.adaptive_delay)
+        wait = server.wait(self.delay)
         paused = server.paused_until > now + wait
         if paused:
             self._release(server)
