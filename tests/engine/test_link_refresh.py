@@ -18,6 +18,7 @@ from webcrawler.database.schema import INDEXED, connect, documents, index_outbox
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.pipeline import link_refresh
 from webcrawler.engine.pipeline.reindex import run_reindex
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import open_searcher
 from webcrawler.settings import Settings
 
@@ -97,8 +98,9 @@ def test_a_look_sends_the_largest_changes_first_and_at_most_its_bound(
             {"doc_id": n, "batch": 7 if n == 17 else INDEXED, "payload": b"x",
              "inlinks": {16: 1, 18: 100}.get(n, 0)} for n in range(10, 19)])
         conn.execute(insert(links), _links({10 + i: i + 1 for i in range(6)} | {16: 1, 17: 6, 18: 1}))
-    with engine.connect() as conn:
-        refresh = link_refresh.LinkRefresh(conn, every=2, clock=iter(range(0, 10**6, 60)).__next__)
+    store = CrawlStore(engine)
+    try:
+        refresh = link_refresh.LinkRefresh(store, every=2, clock=iter(range(0, 10**6, 60)).__next__)
         for source in range(100, 120):
             refresh.fetched(source)
         assert refresh.due()
@@ -108,6 +110,8 @@ def test_a_look_sends_the_largest_changes_first_and_at_most_its_bound(
         for source in range(100, 120):
             refresh.fetched(source)
         assert refresh.look() == [18, 15, 14, 13, 12, 11, 10]  # not 16 (no change), nor 17
+    finally:
+        store.close()
     engine.dispose()
 
 
@@ -116,25 +120,25 @@ def test_looks_are_half_a_minute_apart_however_fast_documents_arrive(tmp_path: P
     since the last look (or the crawl's start); a minute makes one due with fewer."""
     engine = connect(f"sqlite:///{tmp_path / 'db.sqlite'}")
     now = [1000.0]
-    with engine.connect() as conn:
-        refresh = link_refresh.LinkRefresh(conn, every=2, clock=lambda: now[0])
-        refresh.fetched(1)
-        refresh.fetched(2)
-        assert not refresh.due()  # two documents, but the crawl has just begun
-        now[0] += link_refresh.MIN_LOOK_SECONDS
-        assert refresh.due()
-        assert refresh.look() == []  # nothing indexed links anywhere
-        refresh.fetched(3)
-        refresh.fetched(4)
-        now[0] += link_refresh.MIN_LOOK_SECONDS - 1
-        assert not refresh.due()  # `every` documents, a second too soon after the last look
-        now[0] += 1
-        assert refresh.due()
-    with engine.connect() as conn:
-        refresh = link_refresh.LinkRefresh(conn, every=1000, clock=lambda: now[0])
-        refresh.fetched(5)
-        now[0] += link_refresh.REFRESH_SECONDS
-        assert refresh.due()  # a slow crawl: a look a minute
+    store = CrawlStore(engine)
+    refresh = link_refresh.LinkRefresh(store, every=2, clock=lambda: now[0])
+    refresh.fetched(1)
+    refresh.fetched(2)
+    assert not refresh.due()  # two documents, but the crawl has just begun
+    now[0] += link_refresh.MIN_LOOK_SECONDS
+    assert refresh.due()
+    assert refresh.look() == []  # nothing indexed links anywhere
+    refresh.fetched(3)
+    refresh.fetched(4)
+    now[0] += link_refresh.MIN_LOOK_SECONDS - 1
+    assert not refresh.due()  # `every` documents, a second too soon after the last look
+    now[0] += 1
+    assert refresh.due()
+    refresh = link_refresh.LinkRefresh(store, every=1000, clock=lambda: now[0])
+    refresh.fetched(5)
+    now[0] += link_refresh.REFRESH_SECONDS
+    assert refresh.due()  # a slow crawl: a look a minute
+    store.close()
     engine.dispose()
 
 

@@ -257,3 +257,41 @@ def test_near_duplicates_on_the_in_memory_store(one_url_web, settings):
     assert str(store.urls[ids["/near-b"]].values["detail"]).startswith(
         f"resembles document {ids['/near-a']} ")
     assert "near-duplicates 1 not indexed" in loop.hooks.found()
+
+
+class Reindexing(Removals):
+    """A sink that indexes with the in-links the store holds at that moment and records them, as
+    the index's outbox does, and takes documents again: link refresh runs with it."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        super().__init__()
+        self.store = store
+        self.resent: list[int] = []
+
+    def add(self, doc_id: int, document: Document) -> None:
+        super().add(doc_id, document)
+        self.store.record_indexed({doc_id: self.store.in_link_counts([doc_id]).get(doc_id, 0)})
+
+    def resend(self, doc_ids) -> None:
+        self.resent += doc_ids
+
+
+def test_link_refresh_on_the_in_memory_store(settings):
+    """The hub is indexed first, when one page links to it; the five pages after it link to it
+    too, so at the crawl's end it is sent to the index again, and only it."""
+    pages = {"/": html("home", "start", [("/hub", "hub")] + [(f"/p{i}", "p") for i in range(5)]),
+             "/hub": html("hub", "the hub")}
+    pages |= {f"/p{i}": html(f"p{i}", "a page", [("/hub", "the hub")]) for i in range(5)}
+    store = MemoryStore()
+    sink = Reindexing(store)
+    with LoopbackWeb([Site("127.0.17.4", pages, robots_txt="")]) as web:
+        loop = index_loop(settings, store, pool_factory=lambda: InProcessPool(settings), sink=sink)
+        assert loop.add_seeds([web.url("127.0.17.4")]) == []
+        loop.run()
+        server = store.server(web.origin("127.0.17.4"))
+        assert server is not None
+        hub = store.lookup(server, "/hub")
+    assert hub is not None and store.indexed_with[hub] == 1  # indexed with the home page's link
+    assert store.in_link_counts([hub]) == {hub: 6}
+    assert sink.resent == [hub]
+    assert "1 page sent to the index again" in loop.hooks.found()

@@ -89,6 +89,16 @@ class OneURLBook(Protocol):
     def indexed_sketches(self, ids: Sequence[int] | None = None) -> list[tuple[int, bytes]]: ...
 
 
+class LinkBook(Protocol):
+    """What keeping the index's link counts fresh asks of the store (pipeline/link_refresh.py):
+    where the fetched pages link, how many pages link to each now, and how many each index
+    entry was built with."""
+
+    def link_targets(self, sources: Sequence[int]) -> list[int]: ...
+    def in_link_counts(self, ids: Sequence[int]) -> dict[int, int]: ...
+    def indexed_in_links(self, ids: Sequence[int]) -> dict[int, int | None]: ...
+
+
 class RunBook(Protocol):
     """The store's transaction and the record of each crawl run."""
 
@@ -100,7 +110,8 @@ class RunBook(Protocol):
     def rollback(self) -> None: ...
 
 
-class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, RunBook, Protocol):
+class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, LinkBook, RunBook,
+            Protocol):
     """Everything the loop and the engine's document path ask of a store."""
 
 

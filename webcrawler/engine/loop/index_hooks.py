@@ -20,10 +20,9 @@ from webcrawler.engine.interfaces import Job, Pool, Store
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.documents import record_document
 from webcrawler.engine.loop.one_url import OneURLPerDocument
-from webcrawler.engine.loop.policies import DocumentSink
+from webcrawler.engine.loop.policies import DocumentSink, ResendingSink
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.pipeline.link_refresh import LinkRefresh
-from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
 from webcrawler.engine.scheduling.frontier import Ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler
@@ -58,10 +57,10 @@ class IndexHooks(BaseHooks):
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
         self.judge = OneURLPerDocument(loop.store, loop.scope, loop.sink, loop.url_of,
                                        loop.queue_id, loop.settings.near_duplicates)
-        conn = getattr(loop.store, "conn", None)  # the SQL store's: its index outbox and links
-        # the SQL store's index is sent the pages whose in-links changed (pipeline/link_refresh.py)
-        self.links = LinkRefresh(conn, loop.settings.link_refresh) \
-            if conn is not None and isinstance(loop.sink, OutboxWriter) else None
+        # an index that takes documents again is sent those whose in-links changed
+        # (pipeline/link_refresh.py), on either store
+        self.links = LinkRefresh(loop.store, loop.settings.link_refresh) \
+            if isinstance(loop.sink, ResendingSink) else None
         self.progress = progress
         self._next_report = 0.0
 
@@ -149,7 +148,7 @@ class IndexHooks(BaseHooks):
 
     def _resend(self) -> None:
         """Send the index the pages whose in-links changed (pipeline/link_refresh.py)."""
-        if self.links is not None and isinstance(self.loop.sink, OutboxWriter):
+        if self.links is not None and isinstance(self.loop.sink, ResendingSink):
             self.loop.sink.resend(self.links.look())
 
     def stop_reason(self, now: float, reason: str) -> str:

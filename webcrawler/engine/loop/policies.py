@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from webcrawler.engine.loop.traps import loop_in
 from webcrawler.protocol.addresses import Exempt, refused_literal
@@ -93,6 +93,15 @@ class DocumentSink(Protocol):
     def abort(self) -> None:
         """The disk is full: release without writing anything more (the crawl resumes later)."""
 
+
+
+@runtime_checkable
+class ResendingSink(DocumentSink, Protocol):
+    """A sink that can be sent indexed documents again (the index's outbox): link refresh
+    (pipeline/link_refresh.py) runs with one, on either store."""
+
+    def resend(self, doc_ids: Sequence[int]) -> None:
+        """Index these documents again with the next batch (their in-links changed)."""
 
 class NullSink:
     """Keeps nothing: for crawls that only build the link graph."""

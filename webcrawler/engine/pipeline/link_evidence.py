@@ -19,9 +19,8 @@ from sqlalchemy import ColumnElement, Select, and_, func, select
 from sqlalchemy.engine import Connection
 
 from webcrawler.database.schema import documents, links
+from webcrawler.engine.store.sql import CHUNK, in_link_counts
 from webcrawler.index import IndexedDocument
-
-CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters
 
 
 def with_links(conn: Connection, docs: Sequence[IndexedDocument]) -> list[IndexedDocument]:
@@ -52,14 +51,6 @@ def _anchors(ids: list[int]) -> Select:
     return select(links.c.target_id, links.c.anchor, same).select_from(joined).where(
         and_(links.c.target_id.in_(ids), links.c.source_id != links.c.target_id,
              links.c.anchor != "")).distinct()
-
-
-def in_link_counts(conn: Connection, ids: Sequence[int]) -> dict[int, int]:
-    """doc_id -> the distinct pages linking to it, for those of `ids` with any."""
-    counts: dict[int, int] = {}
-    for start in range(0, len(ids), CHUNK):
-        counts.update(conn.execute(_counted(links.c.target_id, list(ids[start : start + CHUNK]))).all())
-    return counts
 
 
 def _counted(column: ColumnElement, ids: list[int]) -> Select:

@@ -28,13 +28,13 @@ between any two), for a freshness nobody sees; the look at the crawl's end catch
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 
-from sqlalchemy import and_, bindparam, func, select, update
+from sqlalchemy import bindparam, update
 from sqlalchemy.engine import Connection
 
-from webcrawler.database.schema import INDEXED, index_outbox, links
-from webcrawler.engine.pipeline.link_evidence import CHUNK, in_link_counts
+from webcrawler.database.schema import index_outbox
+from webcrawler.engine.interfaces import LinkBook
 from webcrawler.index.prior import factor
 
 REFRESH_SECONDS = 60.0  # a look at least this often while documents arrive
@@ -47,9 +47,9 @@ class LinkRefresh:
     """Remembers the documents fetched since the last look; `due()` says when to look,
     `look()` picks the pages to send to the index again."""
 
-    def __init__(self, conn: Connection, every: int,
+    def __init__(self, store: LinkBook, every: int,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.conn = conn
+        self.store = store
         self.every = every  # documents between two looks (0: never)
         self.sources: list[int] = []
         self._clock = clock
@@ -75,9 +75,8 @@ class LinkRefresh:
         most out of date first, at most `MAX_RESEND`; the sources are forgotten."""
         started = time.monotonic()
         sources, self.sources, self._last = self.sources, [], self._clock()
-        targets = _targets(self.conn, sources)
-        indexed = _indexed_counts(self.conn, targets)
-        now = in_link_counts(self.conn, list(indexed))
+        indexed = self.store.indexed_in_links(self.store.link_targets(sources))
+        now = self.store.in_link_counts(list(indexed))
         changes = [(_change(indexed[doc_id], now.get(doc_id, 0)), doc_id) for doc_id in indexed]
         stale = sorted((c for c in changes if c[0] >= MIN_CHANGE), reverse=True)[:MAX_RESEND]
         self.sent += len(stale)
@@ -101,29 +100,10 @@ def _change(before: int | None, now: int) -> float:
     return max(old, new) / min(old, new) - 1.0
 
 
-def _targets(conn: Connection, sources: Sequence[int]) -> list[int]:
-    """The distinct pages `sources` link to (self-links left out)."""
-    found: set[int] = set()
-    for start in range(0, len(sources), CHUNK):
-        chunk = sources[start : start + CHUNK]
-        found.update(t for (t,) in conn.execute(select(links.c.target_id).where(and_(
-            links.c.source_id.in_(chunk), links.c.target_id != links.c.source_id))))
-    return sorted(found)
-
-
-def _indexed_counts(conn: Connection, ids: Sequence[int]) -> dict[int, int | None]:
-    """doc_id -> the in-links its committed index entry was built with, for those of `ids`
-    the index holds (a stored, acknowledged document row)."""
-    out: dict[int, int | None] = {}
-    for start in range(0, len(ids), CHUNK):
-        out.update(conn.execute(select(index_outbox.c.doc_id, index_outbox.c.inlinks).where(and_(
-            index_outbox.c.doc_id.in_(ids[start : start + CHUNK]),
-            index_outbox.c.batch == INDEXED, func.length(index_outbox.c.payload) > 0))).all())
-    return out
-
-
 def record(conn: Connection, inlinks: Mapping[int, int]) -> None:
-    """Store the in-link counts the index's committed entries were built with (uncommitted)."""
+    """Store the in-link counts the index's committed entries were built with (uncommitted):
+    the index writer's side, on its own connection; the crawl reads them back through its
+    store (`LinkBook.indexed_in_links`)."""
     if inlinks:
         conn.execute(update(index_outbox).where(index_outbox.c.doc_id == bindparam("p_id"))
                      .values(inlinks=bindparam("p_inlinks")),

@@ -47,6 +47,8 @@ class MemoryStore:
         self._queues: dict[int, list[tuple[int, int]]] = {}  # server id -> heap of (depth, id)
         self._by_checksum: dict[str, set[int]] = {}
         self.aliases: dict[int, int] = {}  # alias id -> the canonical id it named
+        self._linked_from: dict[int, set[int]] = {}  # target id -> the pages linking to it
+        self.indexed_with: dict[int, int] = {}  # doc id -> the in-links its index entry counted
         self._aliases_of: dict[int, list[int]] = {}  # canonical id -> its aliases
 
     # --- servers ----------------------------------------------------------
@@ -158,9 +160,27 @@ class MemoryStore:
         stored = self.links.setdefault(source_id, {})
         for target, anchor in targets:
             stored.setdefault(target, anchor[:500])
+            self._linked_from.setdefault(target, set()).add(source_id)
 
     def delete_links(self, source_id: int) -> None:
-        self.links.pop(source_id, None)
+        for target in self.links.pop(source_id, {}):
+            self._linked_from.get(target, set()).discard(source_id)
+
+    # --- the index's link counts --------------------------------------------
+    def link_targets(self, sources: Sequence[int]) -> list[int]:
+        return sorted({t for s in sources for t in self.links.get(s, {}) if t != s})
+
+    def in_link_counts(self, ids: Sequence[int]) -> dict[int, int]:
+        counts = {doc_id: len(self._linked_from.get(doc_id, set()) - {doc_id}) for doc_id in ids}
+        return {doc_id: n for doc_id, n in counts.items() if n}
+
+    def indexed_in_links(self, ids: Sequence[int]) -> dict[int, int | None]:
+        """What the sink that indexes told `record_indexed` (SQL: the outbox's column)."""
+        return {doc_id: self.indexed_with[doc_id] for doc_id in ids if doc_id in self.indexed_with}
+
+    def record_indexed(self, inlinks: dict[int, int]) -> None:
+        """The in-links the index's entries were built with: a sink that indexes says so."""
+        self.indexed_with.update(inlinks)
 
     def save_response(self, doc_id: int, now: float, document: Document) -> None:
         self.urls[doc_id].values["response"] = (now, document.status, document.body)

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from webcrawler.database import dialects
 from webcrawler.database.schema import (
+    INDEXED,
     aliases,
     crawls,
     documents,
@@ -42,6 +43,8 @@ from webcrawler.engine.records import (
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import Document, Reason
+
+CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters
 
 
 class CrawlStore:
@@ -282,6 +285,31 @@ class CrawlStore:
         query = query.order_by(d.id) if ids is None else query.where(d.id.in_(ids))
         return [(int(doc_id), bytes(sketch)) for doc_id, sketch in self.conn.execute(query)]
 
+    # --- the index's link counts (engine/pipeline/link_refresh.py) ----------
+    def link_targets(self, sources: Sequence[int]) -> list[int]:
+        """The distinct pages `sources` link to (self-links left out), through the links
+        table's primary key."""
+        found: set[int] = set()
+        for start in range(0, len(sources), CHUNK):
+            found.update(self.conn.execute(select(links.c.target_id).where(and_(
+                links.c.source_id.in_(sources[start : start + CHUNK]),
+                links.c.target_id != links.c.source_id))).scalars())
+        return sorted(found)
+
+    def in_link_counts(self, ids: Sequence[int]) -> dict[int, int]:
+        return in_link_counts(self.conn, ids)
+
+    def indexed_in_links(self, ids: Sequence[int]) -> dict[int, int | None]:
+        """doc_id -> the in-links its committed index entry was built with, for those of `ids`
+        the index holds (a stored, acknowledged document row of the outbox)."""
+        o = index_outbox.c
+        out: dict[int, int | None] = {}
+        for start in range(0, len(ids), CHUNK):
+            out.update(self.conn.execute(select(o.doc_id, o.inlinks).where(and_(
+                o.doc_id.in_(ids[start : start + CHUNK]), o.batch == INDEXED,
+                func.length(o.payload) > 0))).all())
+        return out
+
     def outbox_put(self, doc_id: int, batch: int, payload: bytes) -> None:
         """A document for the full-text index, kept until the index has committed it."""
         self._sql.outbox_delete.run(p_id=doc_id)
@@ -366,3 +394,14 @@ def _new_key(row: Any) -> int:
     if row is None:
         raise LookupError("the INSERT added no row")
     return int(row[0])
+
+
+def in_link_counts(conn: Connection, ids: Sequence[int]) -> dict[int, int]:
+    """doc_id -> the distinct pages linking to it, for those of `ids` with any (self-links
+    left out); the index writer's read path asks it too (pipeline/link_evidence.py)."""
+    counts: dict[int, int] = {}
+    for start in range(0, len(ids), CHUNK):
+        counts.update(conn.execute(select(links.c.target_id, func.count()).where(and_(
+            links.c.target_id.in_(list(ids[start : start + CHUNK])),
+            links.c.source_id != links.c.target_id)).group_by(links.c.target_id)).all())
+    return counts
