@@ -295,3 +295,12 @@ def test_link_refresh_on_the_in_memory_store(settings):
     assert store.in_link_counts([hub]) == {hub: 6}
     assert sink.resent == [hub]
     assert "1 page sent to the index again" in loop.hooks.found()
+
+
+def test_every_seed_failed_is_told_on_the_in_memory_store(web, settings):
+    from webcrawler.engine.loop.outcome import failed_seeds
+
+    seed = web.url(B, "/missing")
+    loop, _ = crawl(settings, [seed])
+    assert failed_seeds(loop, loop.store, [seed]) == (
+        f"nothing was fetched, every seed failed: {seed} (http-error: HTTP 404)")

@@ -11,16 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from sqlalchemy import select
-
-from webcrawler.database.schema import documents
 from webcrawler.database.states import State
 from webcrawler.errors import WebcrawlerError
 from webcrawler.protocol.urls import InvalidURL, normalize, split, strip_params
 
 if TYPE_CHECKING:
+    from webcrawler.engine.interfaces import Store
     from webcrawler.engine.loop.crawl import CrawlLoop
-    from webcrawler.engine.store.sql import CrawlStore
 
 
 class SeedsFailed(WebcrawlerError):
@@ -45,7 +42,7 @@ def seed_problem(url: str, max_length: int) -> str | None:
     return None
 
 
-def failed_seeds(crawler: CrawlLoop, store: CrawlStore, seeds: list[str]) -> str | None:
+def failed_seeds(crawler: CrawlLoop, store: Store, seeds: list[str]) -> str | None:
     """When nothing was fetched and every seed failed, one line naming each seed and why;
     else None (a seed excluded by robots.txt, already fetched, or still queued did not fail)."""
     if crawler.stats.retrieved or not seeds:
@@ -57,16 +54,16 @@ def failed_seeds(crawler: CrawlLoop, store: CrawlStore, seeds: list[str]) -> str
         f"{seed} ({reason})" for seed, reason in zip(seeds, reasons, strict=True))
 
 
-def _why(crawler: CrawlLoop, store: CrawlStore, seed: str) -> str | None:
+def _why(crawler: CrawlLoop, store: Store, seed: str) -> str | None:
     origin, path = split(strip_params(normalize(seed), crawler.settings.param_names()))  # as add_seeds
     server = store.server(origin)
     if server is None:
         return None
     unreachable = crawler.retries.robots_failures.get(server.id)
-    row = store.conn.execute(select(documents.c.state, documents.c.reason, documents.c.detail).where(
-        documents.c.server_id == server.id, documents.c.path == path)).first()
-    if row is not None and row.state == State.FAILED:
-        return f"{row.reason}: {row.detail}" if row.detail else row.reason
-    if unreachable and (row is None or row.state == State.QUEUED):
+    row = store.fate(server, path)
+    if row is not None and row[0] == State.FAILED:
+        _, reason, detail = row
+        return f"{reason}: {detail}" if detail else reason
+    if unreachable and (row is None or row[0] == State.QUEUED):
         return f"robots.txt unreachable: {unreachable}"
     return None

@@ -95,6 +95,14 @@ class MemoryStore:
     def lookup(self, server: ServerState, path: str) -> int | None:
         return self._ids.get((server.id, path))
 
+    def fate(self, server: ServerState, path: str) -> tuple[str, str | None, str | None] | None:
+        doc_id = self.lookup(server, path)
+        if doc_id is None:
+            return None
+        url = self.urls[doc_id]
+        reason, detail = url.values.get("reason"), url.values.get("detail")
+        return url.state, None if reason is None else str(reason), None if detail is None else str(detail)
+
     def next_document(self, server: ServerState) -> FrontierEntry | None:
         queue = self._queues.get(server.id)
         while queue:

@@ -270,6 +270,13 @@ class CrawlStore:
         self.conn.execute(dialects.insert_ignore(self.conn.dialect.name, aliases).values(
             doc_id=doc_id, canonical_id=canonical_id))
 
+    def fate(self, server: ServerState, path: str) -> tuple[str, str | None, str | None] | None:
+        """(state, reason, detail) of a stored URL; None when it was never stored."""
+        d = documents.c
+        row = self.conn.execute(select(d.state, d.reason, d.detail).where(
+            d.server_id == server.id, d.path == path)).first()
+        return None if row is None else (row.state, row.reason, row.detail)
+
     def indexed(self, doc_id: int) -> bool:
         """Fetched, with no reason to keep it out of the index."""
         row = self.conn.execute(select(documents.c.state, documents.c.reason)
