@@ -198,10 +198,11 @@ class Searcher:
             self._look_without_waiting()
             return self._lexicon.tools().completer.complete(text, n, self._together)
 
-    def _together(self, earlier: list[str], candidates: list[str]) -> list[str]:
-        """The candidates found in a document beside the earlier words (cooccurrence.py)."""
+    def _together(self, earlier: list[str], candidates: list[str], limit: int) -> list[str]:
+        """The first `limit` candidates found in a document beside the earlier words
+        (cooccurrence.py)."""
         with self._lock:
-            return cooccurrence.together(self._searcher, earlier, candidates)
+            return cooccurrence.together(self._searcher, earlier, candidates, limit)
 
     def frequent_title_words(self) -> tuple[str, ...]:
         """The words most titles of the index hold, most frequent first (may be empty)."""
