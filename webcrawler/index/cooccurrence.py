@@ -23,10 +23,12 @@ from webcrawler.index.schema import CONTENT
 MAX_DOCUMENTS = 5000  # documents of the earlier words a segment looks in, at most
 
 
-def together(searcher: WhooshSearcher, earlier: list[str], candidates: list[str],
-             limit: int) -> list[str]:
-    """The first `limit` of `candidates` (in their order) found in a document with every
-    `earlier` word: the candidates come most frequent first, so the look stops early."""
+Segments = list[tuple[SegmentReader, np.ndarray]]  # each segment's documents of the earlier words
+
+
+def segments_of(searcher: WhooshSearcher, earlier: list[str]) -> Segments:
+    """The segments holding every `earlier` word in some document, with those documents
+    (the same for every letter typed after them: the caller may keep it for the commit)."""
     segments = []
     for sub, _offset in searcher.leaf_searchers():
         reader = sub.reader()
@@ -34,6 +36,12 @@ def together(searcher: WhooshSearcher, earlier: list[str], candidates: list[str]
             documents = _documents(reader, earlier)
             if len(documents):
                 segments.append((reader, documents))
+    return segments
+
+
+def together(segments: Segments, candidates: list[str], limit: int) -> list[str]:
+    """The first `limit` of `candidates` (in their order) found in one of the documents of
+    `segments_of`: the candidates come most frequent first, so the look stops early."""
     found: list[str] = []
     for word in candidates:
         if len(found) >= limit or not segments:
