@@ -138,6 +138,9 @@ class MemoryStore:
     def delete_links(self, source_id: int) -> None:
         self.links.pop(source_id, None)
 
+    def link_targets(self, source_id: int) -> set[int]:
+        return set(self.links.get(source_id, {}))
+
     def save_response(self, doc_id: int, now: float, document: Document) -> None:
         self.urls[doc_id].values["response"] = (now, document.status, document.body)
 

@@ -235,6 +235,11 @@ class CrawlStore:
         """Forget the links of `source_id` (it changed, or is gone)."""
         self._sql.delete_links.run(p_source=source_id)
 
+    def link_targets(self, source_id: int) -> set[int]:
+        """The ids of the documents `source_id` links to (the links table's primary key)."""
+        return set(self.conn.execute(select(links.c.target_id).where(
+            links.c.source_id == source_id)).scalars())
+
     def duplicate_of(self, checksum: str, doc_id: int) -> int | None:
         """Another fetched document with the same content, if any (indexed lookup)."""
         if not checksum:
