@@ -9,9 +9,10 @@ from pathlib import Path
 from tests.support.flakyweb import RateLimited, slow
 from webcrawler.database.states import State
 from webcrawler.demoweb.server import LoopbackWeb, Site
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
 from webcrawler.engine.scheduling.politeness import FLOOR_ON_OVERLOAD, HOLD, AdaptiveDelay
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import Document, Failure
 from webcrawler.settings import Settings
 

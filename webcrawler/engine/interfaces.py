@@ -22,35 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from webcrawler.engine.records import FrontierEntry, NewURL, ServerState
 from webcrawler.protocol.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
-
-if TYPE_CHECKING:
-    from webcrawler.engine.scheduling.scheduler import ServerState
-
-
-@dataclass(frozen=True, slots=True)
-class FrontierEntry:
-    """A document waiting to be fetched."""
-
-    doc_id: int
-    server_id: int
-    path: str
-    depth: int
-    redirects: int = 0
-    recrawl: bool = False  # fetched before: its answer goes to webcrawler/recrawl/
-    etag: str = ""  # the validators of the stored copy, for a conditional GET
-    last_modified: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class NewURL:
-    """A URL found in a page (or a redirect), ready to be stored."""
-
-    path: str
-    depth: int
-    redirects: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ import heapq
 import itertools
 from collections.abc import Callable
 
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.orders.best_first import NOTHING, BestFirstServers, Key
-from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.toolkit.model import Link
 
 ORDERS: dict[str, Callable[[Link, int], Key]] = {

@@ -29,11 +29,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry, Pool
+from webcrawler.engine.interfaces import Pool
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, TIME_LIMIT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.policies import Scope
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering
 from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.protocol.messages import Document, Failure, Reason, Redirect
 from webcrawler.protocol.urls import split, try_normalize

@@ -25,17 +25,18 @@ from dataclasses import dataclass, field, replace
 
 from webcrawler.database.states import State
 from webcrawler.database.storage_errors import StorageFull, is_disk_full
-from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
+from webcrawler.engine.interfaces import Hooks, Job, Pool, Store
 from webcrawler.engine.loop.documents import queue_urls, store_links
 from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.loop.retries import Retries
 from webcrawler.engine.loop.robots_txt import RobotsTxt
 from webcrawler.engine.loop.sitemaps import Sitemaps
 from webcrawler.engine.loop.traps import Calendars
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering, server_first
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering, server_first
 from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
 from webcrawler.engine.scheduling.politeness import AdaptiveDelay
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import (
     Answer,
     Document,
@@ -248,7 +249,7 @@ class CrawlLoop:
         prerequisite failure), so the summary does not say "still queued" and "no failures"
         above an error that every seed failed. A resumed crawl asks again, whatever the
         reason (store.requeue_retries: a detail that starts "robots.txt unreachable" is never
-        one of retries.NOT_PASSING_DETAILS; a certificate may be trusted by then)."""
+        one of records.NOT_PASSING_DETAILS; a certificate may be trusted by then)."""
         for server_id, failure in list(self.retries.robots_failures.items()):
             server = self.scheduler.servers.get(server_id)
             if server is None:
@@ -345,7 +346,13 @@ class CrawlLoop:
         kind = self.hooks.kind(entry)
         pool.submit(Retrieve(self._job_ids, url, self.sitemaps.kind_of(url) if kind == "document" else kind,
                              entry.etag, entry.last_modified, sketch=self.sketch,
-                             body=self.settings.stores_responses))
+                             body=self.settings.stores_responses, robots=self._robots_for(server)))
+
+    def _robots_for(self, server: ServerState) -> tuple[int | None, str] | None:
+        """`server`'s robots.txt (status, body) for an agent that may render its page: the
+        page's scripts' requests pass the rules its links do (None when no agent renders)."""
+        rules = self.robots.rules(server) if self.settings.render != "never" else None
+        return None if rules is None else (rules.status, rules.body)
 
     def _job_for(self, server: ServerState, now: float) -> Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
+from webcrawler.engine.interfaces import Job, Pool, Store
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.documents import links_beyond, record_document
 from webcrawler.engine.loop.one_url import OneURLPerDocument
@@ -25,8 +25,9 @@ from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.pipeline.link_refresh import LinkRefresh
 from webcrawler.engine.pipeline.outbox import OutboxWriter
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import Document, Failure, NotModified, Reason, Redirect
 from webcrawler.settings import Settings
 

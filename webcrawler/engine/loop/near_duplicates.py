@@ -33,8 +33,8 @@ from sqlalchemy.engine import Connection
 from webcrawler.database.dialects import insert_ignore
 from webcrawler.database.schema import aliases, documents
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.policies import DocumentSink, NullSink
+from webcrawler.engine.records import FrontierEntry
 from webcrawler.protocol.messages import Document
 from webcrawler.text.shingles import resemblance, sketch
 

@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 from sqlalchemy.engine import Connection
 
-from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.canonical import Canonicals
 from webcrawler.engine.loop.near_duplicates import NEAR_DUPLICATE, NearDuplicates
 from webcrawler.engine.loop.policies import DocumentSink, Scope
+from webcrawler.engine.records import FrontierEntry
 from webcrawler.protocol.messages import Document
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import psutil
 
+from webcrawler.agents.footprint import with_descendants
 from webcrawler.agents.render import require_renderer
 from webcrawler.agents.worker import READY, agent_main
 from webcrawler.config.agent_config import agent_config
@@ -199,8 +200,10 @@ class AgentPool:
                                          f"{self.memory_bytes // (1024 * 1024)} MB)")))
         return out
 
-    @staticmethod
-    def _rss(agent: AgentProcess) -> int:
+    def _rss(self, agent: AgentProcess) -> int:
+        """The agent's memory; under --render its browser's too (agents/footprint.py)."""
+        if self.config.render != "never":
+            return with_descendants(agent.ps)
         try:
             return agent.ps.memory_info().rss if agent.ps else 0
         except psutil.Error:

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+    from webcrawler.engine.records import ServerState
+    from webcrawler.engine.scheduling.scheduler import Scheduler
 
 try:
     import fcntl

@@ -28,7 +28,7 @@ or 503 slows it down.
 
 from __future__ import annotations
 
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import ServerState
 from webcrawler.settings import Settings
 
 OVERLOADED = frozenset({429, 503})

@@ -16,8 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry, NewURL
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import FrontierEntry, NewURL, ServerState
 from webcrawler.protocol.messages import Document
 
 

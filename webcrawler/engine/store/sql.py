@@ -30,9 +30,14 @@ from webcrawler.database.schema import (
     servers,
 )
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry, NewURL
-from webcrawler.engine.loop.retries import NOT_PASSING_DETAILS, PASSING_REASONS, PASSING_STATUSES
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import (
+    NOT_PASSING_DETAILS,
+    PASSING_REASONS,
+    PASSING_STATUSES,
+    FrontierEntry,
+    NewURL,
+    ServerState,
+)
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import Document, Reason
