@@ -138,9 +138,11 @@ class MemoryStore:
         url = self.urls.get(doc_id)
         return url is not None and url.state == State.FETCHED and url.values.get("reason") is None
 
-    def indexed_sketches(self, ids: Sequence[int] | None = None) -> list[tuple[int, bytes]]:
+    def indexed_sketches(self, ids: Sequence[int] | None = None
+                         ) -> list[tuple[int, bytes, str]]:
         chosen = sorted(self.urls) if ids is None else ids
-        return [(doc_id, bytes(sketch)) for doc_id in chosen if self.indexed(doc_id)
+        return [(doc_id, bytes(sketch), str(self.urls[doc_id].values.get("content_type") or ""))
+                for doc_id in chosen if self.indexed(doc_id)
                 and isinstance(sketch := self.urls[doc_id].values.get("sketch"), bytes) and sketch]
 
     # --- documents ----------------------------------------------------------
@@ -161,6 +163,9 @@ class MemoryStore:
 
     def delete_links(self, source_id: int) -> None:
         self.links.pop(source_id, None)
+
+    def link_targets(self, source_id: int) -> set[int]:
+        return set(self.links.get(source_id, {}))
 
     def save_response(self, doc_id: int, now: float, document: Document) -> None:
         self.urls[doc_id].values["response"] = (now, document.status, document.body)
