@@ -192,3 +192,7 @@ def test_the_last_word_is_completed_in_the_context_of_the_earlier_ones(tmp_path:
         assert searcher.suggest("json dumps e", 8)[0] == "json dumps encoder"
         assert searcher.suggest("json -dumps type:html d", 8)[0] == "json -dumps type:html dumps"
         assert searcher.suggest("decimal de", 8)[0] == "decimal delattr"
+        write(tmp_path / "index", [IndexedDocument(13, "http://j.test/13", "json and delattr",
+                                                   "json delattr", "j.test")])
+        searcher.refresh()  # a new commit: the words before the last one are looked up again
+        assert "json delattr" in searcher.suggest("json d", 8)

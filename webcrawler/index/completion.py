@@ -24,7 +24,8 @@ from collections.abc import Callable
 from webcrawler.index.analysis import words as index_words
 from webcrawler.index.vocabulary import Vocabulary, normalise_title
 
-Together = Callable[[list[str], list[str]], list[str]]  # (earlier words, candidates) -> kept
+# (earlier words, candidates, at most how many) -> the candidates kept, in their order
+Together = Callable[[list[str], list[str], int], list[str]]
 
 MAX_SUGGESTIONS = 20
 CONTEXT_POOL = 100  # frequent completions of the last word checked against the words before it
@@ -55,7 +56,7 @@ class Completer:
             earlier = _earlier_words(head)
             prefix = match.group(1).lower()
             if earlier and together is not None:
-                picked = together(earlier, self._frequent_words(prefix, CONTEXT_POOL))[:n]
+                picked = together(earlier, self._frequent_words(prefix, CONTEXT_POOL), n)
             else:
                 picked = self._frequent_words(prefix, n)
             words = [head + word for word in picked]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from webcrawler.database.states import State
 from webcrawler.database.storage_errors import StorageFull, is_disk_full
@@ -233,6 +233,8 @@ class CrawlLoop:
             reason = self.hooks.stop_reason(now, self._stop_reason(now, deadline, pool))
             if reason:
                 self.stats.stop_reason = reason
+                if reason == NOTHING_LEFT:
+                    self._give_up_unreachable()
                 return
             self.hooks.tick(now)
             self._dispatch(pool, now)
@@ -240,6 +242,25 @@ class CrawlLoop:
                 self._handle(job, answer)
             if self._commit_due(now):
                 self._commit(run_id)
+
+    def _give_up_unreachable(self) -> None:
+        """Nothing is left that this crawl may fetch: the pages of a server whose robots.txt
+        could not be had are this crawl's failures, with its reason (Heritrix's
+        prerequisite failure), so the summary does not say "still queued" and "no failures"
+        above an error that every seed failed. A resumed crawl asks again, whatever the
+        reason (store.requeue_retries: a detail that starts "robots.txt unreachable" is never
+        one of records.NOT_PASSING_DETAILS; a certificate may be trusted by then)."""
+        for server_id, failure in list(self.retries.robots_failures.items()):
+            server = self.scheduler.servers.get(server_id)
+            if server is None:
+                continue
+            for _ in range(server.queued):
+                entry = self.frontier.next_document(server)
+                if entry is None:
+                    break
+                self.hooks.failure(entry, server, replace(
+                    failure, url=server.origin + entry.path,
+                    detail=f"robots.txt unreachable: {failure.detail}"))
 
     def _finish(self, run_id: int) -> None:
         """The client's last writes, the last commit, the index flushed, the final tick."""

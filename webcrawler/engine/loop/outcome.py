@@ -65,5 +65,5 @@ def _why(crawler: CrawlLoop, store: Store, seed: str) -> str | None:
         _, reason, detail = row
         return f"{reason}: {detail}" if detail else reason
     if unreachable and (row is None or row[0] == State.QUEUED):
-        return f"robots.txt unreachable: {unreachable}"
+        return f"robots.txt unreachable: {unreachable.reason}: {unreachable.detail}"
     return None

@@ -75,7 +75,7 @@ class LinkRefresh:
         most out of date first, at most `MAX_RESEND`; the sources are forgotten."""
         started = time.monotonic()
         sources, self.sources, self._last = self.sources, [], self._clock()
-        indexed = self.store.indexed_in_links(self.store.link_targets(sources))
+        indexed = self.store.indexed_in_links(self.store.targets_of(sources))
         now = self.store.in_link_counts(list(indexed))
         changes = [(_change(indexed[doc_id], now.get(doc_id, 0)), doc_id) for doc_id in indexed]
         stale = sorted((c for c in changes if c[0] >= MIN_CHANGE), reverse=True)[:MAX_RESEND]

@@ -43,7 +43,7 @@ from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
 from webcrawler.engine.store.scope import resolve
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
-from webcrawler.index.query import parse as parse_query
+from webcrawler.index.query import parse_with_words as parse_query
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings

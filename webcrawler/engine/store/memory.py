@@ -148,9 +148,11 @@ class MemoryStore:
         url = self.urls.get(doc_id)
         return url is not None and url.state == State.FETCHED and url.values.get("reason") is None
 
-    def indexed_sketches(self, ids: Sequence[int] | None = None) -> list[tuple[int, bytes]]:
+    def indexed_sketches(self, ids: Sequence[int] | None = None
+                         ) -> list[tuple[int, bytes, str]]:
         chosen = sorted(self.urls) if ids is None else ids
-        return [(doc_id, bytes(sketch)) for doc_id in chosen if self.indexed(doc_id)
+        return [(doc_id, bytes(sketch), str(self.urls[doc_id].values.get("content_type") or ""))
+                for doc_id in chosen if self.indexed(doc_id)
                 and isinstance(sketch := self.urls[doc_id].values.get("sketch"), bytes) and sketch]
 
     # --- documents ----------------------------------------------------------
@@ -175,7 +177,7 @@ class MemoryStore:
             self._linked_from.get(target, set()).discard(source_id)
 
     # --- the index's link counts --------------------------------------------
-    def link_targets(self, sources: Sequence[int]) -> list[int]:
+    def targets_of(self, sources: Sequence[int]) -> list[int]:
         return sorted({t for s in sources for t in self.links.get(s, {}) if t != s})
 
     def in_link_counts(self, ids: Sequence[int]) -> dict[int, int]:
@@ -189,6 +191,9 @@ class MemoryStore:
     def record_indexed(self, inlinks: dict[int, int]) -> None:
         """The in-links the index's entries were built with: a sink that indexes says so."""
         self.indexed_with.update(inlinks)
+
+    def link_targets(self, source_id: int) -> set[int]:
+        return set(self.links.get(source_id, {}))
 
     def save_response(self, doc_id: int, now: float, document: Document) -> None:
         self.urls[doc_id].values["response"] = (now, document.status, document.body)

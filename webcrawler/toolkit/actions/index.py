@@ -64,7 +64,12 @@ class AddToIndex(VisitAction):
         self._since_commit = 0
 
     def handle(self, page: Page) -> None:
-        from webcrawler.engine.loop.documents import queue_urls, record_document, store_links
+        from webcrawler.engine.loop.documents import (
+            links_beyond,
+            queue_urls,
+            record_document,
+            store_links,
+        )
         from webcrawler.engine.loop.policies import Scope
         from webcrawler.engine.store.sql import FrontierEntry
 
@@ -80,6 +85,8 @@ class AddToIndex(VisitAction):
         server.docs_fetched += 1
         if kept.duplicate_of is None:
             store_links(store, Scope(), entry, document.links)
+        elif beyond := links_beyond(store, kept.duplicate_of, document.links):
+            store_links(store, Scope(), entry, beyond)
         self.added += kept.reason is None
         self._since_commit += 1
         if self._since_commit >= COMMIT_EVERY:
