@@ -369,6 +369,15 @@ def test_no_package_imports_itself_through_others(depth: int) -> None:
     assert cycles(graph_at(depth)) == []
 
 
+def test_the_crawl_loop_asks_its_store_only_through_the_protocol() -> None:
+    """engine/loop/ imports no SQLAlchemy, no database schema and no SQL store: canonical URLs,
+    near-duplicates, link refresh and the honest endings ask the `Store` protocol
+    (engine/interfaces.py), which the SQL and the in-memory store both answer."""
+    banned = ("sqlalchemy", "webcrawler.database.schema", "webcrawler.database.dialects",
+              "webcrawler.engine.store.sql")
+    assert offenders(modules("engine/loop"), *banned) == {}
+
+
 ENGINE_ROOMS = ("records", "interfaces", "store", "scheduling", "pipeline", "loop", "realtime")
 
 
