@@ -31,7 +31,8 @@ from webcrawler.commands.index import run_index
 from webcrawler.database.schema import connect
 from webcrawler.database.states import State
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
-from webcrawler.engine.store.sql import CrawlStore, NewURL
+from webcrawler.engine.records import NewURL
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.settings import Settings
 
 SITES, PAGES = 4, 60

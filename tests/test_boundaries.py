@@ -414,6 +414,43 @@ def test_no_module_imports_another_modules_private_name() -> None:
     assert {module_name(p): hits for p in modules() if (hits := private_names(p))} == {}
 
 
+def _top_names(path: Path) -> tuple[set[str], set[str]]:
+    """(the names `path` defines at its top level, those it re-exports as `import x as x`)."""
+    defined: set[str] = set()
+    exported: set[str] = set()
+    for node in tree_of(path).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            exported |= {a.name for a in node.names if a.asname == a.name}
+    return defined, exported
+
+
+def test_a_name_is_imported_from_the_module_that_defines_it() -> None:
+    """Not from one that merely imports it too: a module that moves leaves no copy of its
+    names behind (no compatibility shim), so every importer names the new place. A package's
+    `__init__` (its public face) and an explicit `import x as x` re-export are exceptions."""
+    known = house_modules()
+    sources = modules() + sorted((PACKAGE.parent / "tests").rglob("*.py")) \
+        + sorted((PACKAGE.parent / "bench").glob("*.py"))
+    passed_on = []
+    for path in sources:
+        for node in ast.walk(tree_of(path)):
+            if not (isinstance(node, ast.ImportFrom) and node.module in known and not node.level):
+                continue
+            source = known[node.module]
+            if source.name == "__init__.py":
+                continue
+            defined, exported = _top_names(source)
+            passed_on += [f"{path.relative_to(PACKAGE.parent)}: from {node.module} import {a.name}"
+                          for a in node.names if f"{node.module}.{a.name}" not in known
+                          and a.name not in defined | exported]
+    assert passed_on == []
+
+
 def _base_names(node: ast.ClassDef) -> list[str]:
     return [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in node.bases]
 

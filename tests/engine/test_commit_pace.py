@@ -25,7 +25,8 @@ from webcrawler.engine.pipeline.index_sink import (
 )
 from webcrawler.engine.pipeline.outbox import pack
 from webcrawler.engine.realtime.search import RealtimeSink
-from webcrawler.engine.store.sql import CrawlStore, NewURL
+from webcrawler.engine.records import NewURL
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import IndexedDocument, open_writer
 
 

@@ -23,7 +23,8 @@ from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.pipeline.outbox import pack
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.engine.pipeline.shard_writer import run_shard_writer
-from webcrawler.engine.store.sql import CrawlStore, NewURL
+from webcrawler.engine.records import NewURL
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
 from webcrawler.settings import Settings
 

@@ -15,7 +15,7 @@ from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.loop.progress import snapshot, summary
 from webcrawler.engine.loop.retries import Retries
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.protocol.messages import Reason, RobotsFile
 from webcrawler.settings import Settings

@@ -23,7 +23,8 @@ from webcrawler.database.schema import (
     servers,
 )
 from webcrawler.database.states import State
-from webcrawler.engine.store.sql import CrawlStore, NewURL
+from webcrawler.engine.records import NewURL
+from webcrawler.engine.store.sql import CrawlStore
 
 ORIGIN = "http://127.0.4.90:8080"
 

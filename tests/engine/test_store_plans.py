@@ -11,7 +11,8 @@ from pathlib import Path
 
 from webcrawler.database.schema import connect
 from webcrawler.database.states import State
-from webcrawler.engine.store.sql import CrawlStore, NewURL
+from webcrawler.engine.records import NewURL
+from webcrawler.engine.store.sql import CrawlStore
 
 ORIGIN = "http://127.0.4.91:8080"
 

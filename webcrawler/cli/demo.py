@@ -22,9 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from webcrawler.commands.index import SeedsFailed, run_index
+from webcrawler.commands.index import run_index
 from webcrawler.datadir import DataDir
 from webcrawler.demoweb.stdlib_docs import DemoWeb
+from webcrawler.engine.loop.outcome import SeedsFailed
 from webcrawler.errors import ServiceError
 from webcrawler.query_server import PortInUseError, ServeError, serve
 from webcrawler.settings import Settings

@@ -183,7 +183,9 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.commands.index import SeedsFailed, run_index, run_reindex
+    from webcrawler.commands.index import run_index
+    from webcrawler.engine.loop.outcome import SeedsFailed
+    from webcrawler.engine.pipeline.reindex import run_reindex
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:

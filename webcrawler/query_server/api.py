@@ -18,15 +18,9 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from webcrawler.query_server.queries import (
-    BadQuery,
-    check_prefix,
-    more_query,
-    parse_flag,
-    parse_int,
-    run_query,
-)
+from webcrawler.query_server.queries import check_prefix, more_query, parse_flag, parse_int, run_query
 from webcrawler.query_server.sources import NO_INDEX, Sources
+from webcrawler.web.payload import BadQuery
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

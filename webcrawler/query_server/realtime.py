@@ -35,10 +35,17 @@ from flask.typing import ResponseReturnValue
 from webcrawler.index import QueryError
 from webcrawler.index.query import parse_with_words as parse_query
 from webcrawler.query_server.failures import visitor_reason
-from webcrawler.query_server.queries import BadQuery, check_query
+from webcrawler.query_server.queries import check_query
 from webcrawler.web.errors import csp_nonce
 from webcrawler.web.jobs import BackgroundJob, JobList
-from webcrawler.web.payload import count_param, http_url_field, json_object, number_field, text_field
+from webcrawler.web.payload import (
+    BadQuery,
+    count_param,
+    http_url_field,
+    json_object,
+    number_field,
+    text_field,
+)
 
 log = logging.getLogger(__name__)
 

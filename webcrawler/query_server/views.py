@@ -19,7 +19,6 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
 from webcrawler.query_server.queries import (
-    BadQuery,
     active_filters,
     more_query,
     parse_flag,
@@ -30,6 +29,7 @@ from webcrawler.query_server.queries import (
 )
 from webcrawler.query_server.sources import NO_INDEX, Sources
 from webcrawler.query_server.stats import current_stats
+from webcrawler.web.payload import BadQuery
 
 bp = Blueprint("views", __name__)
 

@@ -24,11 +24,11 @@ from sqlalchemy import bindparam, select
 
 from webcrawler.database.schema import documents
 from webcrawler.database.states import State
-from webcrawler.engine.records import FoundLink, ServerState
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
 from webcrawler.engine.scheduling.frontier import Frontier
 from webcrawler.engine.scheduling.sequencers import FifoQueue
 from webcrawler.engine.store.prepared import Prepared
-from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
+from webcrawler.engine.store.sql import CrawlStore
 
 RECRAWLABLE = (State.FETCHED, State.REDIRECTED)
 

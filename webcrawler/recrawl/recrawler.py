@@ -33,11 +33,11 @@ from sqlalchemy import and_, bindparam, select, update
 from webcrawler.database.schema import documents
 from webcrawler.database.states import State
 from webcrawler.engine.loop.policies import DocumentSink
-from webcrawler.engine.records import FoundLink
+from webcrawler.engine.records import FoundLink, FrontierEntry
 from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
 from webcrawler.engine.store.prepared import Prepared
-from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
+from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change, classify

@@ -71,7 +71,7 @@ class AddToIndex(VisitAction):
             store_links,
         )
         from webcrawler.engine.loop.policies import Scope
-        from webcrawler.engine.store.sql import FrontierEntry
+        from webcrawler.engine.records import FrontierEntry
 
         store, sink = self._open()
         url = urls.try_normalize(page.url)
