@@ -73,7 +73,7 @@ def test_credentials_go_to_their_host_only_and_are_written_nowhere(tmp_path: Pat
         routes["/go-host"] = Page(status=302, headers=(("Location", other_host + "/"),))
         routes["/"] = html("home", "protected", [("/p1", "1"), ("/p2", "2"), ("/go-port", "port"),
                                                   ("/go-host", "host")])
-        data = with_credentials(tmp_path, web.servers[0].name, SECRET)
+        data = with_credentials(tmp_path, web.servers[0].name, SECRET, scheme="http")
         result = index_command(data, protected + "/", "--agents", "2", "--progress")
         web.log.settle()
         hits = web.log.snapshot()

@@ -414,7 +414,8 @@ class Fetcher:
         remaining = max(0.001, deadline - time.monotonic())
         timeout = (min(self.config.connect_timeout, remaining),
                    min(self.config.read_timeout, remaining))
-        secret = headers_for(url, self.config.credentials)  # this server's own, if any
+        secret = headers_for(url, self.config.credentials,  # this server's own, if any
+                             self.config.verify_tls)
         return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout,
                                 headers={**(headers or {}), **secret} or None)
 

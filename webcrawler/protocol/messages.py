@@ -187,12 +187,14 @@ class RobotsFile:
 
 @dataclass(frozen=True, slots=True)
 class Credential:
-    """A header sent only to one server (`host`, or `host:port`): HTTP Basic or any header.
-    The value never shows in a repr, so never in a log line or a traceback."""
+    """A header sent only to one server (`host`, or `host:port`) on one scheme (https unless
+    the operator says http): HTTP Basic or any header. The value never shows in a repr, so
+    never in a log line or a traceback."""
 
     host: str
     header: str  # e.g. "Authorization"
     value: str = field(repr=False)
+    scheme: str = "https"
 
 
 Answer = Document | NotModified | Redirect | Failure | RobotsFile

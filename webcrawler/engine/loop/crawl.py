@@ -25,17 +25,18 @@ from dataclasses import dataclass, field
 
 from webcrawler.database.states import State
 from webcrawler.database.storage_errors import StorageFull, is_disk_full
-from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
+from webcrawler.engine.interfaces import Hooks, Job, Pool, Store
 from webcrawler.engine.loop.documents import queue_urls, store_links
 from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.loop.retries import Retries
 from webcrawler.engine.loop.robots_txt import RobotsTxt
 from webcrawler.engine.loop.sitemaps import Sitemaps
-from webcrawler.engine.loop.traps import DateBudget
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering, server_first
+from webcrawler.engine.loop.traps import Calendars
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering, server_first
 from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
 from webcrawler.engine.scheduling.politeness import AdaptiveDelay
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import (
     Answer,
     Document,
@@ -136,7 +137,7 @@ class CrawlLoop:
         self.scope = scope or Scope(settings.include, settings.exclude, settings.max_depth,
                                     settings.max_url_length, settings.deny_private,
                                     settings.scope_hosts, settings.trap_repeats, settings.types)
-        self.calendars = DateBudget(settings.trap_budget)  # endless date sequences (traps.py)
+        self.calendars = Calendars(settings.trap_budget)  # endless date sequences (traps.py)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
@@ -380,7 +381,7 @@ class CrawlLoop:
         refused = getattr(answer, "reason", "") == Reason.POLICY  # never went out
         self.leases.release(job.server.origin, requested=not refused)
         now = time.monotonic()
-        self.politeness.observe(job.server, answer)
+        self.politeness.observe(job.server, answer, now)
         entry = job.entry
         if entry is None:
             self.robots.answered(job.server, answer)
@@ -391,6 +392,8 @@ class CrawlLoop:
             return
         if isinstance(answer, Document):
             self.stats.rendered += answer.rendered
+            self.calendars.answered(job.server.origin, entry.path, answer.title, answer.text,
+                                    [link.url for link in answer.links])
             self.hooks.document(entry, job.server, answer)
             self.retries.fetched(entry)
             self.sitemaps.found(entry, answer)

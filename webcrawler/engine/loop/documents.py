@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry, NewURL, Store
+from webcrawler.engine.interfaces import Store
 from webcrawler.engine.loop.policies import DocumentSink, Scope
-from webcrawler.engine.scheduling.frontier import FoundLink
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import FoundLink, FrontierEntry, NewURL, ServerState
 from webcrawler.protocol.messages import Document, Outlink, Reason
 from webcrawler.protocol.urls import split
 

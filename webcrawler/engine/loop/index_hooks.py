@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
+from webcrawler.engine.interfaces import Job, Pool, Store
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.documents import record_document
 from webcrawler.engine.loop.one_url import OneURLPerDocument
@@ -24,8 +24,9 @@ from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.pipeline.link_refresh import LinkRefresh
 from webcrawler.engine.pipeline.outbox import OutboxWriter
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import Document, Failure, NotModified, Reason, Redirect
 from webcrawler.settings import Settings
 
@@ -55,9 +56,9 @@ class IndexHooks(BaseHooks):
                  progress: Callable[[CrawlLoop], None] | None = None) -> None:
         self.loop = loop
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
-        conn = getattr(loop.store, "conn", None)  # the SQL store's (aliases, sketches); None in memory
-        self.judge = None if conn is None else OneURLPerDocument(
-            conn, loop.scope, loop.sink, loop.url_of, loop.queue_id, loop.settings.near_duplicates)
+        self.judge = OneURLPerDocument(loop.store, loop.scope, loop.sink, loop.url_of,
+                                       loop.queue_id, loop.settings.near_duplicates)
+        conn = getattr(loop.store, "conn", None)  # the SQL store's: its index outbox and links
         # the SQL store's index is sent the pages whose in-links changed (pipeline/link_refresh.py)
         self.links = LinkRefresh(conn, loop.settings.link_refresh) \
             if conn is not None and isinstance(loop.sink, OutboxWriter) else None

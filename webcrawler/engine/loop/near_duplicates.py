@@ -20,12 +20,9 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
-from sqlalchemy import select
-from sqlalchemy.engine import Connection
 
-from webcrawler.database.schema import documents
-from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry
+from webcrawler.engine.interfaces import OneURLBook
+from webcrawler.engine.records import FrontierEntry
 from webcrawler.protocol.messages import Document
 from webcrawler.text.shingles import resemblance, sketch
 
@@ -40,8 +37,8 @@ MIN_SHINGLES = 24  # shorter pages (error pages, stubs) are too alike to judge t
 class NearDuplicates:
     """Owned by the crawl loop: asked about every first fetch that would be indexed."""
 
-    def __init__(self, conn: Connection, threshold: float) -> None:
-        self.conn = conn
+    def __init__(self, store: OneURLBook, threshold: float) -> None:
+        self.store = store
         self.threshold = threshold
         self._buckets: dict[int, deque[int]] = {}
         self.found = 0  # near-duplicates in this run (the summary)
@@ -83,11 +80,9 @@ class NearDuplicates:
         if not alike:  # most pages: no indexed page shares enough of their smallest hashes
             return None
         candidates = [doc_id for _, doc_id in sorted(alike, key=lambda pair: -pair[0])[:MAX_CANDIDATES]]
-        rows = self.conn.execute(select(documents.c.id, documents.c.sketch).where(  # still indexed:
-            documents.c.id.in_(candidates), documents.c.state == State.FETCHED,  # not an alias
-            documents.c.reason.is_(None))).all()  # its canonical page took out of the index
-        scored = [(int(doc_id), resemblance(sketch, bytes(other))) for doc_id, other in rows
-                  if other]
+        rows = self.store.indexed_sketches(candidates)  # still indexed: not an alias its
+        # canonical page took out of the index
+        scored = [(doc_id, resemblance(sketch, other)) for doc_id, other in rows]
         return max(scored, key=lambda pair: pair[1], default=None)
 
     def _file(self, doc_id: int, keys: list[int]) -> None:
@@ -99,13 +94,10 @@ class NearDuplicates:
 
     def _load(self) -> None:
         """A resumed crawl: file the indexed pages that have a sketch."""
-        rows = self.conn.execute(select(documents.c.id, documents.c.sketch).where(
-            documents.c.state == State.FETCHED, documents.c.reason.is_(None),
-            documents.c.sketch.is_not(None)).order_by(documents.c.id))
-        for doc_id, stored in rows:
-            count, hashes = _parts(bytes(stored))
+        for doc_id, stored in self.store.indexed_sketches():
+            count, hashes = _parts(stored)
             if count >= MIN_SHINGLES:
-                self._file(int(doc_id), [int(h) for h in hashes[:BAND_KEYS]])
+                self._file(doc_id, [int(h) for h in hashes[:BAND_KEYS]])
 
 
 def _parts(sketch: bytes) -> tuple[int, np.ndarray]:

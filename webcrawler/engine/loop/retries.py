@@ -13,10 +13,11 @@ before). A wait longer than `max_retry_after` is not waited for in this crawl: t
 with the server's figure in its reason, the server stays paused for the whole window, and
 the crawl does not wait for it (a resumed crawl asks again).
 
-What counts as passing: connection refused or reset, connect and read timeouts, DNS
-failures, an agent that held the page past its deadline, and the statuses 429, 500, 502,
-503, 504 (not a certificate that does not verify, nor a page that never finishes within
-the total timeout). A resumed crawl gives such failures a new set of tries.
+What counts as passing (engine/records.py's `passing`, which the SQL store's resume asks of
+the database too): connection refused or reset, connect and read timeouts, DNS failures,
+an agent that held the page past its deadline, and the statuses 429, 500, 502, 503, 504
+(not a certificate that does not verify, nor a page that never finishes within the total
+timeout). A resumed crawl gives such failures a new set of tries.
 """
 
 from __future__ import annotations
@@ -28,36 +29,25 @@ import random
 from dataclasses import dataclass, field
 
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import DocumentBook, FrontierEntry
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.interfaces import DocumentBook
+from webcrawler.engine.records import (
+    PAGE_PASSING_REASONS,
+    PASSING_REASONS,
+    PASSING_STATUSES,
+    FrontierEntry,
+    ServerState,
+    passing,
+)
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.protocol.messages import Failure, Reason, RobotsFile
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
 
-# An agent replaced for holding a page past its deadline (AGENT_HUNG) failed in passing too: the
-# page may have met a slow moment of the agent's (a browser that stalled, a machine that was
-# busy), and a page lost to one hang was never asked again. It speaks for the page, not the
-# server (`whole_server`), and its tries are capped like every other's.
-PAGE_PASSING_REASONS = frozenset({Reason.AGENT_HUNG})
-PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS,
-                             *PAGE_PASSING_REASONS})
-PASSING_STATUSES = frozenset({429, 500, 502, 503, 504})
 SERVER_STATUSES = frozenset({429, 503})  # the server speaks for itself, not for one page
-# A certificate that failed will fail again, and so will a page too slow to finish at all
-# (the total deadline, not a connect or read timeout: its next try would cost as long again).
-NOT_PASSING_DETAILS = ("TLS", "SSLError", "no complete answer")
 RETRY = "retry"  # what the crawl summary and `stats` call a try after a failure
 RECOVERED = "recovered"  # a page fetched after failed tries
 FINAL = "final failures"
-
-
-def passing(reason: str, status: int | None, detail: str = "") -> bool:
-    """Would a later try of this failure likely pass? (A certificate that does not verify
-    will not verify later: TLS errors are connection errors that are not passing.)"""
-    if reason == Reason.HTTP_ERROR:
-        return status in PASSING_STATUSES
-    return reason in PASSING_REASONS and not detail.startswith(NOT_PASSING_DETAILS)
 
 
 def whole_server(reason: str, status: int | None) -> bool:

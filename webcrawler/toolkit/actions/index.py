@@ -38,9 +38,9 @@ from webcrawler.toolkit.model import Page
 
 if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Whoosh (about 1.4 s):
     # every crawl imports the actions, few add to the index, so they are imported on first use
-    from webcrawler.engine.interfaces import FrontierEntry
     from webcrawler.engine.loop.one_url import OneURLPerDocument
     from webcrawler.engine.pipeline.index_sink import IndexSink
+    from webcrawler.engine.records import FrontierEntry
     from webcrawler.engine.store.sql import CrawlStore
 
 COMMIT_EVERY = 200  # pages, as the engine's crawl commits
@@ -114,7 +114,7 @@ class AddToIndex(VisitAction):
             origin, path = urls.split(url)
             return queue_urls(store, origin, [path], depth, 0)[2][path]
 
-        return OneURLPerDocument(store.conn, Scope(), sink, url_of, queue, self.near_duplicates)
+        return OneURLPerDocument(store, Scope(), sink, url_of, queue, self.near_duplicates)
 
     def _commit(self, ended: bool = False) -> None:
         assert self._store is not None and self._sink is not None
