@@ -47,7 +47,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, NoSuchModul
 
 from webcrawler.database import dialects
 from webcrawler.datadir import PRIVATE_FILE, DataDir, create_private
-from webcrawler.errors import DataDamaged
+from webcrawler.errors import DataDamaged, install_command
 
 SCHEMA_VERSION = 1
 
@@ -280,8 +280,8 @@ def _engine(url: str, readonly: bool) -> Engine:
         return create_engine(url, connect_args=dialects.connect_args(url, readonly))
     except ModuleNotFoundError as error:
         raise DatabaseUnavailable(dialects.shown(url), f"needs the Python module {error.name}, "
-                                  "which is not installed (PostgreSQL's: pip install "
-                                  "'webcrawler[postgres]')") from None
+                                  f"which is not installed (PostgreSQL's: {install_command('postgres')})"
+                                  ) from None
     except (ArgumentError, NoSuchModuleError):
         raise DatabaseUnavailable(dialects.shown(url), "is not a database URL webcrawler can open: "
                                   "sqlite:///FILE or postgresql+psycopg://USER@HOST/NAME") from None
