@@ -1,6 +1,6 @@
 """Where a batch crawl's CPU goes, per process: ms a page of the engine, the agents, the writer.
 
-    python -m bench.crawl_profile [--rounds 3] [--profile docs/profiles] [--json FILE]
+    python -m bench.crawl_profile [--rounds 3] [--before DIR] [--profile docs/profiles] [--json FILE]
 
 `bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, `--delay 0`, every
 default feature on), run through bench/profile_hooks.py: every process of the crawl writes
@@ -11,7 +11,9 @@ tracker too) so that `RUSAGE_CHILDREN` holds the whole tree's CPU, start to exit
 tracker and the processes' exits. Medians of `--rounds` rounds; with `--profile DIR` one
 more round under cProfile, timed by each main thread's CPU clock (slower: its figures are
 shares, not costs), writes each role's profile, the agents' merged, sorted by own time and by
-cumulative time, to DIR/<role>.txt.
+cumulative time, to DIR/<role>.txt. `--before DIR`: another checkout's code (its webcrawler
+package, this virtual environment; DIR/bench/profile_hooks.py copied from here) crawls too,
+alternating with this one in every round.
 """
 
 from __future__ import annotations
@@ -58,16 +60,17 @@ def reap_all(limit: float = 120.0) -> None:
     raise RuntimeError("the crawl's processes did not all end")
 
 
-def crawl(work: Path, profile: bool) -> tuple[int, dict[str, float], Path]:
-    """(pages, CPU seconds by role, the directory of the processes' records) of one crawl."""
+def crawl(work: Path, profile: bool, checkout: Path = ROOT) -> tuple[int, dict[str, float], Path]:
+    """(pages, CPU seconds by role, the directory of the processes' records) of one crawl of
+    `checkout`'s code."""
     out = Path(tempfile.mkdtemp(prefix="records-", dir=work))
     data = Path(tempfile.mkdtemp(prefix="data-", dir=work))
     env = dict(os.environ, BENCH_PROFILE_DIR=str(out), BENCH_PROFILE="1" if profile else "0",
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=str(checkout))
     args = [*OUR_COMMAND, "--data-dir", str(data)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([sys.executable, "-c", "import sys, bench.profile_hooks as h; "
-                           "h.run_engine(sys.argv[1:])", *args], cwd=ROOT, env=env,
+                           "h.run_engine(sys.argv[1:])", *args], cwd=checkout, env=env,
                           capture_output=True, text=True, timeout=1800)
     reap_all()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -120,39 +123,53 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--profile", type=Path, default=None,
                         help="one more round under cProfile, each role's profile written here")
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout (with bench/profile_hooks.py) to crawl alternately")
     args = parser.parse_args(argv)
     ensure_testweb()
     become_subreaper()
-    per_page: dict[str, list[float]] = {role: [] for role in (*ROLES, "all")}
-    pages: list[int] = []
+    runs = {"this checkout": ROOT.resolve(), **({"before": args.before.resolve()} if args.before else {})}
+    per_page: dict[str, dict[str, list[float]]] = {
+        name: {role: [] for role in (*ROLES, "all")} for name in runs}
+    pages: dict[str, list[int]] = {name: [] for name in runs}
     with tempfile.TemporaryDirectory(prefix="bench-crawl-profile-") as tmp:
         for number in range(args.rounds):
-            retrieved, cpu, _ = crawl(Path(tmp), profile=False)
-            pages.append(retrieved)
-            for role in ROLES:
-                per_page[role].append(cpu[role] / retrieved * 1000)
-            per_page["all"].append(sum(cpu.values()) / retrieved * 1000)
-            print(f"round {number + 1}: {retrieved} pages, "
-                  + ", ".join(f"{r} {cpu[r]:.2f} s" for r in ROLES)
-                  + f", {per_page['all'][-1]:.2f} ms a page, load {os.getloadavg()[0]:.1f}",
-                  file=sys.stderr, flush=True)
+            for name, checkout in reversed(runs.items()):
+                retrieved, cpu, _ = crawl(Path(tmp), False, checkout)
+                pages[name].append(retrieved)
+                for role in ROLES:
+                    per_page[name][role].append(cpu[role] / retrieved * 1000)
+                per_page[name]["all"].append(sum(cpu.values()) / retrieved * 1000)
+                print(f"round {number + 1}, {name}: {retrieved} pages, "
+                      + ", ".join(f"{r} {cpu[r]:.2f} s" for r in ROLES)
+                      + f", {per_page[name]['all'][-1]:.2f} ms a page, load {os.getloadavg()[0]:.1f}",
+                      file=sys.stderr, flush=True)
         written: list[str] = []
         if args.profile is not None:
             retrieved, _, records = crawl(Path(tmp), profile=True)
             written = write_profiles(records, retrieved, args.profile.resolve())
-    rows = [[role, median(per_page[role]), ", ".join(f"{v:.2f}" for v in per_page[role])]
+    return report(args, runs, per_page, pages, written)
+
+
+def report(args: argparse.Namespace, runs: dict[str, Path], per_page: dict[str, dict[str, list[float]]],
+           pages: dict[str, list[int]], written: list[str]) -> str:
+    ours = per_page["this checkout"]
+    labels = {name: f"{name} `{commit(checkout)}`" for name, checkout in runs.items()}
+    rows = [[role, *(f"{median(per_page[name][role]):.2f} ("
+                     + ", ".join(f"{v:.2f}" for v in per_page[name][role]) + ")" for name in runs)]
             for role in (*ROLES, "all")]
-    body = (f"{int(median(pages)):,} pages a crawl ({', '.join(map(str, pages))}), {args.rounds} "
-            "rounds; CPU ms a page of each process of the crawl, from its start to its exit "
-            "(getrusage; the rest: the forkserver, its resource tracker, exits), medians.\n\n"
-            + table(["process", "ms CPU a page (median)", "each round"], rows)
-            + ("\n\nProfiles (one more round under cProfile): "
+    counts = ", ".join(f"{labels[name]}: {', '.join(map(str, pages[name]))}" for name in runs)
+    body = (f"Pages a crawl ({counts}); {args.rounds} rounds, alternating; CPU ms a page of each "
+            "process of the crawl, from its start to its exit (getrusage; the rest: the forkserver, "
+            "its resource tracker, exits): median (each round).\n\n"
+            + table(["process", *(labels[name] for name in runs)], rows)
+            + ("\n\nProfiles (one more round of this checkout under cProfile): "
                + ", ".join(f"docs/profiles/{name}" for name in written) if written else ""))
-    total = median(per_page["all"])
+    total = median(ours["all"])
     return publish("Where a batch crawl's CPU goes, per process", body, args.json,
-                   headline=f"{total:.2f} ms CPU a page (engine {median(per_page['engine']):.2f}, "
-                            f"agents {median(per_page['agents']):.2f}, index writer "
-                            f"{median(per_page['index writer']):.2f})",
+                   headline=f"{total:.2f} ms CPU a page (engine {median(ours['engine']):.2f}, "
+                            f"agents {median(ours['agents']):.2f}, index writer "
+                            f"{median(ours['index writer']):.2f})",
                    goal="at most 3.9 ms of CPU a page over every process (issue 36)", met=total <= 3.9)
 
 
