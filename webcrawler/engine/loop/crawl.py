@@ -62,6 +62,7 @@ class CrawlStats:
     started: float = field(default_factory=time.monotonic)
     retrieved: int = 0  # documents retrieved (HTTP 200 with usable content)
     answered: int = 0  # every document answer, including failures and redirects
+    requests: int = 0  # every request handed to an agent (robots.txt too): the bandwidth spent
     robots: int = 0
     rendered: int = 0  # documents whose scripts ran in Chromium (--render)
     failures: Counter[str] = field(default_factory=Counter)
@@ -73,6 +74,9 @@ class CrawlStats:
 
     def per_hour(self) -> float:
         return self.retrieved / self.elapsed() * 3600.0
+
+    def requests_per_second(self) -> float:
+        return self.requests / self.elapsed()
 
 
 class BaseHooks:
@@ -291,7 +295,8 @@ class CrawlLoop:
     def _commit(self, run_id: int, ended: bool = False) -> None:
         failures = sum(self.stats.failures.values())
         self.store.update_run(run_id, self.stats.retrieved, failures, ended=ended,
-                              stop_reason=self.stats.stop_reason or None)
+                              stop_reason=self.stats.stop_reason or None,
+                              requests=self.stats.requests, fetch_rate=self.settings.fetch_rate)
         self.store.commit()
         self.sink.commit()
         self._since_commit = 0
@@ -313,6 +318,7 @@ class CrawlLoop:
         self._job_ids += 1
         entry, server = job.entry, job.server
         self._jobs[self._job_ids] = job
+        self.stats.requests += 1
         self.scheduler.dispatched(server)
         server.last_access = time.time()
         server.dirty = True
