@@ -28,8 +28,8 @@ from webcrawler.agents.charset import decode  # noqa: E402
 from webcrawler.agents.fetch import Fetcher  # noqa: E402
 from webcrawler.agents.parse import parse_html  # noqa: E402
 from webcrawler.agents.shell import looks_like_shell  # noqa: E402
-from webcrawler.messages import AgentConfig, Document, Retrieve  # noqa: E402
-from webcrawler.testing.server import LoopbackWeb, Page, Site  # noqa: E402
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site  # noqa: E402
+from webcrawler.protocol.messages import AgentConfig, Document, Retrieve  # noqa: E402
 
 ADDRESS = "127.0.72.1"
 SHELL = ("<!DOCTYPE html><html><head><title>App</title></head><body><div id=\"root\"></div>"

@@ -38,7 +38,7 @@ class BrokenLinks(Crawler):
 
 
 if __name__ == "__main__":
-    from webcrawler.testing.toolkitweb import roots_or_web
+    from webcrawler.demoweb.toolkitweb import roots_or_web
 
     with roots_or_web(sys.argv[1:2], "/") as roots:
         crawler = BrokenLinks(report=sys.argv[2] if len(sys.argv) > 2 else "broken-links.csv",

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.index import open_searcher
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 HOST = "127.0.10.61"
 PAGES = {"/": html("Home", "welcome to the orchard", [(f"/p{i}", f"page {i}") for i in range(1, 9)])}

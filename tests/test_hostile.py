@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import select
 
 from tests.engine.conftest import document_states
-from webcrawler.database import connect, crawls, servers
-from webcrawler.run import run_index
+from tests.support.genweb import HOSTILE, GenWeb
+from tests.support.genweb_server import GenWebServer
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, crawls, servers
 from webcrawler.settings import Settings
-from webcrawler.testing.genweb import HOSTILE, GenWeb
-from webcrawler.testing.genweb_server import GenWebServer
 
 CRAWL_SECONDS = 60.0  # a bound only: the crawl ends by itself (the calendar test says so)
 WEB = GenWeb(servers=3, pages_per_server=10, links_per_page=6, page_bytes=2000,

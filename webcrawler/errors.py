@@ -12,22 +12,22 @@ error lives (beside the code that raises it):
     │   ├── ConfigError                  config/kinds.py: a setting (file, variable, flag)
     │   ├── QueryError                   index/models.py: a query the index cannot run
     │   ├── BadQuery                     web/payload.py: a request value to retype
-    │   ├── InvalidURL                   urls.py
-    │   ├── InvalidUserAgent             robots.py
+    │   ├── InvalidURL                   protocol/urls.py
+    │   ├── InvalidUserAgent             protocol/robots.py
     │   ├── ImportanceError              importance/metrics.py: an importance metric
     │   ├── DefinitionError              workbench/definition.py: a crawl definition
     │   └── UnsafePath                   toolkit/actions/files.py: a path outside its folder
     ├── ExtraMissing                     an optional part of the install is missing
     │   └── PlotsUnavailable             plots.py: webcrawler[plots]
     ├── DataDamaged                      a file of the data directory cannot be used as it is
-    │   ├── DatabaseDamaged              database.py
-    │   ├── DatabaseUnavailable          database.py: the database server does not answer
+    │   ├── DatabaseDamaged              database/schema.py
+    │   ├── DatabaseUnavailable          database/schema.py: the database server does not answer
     │   └── IndexDamaged                 index/models.py
     ├── StorageError                     the data directory could not be written
-    │   ├── StorageFull                  storage_errors.py: the disk is full
+    │   ├── StorageFull                  database/storage_errors.py: the disk is full
     │   └── IndexFailed                  engine/pipeline/index_sink.py: the index writer died
     ├── NothingToDo                      the data directory holds nothing for the command
-    │   ├── NothingToCrawl               run.py
+    │   ├── NothingToCrawl               commands/index.py
     │   ├── NothingToReindex             engine/pipeline/reindex.py
     │   └── NoHistory                    recrawl/history.py: no crawl history to plan from
     ├── ServiceError                     a server or a peer could not be started or reached
@@ -35,10 +35,10 @@ error lives (beside the code that raises it):
     │   │   └── PortInUseError
     │   ├── NoAgentHosts                 agenthosts/errors.py
     │   ├── RemoteError                  workbench/remote.py: another workbench refused
-    │   └── DemoError                    demo.py
+    │   └── DemoError                    cli/demo.py
     ├── FetchError                       one retrieval failed: the agent answers a Failure
     │   ├── BodyError                    agents/body.py (BodyTooLarge, DeadlineExceeded, ...)
-    │   └── PrivateAddress               agents/addresses.py
+    │   └── PrivateAddress               agents/peer_check.py
     └── SolveFailed                      recrawl/solve.py: the recrawl model has no solution
 
 Builtin bases stay beside the tree's where callers catch them (`ConfigError` is a

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from webcrawler.datadir import DataDir
-from webcrawler.messages import DOCUMENT_TYPES
-from webcrawler.urls import TRACKING_PARAMETERS, ParamNames
+from webcrawler.protocol.messages import DOCUMENT_TYPES
+from webcrawler.protocol.urls import TRACKING_PARAMETERS, ParamNames
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
 

@@ -11,7 +11,7 @@ import urllib3.exceptions as u3
 
 from webcrawler.agents.body import BodyTooLarge
 from webcrawler.agents.errors import classify
-from webcrawler.messages import Reason
+from webcrawler.protocol.messages import Reason
 
 
 def _wrapped(reason: Exception) -> requests.exceptions.ConnectionError:

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.engine.conftest import crawl, document_states, site_pages
-from webcrawler.database import State
+from tests.support.cluster import Cluster
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 from webcrawler.settings import Settings
-from webcrawler.testing.cluster import Cluster
-from webcrawler.testing.server import LoopbackWeb, Page, Site
 
 
 def slow_site(name: str, count: int, delay: float):

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.inprocess import InProcessPool
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.crawl import BaseHooks, CrawlLoop
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.store.memory import MemoryStore
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
-from webcrawler.testing.inprocess import InProcessPool
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.toolkit import Crawler, Limits
 from webcrawler.toolkit.runtime import CrawlRun
 

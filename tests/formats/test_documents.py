@@ -11,14 +11,14 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests.engine.conftest import document_states
+from tests.support import documents as files
 from webcrawler.agents import extract
-from webcrawler.database import State
+from webcrawler.commands.index import run_index
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.index import open_searcher
 from webcrawler.query_server import create_app
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing import documents as files
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"

@@ -7,10 +7,10 @@ import dataclasses
 from pathlib import Path
 
 from tests.engine.conftest import document_states
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 MENU = "Home Guide Reference Tutorials Downloads Community Blog About Contact Search"
 

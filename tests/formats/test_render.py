@@ -18,12 +18,12 @@ import pytest
 from tests.test_extras import webcrawler_without
 from webcrawler.agents.render import require_renderer
 from webcrawler.agents.shell import looks_like_shell
+from webcrawler.commands.index import run_index
 from webcrawler.config.kinds import ConfigError
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.errors import ExtraMissing
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 SITE, OTHER = "127.0.71.1", "127.0.71.2"
 SHELL = Page(

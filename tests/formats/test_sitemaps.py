@@ -14,10 +14,11 @@ from sqlalchemy import select
 from tests.cli_runner import run_cli
 from tests.engine.conftest import document_states
 from webcrawler.agents import sitemap
-from webcrawler.database import State, connect, documents
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 

@@ -10,7 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.query_server.conftest import build_app
-from webcrawler.testing.waiting import wait_until
+from tests.support.waiting import wait_until
 
 
 def make_app(data_dir: Path, **options: object) -> Iterator[Flask]:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import connect, documents
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents
+from webcrawler.demoweb.server import Hit, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import Hit, html
 
 
 @pytest.fixture

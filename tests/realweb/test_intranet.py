@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.database import State
+from tests.support.tls import TestCA
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.outcome import SeedsFailed
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
-from webcrawler.testing.tls import TestCA
 
 from .conftest import crawl, index_command, pages, rows, with_credentials
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from webcrawler.testing.flakyweb import Flaky, first, slow, unavailable
-from webcrawler.testing.server import LoopbackWeb, Site
+from tests.support.flakyweb import Flaky, first, slow, unavailable
+from webcrawler.demoweb.server import LoopbackWeb, Site
 
 from .conftest import crawl, pages
 

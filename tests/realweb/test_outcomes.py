@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.testing.flakyweb import slow
-from webcrawler.testing.server import LoopbackWeb, Site
+from tests.support.flakyweb import slow
+from webcrawler.demoweb.server import LoopbackWeb, Site
 
 from .conftest import pages
 

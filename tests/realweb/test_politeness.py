@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from tests.support.flakyweb import slow
+from webcrawler.demoweb.server import LoopbackWeb, Site
 from webcrawler.engine.scheduling.politeness import AdaptiveDelay
 from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import Document, Failure
+from webcrawler.protocol.messages import Document, Failure
 from webcrawler.settings import Settings
-from webcrawler.testing.flakyweb import slow
-from webcrawler.testing.server import LoopbackWeb, Site
 
 from .conftest import crawl, pages
 

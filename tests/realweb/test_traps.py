@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from webcrawler.database import State
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.traps import DateBudget, date_pattern, loop_in
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 from .conftest import crawl, rows
 

@@ -1,7 +1,7 @@
 """Issue 35: an incremental crawl spends its `--fetch-rate`, whatever the policy or the plan.
 
 Each crawl runs in this process (`run_index`, as `webcrawler index --incremental` runs it) on
-a loopback changing web (webcrawler/testing/changeweb.py, its "flat" spread: a fifth of the
+a loopback changing web (tests/support/changeweb.py, its "flat" spread: a fifth of the
 pages never change, the rest change every few seconds to a few minutes here) with a minimum
 revisit interval longer than a plan's first recrawl, the case in which the crawl used to idle:
 the page at the head of the schedule was held by `min_revisit` and nothing behind it was
@@ -22,7 +22,10 @@ import pytest
 
 from bench.freshness_measure import read_log
 from tests.export.conftest import webcrawler
-from webcrawler.database import connect
+from tests.support.changeweb import ChangingWeb
+from tests.support.genweb_server import GenWebServer
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.loop.policies import NullSink
 from webcrawler.engine.store.sql import CrawlStore
@@ -31,10 +34,7 @@ from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.queues import gain
 from webcrawler.recrawl.recrawler import incremental
 from webcrawler.recrawl.replan import fit_to_bandwidth
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.changeweb import ChangingWeb
-from webcrawler.testing.genweb_server import GenWebServer
 
 RATE = 12.0  # fetches a second: the cap every crawl here must spend
 SECONDS = 8.0

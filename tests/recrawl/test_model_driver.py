@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from webcrawler.database import connect
+from webcrawler.database.schema import connect
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore
@@ -22,7 +23,6 @@ from webcrawler.recrawl.recrawler import Recrawler
 from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.recrawl.solve import solve
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 from .test_incremental import NEW, OLD, crawl, rows
 

@@ -1,4 +1,4 @@
-"""Each visit action on a real toolkit crawl of a loopback web (webcrawler/testing/toolkitweb.py),
+"""Each visit action on a real toolkit crawl of a loopback web (webcrawler/demoweb/toolkitweb.py),
 plus hostile pages: traversal in names, odd encodings, formulas, scripts, size caps."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import json
 import pytest
 
 from tests.toolkit.conftest import read_rows
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 from webcrawler.query_server import create_app
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site
 from webcrawler.toolkit import Crawler, Limits, Regexp, Tagexp
 from webcrawler.toolkit.actions import (
     AddToIndex,

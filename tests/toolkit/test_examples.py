@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.toolkit.conftest import read_rows
-from webcrawler.testing.toolkitweb import indexed_web
+from webcrawler.demoweb.toolkitweb import indexed_web
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Loopback servers need no politeness delay; two agents are plenty for a dozen pages.

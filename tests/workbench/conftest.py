@@ -16,7 +16,7 @@ from typing import Any
 import psutil
 import pytest
 
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.web import processes
 
 CHAPTERS = 6

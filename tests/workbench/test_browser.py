@@ -18,7 +18,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.workbench.conftest import CHAPTERS, Workbench, docs_pages
-from webcrawler.testing.server import LoopbackWeb, Site
+from webcrawler.demoweb.server import LoopbackWeb, Site
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from webcrawler.messages import Credential
+from webcrawler.protocol.messages import Credential
 
 
 def headers_for(url: str, credentials: tuple[Credential, ...]) -> dict[str, str]:

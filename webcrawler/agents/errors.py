@@ -24,9 +24,9 @@ from collections.abc import Iterator
 import requests
 import urllib3.exceptions as u3
 
-from webcrawler.agents.addresses import PrivateAddress
 from webcrawler.agents.body import BodyError
-from webcrawler.messages import Reason
+from webcrawler.agents.peer_check import PrivateAddress
+from webcrawler.protocol.messages import Reason
 
 _MAX_CHAIN = 12
 

@@ -24,7 +24,7 @@ from urllib.parse import quote
 import requests
 import urllib3
 
-from webcrawler.agents import addresses, extract, filetypes, sitemap
+from webcrawler.agents import extract, sitemap
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
 from webcrawler.agents.credentials import headers_for
@@ -37,10 +37,12 @@ from webcrawler.agents.parse import (
     parse_plain,
     robots_directives,
 )
+from webcrawler.agents.peer_check import peer_check
 from webcrawler.agents.render import Renderer, Resource
 from webcrawler.agents.retry_after import retry_after
 from webcrawler.agents.shell import looks_like_shell
-from webcrawler.messages import (
+from webcrawler.protocol import addresses, filetypes
+from webcrawler.protocol.messages import (
     KIND_OF_TYPE,
     ROBOTS_HOP,
     AgentConfig,
@@ -54,8 +56,8 @@ from webcrawler.messages import (
     Retrieve,
     RobotsFile,
 )
-from webcrawler.robots import decode_body
-from webcrawler.urls import ParamNames, strip_params, try_normalize
+from webcrawler.protocol.robots import decode_body
+from webcrawler.protocol.urls import ParamNames, strip_params, try_normalize
 
 log = logging.getLogger(__name__)
 
@@ -415,7 +417,7 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     connection registers its socket with `watchdog` (deadline.py).
     """
     session = _Session()
-    adapter = WatchedAdapter(watchdog, addresses.peer_check(config))  # and --deny-private
+    adapter = WatchedAdapter(watchdog, peer_check(config))  # and --deny-private
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter)
     session.trust_env = False
@@ -479,7 +481,7 @@ def _location(response: requests.Response) -> str:
 def _sketch(text: str) -> bytes:
     """The shingle sketch of an incremental crawl's page; imported here, so that the agents of a
     batch crawl never load numpy."""
-    from webcrawler.shingles import sketch
+    from webcrawler.text.shingles import sketch
 
     return sketch(text)
 

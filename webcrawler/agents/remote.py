@@ -3,7 +3,7 @@
 An agent host is a Dask worker (`webcrawler agent-host`); the engine's remote
 pool (engine/remote_pool.py) submits `retrieve` with a `Retrieve` and gets the
 document or the reason back, exactly the messages of the local pipes
-(messages.py). This module is the only place a worker runs our code: it does
+(protocol/messages.py). This module is the only place a worker runs our code: it does
 the HTTP, as every agent does, and never touches the database or the index.
 
 Each worker thread keeps one `Fetcher` per (config, token), so a host running
@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 
 from webcrawler.agents.fetch import Fetcher
-from webcrawler.messages import AgentConfig, Answer, Retrieve
+from webcrawler.protocol.messages import AgentConfig, Answer, Retrieve
 
 _local = threading.local()
 _served = [0]  # retrievals on this host, for tests and benchmarks (a list: no `global`)

@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from lxml import etree
 
 from webcrawler.errors import FetchError
-from webcrawler.messages import SITEMAP_TYPE
-from webcrawler.urls import ParamNames, strip_params, try_normalize
+from webcrawler.protocol.messages import SITEMAP_TYPE
+from webcrawler.protocol.urls import ParamNames, strip_params, try_normalize
 
 MAX_URLS = 50_000
 MAX_BYTES = 50 * 1024 * 1024

@@ -21,6 +21,7 @@ import click
 
 from webcrawler.cli.agent_hosts import agent_host, agent_scheduler, tls_options
 from webcrawler.cli.config import config_command
+from webcrawler.cli.content_options import content_options
 from webcrawler.cli.export import export
 from webcrawler.cli.plan import plan_options, plan_recrawl
 from webcrawler.cli.recrawl import recrawl_options
@@ -28,7 +29,6 @@ from webcrawler.cli.shards import index_shard_options, optimize_option, register
 from webcrawler.cli.workbench import crawl_command, workbench_command
 from webcrawler.config.kinds import FiniteFloat
 from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
-from webcrawler.content_options import content_options
 from webcrawler.errors import NothingToDo, WebcrawlerError
 from webcrawler.settings import Settings
 
@@ -70,7 +70,7 @@ def _damaged_database(error: Exception) -> Exception | None:
     None for any other error. No database opened, no sqlalchemy imported: not one of its."""
     if "sqlalchemy.exc" not in sys.modules:
         return None
-    from webcrawler.database import unreadable
+    from webcrawler.database.schema import unreadable
 
     return unreadable(error)
 
@@ -173,7 +173,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.run import SeedsFailed, run_index, run_reindex
+    from webcrawler.commands.index import SeedsFailed, run_index, run_reindex
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
@@ -244,7 +244,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
 
 def _check_database(settings: Settings) -> None:
     """A damaged or unreachable database: one line naming it (_Commands), before any work."""
-    from webcrawler.database import check_database
+    from webcrawler.database.schema import check_database
 
     check_database(settings.database_url)
 
@@ -252,7 +252,7 @@ def _check_database(settings: Settings) -> None:
 @contextlib.contextmanager
 def _disk_full(settings: Settings) -> Iterator[None]:
     """A full disk met where no StorageFull was raised (a library's own error): StorageFull."""
-    from webcrawler.storage_errors import StorageFull, is_disk_full
+    from webcrawler.database.storage_errors import StorageFull, is_disk_full
 
     try:
         yield
@@ -402,7 +402,7 @@ def optimize(data_dir: Path | None, shard: int | None) -> None:
 @click.argument("urls", nargs=-1, required=True)
 def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
     """Check URLs against a robots.txt on disk: `allowed<TAB>URL` or `disallowed<TAB>URL`."""
-    from webcrawler.robots import check_file, format_check
+    from webcrawler.protocol.robots import check_file, format_check
 
     try:
         results = check_file(robots_file, user_agent, urls)
@@ -417,8 +417,8 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 @serve_options
 def serve(data_dir: Path | None, db_url: str | None, **flags: Any) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
+    from webcrawler.commands.index import check_data
     from webcrawler.query_server import serve as run_server
-    from webcrawler.run import check_data
 
     configuration = serve_configuration({"data_dir": data_dir, "db_url": db_url}, flags)
     settings, options = configuration.crawl.value, configuration.serve.value
@@ -445,7 +445,7 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     """Crawl a demo web (the standard library's pydoc pages, served on 127.0.5.x), index it,
     print a summary, then serve the search page until Ctrl-C (a Ctrl-C during the crawl ends
     the crawl early and serves what it found)."""
-    from webcrawler.demo import run_demo
+    from webcrawler.cli.demo import run_demo
 
     run_demo(data_dir, port=port, seconds=seconds, host=host, agents=agents, serve=serve,
              install_signals=_install_signals, web_port=web_port)

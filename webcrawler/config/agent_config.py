@@ -8,7 +8,7 @@ is a plain dataclass that imports nothing of config/.
 from __future__ import annotations
 
 from webcrawler.config.credentials import read_credentials
-from webcrawler.messages import AgentConfig
+from webcrawler.protocol.messages import AgentConfig
 from webcrawler.settings import Settings
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from webcrawler.config.kinds import ConfigError
 from webcrawler.config.toml_file import read_toml
-from webcrawler.messages import Credential
+from webcrawler.protocol.messages import Credential
 
 FILE_NAME = "webcrawler.toml"  # as config/file.py, which checks the tables through `parse`
 KEYS = {"host", "username", "password", "header"}

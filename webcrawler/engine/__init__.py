@@ -16,7 +16,7 @@ Four rooms, and the contract between them:
                     and its writer process, the shard sink and shard writers, reindex
     realtime/       real-time search, a client of the loop with its own order and clock
 
-Its other clients, outside this package: `webcrawler index` (webcrawler/run.py wires the
+Its other clients, outside this package: `webcrawler index` (webcrawler/commands/index.py wires the
 engine, the incremental crawl of webcrawler/recrawl/ and the index together) and the
 toolkit's crawlers (toolkit/runtime.py).
 """

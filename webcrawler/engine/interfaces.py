@@ -11,7 +11,7 @@ interfaces:
   SQL `CrawlStore` (store/sql.py) for crawls that keep what they find, the
   in-memory `MemoryStore` (store/memory.py) for toolkit crawls and tests.
 - the **pool** of agents (`Pool`): local agent processes (loop/pool.py), Dask agent
-  hosts (agenthosts/), the in-process pool for tests (testing/inprocess.py); the
+  hosts (agenthosts/), the in-process pool for tests (tests/support/inprocess.py); the
   toolkit's request policy (toolkit/gate.py) wraps any of them.
 - the **hooks** (`Hooks`): what a client does with an answer (a document, a
   redirect, a failure), its clock (a tick), and when it stops. `BaseHooks`
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from webcrawler.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
+from webcrawler.protocol.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
 
 if TYPE_CHECKING:
     from webcrawler.engine.scheduling.scheduler import ServerState

@@ -36,7 +36,7 @@ def evaluate_ordering(db_url: str, index_dir: Path | None, spec: str, *, thresho
     from webcrawler.evaluate.report import table, write_csv, write_plots
     from webcrawler.importance import compute_importance, load_graph
     from webcrawler.plots import require_plots
-    from webcrawler.urls import try_normalize
+    from webcrawler.protocol.urls import try_normalize
 
     require_plots()  # before the evaluation, not after it: its plots are part of the output
     graph = load_graph(db_url)

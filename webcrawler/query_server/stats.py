@@ -19,8 +19,9 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
-from webcrawler.database import State, crawls, documents, links, servers
-from webcrawler.messages import SITEMAP_TYPE
+from webcrawler.database.schema import crawls, documents, links, servers
+from webcrawler.database.states import State
+from webcrawler.protocol.messages import SITEMAP_TYPE
 from webcrawler.query_server.sources import Sources
 
 log = logging.getLogger(__name__)

@@ -28,7 +28,8 @@ from typing import Protocol
 
 from sqlalchemy import bindparam, select
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.engine.scheduling.frontier import FoundLink, Frontier
 from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.scheduling.sequencers import FifoQueue

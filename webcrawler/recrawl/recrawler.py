@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, select, update
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, FoundLink, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
-from webcrawler.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
+from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
 from webcrawler.recrawl.changes import Change, classify
 from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, stored_ages

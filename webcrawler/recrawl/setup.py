@@ -1,4 +1,4 @@
-"""Wiring `webcrawler index --incremental` from the settings (webcrawler/run.py calls this)."""
+"""Wiring `webcrawler index --incremental` from the settings (webcrawler/commands/index.py calls this)."""
 
 from __future__ import annotations
 

@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from webcrawler.config.layers import from_environment
+from webcrawler.protocol.urls import host_of
 from webcrawler.settings import Settings
 from webcrawler.toolkit.classifiers import Classifier, StandardClassifier, link_labels
 from webcrawler.toolkit.events import CallbackError, Events
 from webcrawler.toolkit.model import Limits, Link, Page, Summary
 from webcrawler.toolkit.policy import RequestPolicy
-from webcrawler.urls import host_of
 
 TOOLKIT_AGENTS = 4  # a personal crawl needs fewer agents than the engine's 15 (unless told)
 

@@ -23,11 +23,12 @@ from collections.abc import Callable
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import State, aliases, documents
-from webcrawler.dialects import insert_ignore
+from webcrawler.database.dialects import insert_ignore
+from webcrawler.database.schema import aliases, documents
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.policies import DocumentSink, Scope
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 
 ALIAS = "canonical"  # the reason stored with an alias: indexed under its canonical URL
 

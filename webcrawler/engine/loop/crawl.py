@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from webcrawler.database.states import State
+from webcrawler.database.storage_errors import StorageFull, is_disk_full
 from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
 from webcrawler.engine.loop.documents import queue_urls, store_links
 from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
@@ -34,7 +36,7 @@ from webcrawler.engine.scheduling.frontier import FoundLink, Ordering, server_fi
 from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
 from webcrawler.engine.scheduling.politeness import AdaptiveDelay
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import (
+from webcrawler.protocol.messages import (
     Answer,
     Document,
     Failure,
@@ -44,10 +46,8 @@ from webcrawler.messages import (
     Redirect,
     Retrieve,
 )
+from webcrawler.protocol.urls import split, strip_params, try_normalize
 from webcrawler.settings import Settings
-from webcrawler.states import State
-from webcrawler.storage_errors import StorageFull, is_disk_full
-from webcrawler.urls import split, strip_params, try_normalize
 
 MAX_REDIRECTS = 5
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request

@@ -21,13 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry, NewURL, Store
 from webcrawler.engine.loop.policies import DocumentSink, Scope
 from webcrawler.engine.scheduling.frontier import FoundLink
 from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import Document, Outlink, Reason
-from webcrawler.states import State
-from webcrawler.urls import split
+from webcrawler.protocol.messages import Document, Outlink, Reason
+from webcrawler.protocol.urls import split
 
 Queued = Callable[[ServerState, bool, set[str]], None]  # (server, new server?, new paths)
 

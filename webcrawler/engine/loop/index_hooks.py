@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from webcrawler.database import State
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.documents import record_document
@@ -26,7 +26,7 @@ from webcrawler.engine.pipeline.link_refresh import LinkRefresh
 from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import Document, Failure, NotModified, Reason, Redirect
+from webcrawler.protocol.messages import Document, Failure, NotModified, Reason, Redirect
 from webcrawler.settings import Settings
 
 

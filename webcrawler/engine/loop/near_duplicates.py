@@ -2,7 +2,7 @@
 
 Mirrors, print views and copies that differ by a date, a counter or the navigation are
 not byte-identical (the checksum misses them) but their w-shingle sketches
-(webcrawler/shingles.py: the 256 smallest shingle hashes, Broder 1997) resemble each
+(webcrawler/text/shingles.py: the 256 smallest shingle hashes, Broder 1997) resemble each
 other. A page that resembles an indexed page at least `threshold` (Jaccard, estimated
 from the sketches) is stored as its near-duplicate (reason `near-duplicate`, the other
 page named in the detail) and not indexed.
@@ -23,10 +23,11 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry
-from webcrawler.messages import Document
-from webcrawler.shingles import resemblance, sketch
+from webcrawler.protocol.messages import Document
+from webcrawler.text.shingles import resemblance, sketch
 
 NEAR_DUPLICATE = "near-duplicate"  # the reason stored with a near-duplicate
 BAND_KEYS = 8

@@ -18,7 +18,7 @@ from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.canonical import Canonicals
 from webcrawler.engine.loop.near_duplicates import NEAR_DUPLICATE, NearDuplicates
 from webcrawler.engine.loop.policies import DocumentSink, Scope
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 
 
 class OneURLPerDocument:

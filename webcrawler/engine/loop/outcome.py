@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import select
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.errors import WebcrawlerError
-from webcrawler.urls import InvalidURL, normalize, split, strip_params
+from webcrawler.protocol.urls import InvalidURL, normalize, split, strip_params
 
 if TYPE_CHECKING:
     from webcrawler.engine.loop.crawl import CrawlLoop

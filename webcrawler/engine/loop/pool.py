@@ -26,8 +26,8 @@ import psutil
 from webcrawler.agents.render import require_renderer
 from webcrawler.agents.worker import READY, agent_main
 from webcrawler.config.agent_config import agent_config
-from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 from webcrawler.processes import child_context, main_module_hidden
+from webcrawler.protocol.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)

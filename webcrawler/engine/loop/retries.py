@@ -27,11 +27,11 @@ import logging
 import random
 from dataclasses import dataclass, field
 
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import DocumentBook, FrontierEntry
 from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import Failure, Reason, RobotsFile
+from webcrawler.protocol.messages import Failure, Reason, RobotsFile
 from webcrawler.settings import Settings
-from webcrawler.states import State
 
 log = logging.getLogger(__name__)
 

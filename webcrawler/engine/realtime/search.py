@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Engine
 
-from webcrawler import dialects, index, urls
-from webcrawler.database import State, connect, documents, index_outbox, links, servers
+from webcrawler import index
+from webcrawler.database import dialects
+from webcrawler.database.schema import connect, documents, index_outbox, links, servers
+from webcrawler.database.states import State
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, CrawlLoop
 from webcrawler.engine.loop.index_hooks import IndexHooks
 from webcrawler.engine.loop.pool import start_agents
@@ -42,7 +44,8 @@ from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.scope import resolve
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
 from webcrawler.index.query import parse as parse_query
-from webcrawler.messages import Document
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)

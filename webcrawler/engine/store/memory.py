@@ -15,10 +15,10 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry, NewURL
 from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import Document
-from webcrawler.states import State
+from webcrawler.protocol.messages import Document
 
 
 @dataclass

@@ -3,7 +3,7 @@
 All writes of a crawl go through one connection inside one open transaction,
 committed every few hundred documents (and at exit), as the 1994 WebCrawler
 did to survive crashes. Reads on the hot path use the schema's indexes
-(`webcrawler.database`): no full scans once the crawl is running.
+(`webcrawler.database.schema`): no full scans once the crawl is running.
 
 What the engine needs between commits (server counters, robots rules) lives
 in `ServerState` objects; `commit()` writes the changed ones back.
@@ -19,9 +19,8 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from webcrawler import dialects, urls
-from webcrawler.database import (
-    State,
+from webcrawler.database import dialects
+from webcrawler.database.schema import (
     crawls,
     documents,
     index_outbox,
@@ -30,11 +29,13 @@ from webcrawler.database import (
     responses,
     servers,
 )
+from webcrawler.database.states import State
 from webcrawler.engine.interfaces import FrontierEntry, NewURL
 from webcrawler.engine.loop.retries import NOT_PASSING_DETAILS, PASSING_REASONS, PASSING_STATUSES
 from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.prepared import Prepared
-from webcrawler.messages import Document, Reason
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document, Reason
 
 
 class CrawlStore:

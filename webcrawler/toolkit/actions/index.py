@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webcrawler import urls
 from webcrawler.datadir import DataDir
-from webcrawler.messages import Document
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page
@@ -87,7 +87,7 @@ class AddToIndex(VisitAction):
 
     def _open(self) -> tuple[CrawlStore, IndexSink]:
         if self._store is None or self._sink is None:
-            from webcrawler.database import check_database, connect
+            from webcrawler.database.schema import check_database, connect
             from webcrawler.engine.pipeline.index_sink import IndexSink
             from webcrawler.engine.store.sql import CrawlStore
             from webcrawler.index import check

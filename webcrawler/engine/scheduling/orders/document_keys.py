@@ -31,7 +31,7 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import links
+from webcrawler.database.schema import links
 from webcrawler.engine.scheduling.frontier import FoundLink
 from webcrawler.engine.scheduling.orders.best_first import Key
 from webcrawler.importance.pagerank import DAMPING, pagerank_edges

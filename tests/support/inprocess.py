@@ -17,9 +17,9 @@ from collections import Counter
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.agents.render import require_renderer
 from webcrawler.config.agent_config import agent_config
-from webcrawler.messages import Answer, Retrieve
+from webcrawler.protocol.messages import Answer, Retrieve
+from webcrawler.protocol.urls import split
 from webcrawler.settings import Settings
-from webcrawler.urls import split
 
 
 class InProcessPool:

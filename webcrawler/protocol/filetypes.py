@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from webcrawler.messages import DOCUMENT_TYPES, KIND_OF_TYPE
+from webcrawler.protocol.messages import DOCUMENT_TYPES, KIND_OF_TYPE
 
 INDEXABLE_TYPES = frozenset({"text/html", "application/xhtml+xml", "text/plain"})
 TYPE_OF_KIND = {"html": "text/html", "text": "text/plain", "pdf": "application/pdf",

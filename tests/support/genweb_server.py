@@ -9,7 +9,7 @@ supported; idle connections are closed after `IDLE_TIMEOUT`.
     with GenWebProcess(GenWeb(servers=10_000)) as web: ...  # its own process (benchmarks)
 
 Both yield the `GenWeb` with its real port. `python -m
-webcrawler.testing.genweb_server '{"servers": 100}'` serves until killed and
+tests.support.genweb_server '{"servers": 100}'` serves until killed and
 prints ``READY <port>`` once listening. Only loopback addresses are bound.
 """
 
@@ -26,10 +26,13 @@ import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 from typing import TextIO
 
-from webcrawler.testing.genweb import SLOW_SECONDS, GenWeb
-from webcrawler.testing.replies import HUGE_BYTES, Reply
+from tests.support.genweb import SLOW_SECONDS, GenWeb
+from tests.support.replies import HUGE_BYTES, Reply
+
+REPOSITORY = Path(__file__).resolve().parents[2]  # where `-m tests.support.genweb_server` is found
 
 IDLE_TIMEOUT = 15.0
 CHUNK = 64 * 1024
@@ -246,8 +249,8 @@ class GenWebProcess:
 
     def __enter__(self) -> GenWeb:
         config = json.dumps(_config(self.web))
-        self.process = subprocess.Popen([sys.executable, "-m", "webcrawler.testing.genweb_server", config],
-                                        stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen([sys.executable, "-m", "tests.support.genweb_server", config],
+                                        stdout=subprocess.PIPE, text=True, cwd=REPOSITORY)
         assert self.process.stdout is not None
         line = self.process.stdout.readline().split()  # the child exits on failure: EOF
         if len(line) != 2 or line[0] != "READY":
@@ -279,7 +282,7 @@ def _build(settings: dict[str, object]) -> GenWeb:
     """A `GenWeb`, or a `ChangingWeb` when the settings have a clock."""
     settings["hostile"] = tuple(settings.get("hostile", ()))  # type: ignore[arg-type]
     if "day_seconds" in settings:
-        from webcrawler.testing.changeweb import ChangingWeb
+        from tests.support.changeweb import ChangingWeb
 
         return ChangingWeb(**settings)  # type: ignore[arg-type]
     return GenWeb(**settings)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ import zlib
 from functools import cache
 from typing import Protocol
 
-from webcrawler.testing.replies import HUGE_BYTES, Reply
+from tests.support.replies import HUGE_BYTES, Reply
 
 
 class GenWeb(Protocol):

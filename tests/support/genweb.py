@@ -40,7 +40,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from functools import cache
 
-from webcrawler.testing.replies import Reply
+from tests.support.replies import Reply
 
 HOSTILE = {
     "calendar": "/calendar/2024-01-01.html",  # next day, next month, next year: never ends
@@ -183,7 +183,7 @@ class GenWeb:
     def respond(self, server: int, path: str) -> Reply:
         """The answer to GET `path` on `server` (any server number, hostile ones included)."""
         if server >= self.servers:
-            from webcrawler.testing.genweb_hostile import hostile_reply
+            from tests.support.genweb_hostile import hostile_reply
 
             return hostile_reply(self, self.hostile[server - self.servers], path)
         if path == "/robots.txt":
@@ -238,7 +238,7 @@ class GenWeb:
 
     def expected_failures(self) -> dict[str, tuple[str, str | None]]:
         """Hostile URL -> (state, reason) the database must record for it."""
-        from webcrawler.testing.genweb_hostile import expected_failures
+        from tests.support.genweb_hostile import expected_failures
 
         return expected_failures(self)
 

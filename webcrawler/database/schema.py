@@ -12,7 +12,7 @@ O(log n):
 
 This module defines the schema and opens connections (SQLite in WAL mode by
 default, PostgreSQL with psycopg 3; what differs between them is in
-`webcrawler.dialects`). The engine is the only writer; the
+`webcrawler.database.dialects`). The engine is the only writer; the
 query server opens the same database read-only.
 """
 
@@ -44,10 +44,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, NoSuchModuleError
 
-from webcrawler import dialects
+from webcrawler.database import dialects
 from webcrawler.datadir import DataDir
 from webcrawler.errors import DataDamaged
-from webcrawler.states import State  # noqa: F401 - the schema's states, named here too
 
 SCHEMA_VERSION = 1
 
@@ -224,7 +223,7 @@ def connect(url: str, readonly: bool = False) -> Engine:
     """Open the database (creating the schema unless `readonly`).
 
     What each database needs (SQLite's WAL mode and locks, PostgreSQL's writer
-    lock, read-only sessions for readers) is set by `webcrawler.dialects`.
+    lock, read-only sessions for readers) is set by `webcrawler.database.dialects`.
     """
     path = dialects.sqlite_file(url)
     if path is not None and not readonly:

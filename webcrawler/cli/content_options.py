@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from webcrawler.config.kinds import FiniteFloat
-from webcrawler.messages import DOCUMENT_TYPES
+from webcrawler.protocol.messages import DOCUMENT_TYPES
 
 
 def content_options(command: Any) -> Any:

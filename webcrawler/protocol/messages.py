@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from webcrawler.urls import TRACKING_PARAMETERS
+from webcrawler.protocol.urls import TRACKING_PARAMETERS
 
-# The kinds of document a crawl can fetch and index (`--types`): agents/filetypes.py, extract.py.
+# The kinds of document a crawl can fetch and index (`--types`): protocol/filetypes.py, extract.py.
 DOCUMENT_TYPES = ("html", "pdf", "docx", "odt", "text")
 SITEMAP_TYPE = "application/x-sitemap"  # the content type a sitemap is stored with
 # Content-Type -> the kind of document it announces.
@@ -116,7 +116,7 @@ class Document:
     last_modified: str = ""
     etag: str = ""
     html: str = ""  # the decoded body, only for `Retrieve(kind="page")` (the toolkit's Page.html)
-    sketch: bytes = b""  # the text's shingle sketch (webcrawler/shingles.py) when Retrieve asked
+    sketch: bytes = b""  # the text's shingle sketch (webcrawler/text/shingles.py) when Retrieve asked
     headers: tuple[tuple[str, str], ...] = ()  # the response headers as received
     body: bytes = b""  # the body after content decoding, zlib-compressed (level 1)
     sitemaps: tuple[str, ...] = ()  # a sitemap index's sitemaps (kind "sitemap"; also in `links`)
@@ -207,7 +207,7 @@ class AgentConfig:
     max_links: int = 5000
     max_url_length: int = 2048
     extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)
-    deny_private: bool = False  # refuse to connect to non-public addresses (agents/addresses.py)
+    deny_private: bool = False  # refuse to connect to non-public addresses (protocol/addresses.py)
     allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
     ca_bundle: str = ""  # PEM file of trusted certificate authorities (empty: the system's)

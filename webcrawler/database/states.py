@@ -1,6 +1,6 @@
 """A document's place in its life: the states the crawl's store keeps, as short strings.
 
-Its own light module (the database schema, webcrawler/database.py, imports it),
+Its own light module (the database schema, webcrawler/database/schema.py, imports it),
 so the crawl loop and the in-memory store speak of states without loading
 SQLAlchemy: a toolkit crawl that keeps nothing never needs it.
 """

@@ -20,7 +20,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
 
-from webcrawler.testing.server import Page, Routes
+from webcrawler.demoweb.server import Page, Routes
 
 Plan = Callable[[str, int], Page | None]
 

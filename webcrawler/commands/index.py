@@ -7,7 +7,7 @@ the crawler and its progress display, and the signals that stop it gracefully.
 
 It lives outside webcrawler/engine/ because it is a client of both the engine and the
 incremental crawl (recrawl/setup.py), and the recrawl builds on the engine: wired from here,
-the dependencies go one way (engine <- recrawl <- run).
+the dependencies go one way (engine <- recrawl <- commands).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection
 
 from webcrawler.agenthosts import pool_factory
 from webcrawler.agents.render import require_renderer
-from webcrawler.database import check_database, connect
+from webcrawler.database.schema import check_database, connect
 from webcrawler.engine.loop.crawl import NOTHING_LEFT
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.loop.metrics import MetricsServer

@@ -1,6 +1,6 @@
 """`webcrawler demo`: crawl a local demo web, index it, and serve the search page.
 
-The demo web (`webcrawler.testing.demoweb`) is the standard library's own
+The demo web (`webcrawler.demoweb.stdlib_docs`) is the standard library's own
 documentation, rendered by pydoc and served on 127.0.5.x, so the demo needs
 no network and finds real text on any machine with Python. It keeps serving
 while the search page does, so result links work.
@@ -21,12 +21,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from webcrawler.commands.index import SeedsFailed, run_index
 from webcrawler.datadir import DataDir
+from webcrawler.demoweb.stdlib_docs import DemoWeb
 from webcrawler.errors import ServiceError
 from webcrawler.query_server import PortInUseError, ServeError, serve
-from webcrawler.run import SeedsFailed, run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.demoweb import DemoWeb
 
 DEFAULT_DATA_DIR = Path("webcrawler-demo")
 MARKER = ".webcrawler-demo"  # "this directory belongs to the demo; it may be wiped"

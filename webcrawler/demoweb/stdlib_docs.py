@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 
-from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 
 HUB_ADDRESS = "127.0.5.100"
 SECRET_WORD = "plugh"  # appears only on pages robots.txt forbids

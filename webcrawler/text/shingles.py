@@ -12,7 +12,7 @@ from hashlib import blake2b
 
 import numpy as np
 
-from webcrawler.tokens import utf8_words
+from webcrawler.text.tokens import utf8_words
 
 SHINGLE_WORDS = 4
 SKETCH_SIZE = 256

@@ -4,9 +4,10 @@ A page on the Web can link to ``http://127.0.0.1:6379/`` or to a name whose
 DNS answer is ``10.0.0.5``; a crawler that follows it reaches services that
 were never meant to be public (SSRF). With `AgentConfig.deny_private` the
 agent checks the peer address of every connection it actually opens, after
-DNS resolution and before a byte is sent, so a DNS answer that changes
-between a check and the connect (rebinding) gains nothing. The engine makes
-the same check on IP literals before it schedules a URL (`refused_literal`).
+DNS resolution and before a byte is sent (agents/peer_check.py), so a DNS answer
+that changes between a check and the connect (rebinding) gains nothing. The engine
+makes the same check on IP literals before it schedules a URL (`refused_literal`).
+The rules are here, in the protocol room, because the engine and the agents share them.
 
 Servers the crawl's scope names explicitly are exempt, so a crawl of a
 loopback or intranet web still works: its seeds' hosts (any port), and the
@@ -16,7 +17,6 @@ names four demo servers; a pattern is tried on ``scheme://host[:port]/``).
     is_public(address) -> bool                  global unicast, no private IPv4 inside
     Exempt(hosts, patterns).names(origin) -> bool  does the scope name this server?
     refused_literal(origin, exempt) -> bool       an IP literal server the safety refuses
-    peer_check(config)                            the check every new connection makes
     robots_hop(url, target) -> bool               may a robots.txt redirect lead there?
 
 This module never resolves names itself and never sends a request.
@@ -26,20 +26,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import socket
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from urllib3.connection import HTTPConnection, HTTPSConnection
-
-from webcrawler.errors import FetchError
-from webcrawler.messages import AgentConfig
-from webcrawler.urls import DEFAULT_PORTS, origin, origin_parts, split
+from webcrawler.protocol.urls import origin_parts, split
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-class PrivateAddress(FetchError, OSError):
-    """The connection's peer is loopback, private, link-local, ...: refused before sending."""
 
 
 def is_public(address: str | Address) -> bool:
@@ -99,31 +90,3 @@ def robots_hop(url: str, target: str) -> bool:
     ``/robots.txt``: a crawled site cannot make the agent GET any URL of another server."""
     same_host = origin_parts(split(url)[0])[1] == origin_parts(split(target)[0])[1]
     return same_host or split(target)[1] == "/robots.txt"
-
-
-PeerCheck = Callable[[HTTPConnection, socket.socket], None]
-
-
-def peer_check(config: AgentConfig) -> PeerCheck | None:
-    """With --deny-private, the check a connection makes on its socket right after connecting
-    (before TLS or any byte is sent): a non-public peer is refused unless the scope names the
-    server. None without --deny-private. deadline.WatchedAdapter's connections call it."""
-    if not config.deny_private:
-        return None
-    exempt = Exempt(config.allowed_hosts, config.allowed_patterns)
-
-    def check(conn: HTTPConnection, sock: socket.socket) -> None:
-        _check_peer(conn, sock, "https" if isinstance(conn, HTTPSConnection) else "http", exempt)
-
-    return check
-
-
-def _check_peer(conn: HTTPConnection, sock: socket.socket, scheme: str, exempt: Exempt) -> None:
-    host = conn.host.lower().rstrip(".")
-    server = origin(scheme, f"[{host}]" if ":" in host else host, conn.port or DEFAULT_PORTS[scheme])
-    if exempt.names(server):
-        return
-    peer = sock.getpeername()[0]
-    if not is_public(peer.split("%", 1)[0]):
-        sock.close()
-        raise PrivateAddress(f"{conn.host} is at {peer}, a non-public address (--deny-private)")

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 
 DEPARTMENT = "127.0.13.1"
 REMOTE = "127.0.13.2"
@@ -162,7 +162,7 @@ def roots_or_web(argv: list[str], path: str) -> Iterator[list[str]]:
 def indexed_web(data_dir: Path | None = None) -> Iterator[Path]:
     """Our own search engine over the web's topic pages: served, indexed by `webcrawler
     index`'s code into `data_dir` (a temporary folder by default), which is yielded."""
-    from webcrawler.run import run_index
+    from webcrawler.commands.index import run_index
     from webcrawler.settings import Settings
 
     with ToolkitWeb() as web, tempfile.TemporaryDirectory() as scratch:

@@ -24,9 +24,9 @@ import zlib
 from dataclasses import dataclass, field
 from email.utils import formatdate, parsedate_to_datetime
 
-from webcrawler.testing.changes import SPREADS, Changes, Clock
-from webcrawler.testing.genweb import GenWeb, page_number, page_path, random_text
-from webcrawler.testing.replies import Reply
+from tests.support.changes import SPREADS, Changes, Clock
+from tests.support.genweb import GenWeb, page_number, page_path, random_text
+from tests.support.replies import Reply
 
 SECTIONS = 5  # a real change rewrites one of these
 WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
