@@ -25,9 +25,12 @@ from tests.export.conftest import webcrawler
 from tests.support.changeweb import ChangingWeb
 from tests.support.genweb_server import GenWebServer
 from webcrawler.commands.index import run_index
+from webcrawler.config.agent_config import agent_config
 from webcrawler.database.schema import connect
+from webcrawler.engine.loop.crawl import IDLE_POLL
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.loop.policies import NullSink
+from webcrawler.engine.loop.pool import AgentPool
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.recrawl.buckets import UNKNOWN
 from webcrawler.recrawl.policies import RecrawlPlan
@@ -128,3 +131,44 @@ def test_a_table_that_cannot_spend_the_bandwidth_goes_as_short_as_allowed() -> N
     counts[[5, 150]] = [3, 3]
     fitted = fit_to_bandwidth(table, counts, 100.0, shortest=2.0, longest=1e7)
     assert fitted[5] == fitted[150] == 2.0
+
+
+class CountingPool(AgentPool):
+    """The real agents, counting the loop's waits for answers (one per turn of the loop)."""
+
+    polls = 0
+
+    def poll(self, timeout: float) -> list:
+        CountingPool.polls += 1
+        return super().poll(timeout)
+
+
+def test_a_paced_crawl_sleeps_until_its_next_fetch_instead_of_spinning(tmp_path: Path) -> None:
+    """Issue 36: waiting for the pace's next slot, the loop turned 2,500 times a second (a
+    cooled server's time, already past, cut every wait to nothing): 74 ms of CPU a request."""
+    web = ChangingWeb(servers=3, pages_per_server=8, links_per_page=4, page_bytes=1500, spread="flat",
+                      first_address="127.0.45.64", day_seconds=6.0, epoch=time.time())
+    with GenWebServer(web) as served:
+        settings = Settings(data_dir=tmp_path / "data", agents=3, delay=0.0, hours=5.0 / 3600,
+                            commit_every=20, progress_interval=60.0, incremental=True,
+                            recrawl="uniform", fetch_rate=4.0, min_revisit=0.0,
+                            include=(served.include_pattern,))
+        settings.data_dir.mkdir(parents=True)
+        engine = connect(settings.database_url)
+        store = CrawlStore(engine)
+        CountingPool.polls = 0
+        try:
+            ordering, recrawler = incremental(store, NullSink(), "uniform", RecrawlPlan(), 4.0, 0.0)
+            recrawler.load()
+            pool = lambda: CountingPool(settings.agents, agent_config(settings),  # noqa: E731
+                                        settings.robots_token, deadline=settings.deadline())
+            loop = index_loop(settings, store, ordering=ordering, recrawl=recrawler, pool_factory=pool)
+            loop.add_seeds([served.seed_url])
+            stats = loop.run()
+        finally:
+            store.close()
+            engine.dispose()
+    assert stats.requests >= 8  # it crawled
+    # a turn per request and answer, and one per IDLE_POLL at most besides: never thousands
+    assert CountingPool.polls <= 4 * stats.requests + 5.0 / IDLE_POLL * 2 + 20, (CountingPool.polls,
+                                                                                  stats.requests)

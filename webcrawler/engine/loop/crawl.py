@@ -50,6 +50,7 @@ from webcrawler.protocol.urls import split, strip_params, try_normalize
 from webcrawler.settings import Settings
 
 MAX_REDIRECTS = 5
+IDLE_POLL = 0.25  # seconds: the longest wait for answers while the loop may not dispatch
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
 TIME_LIMIT = "time limit"
 NOTHING_LEFT = "nothing left to fetch"
@@ -275,9 +276,19 @@ class CrawlLoop:
                    for s in self.scheduler.cooling())
 
     def _poll_timeout(self, now: float, deadline: float) -> float:
-        timeout = self.scheduler.poll_timeout(now, deadline)
+        """How long to wait for answers. A client that paces the loop (an incremental crawl's
+        --fetch-rate) gives a hint; while it or a full pool forbids dispatching, a server's
+        end of cooling cannot be used, so it does not cut the wait short (it did: a cooled
+        server stays in the scheduler's heap until the next dispatch, so the loop polled with
+        no timeout until the pace's next slot, 2,500 times a second; issue 36)."""
         hint = self.hooks.wait_hint(now)
-        return timeout if hint is None else min(timeout, hint)
+        if hint is None:
+            return self.scheduler.poll_timeout(now, deadline)
+        if self.hooks.may_dispatch(now) and self.pool is not None and self.pool.free():
+            timeout = self.scheduler.poll_timeout(now, deadline)
+        else:
+            timeout = min(IDLE_POLL, max(0.0, deadline - now))
+        return min(timeout, hint)
 
     def _drain(self, pool: Pool) -> None:
         """Collect the answers of in-flight retrievals for a little while; the rest stay queued."""
