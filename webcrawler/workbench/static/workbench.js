@@ -110,6 +110,10 @@
   }
 
   function addNode(url, from, cls) {
+    if (!cy) {  // no graph library: the outline still grows
+      if (!outline.has(url)) addOutline(url, from, cls);
+      return null;
+    }
     let node = cy.getElementById(url);
     if (node.empty()) {
       const parent = from ? cy.getElementById(from) : null;
@@ -125,6 +129,7 @@
   }
 
   function addEdge(from, to) {
+    if (!cy) return;
     const id = from + "\u2192" + to;
     if (cy.getElementById(from).nonempty() && cy.getElementById(to).nonempty() &&
         cy.getElementById(id).empty()) {
@@ -147,9 +152,11 @@
   }
 
   function mark(url, cls, title) {
-    const node = cy.getElementById(url), li = outline.get(url);
-    node.removeClass("queued skipped").addClass(cls);  // a redirect's target may come back visited
-    if (title !== undefined) node.data("title", title);
+    const node = cy ? cy.getElementById(url) : null, li = outline.get(url);
+    if (node) {
+      node.removeClass("queued skipped").addClass(cls);  // a redirect's target may come back visited
+      if (title !== undefined) node.data("title", title);
+    }
     if (li) {
       li.classList.remove("queued");
       li.classList.add(cls);
@@ -173,19 +180,25 @@
           $("c-" + k).textContent = event[k];
         }
         break;
-      case "finished":
-        $("message").textContent = event.processed === 0
-          ? "The result is empty: no visited page matched the page predicate (patterns ignore case "
-            + "unless \"match case\" is ticked)." : event.action || "";
-        $("message").className = "note";
+      case "finished": {
+        const refused = event.refused && event.summary && event.summary.pages === 0;
+        $("message").textContent = refused ? "Nothing was visited: " + event.refused
+          : event.processed === 0
+            ? "The result is empty: no visited page matched the page predicate (patterns ignore case "
+              + "unless \"match case\" is ticked)." : event.action || "";
+        $("message").className = refused ? "" : "note";
         break;
+      }
     }
   }
 
   function drain(all) {
-    if (!cy) {  // no graph library: the counters and the result's line still show
-      pending.forEach((e) => { if (e.t === "counters" || e.t === "finished") apply(e); });
-      pending = [];
+    if (!cy) {  // no graph library: the outline, the counters and the result's line still show
+      const batch = all ? pending : pending.slice(0, BATCH);
+      pending = all ? [] : pending.slice(BATCH);
+      batch.forEach(apply);
+      $("c-nodes").textContent = outline.size;
+      $("c-queued").textContent = $("outline").querySelectorAll("li.queued").length;
       return;
     }
     if (!pending.length && !all) return;
@@ -257,7 +270,9 @@
       if (c.processed === 0) {
         const empty = document.createElement("span");
         empty.className = "empty";
-        empty.textContent = "empty result: no visited page matched the page predicate ";
+        empty.textContent = c.refused && c.summary && c.summary.pages === 0
+          ? "nothing visited: " + c.refused + " "
+          : "empty result: no visited page matched the page predicate ";
         li.append(empty);
       } else if (c.result) {
         const a = document.createElement("a");
