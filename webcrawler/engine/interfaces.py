@@ -9,7 +9,9 @@ interfaces:
 
 - the **store** (`Store`): what is known of servers, URLs and documents. The
   SQL `CrawlStore` (store/sql.py) for crawls that keep what they find, the
-  in-memory `MemoryStore` (store/memory.py) for toolkit crawls and tests.
+  in-memory `MemoryStore` (store/memory.py) for toolkit crawls and tests. Both
+  answer every book below, canonical aliases and sketches (`OneURLBook`) and the
+  index's link counts (`LinkBook`) included, so the loop never speaks SQL.
 - the **pool** of agents (`Pool`): local agent processes (loop/pool.py), Dask agent
   hosts (agenthosts/), the in-process pool for tests (tests/support/inprocess.py); the
   toolkit's request policy (toolkit/gate.py) wraps any of them.
