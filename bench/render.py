@@ -62,10 +62,11 @@ def rendering(count: int) -> list[tuple[str, float, str, float]]:
     with LoopbackWeb([Site(ADDRESS, routes)]) as web:
         for mode in ("never", "always"):
             with Fetcher(AgentConfig(render=mode, total_timeout=30.0)) as fetcher:
-                first = fetcher.retrieve(Retrieve(0, web.url(ADDRESS, "/p0")))  # starts the browser
+                # robots: what the engine sends with a page to render (no robots.txt: 404)
+                first = fetcher.retrieve(Retrieve(0, web.url(ADDRESS, "/p0"), robots=(404, "")))
                 started = time.perf_counter()
                 for i in range(1, count + 1):
-                    fetcher.retrieve(Retrieve(i, web.url(ADDRESS, f"/p{i}")))
+                    fetcher.retrieve(Retrieve(i, web.url(ADDRESS, f"/p{i}"), robots=(404, "")))
                 took = (time.perf_counter() - started) / count * 1000
                 renderer = fetcher.renderer
                 resident = renderer.resident_bytes() / 2**20 if renderer else 0.0

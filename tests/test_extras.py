@@ -45,3 +45,21 @@ def test_a_postgresql_url_names_the_postgres_extra(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "pip install 'webcrawler-search[postgres]'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+PLAN_EXTRA = ("Error: the recrawl model (plan-recrawl, --plan auto) needs casadi, which is not "
+              "installed: pip install 'webcrawler-search[plan]'\n")
+
+
+def test_plan_recrawl_names_the_plan_extra() -> None:
+    done = webcrawler_without("casadi", "plan-recrawl", "--pages", "2000000", "--buckets", "8",
+                              "--periods", "5", "--strategy", "2")
+    assert (done.returncode, done.stderr, done.stdout) == (1, PLAN_EXTRA, "")
+
+
+def test_plan_auto_names_the_plan_extra_before_crawling(tmp_path: Path) -> None:
+    done = webcrawler_without("casadi", "index", "--data-dir", str(tmp_path / "data"),
+                              "--seed", "http://127.0.0.1:9/", "--incremental", "--plan", "auto",
+                              "--no-progress")
+    assert (done.returncode, done.stderr, done.stdout) == (1, PLAN_EXTRA, "")
+    assert not (tmp_path / "data").exists()  # nothing made, nothing lost

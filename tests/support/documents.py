@@ -102,6 +102,29 @@ def zip_bomb_docx(inflated: int = 100 << 20) -> bytes:
     return out.getvalue()
 
 
+def nested_docx(depth: int, words: int, tail: str = "") -> bytes:
+    """A DOCX of `depth` paragraphs each inside the last, each holding its own word
+    ("level0" ...) and the deepest `words` more; `tail` (raw XML) after the outermost one."""
+    body = "".join(f"<w:p><w:r><w:t>level{i} </w:t></w:r>" for i in range(depth))
+    body += f"<w:r><w:t>{'deep ' * words}</w:t></w:r>" + "</w:p>" * depth + tail
+    document = (f'<?xml version="1.0" encoding="UTF-8"?>'
+                f'<w:document xmlns:w="{W_NS}"><w:body>{body}</w:body></w:document>')
+    return _zip({"[Content_Types].xml": "<Types/>", "word/document.xml": document})
+
+
+def nested_odt(depth: int, words: int, tail: str = "") -> bytes:
+    """An ODT of `depth` levels of text:p > text:span > text:p, each level with its own word,
+    the deepest with `words` more; `tail` (raw XML) after the outermost paragraph."""
+    text_ns = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+    office_ns = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+    body = "".join(f"<text:p>level{i} <text:span>" for i in range(depth))
+    body += "deep " * words + "</text:span></text:p>" * depth + tail
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+               f'xmlns:office="{office_ns}" xmlns:text="{text_ns}"><office:body><office:text>'
+               f"{body}</office:text></office:body></office:document-content>")
+    return _zip({"mimetype": "application/vnd.oasis.opendocument.text", "content.xml": content})
+
+
 def _zip(files: dict[str, str]) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -1,7 +1,7 @@
 """The agent's side of agents on other hosts: one "retrieve this URL" as a Dask task.
 
 An agent host is a Dask worker (`webcrawler agent-host`); the engine's remote
-pool (engine/remote_pool.py) submits `retrieve` with a `Retrieve` and gets the
+pool (agenthosts/pool.py) submits `retrieve` with a `Retrieve` and gets the
 document or the reason back, exactly the messages of the local pipes
 (protocol/messages.py). This module is the only place a worker runs our code: it does
 the HTTP, as every agent does, and never touches the database or the index.

@@ -55,7 +55,7 @@ TUNING = {
     "trap_repeats": "A URL whose path repeats one segment more than this many times is a link "
                     "loop, refused as 'trap' (default 3; 0: no check).",
     "trap_budget": "Pages per server whose URLs differ only by a date (a calendar) fetched at "
-                   "most (default 100; 0: no cap).",
+                   "most (default 400; 0: no date rule at all).",
     "ca_bundle": "PEM file of the certificate authorities to trust (default: the system's).",
     "client_cert": "PEM client certificate to present to servers that ask for one.",
     "client_key": "The client certificate's private key (PEM), when not in --client-cert.",

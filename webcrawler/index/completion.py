@@ -7,7 +7,11 @@ with everything typed, most shared first. Titles take at most half the places, s
 a word completion is never crowded out by long titles. The longest part of a lookup
 is picking the most frequent of the words under a short prefix; the picks of prefixes
 of up to `MEMO_PREFIX` letters are remembered for the life of the vocabulary.
-Never touches the index itself.
+Never touches the index itself: a query of several words is completed in their
+context by the caller's `together` (`cooccurrence.py`), which keeps the completions of
+the last word that share a document with the words before it; those come first, and
+a completion whose words never meet is not offered ("json d" offers "json dumps", not
+"json delattr").
 """
 
 from __future__ import annotations
@@ -17,9 +21,13 @@ import re
 import threading
 from collections.abc import Callable
 
+from webcrawler.index.analysis import words as index_words
 from webcrawler.index.vocabulary import Vocabulary, normalise_title
 
+Together = Callable[[list[str], list[str]], list[str]]  # (earlier words, candidates) -> kept
+
 MAX_SUGGESTIONS = 20
+CONTEXT_POOL = 100  # frequent completions of the last word checked against the words before it
 MEMO_PREFIX = 3  # picks for prefixes this short are remembered (they cover many entries)
 
 _LAST_WORD = re.compile(r"(\w+)$")
@@ -33,8 +41,10 @@ class Completer:
         self._memo: dict[tuple[str, str], list[str]] = {}
         self._lock = threading.Lock()
 
-    def complete(self, text: str, n: int) -> list[str]:
-        """At most `n` completions of `text`, word completions first; [] for blank text."""
+    def complete(self, text: str, n: int, together: Together | None = None) -> list[str]:
+        """At most `n` completions of `text`, word completions first; [] for blank text.
+        With earlier words and `together`, only completions of the last word that
+        `together` finds beside them (in some document) are offered."""
         if not text.strip() or n < 1:
             return []
         typed = " ".join(text.split())
@@ -42,7 +52,13 @@ class Completer:
         words: list[str] = []
         if match:
             head = typed[: len(typed) - len(match.group(1))]
-            words = [head + word for word in self._frequent_words(match.group(1).lower(), n)]
+            earlier = _earlier_words(head)
+            prefix = match.group(1).lower()
+            if earlier and together is not None:
+                picked = together(earlier, self._frequent_words(prefix, CONTEXT_POOL))[:n]
+            else:
+                picked = self._frequent_words(prefix, n)
+            words = [head + word for word in picked]
         start = normalise_title(typed)
         titles = self._frequent_titles(start if match else start + " ", n)
         titles = [t for t in titles if t not in words and t != typed.lower()]
@@ -66,7 +82,7 @@ class Completer:
         with self._lock:
             memo = self._memo.get((kind, prefix))
         if memo is None:
-            memo = pick(prefix, MAX_SUGGESTIONS)
+            memo = pick(prefix, max(MAX_SUGGESTIONS, CONTEXT_POOL))
             with self._lock:
                 self._memo[(kind, prefix)] = memo
         return memo[:n]
@@ -80,3 +96,10 @@ class Completer:
         count = self.vocabulary.title_counts.__getitem__
         found = self.vocabulary.titles_from(prefix)
         return heapq.nsmallest(n, found, key=lambda t: (-count(t), len(t), t))
+
+
+def _earlier_words(head: str) -> list[str]:
+    """The indexed words of the query before its last word: operators (site:, type:) and
+    -excluded words left out, as they do not have to be in the document."""
+    kept = [part for part in head.split() if ":" not in part and not part.startswith("-")]
+    return index_words(" ".join(kept))

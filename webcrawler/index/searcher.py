@@ -49,6 +49,7 @@ from whoosh.searching import Searcher as WhooshSearcher
 from webcrawler.index import (
     background,
     boundfile,
+    cooccurrence,
     facets,
     grouping,
     heap,
@@ -58,6 +59,7 @@ from webcrawler.index import (
     stored,
     vectors,
 )
+from webcrawler.index.filtered import rank_filtered
 from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -194,7 +196,12 @@ class Searcher:
         """At most `n` completions of the half-typed query `text` (completion.py)."""
         with background.foreground():
             self._look_without_waiting()
-            return self._lexicon.tools().completer.complete(text, n)
+            return self._lexicon.tools().completer.complete(text, n, self._together)
+
+    def _together(self, earlier: list[str], candidates: list[str]) -> list[str]:
+        """The candidates found in a document beside the earlier words (cooccurrence.py)."""
+        with self._lock:
+            return cooccurrence.together(self._searcher, earlier, candidates)
 
     def frequent_title_words(self) -> tuple[str, ...]:
         """The words most titles of the index hold, most frequent first (may be empty)."""
@@ -233,6 +240,8 @@ class Searcher:
         weights, n_words = parsed.weights()
         searcher = self._searcher
         limit = max(needed, CACHE_DEPTH)
+        if not parsed.words:  # filters alone: their documents, by link prior
+            return self._remember(key, rank_filtered(searcher, parsed, limit))
         if self._ranking == "bm25f":
             model: WeightingModel = BM25F()
         else:
@@ -419,11 +428,16 @@ def depth(parsed: ParsedQuery, needed: int, per_site: int) -> int:
 def on_page(parsed: ParsedQuery, items: list[tuple[float, Any, str]], page: int, per_page: int,
             counts: facets.Counts, per_site: int) -> list[tuple[int, tuple[float, Any, str], bool]]:
     """(rank, item, more from its site?) of the page's items; `items` are (score, ...,
-    site), best first. Grouped by site (`per_site` a round) unless the query names one."""
+    site), best first. Grouped by site (`per_site` a round) unless the query names one:
+    the grouping picks which results a page shows, and the page shows them best first
+    (a site's second round, on the page once other sites ran out, is not listed below
+    lower scores: results read 1000, 0569, ..., 0405, ..., 0029)."""
+    first = (page - 1) * per_page
     if not parsed.site and per_site:
         items = grouping.group(items, [site for *_rest, site in items], per_site)
-    first = (page - 1) * per_page
-    shown = items[first : first + per_page]
+        shown = sorted(items[first : first + per_page], key=lambda item: -item[0])  # stable
+    else:
+        shown = items[first : first + per_page]
     site_counts: dict[str, int] = dict(counts.get("site", {})) if not parsed.site else {}
     more = grouping.more_from([site for *_rest, site in shown], site_counts)
     return [(first + i + 1, item, flag) for i, (item, flag) in enumerate(zip(shown, more, strict=True))]

@@ -24,8 +24,8 @@ from sqlalchemy import bindparam, select
 
 from webcrawler.database.schema import documents
 from webcrawler.database.states import State
-from webcrawler.engine.scheduling.frontier import FoundLink, Frontier
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import FoundLink, ServerState
+from webcrawler.engine.scheduling.frontier import Frontier
 from webcrawler.engine.scheduling.sequencers import FifoQueue
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry

@@ -33,7 +33,8 @@ from sqlalchemy import and_, bindparam, select, update
 from webcrawler.database.schema import documents
 from webcrawler.database.states import State
 from webcrawler.engine.loop.policies import DocumentSink
-from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, FoundLink, Ordering
+from webcrawler.engine.records import FoundLink
+from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
