@@ -27,7 +27,7 @@ import urllib3
 from webcrawler.agents import extract, sitemap
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
-from webcrawler.agents.credentials import headers_for
+from webcrawler.agents.credentials import headers_for, stored_headers
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
 from webcrawler.agents.page_scope import Gate, PageScope
@@ -311,7 +311,7 @@ class Fetcher:
             canonical=self._canonical(response, request.url) or parsed.canonical,
             html=html,
             sketch=_sketch(parsed.text) if request.sketch else b"",
-            headers=tuple(response.raw.headers.items()) if request.body else (),
+            headers=self._stored_headers(request, response) if request.body else (),
             body=zlib.compress(body, 1) if request.body else b"",
             rendered=bool(digest),  # a digest of what scripts wrote: the page was rendered
         )
@@ -328,9 +328,16 @@ class Fetcher:
             title="", text="", length=len(body),
             checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
             elapsed=time.monotonic() - started,
-            headers=tuple((name, value) for name, value in response.raw.headers.items()),
+            headers=self._stored_headers(request, response),
             body=zlib.compress(body, 1),
         )
+
+    def _stored_headers(self, request: Retrieve, response: requests.Response
+                        ) -> tuple[tuple[str, str], ...]:
+        """The response's headers as they may be kept: a credentialed fetch's without its
+        session (credentials.stored_headers)."""
+        sent = headers_for(request.url, self.config.credentials, self.config.verify_tls)
+        return stored_headers(tuple(response.raw.headers.items()), sent)
 
     def _parse(self, mime: str, text: str, final_url: str) -> Parsed:
         if mime == "text/plain":
