@@ -386,6 +386,10 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
         c = figures.last_crawl
         click.echo(f"last crawl {c.documents} documents, {c.rate_per_hour:.0f}/hour, "
                    f"{c.stop_reason or 'running or killed'}")
+        if c.requests_per_second is not None:
+            cap = (f" of the cap's {c.fetch_rate:g} ({c.requests_per_second / c.fetch_rate:.0%})"
+                   if c.fetch_rate else " (no cap)")
+            click.echo(f"  requests {c.requests}, {c.requests_per_second:.2f} a second{cap}")
     for line in recrawl_lines(recrawl):
         click.echo(line)
 

@@ -163,6 +163,8 @@ crawls = Table(
     Column("documents", Integer, nullable=False, default=0),  # retrieved in this crawl
     Column("failures", Integer, nullable=False, default=0),
     Column("stop_reason", String(64)),
+    Column("requests", Integer),  # requests sent (robots.txt too): fetches a second against
+    Column("fetch_rate", Float),  # ... the run's --fetch-rate cap (0: none)
 )
 
 # What the full-text index is built from: each indexed document's text, written in the
