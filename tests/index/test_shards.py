@@ -94,6 +94,8 @@ QUERIES = [
     ("apple type:html", {}),
     ("apple pie lang:en", {}),
     ("pies", {}),
+    ("site:b.test", {}),  # filters alone (issue 38): their documents, by link prior
+    ("type:html -apple", {"page": 2}),
 ]
 
 

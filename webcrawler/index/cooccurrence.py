@@ -36,7 +36,7 @@ def segments_of(searcher: WhooshSearcher, earlier: list[str]) -> Segments:
             documents = _documents(reader, earlier)
             if len(documents):
                 segments.append((reader, documents))
-    return segments
+    return sorted(segments, key=lambda segment: -len(segment[1]))  # likeliest to meet first
 
 
 def together(segments: Segments, candidates: list[str], limit: int) -> list[str]:
