@@ -115,6 +115,22 @@ def test_noindex_is_kept_out_of_the_index_duplicates_are_not_followed(web, setti
     assert len(duplicates & {"/p2", "/copy"}) == 1
 
 
+def test_a_duplicate_is_followed_where_its_links_lead_elsewhere(settings):
+    """Two servers whose home pages are byte-identical, relative links to their own pages:
+    both servers are crawled whole (a copy on one server, /copy above, is not followed)."""
+    home = html("the home page", "welcome", [("/x", "x"), ("/y", "y")])
+    one = {"/": home, "/x": html("one x", "the first x"), "/y": html("one y", "the first y")}
+    two = {"/": home, "/x": html("two x", "the second x"), "/y": html("two y", "the second y")}
+    with LoopbackWeb([Site("127.0.17.11", one, robots_txt=""),
+                      Site("127.0.17.12", two, robots_txt="")]) as twins:
+        loop, _ = crawl(settings, [twins.url("127.0.17.11"), twins.url("127.0.17.12")])
+        found = {address: states(loop, twins.origin(address))
+                 for address in ("127.0.17.11", "127.0.17.12")}
+    assert sorted(server["/"][1] or "" for server in found.values()) == ["", "duplicate"]
+    assert all(server[path] == ("fetched", None) for server in found.values()
+               for path in ("/x", "/y")), found
+
+
 def test_one_request_in_flight_per_server_and_the_servers_in_parallel(web, settings):
     loop, pool = crawl(settings, [web.url(A), web.url(B)])
     assert set(pool.most_at_once.values()) == {1}

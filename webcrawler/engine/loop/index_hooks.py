@@ -11,6 +11,7 @@ Real-time search (engine/realtime/search.py) extends these hooks with its own cl
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Protocol
@@ -18,7 +19,7 @@ from typing import Protocol
 from webcrawler.database.states import State
 from webcrawler.engine.interfaces import Job, Pool, Store
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
-from webcrawler.engine.loop.documents import record_document
+from webcrawler.engine.loop.documents import links_beyond, record_document
 from webcrawler.engine.loop.one_url import OneURLPerDocument
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.loop.pool import start_agents
@@ -80,6 +81,8 @@ class IndexHooks(BaseHooks):
         loop.stats.retrieved += 1
         if kept.duplicate_of is None:
             self._follow(entry, doc, now)
+        elif beyond := links_beyond(loop.store, kept.duplicate_of, doc.links):
+            self._follow(entry, dataclasses.replace(doc, links=beyond), now)
 
     def _follow(self, entry: FrontierEntry, doc: Document, now: float) -> None:
         """Store and queue the document's links; a sitemap's lastmod dates make the stored

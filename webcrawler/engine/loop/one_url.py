@@ -27,7 +27,7 @@ class OneURLPerDocument:
                  url_of: Callable[[FrontierEntry], str],
                  queue: Callable[[str, int], int], threshold: float) -> None:
         self.canonicals = Canonicals(store, scope, sink, url_of, queue)
-        self.near_duplicates = NearDuplicates(store, threshold)
+        self.near_duplicates = NearDuplicates(store, threshold, sink)
 
     def __call__(self, entry: FrontierEntry, doc: Document, reason: str | None
                  ) -> tuple[str | None, str | None, bytes]:
@@ -35,7 +35,8 @@ class OneURLPerDocument:
         if reason is None:
             reason, detail = self.canonicals.judge(entry, doc)
         sketch = doc.sketch or self.near_duplicates.sketch(doc, reason)
-        if reason is None and (near := self.near_duplicates.judge(entry, sketch)):
+        if reason is None and (near := self.near_duplicates.judge(
+                entry, sketch, doc.content_type)):
             reason, detail = NEAR_DUPLICATE, near
         return reason, detail, sketch
 

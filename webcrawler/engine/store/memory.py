@@ -138,9 +138,11 @@ class MemoryStore:
         url = self.urls.get(doc_id)
         return url is not None and url.state == State.FETCHED and url.values.get("reason") is None
 
-    def indexed_sketches(self, ids: Sequence[int] | None = None) -> list[tuple[int, bytes]]:
+    def indexed_sketches(self, ids: Sequence[int] | None = None
+                         ) -> list[tuple[int, bytes, str]]:
         chosen = sorted(self.urls) if ids is None else ids
-        return [(doc_id, bytes(sketch)) for doc_id in chosen if self.indexed(doc_id)
+        return [(doc_id, bytes(sketch), str(self.urls[doc_id].values.get("content_type") or ""))
+                for doc_id in chosen if self.indexed(doc_id)
                 and isinstance(sketch := self.urls[doc_id].values.get("sketch"), bytes) and sketch]
 
     # --- documents ----------------------------------------------------------
@@ -162,6 +164,9 @@ class MemoryStore:
     def delete_links(self, source_id: int) -> None:
         self.links.pop(source_id, None)
 
+    def link_targets(self, source_id: int) -> set[int]:
+        return set(self.links.get(source_id, {}))
+
     def save_response(self, doc_id: int, now: float, document: Document) -> None:
         self.urls[doc_id].values["response"] = (now, document.status, document.body)
 
@@ -171,9 +176,10 @@ class MemoryStore:
         return len(self.runs)
 
     def update_run(self, run_id: int, docs: int, failures: int, ended: bool = False,
-                   stop_reason: str | None = None) -> None:
+                   stop_reason: str | None = None, requests: int | None = None,
+                   fetch_rate: float | None = None) -> None:
         self.runs[run_id - 1].update(documents=docs, failures=failures, ended=ended,
-                                     stop_reason=stop_reason)
+                                     stop_reason=stop_reason, requests=requests, fetch_rate=fetch_rate)
 
     def pending(self) -> bool:
         return False

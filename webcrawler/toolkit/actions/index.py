@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webcrawler.datadir import DataDir
+from webcrawler.datadir import DataDir, create_private
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
@@ -64,7 +64,12 @@ class AddToIndex(VisitAction):
         self._since_commit = 0
 
     def handle(self, page: Page) -> None:
-        from webcrawler.engine.loop.documents import queue_urls, record_document, store_links
+        from webcrawler.engine.loop.documents import (
+            links_beyond,
+            queue_urls,
+            record_document,
+            store_links,
+        )
         from webcrawler.engine.loop.policies import Scope
         from webcrawler.engine.store.sql import FrontierEntry
 
@@ -80,6 +85,8 @@ class AddToIndex(VisitAction):
         server.docs_fetched += 1
         if kept.duplicate_of is None:
             store_links(store, Scope(), entry, document.links)
+        elif beyond := links_beyond(store, kept.duplicate_of, document.links):
+            store_links(store, Scope(), entry, beyond)
         self.added += kept.reason is None
         self._since_commit += 1
         if self._since_commit >= COMMIT_EVERY:
@@ -92,7 +99,7 @@ class AddToIndex(VisitAction):
             from webcrawler.engine.store.sql import CrawlStore
             from webcrawler.index import check
 
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            create_private(self.data_dir)
             check_database(self.db_url)
             check(self.paths.index)
             self._store = CrawlStore(connect(self.db_url))
