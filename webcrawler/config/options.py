@@ -38,7 +38,8 @@ TUNING = {
     "commit_seconds": "Commit at least this often, in seconds, so another writer never waits "
                       "long (default 5).",
     "agent_max_urls": "Replace an agent process after this many URLs (default 500).",
-    "agent_memory_mb": "Replace an agent process that grows past this many MB (default 512).",
+    "agent_memory_mb": "Replace an agent process that grows past this many MB, its browser "
+                       "included under --render (default 512).",
     "agent_deadline": "Seconds an agent may hold one URL (default 0: --total-timeout + 15).",
     "progress_interval": "Seconds between progress lines (default 2).",
     "retries": "Tries of a page after a passing failure (refused, reset, timeout, DNS, 429, "
