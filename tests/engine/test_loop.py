@@ -217,3 +217,82 @@ def test_the_progress_shows_the_limits_what_is_left_and_the_politeness_bound(set
     assert any(" of 5 (--max-docs), 3 left" in lines[1] for lines in shown)
     bound = "bounded by politeness: 1 server with work, one request every 0.2 s (--delay)"
     assert any(bound in lines[-2] and bound in lines[-1] for lines in shown)
+
+
+# --- one URL per document on the in-memory store ----------------------------------------------
+C = "127.0.17.3"
+WORDS = " ".join("".join(chr(97 + i // 26 ** k % 26) for k in range(3)) + "ly"  # 400 distinct
+                 for i in range(400))  # words (digits count as one in a sketch): one to judge
+
+
+def canonical_page(title: str, canonical: str, links: tuple[str, ...] = ()) -> Page:
+    anchors = "".join(f'<a href="{href}">{href}</a>' for href in links)
+    return Page(f'<html><head><title>{title}</title><link rel="canonical" href="{canonical}">'
+                f"</head><body><p>{title} {title}</p>{anchors}</body></html>")
+
+
+@pytest.fixture(scope="module")
+def one_url_web():
+    pages = {"/": html("home", "start", [("/print", "print"), ("/article", "article"),
+                                         ("/near-a", "a"), ("/near-b", "b")]),
+             "/print": canonical_page("print view", "/article"),  # fetched before its canonical
+             "/article": html("the article", "the text", [("/mobile", "mobile")]),
+             "/mobile": canonical_page("mobile view", "/article"),  # fetched after it
+             "/near-a": html("a page", WORDS),
+             "/near-b": html("a page", WORDS + " updated on the 29th")}
+    with LoopbackWeb([Site(C, pages, robots_txt="")]) as served:
+        yield served
+
+
+class Removals:
+    """A `DocumentSink` that records what the crawl adds to and takes out of the index."""
+
+    def __init__(self) -> None:
+        self.added: list[int] = []
+        self.removed: list[int] = []
+
+    def add(self, doc_id: int, document: Document) -> None:
+        self.added.append(doc_id)
+
+    def remove(self, doc_id: int) -> None:
+        self.removed.append(doc_id)
+
+    def commit(self) -> None: ...
+    def close(self) -> None: ...
+    def abort(self) -> None: ...
+
+
+def one_url_crawl(web, settings: Settings) -> tuple[CrawlLoop, Removals, dict[str, int]]:
+    sink = Removals()
+    store = MemoryStore()
+    loop = index_loop(dataclasses.replace(settings, max_depth=3), store,
+                      pool_factory=lambda: InProcessPool(settings), sink=sink)
+    assert loop.add_seeds([web.url(C)]) == []
+    loop.run()
+    server = store.server(web.origin(C))
+    assert server is not None
+    return loop, sink, {u.path: u.doc_id for u in store.urls.values() if u.server_id == server.id}
+
+
+def test_canonical_urls_on_the_in_memory_store(one_url_web, settings):
+    """An alias fetched before its canonical page leaves the index when that page is indexed;
+    one fetched after never enters it: one search result per document."""
+    loop, sink, ids = one_url_crawl(one_url_web, settings)
+    c = states(loop, one_url_web.origin(C))
+    assert c["/article"] == ("fetched", None)
+    assert c["/print"] == ("fetched", "canonical") and c["/mobile"] == ("fetched", "canonical")
+    assert ids["/print"] in sink.added and ids["/print"] in sink.removed  # indexed until then
+    assert ids["/mobile"] not in sink.added
+    assert "aliases 2 (canonical URLs)" in loop.hooks.found()
+
+
+def test_near_duplicates_on_the_in_memory_store(one_url_web, settings):
+    loop, sink, ids = one_url_crawl(one_url_web, settings)
+    c = states(loop, one_url_web.origin(C))
+    assert c["/near-a"] == ("fetched", None) and ids["/near-a"] in sink.added
+    assert c["/near-b"] == ("fetched", "near-duplicate") and ids["/near-b"] not in sink.added
+    store = loop.store
+    assert isinstance(store, MemoryStore)
+    assert str(store.urls[ids["/near-b"]].values["detail"]).startswith(
+        f"resembles document {ids['/near-a']} ")
+    assert "near-duplicates 1 not indexed" in loop.hooks.found()

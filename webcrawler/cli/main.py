@@ -231,6 +231,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
                               start: tuple[str, ...], out_dir: Path, data_dir: Path | None,
                               db_url: str | None) -> None:
     """Replay the stored crawl in other orders (virtual crawlers) and measure PCS, PST and PBC."""
+    from webcrawler.errors import OrderingError
     from webcrawler.evaluate import ORDER_NAMES, evaluate_ordering
     from webcrawler.importance import ImportanceError
     from webcrawler.plots import require_plots
@@ -247,8 +248,8 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
         evaluation, text, plots = evaluate_ordering(
             settings.database_url, settings.index_dir, importance, threshold=threshold,
             orders=names, start=list(start), out_dir=out_dir)
-    except ImportanceError:
-        raise  # a UsageError: one line and exit 2 at the CLI's edge
+    except (ImportanceError, OrderingError):
+        raise  # one line and the kind's exit status at the CLI's edge
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(text)

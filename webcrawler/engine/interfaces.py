@@ -78,6 +78,19 @@ class DocumentBook(Protocol):
     def annotate(self, doc_id: int, **values: object) -> None: ...
 
 
+class OneURLBook(Protocol):
+    """What "one URL per document" asks of the store (loop/canonical.py, loop/near_duplicates.py):
+    the aliases of canonical pages, and the sketches of the pages the index holds. Both
+    stores answer, so canonical URLs and near-duplicates are judged on either."""
+
+    def canonical_ids(self) -> set[int]: ...
+    def aliases_of(self, canonical_id: int) -> list[int]: ...
+    def add_alias(self, doc_id: int, canonical_id: int) -> None: ...
+    def indexed(self, doc_id: int) -> bool: ...
+    def indexed_sketches(self, ids: Sequence[int] | None = None
+                         ) -> list[tuple[int, bytes, str]]: ...
+
+
 class RunBook(Protocol):
     """The store's transaction and the record of each crawl run."""
 
@@ -89,7 +102,7 @@ class RunBook(Protocol):
     def rollback(self) -> None: ...
 
 
-class Store(ServerBook, RobotsBook, URLBook, DocumentBook, RunBook, Protocol):
+class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, RunBook, Protocol):
     """Everything the loop and the engine's document path ask of a store."""
 
 

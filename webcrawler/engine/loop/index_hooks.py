@@ -57,9 +57,9 @@ class IndexHooks(BaseHooks):
                  progress: Callable[[CrawlLoop], None] | None = None) -> None:
         self.loop = loop
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
-        conn = getattr(loop.store, "conn", None)  # the SQL store's (aliases, sketches); None in memory
-        self.judge = None if conn is None else OneURLPerDocument(
-            conn, loop.scope, loop.sink, loop.url_of, loop.queue_id, loop.settings.near_duplicates)
+        self.judge = OneURLPerDocument(loop.store, loop.scope, loop.sink, loop.url_of,
+                                       loop.queue_id, loop.settings.near_duplicates)
+        conn = getattr(loop.store, "conn", None)  # the SQL store's: its index outbox and links
         # the SQL store's index is sent the pages whose in-links changed (pipeline/link_refresh.py)
         self.links = LinkRefresh(conn, loop.settings.link_refresh) \
             if conn is not None and isinstance(loop.sink, OutboxWriter) else None

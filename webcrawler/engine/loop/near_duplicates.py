@@ -27,12 +27,8 @@ from __future__ import annotations
 from collections import deque
 
 import numpy as np
-from sqlalchemy import select
-from sqlalchemy.engine import Connection
 
-from webcrawler.database.dialects import insert_ignore
-from webcrawler.database.schema import aliases, documents
-from webcrawler.database.states import State
+from webcrawler.engine.loop.canonical import Book
 from webcrawler.engine.loop.policies import DocumentSink, NullSink
 from webcrawler.engine.records import FrontierEntry
 from webcrawler.protocol.messages import Document
@@ -49,8 +45,8 @@ MIN_SHINGLES = 24  # shorter pages (error pages, stubs) are too alike to judge t
 class NearDuplicates:
     """Owned by the crawl loop: asked about every first fetch that would be indexed."""
 
-    def __init__(self, conn: Connection, threshold: float, sink: DocumentSink | None = None) -> None:
-        self.conn = conn
+    def __init__(self, store: Book, threshold: float, sink: DocumentSink | None = None) -> None:
+        self.store = store
         self.threshold = threshold
         self.sink = sink or NullSink()  # where an indexed page is taken out for its HTML twin
         self._buckets: dict[int, deque[int]] = {}
@@ -95,14 +91,12 @@ class NearDuplicates:
     def _replace(self, other: int, html: int, score: float) -> None:
         """The indexed `other` leaves the index for its HTML twin `html`, kept as its alias."""
         self.sink.remove(other)
-        self.conn.execute(documents.update().where(documents.c.id == other).values(
-            reason=NEAR_DUPLICATE, detail=f"resembles document {html} ({score:.2f}), "
-                                          "indexed as HTML"))
-        self._alias(other, html)
+        self.store.annotate(other, reason=NEAR_DUPLICATE,
+                            detail=f"resembles document {html} ({score:.2f}), indexed as HTML")
+        self.store.add_alias(other, html)
 
     def _alias(self, doc_id: int, twin: int) -> None:
-        self.conn.execute(insert_ignore(self.conn.dialect.name, aliases).values(
-            doc_id=doc_id, canonical_id=twin))
+        self.store.add_alias(doc_id, twin)
 
     def _most_alike(self, sketch: bytes, keys: list[int]) -> tuple[int, float, str] | None:
         shared: dict[int, int] = {}
@@ -113,12 +107,9 @@ class NearDuplicates:
         if not alike:  # most pages: no indexed page shares enough of their smallest hashes
             return None
         candidates = [doc_id for _, doc_id in sorted(alike, key=lambda pair: -pair[0])[:MAX_CANDIDATES]]
-        rows = self.conn.execute(select(  # still indexed: not an alias its canonical page
-            documents.c.id, documents.c.sketch, documents.c.content_type).where(  # took out
-            documents.c.id.in_(candidates), documents.c.state == State.FETCHED,
-            documents.c.reason.is_(None))).all()
-        scored = [(int(doc_id), resemblance(sketch, bytes(other)), kind or "")
-                  for doc_id, other, kind in rows if other]
+        rows = self.store.indexed_sketches(candidates)  # still indexed: not an alias its
+        # canonical page took out of the index
+        scored = [(doc_id, resemblance(sketch, other), kind) for doc_id, other, kind in rows]
         return max(scored, key=lambda found: found[1], default=None)
 
     def _file(self, doc_id: int, keys: list[int]) -> None:
@@ -130,13 +121,10 @@ class NearDuplicates:
 
     def _load(self) -> None:
         """A resumed crawl: file the indexed pages that have a sketch."""
-        rows = self.conn.execute(select(documents.c.id, documents.c.sketch).where(
-            documents.c.state == State.FETCHED, documents.c.reason.is_(None),
-            documents.c.sketch.is_not(None)).order_by(documents.c.id))
-        for doc_id, stored in rows:
-            count, hashes = _parts(bytes(stored))
+        for doc_id, stored, _ in self.store.indexed_sketches():
+            count, hashes = _parts(stored)
             if count >= MIN_SHINGLES:
-                self._file(int(doc_id), [int(h) for h in hashes[:BAND_KEYS]])
+                self._file(doc_id, [int(h) for h in hashes[:BAND_KEYS]])
 
 
 def _parts(sketch: bytes) -> tuple[int, np.ndarray]:

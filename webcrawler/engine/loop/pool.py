@@ -27,6 +27,7 @@ from webcrawler.agents.footprint import with_descendants
 from webcrawler.agents.render import require_renderer
 from webcrawler.agents.worker import READY, agent_main
 from webcrawler.config.agent_config import agent_config
+from webcrawler.errors import SettingError
 from webcrawler.processes import child_context, main_module_hidden
 from webcrawler.protocol.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 from webcrawler.settings import Settings
@@ -56,7 +57,7 @@ class AgentPool:
                  deadline: float, max_urls: int = 500, memory_mb: int = 512,
                  start_method: str = "forkserver", hide_main: bool = False) -> None:
         if not 1 <= size <= 64:
-            raise ValueError("the number of agents must be between 1 and 64")
+            raise SettingError("the number of agents must be between 1 and 64")
         self.config = config
         self.robots_token = robots_token
         self.deadline = deadline

@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from webcrawler.database import dialects
 from webcrawler.database.schema import (
+    aliases,
     crawls,
     documents,
     index_outbox,
@@ -256,6 +257,37 @@ class CrawlStore:
         """Links from `source_id`: (target id, anchor text); a pair already stored is kept."""
         self._sql.add_link.run_many(
             {"p_source": source_id, "p_target": t, "p_anchor": a[:500]} for t, a in targets)
+
+    # --- one URL per document (engine/loop/canonical.py, near_duplicates.py) ---
+    def canonical_ids(self) -> set[int]:
+        """The pages that other pages name as their canonical URL."""
+        return set(self.conn.execute(select(aliases.c.canonical_id).distinct()).scalars())
+
+    def aliases_of(self, canonical_id: int) -> list[int]:
+        return list(self.conn.execute(select(aliases.c.doc_id).where(
+            aliases.c.canonical_id == canonical_id)).scalars())
+
+    def add_alias(self, doc_id: int, canonical_id: int) -> None:
+        """`doc_id` names `canonical_id` as its canonical URL (the first it named is kept)."""
+        self.conn.execute(dialects.insert_ignore(self.conn.dialect.name, aliases).values(
+            doc_id=doc_id, canonical_id=canonical_id))
+
+    def indexed(self, doc_id: int) -> bool:
+        """Fetched, with no reason to keep it out of the index."""
+        row = self.conn.execute(select(documents.c.state, documents.c.reason)
+                                .where(documents.c.id == doc_id)).first()
+        return row is not None and row.state == State.FETCHED and row.reason is None
+
+    def indexed_sketches(self, ids: Sequence[int] | None = None
+                         ) -> list[tuple[int, bytes, str]]:
+        """(id, sketch, content type) of the indexed pages with a sketch among `ids` (all of
+        them, in id order, when None: a resumed crawl)."""
+        d = documents.c
+        query = select(d.id, d.sketch, d.content_type).where(
+            d.state == State.FETCHED, d.reason.is_(None), d.sketch.is_not(None))
+        query = query.order_by(d.id) if ids is None else query.where(d.id.in_(ids))
+        return [(int(doc_id), bytes(sketch), kind or "")
+                for doc_id, sketch, kind in self.conn.execute(query)]
 
     def outbox_put(self, doc_id: int, batch: int, payload: bytes) -> None:
         """A document for the full-text index, kept until the index has committed it."""

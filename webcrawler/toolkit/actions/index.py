@@ -121,7 +121,7 @@ class AddToIndex(VisitAction):
             origin, path = urls.split(url)
             return queue_urls(store, origin, [path], depth, 0)[2][path]
 
-        return OneURLPerDocument(store.conn, Scope(), sink, url_of, queue, self.near_duplicates)
+        return OneURLPerDocument(store, Scope(), sink, url_of, queue, self.near_duplicates)
 
     def _commit(self, ended: bool = False) -> None:
         assert self._store is not None and self._sink is not None
