@@ -36,7 +36,7 @@ from webcrawler.config.options import (
     serve_options,
     tuning_options,
 )
-from webcrawler.errors import NothingToDo, WebcrawlerError
+from webcrawler.errors import DISTRIBUTION, NothingToDo, WebcrawlerError
 from webcrawler.settings import Settings
 
 log = logging.getLogger("webcrawler")
@@ -84,7 +84,7 @@ def _damaged_database(error: Exception) -> Exception | None:
 
 @click.group(cls=_Commands)
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
-@click.version_option(package_name="webcrawler")
+@click.version_option(package_name=DISTRIBUTION)
 def main(verbose: int) -> None:
     """webcrawler: your own search engine for a set of web sites (after WebCrawler, 1994)."""
     _setup_logging(verbose)
@@ -386,6 +386,10 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
         c = figures.last_crawl
         click.echo(f"last crawl {c.documents} documents, {c.rate_per_hour:.0f}/hour, "
                    f"{c.stop_reason or 'running or killed'}")
+        if c.requests_per_second is not None:
+            cap = (f" of the cap's {c.fetch_rate:g} ({c.requests_per_second / c.fetch_rate:.0%})"
+                   if c.fetch_rate else " (no cap)")
+            click.echo(f"  requests {c.requests}, {c.requests_per_second:.2f} a second{cap}")
     for line in recrawl_lines(recrawl):
         click.echo(line)
 

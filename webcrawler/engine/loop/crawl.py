@@ -51,6 +51,7 @@ from webcrawler.protocol.urls import split, strip_params, try_normalize
 from webcrawler.settings import Settings
 
 MAX_REDIRECTS = 5
+IDLE_POLL = 0.25  # seconds: the longest wait for answers while the loop may not dispatch
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
 TIME_LIMIT = "time limit"
 NOTHING_LEFT = "nothing left to fetch"
@@ -63,6 +64,7 @@ class CrawlStats:
     started: float = field(default_factory=time.monotonic)
     retrieved: int = 0  # documents retrieved (HTTP 200 with usable content)
     answered: int = 0  # every document answer, including failures and redirects
+    requests: int = 0  # every request handed to an agent (robots.txt too): the bandwidth spent
     robots: int = 0
     rendered: int = 0  # documents whose scripts ran in Chromium (--render)
     failures: Counter[str] = field(default_factory=Counter)
@@ -74,6 +76,9 @@ class CrawlStats:
 
     def per_hour(self) -> float:
         return self.retrieved / self.elapsed() * 3600.0
+
+    def requests_per_second(self) -> float:
+        return self.requests / self.elapsed()
 
 
 class BaseHooks:
@@ -293,9 +298,19 @@ class CrawlLoop:
                    for s in self.scheduler.cooling())
 
     def _poll_timeout(self, now: float, deadline: float) -> float:
-        timeout = self.scheduler.poll_timeout(now, deadline)
+        """How long to wait for answers. A client that paces the loop (an incremental crawl's
+        --fetch-rate) gives a hint; while it or a full pool forbids dispatching, a server's
+        end of cooling cannot be used, so it does not cut the wait short (it did: a cooled
+        server stays in the scheduler's heap until the next dispatch, so the loop polled with
+        no timeout until the pace's next slot, 2,500 times a second; issue 36)."""
         hint = self.hooks.wait_hint(now)
-        return timeout if hint is None else min(timeout, hint)
+        if hint is None:
+            return self.scheduler.poll_timeout(now, deadline)
+        if self.hooks.may_dispatch(now) and self.pool is not None and self.pool.free():
+            timeout = self.scheduler.poll_timeout(now, deadline)
+        else:
+            timeout = min(IDLE_POLL, max(0.0, deadline - now))
+        return min(timeout, hint)
 
     def _drain(self, pool: Pool) -> None:
         """Collect the answers of in-flight retrievals for a little while; the rest stay queued."""
@@ -313,7 +328,8 @@ class CrawlLoop:
     def _commit(self, run_id: int, ended: bool = False) -> None:
         failures = sum(self.stats.failures.values())
         self.store.update_run(run_id, self.stats.retrieved, failures, ended=ended,
-                              stop_reason=self.stats.stop_reason or None)
+                              stop_reason=self.stats.stop_reason or None,
+                              requests=self.stats.requests, fetch_rate=self.settings.fetch_rate)
         self.store.commit()
         self.sink.commit()
         self._since_commit = 0
@@ -335,6 +351,7 @@ class CrawlLoop:
         self._job_ids += 1
         entry, server = job.entry, job.server
         self._jobs[self._job_ids] = job
+        self.stats.requests += 1
         self.scheduler.dispatched(server)
         server.last_access = time.time()
         server.dirty = True

@@ -176,9 +176,10 @@ class MemoryStore:
         return len(self.runs)
 
     def update_run(self, run_id: int, docs: int, failures: int, ended: bool = False,
-                   stop_reason: str | None = None) -> None:
+                   stop_reason: str | None = None, requests: int | None = None,
+                   fetch_rate: float | None = None) -> None:
         self.runs[run_id - 1].update(documents=docs, failures=failures, ended=ended,
-                                     stop_reason=stop_reason)
+                                     stop_reason=stop_reason, requests=requests, fetch_rate=fetch_rate)
 
     def pending(self) -> bool:
         return False

@@ -303,8 +303,13 @@ class CrawlStore:
         return int(run_id)
 
     def update_run(self, run_id: int, docs: int, failures: int, ended: bool = False,
-                   stop_reason: str | None = None) -> None:
+                   stop_reason: str | None = None, requests: int | None = None,
+                   fetch_rate: float | None = None) -> None:
+        """The run's counts so far; `requests` (every request sent, robots.txt too) and its
+        `fetch_rate` cap say what share of its bandwidth the crawl spent (`webcrawler stats`)."""
         values: dict[str, object] = {"documents": docs, "failures": failures}
+        if requests is not None:
+            values.update(requests=requests, fetch_rate=fetch_rate)
         if ended:
             values.update(ended_at=time.time(), stop_reason=stop_reason)
         self.conn.execute(update(crawls).where(crawls.c.id == run_id).values(**values))
