@@ -76,11 +76,12 @@ def test_robots_status_rules(settings):
         crawl(settings, [web.url("127.0.4.31", "/"), web.url("127.0.4.32", "/")], retries=1,
               retry_backoff=0.1)
         assert len(web.log.for_server(web.name("127.0.4.31"))) == 1 + 4
-        # 5xx: disallow all for now: only robots.txt is asked (once more soon: a 503 may pass),
-        # the documents wait for the robots_retry time.
+        # 5xx: disallow all for now: only robots.txt is asked (once more soon: a 503 may pass);
+        # when nothing else is left, the documents are this crawl's failures with its reason
+        # (a resumed crawl asks again)
         assert web.log.paths(web.name("127.0.4.32")) == ["/robots.txt"] * 2
         states = document_states(settings)
-    assert states[web.url("127.0.4.32", "/")][0] == State.QUEUED
+    assert states[web.url("127.0.4.32", "/")] == (State.FAILED, "http-error")
 
 
 def test_unindexable_types_are_not_requested_or_are_ignored(settings):

@@ -13,6 +13,7 @@ from tests.support.inprocess import InProcessPool
 from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.crawl import BaseHooks, CrawlLoop
 from webcrawler.engine.loop.index_hooks import index_loop
+from webcrawler.engine.loop.progress import block, line, snapshot
 from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
@@ -194,6 +195,28 @@ def test_a_toolkit_crawl_asks_again_for_an_unavailable_robots_txt(web, settings)
     assert summary.stop_reason == "queue-empty" and summary.pages == 2 + 7
     assert pool.paths(flaky.origin("127.0.17.3")) == ["/robots.txt", "/robots.txt", "/", "/one"]
     assert pool.paths(web.origin(B)).count("/") == 1  # never twice, though linked twice
+
+
+def test_the_progress_shows_the_limits_what_is_left_and_the_politeness_bound(settings):
+    """One server, four agents, --delay 0.2: the delay bounds the crawl, and the display says
+    so, with the time and the documents left of --hours and --max-docs."""
+    pages = {"/": html("home", "start", [(f"/p{i}", f"page {i}") for i in range(8)])}
+    pages |= {f"/p{i}": html(f"page {i}", f"text {i}") for i in range(8)}
+    shown: list[list[str]] = []
+    with LoopbackWeb([Site("127.0.17.13", pages, robots_txt="")]) as one:
+        limited = dataclasses.replace(settings, agents=4, delay=0.2, max_docs=5, hours=0.02,
+                                      progress_interval=0.0)
+        pool = InProcessPool(limited)
+        loop = index_loop(limited, MemoryStore(), pool_factory=lambda: pool,
+                          progress=lambda crawl: shown.append(
+                              [*block(snapshot(crawl)), line(snapshot(crawl))]))
+        loop.add_seeds([one.url("127.0.17.13")])
+        loop.run()
+    assert shown and all(lines[0].startswith("webcrawler index") and " of 72 s (--hours 0.02), "
+                         in lines[0] and " s left" in lines[0] for lines in shown)
+    assert any(" of 5 (--max-docs), 3 left" in lines[1] for lines in shown)
+    bound = "bounded by politeness: 1 server with work, one request every 0.2 s (--delay)"
+    assert any(bound in lines[-2] and bound in lines[-1] for lines in shown)
 
 
 # --- one URL per document on the in-memory store ----------------------------------------------

@@ -4,6 +4,7 @@ line on stderr and nothing written where nothing should be."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.flakyweb import slow
-from webcrawler.demoweb.server import LoopbackWeb, Site
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 from .conftest import pages
 
@@ -108,3 +109,21 @@ def test_config_shows_the_stored_scope(tmp_path: Path):
     assert crawl["scope_hosts"]["value"] == ["127.0.6.32"]
     text = webcrawler("config", "--data-dir", data).stdout
     assert any(line.split()[:1] == ["max_depth"] and "stored" in line for line in text.splitlines())
+
+
+def test_a_crawl_of_one_host_without_include_says_so_with_the_include_to_give(tmp_path: Path):
+    one: dict = {}
+    other = {"/": html("other", "another host")}
+    with LoopbackWeb([Site("127.0.6.31", one), Site("127.0.6.32", other)]) as web:
+        one["/"] = html("home", "a site", [(web.url("127.0.6.32"), "elsewhere")])
+        spread = webcrawler("index", "--seed", web.url("127.0.6.31"), "--data-dir",
+                            str(tmp_path / "a"), *FAST)
+        hint = [line for line in spread.stderr.splitlines() if "whole web" in line]
+        assert len(hint) == 1 and "every seed is on 127.0.6.31" in hint[0], spread.stderr
+        include = re.search(r"--include '([^']+)'", hint[0]).group(1)  # type: ignore[union-attr]
+        kept = webcrawler("index", "--seed", web.url("127.0.6.31"), "--include", include,
+                          "--data-dir", str(tmp_path / "b"), *FAST)
+    assert spread.returncode == kept.returncode == 0
+    assert "whole web" not in kept.stderr
+    assert "2 visited of 2 known" in spread.stdout  # it did spread
+    assert "1 visited of 1 known" in kept.stdout  # the include kept it on its host

@@ -27,7 +27,7 @@ from webcrawler.engine.loop.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.engine.pipeline.shard_sink import make_index_sink
 from webcrawler.engine.scheduling.orders.batch import make_ordering, watch_pages
-from webcrawler.engine.store.scope import resolve
+from webcrawler.engine.store.scope import resolve, whole_web
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.errors import NothingToDo
 from webcrawler.index import check
@@ -69,6 +69,8 @@ def run_index(settings: Settings, progress: bool = True,
     engine = connect(settings.database_url)
     settings, scope_line = resolve(engine, settings, explicit, save=True)
     log.info("%s", scope_line)
+    if (spreading := whole_web(settings)) is not None:
+        log.warning("%s", spreading)
     store = CrawlStore(engine)
     store.requeue_retries()  # passing failures of an earlier run are tried again
     reporter, metrics = ProgressReporter() if progress else None, None

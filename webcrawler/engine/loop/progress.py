@@ -3,6 +3,11 @@
 Both go to stderr (logs); the summary at the end is the result and goes to
 stdout. Reading the crawl's numbers is cheap: counters kept by the crawler
 and one pass over the server objects (no database queries).
+
+Both say what limits the crawl: the time and the documents left of `--hours` and
+`--max-docs`, and, when fewer servers have work than there are agents, that the politeness
+delay is what bounds the rate (a one-server crawl at `--delay 1` fetches about one document
+a second whatever `--agents` says; `bound`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from webcrawler.engine.loop.crawl import CrawlLoop
+    from webcrawler.engine.scheduling.scheduler import ServerState
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,9 @@ class Snapshot:
     recrawl: str = ""  # the incremental crawl's counts (webcrawler/recrawl/), empty in a batch crawl
     found: str = ""  # sitemaps read, aliases and near-duplicates (sitemaps.py, canonical.py, ...)
     rendered: int = 0  # documents whose scripts ran in Chromium (--render)
+    seconds: float = 0.0  # the time limit (--hours), 0: none
+    max_docs: int = 0  # the document limit (--max-docs), 0: none
+    bound: str = ""  # "bounded by politeness: ..." when the delay limits the rate now
     requests: int = 0  # requests sent (robots.txt too)
     fetch_rate: float = 0.0  # the --fetch-rate cap (0: none)
 
@@ -68,9 +77,53 @@ def snapshot(crawler: CrawlLoop) -> Snapshot:
         recrawl=crawler.hooks.report(),
         found=crawler.hooks.found(),
         rendered=crawler.stats.rendered,
+        seconds=crawler.seconds,
+        max_docs=crawler.settings.max_docs,
+        bound=bound(crawler),
         requests=stats.requests,
         fetch_rate=crawler.settings.fetch_rate,
     )
+
+
+def bound(crawler: CrawlLoop) -> str:
+    """"bounded by politeness: ..." when fewer servers have work than there are agents and
+    each waits a delay between two requests (the agents idle for want of a server that may
+    be asked); else ""."""
+    agents = crawler.settings.agents
+    working: list[ServerState] = []
+    for server in crawler.scheduler.servers.values():
+        if server.has_work():
+            working.append(server)
+            if len(working) >= agents:
+                return ""
+    delay = crawler.settings.delay
+    waits = [(server.wait(delay), server) for server in working]
+    if not waits or min(wait for wait, _ in waits) <= 0:
+        return ""
+    wait, slowest = max(waits, key=lambda pair: pair[0])
+    why = ("--delay" if wait == delay else "its Crawl-delay" if wait == slowest.crawl_delay
+           else "its answers: slow, or 429/503")
+    if len(waits) == 1:
+        return (f"bounded by politeness: 1 server with work, one request every {wait:.1f} s "
+                f"({why}): at most {1 / wait:.1f} documents a second")
+    rate = sum(1 / w for w, _ in waits)
+    return (f"bounded by politeness: {len(waits)} servers with work for {agents} agents, each "
+            f"asked at most every {wait:.1f} s ({why}): at most {rate:.1f} documents a second")
+
+
+def _time(s: Snapshot) -> str:
+    """" of 3,600 s (--hours 1), 3,588 s left" ("" without a time limit)."""
+    if not s.seconds or s.seconds == float("inf"):
+        return ""
+    return (f" of {s.seconds:,.0f} s (--hours {s.seconds / 3600:g}), "
+            f"{max(0.0, s.seconds - s.elapsed):,.0f} s left")
+
+
+def _docs(s: Snapshot) -> str:
+    """" of 100 (--max-docs), 55 left" ("" without a document limit)."""
+    if not s.max_docs:
+        return ""
+    return f" of {s.max_docs:,} (--max-docs), {max(0, s.max_docs - s.retrieved):,} left"
 
 
 def _reasons(counts: dict[str, int]) -> str:
@@ -83,23 +136,25 @@ def retry_line(retries: int, recovered: int, final: int) -> str:
 
 
 def line(s: Snapshot) -> str:
-    return (f"{s.elapsed:7.1f}s  docs {s.retrieved}  ({s.per_second:.1f}/s, {s.per_hour:,.0f}/h)  "
+    return (f"{s.elapsed:7.1f}s{_time(s)}  docs {s.retrieved}{_docs(s)}  "
+            f"({s.per_second:.1f}/s, {s.per_hour:,.0f}/h)  "
             f"servers {s.servers_visited}/{s.servers_known}  queue {s.queued}  "
             f"in flight {s.in_flight}  failures {sum(s.failures.values())}  "
             f"retries {s.retries}"
-            + (f"  {s.recrawl}" if s.recrawl else ""))
+            + (f"  {s.recrawl}" if s.recrawl else "") + (f"  {s.bound}" if s.bound else ""))
 
 
 def block(s: Snapshot) -> list[str]:
     return [
-        f"webcrawler index   {s.elapsed:8.1f} s",
-        f"  documents   {s.retrieved:>9,}   {s.per_second:8.1f}/s  {s.per_hour:>12,.0f}/hour",
+        f"webcrawler index   {s.elapsed:8.1f} s{_time(s)}",
+        f"  documents   {s.retrieved:>9,}   {s.per_second:8.1f}/s  {s.per_hour:>12,.0f}/hour"
+        f"{_docs(s)}",
         f"  servers     {s.servers_visited:>9,} visited of {s.servers_known:,} known",
         f"  queue       {s.queued:>9,}   in flight {s.in_flight}",
         f"  failures    {sum(s.failures.values()):>9,}   {_reasons(s.failures)}"[:160],
         f"  excluded    {sum(s.excluded.values()):>9,}   {_reasons(s.excluded)}"[:160],
         f"  retries     {s.retries:>9,}   {retry_line(s.retries, s.recovered, sum(s.failures.values()))}",
-    ] + ([f"  {s.recrawl}"[:160]] if s.recrawl else [])
+    ] + ([f"  {s.recrawl}"[:160]] if s.recrawl else []) + ([f"  {s.bound}"] if s.bound else [])
 
 
 def summary(s: Snapshot) -> str:
@@ -115,7 +170,8 @@ def summary(s: Snapshot) -> str:
         f"  excluded             {sum(s.excluded.values())}: {_reasons(s.excluded)}",
         f"  retried              {retry_line(s.retries, s.recovered, sum(s.failures.values()))}",
     ] + ([f"  rendered             {s.rendered} (their scripts ran in Chromium)"] if s.rendered else [])
-      + ([f"  {s.found}"] if s.found else []) + ([f"  {s.recrawl}"] if s.recrawl else []))
+      + ([f"  {s.found}"] if s.found else []) + ([f"  {s.recrawl}"] if s.recrawl else [])
+      + ([f"  {s.bound}"] if s.bound else []))
 
 
 class ProgressReporter:
