@@ -344,17 +344,44 @@ def test_no_module_imports_itself_through_others() -> None:
     assert cycles(graph) == []
 
 
-def test_no_package_imports_itself_through_others() -> None:
-    """Nor between the house's packages (engine, recrawl, index, cli, ...): a subsystem
-    builds on others, never on what builds on it."""
-    def package(name: str) -> str:
-        return ".".join(name.split(".")[:2])
+def graph_at(depth: int) -> dict[str, frozenset[str]]:
+    """The house's imports between its parts `depth` names deep: at 2 the packages (engine,
+    recrawl, index, cli, ...), at 3 their rooms (engine.loop, engine.store, ...), and so on
+    (a module shallower than `depth` stands for itself)."""
+    def part(name: str) -> str:
+        return ".".join(name.split(".")[:depth])
 
     graph: dict[str, set[str]] = {}
     for name, path in house_modules().items():
-        graph.setdefault(package(name), set()).update(
-            package(m) for m in edges_of(path) if package(m) != package(name))
-    assert cycles({k: frozenset(v) for k, v in graph.items()}) == []
+        graph.setdefault(part(name), set()).update(
+            part(m) for m in edges_of(path) if part(m) != part(name))
+    return {k: frozenset(v) for k, v in graph.items()}
+
+
+DEPTHS = range(2, max(len(name.split(".")) for name in house_modules()))
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_no_package_imports_itself_through_others(depth: int) -> None:
+    """Nor between the house's packages (engine, recrawl, index, cli, ...), nor between the
+    rooms of any package at any depth (engine's loop, store, scheduling, ...): a part builds
+    on others, never on what builds on it."""
+    assert cycles(graph_at(depth)) == []
+
+
+ENGINE_ROOMS = ("records", "interfaces", "store", "scheduling", "pipeline", "loop", "realtime")
+
+
+def test_the_engines_rooms_stand_in_one_order() -> None:
+    """records, interfaces, store, scheduling, pipeline, loop, realtime: each imports only
+    rooms before it (the shared record types are engine/records.py, at the bottom)."""
+    engine = {name: deps for name, deps in graph_at(3).items()
+              if name.startswith("webcrawler.engine.")}
+    rank = {f"webcrawler.engine.{room}": i for i, room in enumerate(ENGINE_ROOMS)}
+    assert set(engine) == set(rank)
+    upward = {name: sorted(d for d in deps if d in rank and rank[d] >= rank[name])
+              for name, deps in engine.items()}
+    assert {name: deps for name, deps in upward.items() if deps} == {}
 
 
 def test_the_walk_sees_a_cycle() -> None:

@@ -2,7 +2,7 @@
 
 One crawl (module fixture) meets every corner at once, with timeouts short enough for
 the stalling corner yet long enough for a machine busy with other tests;
-the calendar that never ends is cut off by the trap budget (engine/loop/traps.py).
+the calendar that never ends is cut off as a trap (engine/loop/traps.py).
 Each test then reads what the database recorded for one corner.
 """
 
@@ -56,13 +56,13 @@ def test_the_rest_of_the_web_is_crawled_despite_the_corners(crawled):
     assert web.ground_truth().pages <= fetched
 
 
-def test_the_endless_calendar_is_stopped_by_the_trap_budget(crawled):
-    """Its days differ only by a date: `trap_budget` of them are fetched, the rest refused as
-    traps, and the crawl ends by itself instead of at the time limit."""
+def test_the_endless_calendar_is_stopped_within_a_few_dozen_requests(crawled):
+    """Its days differ only by a date: a chain of pages alike is refused after a few of them
+    (engine/loop/traps.py), and the crawl ends by itself instead of at the time limit."""
     web, settings, summary, states, _ = crawled
     origin = web.origin(web.hostile_server("calendar"))
     days = [state for url, (state, _) in states.items() if url.startswith(origin + "/calendar/")]
-    assert days.count("fetched") == settings.trap_budget
+    assert 0 < days.count("fetched") <= 36
     assert all(states[url] == ("excluded", "trap") for url in states
                if url.startswith(origin + "/calendar/") and states[url][0] != "fetched")
     assert "(nothing left to fetch)" in summary

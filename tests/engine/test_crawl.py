@@ -117,7 +117,7 @@ def test_hung_agent_is_replaced_and_the_crawl_goes_on(settings):
     pages["/p1"] = Page(iter([b"<html><title>slow</title>"] + [b" "] * 100), chunk_delay=0.5)
     with LoopbackWeb([Site("127.0.4.35", pages)]) as web:
         crawl(settings, [web.url("127.0.4.35", "/")], agent_deadline=1.5, total_timeout=30,
-              read_timeout=30)
+              read_timeout=30, retries=0)  # a hung page's retries: tests/engine/test_hung_retry.py
         states = document_states(settings)
     assert states[web.url("127.0.4.35", "/p1")] == (State.FAILED, "agent-hung")
     assert states[web.url("127.0.4.35", "/p3")][0] == State.FETCHED

@@ -12,7 +12,7 @@ import pytest
 
 from webcrawler.database.schema import connect
 from webcrawler.engine.loop.robots_txt import RobotsTxt
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.protocol.messages import RobotsFile
 from webcrawler.settings import Settings

@@ -12,7 +12,7 @@ from sqlalchemy import insert
 
 from webcrawler.database.schema import connect, documents, sqlite_url
 from webcrawler.database.states import State
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.recrawl.allocation import allocate, freshness, g, g_inverse, multiplier
 from webcrawler.recrawl.buckets import UNKNOWN

@@ -72,6 +72,10 @@ SPREADS = {
                       com=((0.15, HOUR, 1.0), (0.60, 1.0, 20.0), (0.25, 20.0, YEAR)),
                       edu=((0.05, HOUR, 1.0), (0.55, 2.0, 40.0), (0.40, 40.0, YEAR)),
                       trivial=(0.3, 0.4), births_per_day=1.0, mean_life_days=150.0),
+    # Issue 35's web at 60 s a day: a fifth never change, the rest Poisson from 20 s to an hour
+    # (a third of a day to 60 days), some with only a clock or counter line changing too.
+    "flat": Spread("flat", com=((0.8, 1 / 3, 60.0),), edu=((0.8, 1 / 3, 60.0),),
+                   trivial=(0.3, 0.2), births_per_day=0.0, mean_life_days=math.inf),
     # A web that does not change at all.
     "static": Spread("static", com=(), edu=(), trivial=(0.0, 0.0), births_per_day=0.0,
                      mean_life_days=math.inf),

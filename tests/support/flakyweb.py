@@ -12,11 +12,16 @@ connection and a page too slow for the crawler's read timeout. The server's own 
     error(500)          500 (502, 504)
     RESET               the connection is reset, no answer
     slow(seconds)       the answer starts after `seconds`
+
+`RateLimited(routes, interval)` is a server's rate limit as nginx's `limit_req` (no burst)
+keeps it: a request that comes less than `interval` seconds after the last one it accepted
+is refused with a 429, robots.txt included.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 
@@ -66,6 +71,32 @@ class Flaky:
         failure = self.plan(path, n)
         if failure is not None:
             return failure
+        if callable(self.routes):
+            return self.routes(path)
+        return self.routes.get(path) if isinstance(self.routes, Mapping) else None
+
+
+class RateLimited:
+    """Routes behind a rate limit: 429 for a request closer than `interval` seconds to the
+    start of the last accepted one (`retry_after`: the header to send, None for none)."""
+
+    def __init__(self, routes: Routes, interval: float, retry_after: float | None = None) -> None:
+        self.routes = routes
+        self.interval = interval
+        self.refusal = too_many(retry_after)
+        self.accepted = 0
+        self.refused = 0
+        self._last = float("-inf")
+        self._lock = threading.Lock()
+
+    def __call__(self, path: str) -> Page | None:
+        with self._lock:
+            now = time.monotonic()
+            if now - self._last < self.interval:
+                self.refused += 1
+                return self.refusal
+            self._last = now
+            self.accepted += 1
         if callable(self.routes):
             return self.routes(path)
         return self.routes.get(path) if isinstance(self.routes, Mapping) else None

@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 import requests
 import urllib3
+from requests.structures import CaseInsensitiveDict
 
 from webcrawler.agents import extract, sitemap
 from webcrawler.agents.body import BodyError, read_body
@@ -30,6 +31,7 @@ from webcrawler.agents.charset import decode
 from webcrawler.agents.credentials import headers_for, stored_headers
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
+from webcrawler.agents.page_scope import Gate, PageScope
 from webcrawler.agents.parse import (
     Parsed,
     canonical_url,
@@ -89,7 +91,10 @@ class Fetcher:
         self.watchdog = Watchdog()
         self.session = _session(config, self.watchdog)
         self.param_names = ParamNames(config.strip_params)
-        self.renderer = Renderer(config.render_timeout) if config.render != "never" else None
+        self.renderer = Renderer(
+            config.render_timeout, max_bytes=config.max_bytes, memory_bytes=config.memory_mb << 20,
+        ) if config.render != "never" else None
+        self.page_scope = PageScope(config, robots_token)  # what a rendered page may fetch
 
     def close(self) -> None:
         if self.renderer is not None:
@@ -224,7 +229,7 @@ class Fetcher:
         parsed = self._parse(mime, text, final_url)
         digest = b""  # the checksum's input: the body, or what the scripts wrote
         if self._wants_render(request, mime, text, parsed):
-            rendered = self._render(final_url, text, started)
+            rendered = self._render(final_url, text, started, self.page_scope.gate(request))
             if rendered is not None:  # one shell may serve many pages: they differ rendered
                 text, parsed = rendered, self._parse(mime, rendered, final_url)
                 digest = rendered.encode("utf-8", "replace")
@@ -240,18 +245,24 @@ class Fetcher:
             return False
         return self.config.render == "always" or looks_like_shell(text, parsed.text)
 
-    def _render(self, url: str, html: str, started: float) -> str | None:
-        """The page after its scripts ran (render.py), within the retrieval's deadline."""
+    def _render(self, url: str, html: str, started: float, gate: Gate) -> str | None:
+        """The page after its scripts ran (render.py), within the retrieval's deadline; what
+        they ask for is fetched only if a link to it could be (`gate`, page_scope.py)."""
         assert self.renderer is not None
         deadline = started + self.config.total_timeout
-        rendered = self.renderer.render(url, html, lambda sub: self._subresource(sub, deadline),
-                                        deadline - 1.0)
+        rendered = self.renderer.render(
+            url, html, lambda sub: self._subresource(sub, deadline, gate), deadline - 1.0)
         log.debug("%s: %s", url, "rendered" if rendered is not None else "not rendered")
         return rendered
 
-    def _subresource(self, url: str, deadline: float) -> Resource | None:
+    def _subresource(self, url: str, deadline: float, gate: Gate) -> Resource | None:
         """A script or data file the rendered page asked for, fetched like any request (the
-        address checks, the server's credentials, the byte cap, the deadline); None on failure."""
+        scope, robots.txt, the address checks, the server's credentials, the byte cap, the
+        deadline); None when refused or failed."""
+        refused = gate.why_not(url)
+        if refused is not None:
+            log.debug("%s: not fetched for a rendered page (%s)", url, refused)
+            return None
         try:
             with self._get(url, deadline) as response:
                 body = b""
@@ -407,14 +418,30 @@ class Fetcher:
 
     def _get(self, url: str, deadline: float,
              headers: dict[str, str] | None = None) -> requests.Response:
-        """Send the GET and return once the headers are in; the body is left unread."""
+        """Send the GET and return once the headers are in; the body is left unread.
+
+        Straight to the session's adapter: `Session.request` merged, for every request, cookies
+        (the policy keeps none, so none are ever sent), hooks and environment settings (trust_env
+        is off) into a copy of the session's settings, about half of the client's CPU a request
+        (docs/measurements.md). No redirect is followed either way.
+        """
         remaining = max(0.001, deadline - time.monotonic())
         timeout = (min(self.config.connect_timeout, remaining),
                    min(self.config.read_timeout, remaining))
-        secret = headers_for(url, self.config.credentials,  # this server's own, if any
-                             self.config.verify_tls)
-        return self.session.get(url, stream=True, allow_redirects=False, timeout=timeout,
-                                headers={**(headers or {}), **secret} or None)
+        prepared = requests.PreparedRequest()  # what Session.request would prepare, cookies aside
+        prepared.prepare_method("GET")
+        prepared.prepare_url(url, None)
+        merged = CaseInsensitiveDict(self.session.headers)
+        merged.update(headers or {})
+        merged.update(headers_for(url, self.config.credentials,  # this server's own, if any
+                                   self.config.verify_tls))
+        prepared.prepare_headers(merged)
+        prepared.prepare_body(None, None)
+        prepared.prepare_auth(None, url)  # user:password in the URL, as requests does
+        prepared.prepare_hooks({})
+        return self.session.get_adapter(url).send(
+            prepared, stream=True, timeout=timeout, verify=self.session.verify,
+            cert=self.session.cert, proxies={})
 
 
 def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:

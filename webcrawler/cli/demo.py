@@ -20,6 +20,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from webcrawler.commands.index import SeedsFailed, run_index
 from webcrawler.datadir import DataDir, create_private
@@ -60,8 +61,19 @@ def run_demo(data_dir: Path = DEFAULT_DATA_DIR, port: int = 5000, seconds: float
         summary = _crawl(settings, progress, install_signals)
         print(summary, flush=True)
         if serve:
+            print(workbench_hint(web), file=sys.stderr, flush=True)
             _serve(settings.data_dir, host, port)
     return summary
+
+
+def workbench_hint(web: DemoWeb) -> str:
+    """The Workbench command that crawls this web while it is served: its servers are
+    loopback addresses, which a workbench refuses unless its operator names them."""
+    hosts = [urlsplit(origin).hostname for origin in web.servers]
+    flags = " ".join(f"--allow-private-host {host}" for host in hosts)
+    return (f"Crawl this web in the Workbench while the demo serves it (in another terminal): "
+            f"webcrawler workbench {flags} - then open http://127.0.0.1:5001/ and start at "
+            f"{web.seed_url}")
 
 
 def check_port_free(host: str, port: int) -> None:
@@ -133,4 +145,5 @@ def _serve(data_dir: Path, host: str, port: int) -> None:
     serve(data_dir, host=host, port=port)
 
 
-__all__ = ["DEFAULT_DATA_DIR", "DemoError", "check_port_free", "prepare_data_dir", "run_demo"]
+__all__ = ["DEFAULT_DATA_DIR", "DemoError", "check_port_free", "prepare_data_dir", "run_demo",
+           "workbench_hint"]

@@ -137,9 +137,11 @@ def _interrupt(signum: int, frame: object) -> None:
 
 @click.command("workbench")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where crawls and their results are kept (default ./webcrawler-data/workbench).")
+              help="The data directory (default ./webcrawler-data, or $WEBCRAWLER_DATA): crawls "
+                   "and their results are kept in its workbench/ folder.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=5001, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=5001, show_default=True,
+              help="Port to listen on (0: any free port).")
 @click.option("--threads", type=click.IntRange(2, 64), default=16, show_default=True,
               help="Request threads (each open page holds one for its event stream).")
 @click.option("--max-crawls", type=click.IntRange(1, 64), default=2, show_default=True,

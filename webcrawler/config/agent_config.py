@@ -27,6 +27,7 @@ def agent_config(settings: Settings, credentials: bool = True) -> AgentConfig:
         deny_private=settings.deny_private,
         allowed_hosts=settings.scope_hosts,
         allowed_patterns=settings.include,
+        exclude=settings.exclude,
         ca_bundle=settings.ca_bundle,
         client_cert=settings.client_cert,
         client_key=settings.client_key,
@@ -37,4 +38,5 @@ def agent_config(settings: Settings, credentials: bool = True) -> AgentConfig:
         main_content=settings.main_content,
         render=settings.render,
         render_timeout=settings.render_timeout,
+        memory_mb=settings.agent_memory_mb,
     )

@@ -47,7 +47,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, NoSuchModul
 
 from webcrawler.database import dialects
 from webcrawler.datadir import PRIVATE_FILE, DataDir, create_private
-from webcrawler.errors import DataDamaged
+from webcrawler.errors import DataDamaged, install_command
 
 SCHEMA_VERSION = 1
 
@@ -163,6 +163,8 @@ crawls = Table(
     Column("documents", Integer, nullable=False, default=0),  # retrieved in this crawl
     Column("failures", Integer, nullable=False, default=0),
     Column("stop_reason", String(64)),
+    Column("requests", Integer),  # requests sent (robots.txt too): fetches a second against
+    Column("fetch_rate", Float),  # ... the run's --fetch-rate cap (0: none)
 )
 
 # What the full-text index is built from: each indexed document's text, written in the
@@ -280,8 +282,8 @@ def _engine(url: str, readonly: bool) -> Engine:
         return create_engine(url, connect_args=dialects.connect_args(url, readonly))
     except ModuleNotFoundError as error:
         raise DatabaseUnavailable(dialects.shown(url), f"needs the Python module {error.name}, "
-                                  "which is not installed (PostgreSQL's: pip install "
-                                  "'webcrawler[postgres]')") from None
+                                  f"which is not installed (PostgreSQL's: {install_command('postgres')})"
+                                  ) from None
     except (ArgumentError, NoSuchModuleError):
         raise DatabaseUnavailable(dialects.shown(url), "is not a database URL webcrawler can open: "
                                   "sqlite:///FILE or postgresql+psycopg://USER@HOST/NAME") from None

@@ -80,6 +80,10 @@ class Retrieve:
     last_modified: str = ""
     sketch: bool = False  # make the text's shingle sketch (an incremental crawl compares them)
     body: bool = False  # send the raw headers and body back (the crawl stores responses)
+    # The server's robots.txt as the engine obeys it, (status, body), when the agent may render
+    # the page: what the page's scripts ask for passes the same rules (agents/fetch.py).
+    # None: no rules were sent, and a rendered page may fetch nothing.
+    robots: tuple[int | None, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +92,12 @@ class Outlink:
 
     url: str
     anchor: str = ""
+
+    def __reduce__(self) -> tuple[type[Outlink], tuple[str, str]]:
+        """Pickled as its constructor's arguments: a page's links cross the agent's pipe, and a
+        slots dataclass's generic state (its fields listed, a dict built and read back, in
+        Python) cost twice as much (docs/measurements.md)."""
+        return (Outlink, (self.url, self.anchor))
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +222,8 @@ class AgentConfig:
     deny_private: bool = False  # refuse to connect to non-public addresses (protocol/addresses.py)
     allowed_hosts: tuple[str, ...] = ()  # ... except these hosts, named by the crawl's scope,
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
+    exclude: tuple[str, ...] = ()  # the scope's exclude patterns (allowed_patterns: its includes),
+    #                                which a rendered page's requests must pass too
     ca_bundle: str = ""  # PEM file of trusted certificate authorities (empty: the system's)
     client_cert: str = ""  # PEM client certificate
     client_key: str = ""  # its key, when not in client_cert
@@ -222,3 +234,4 @@ class AgentConfig:
     main_content: bool = True  # index a page's main content, its boilerplate dropped (parse.py)
     render: str = "never"  # run a page's scripts in Chromium: never, auto (script shells), always
     render_timeout: float = 10.0  # seconds a page may take in the browser (agents/render.py)
+    memory_mb: int = 512  # the agent's memory budget, its browser's included (agents/footprint.py)

@@ -31,6 +31,11 @@ from pathlib import Path
 from typing import Any
 
 SAMPLE_CHARS = 600  # of the text, after the title: enough for a confident guess
+# An unsure guess looks again at this much: a reference page's first 600 characters are
+# often a table of identifiers (errno's EPERM ENOENT ..., an index's "A (in module re)"),
+# which left 21 of 848 English pages of the test web `unknown`; 8,000 characters reach
+# its prose (1 of 848 left, a page of 219 characters). BENCHMARKS.md, "Language detection".
+LONG_SAMPLE_CHARS = 8000
 MIN_LETTERS = 20  # fewer letters than this: too short to tell
 MIN_PROBABILITY = 0.5
 # Matches when the text holds MIN_LETTERS letters: stops at the last one needed, where
@@ -115,9 +120,16 @@ def _unsigned(values: Any) -> array:
 
 
 def detect(title: str, text: str) -> str:
-    """The ISO 639-1 code of the language of `title` and `text` ("en", "de", ...), or ""."""
-    sample = f"{title}\n{text[:SAMPLE_CHARS]}"
-    if not _ENOUGH_LETTERS.match(sample):
-        return ""
-    language, probability = _identifier().classify(sample)
-    return str(language) if probability >= MIN_PROBABILITY else ""
+    """The ISO 639-1 code of the language of `title` and `text` ("en", "de", ...), or "".
+    The start of the text first; when the model is not sure of it, a longer sample (only
+    unsure pages pay for it), held to the same bar."""
+    for size in (SAMPLE_CHARS, LONG_SAMPLE_CHARS):
+        sample = f"{title}\n{text[:size]}"
+        if not _ENOUGH_LETTERS.match(sample):
+            return ""
+        language, probability = _identifier().classify(sample)
+        if probability >= MIN_PROBABILITY:
+            return str(language)
+        if len(text) <= size:
+            break
+    return ""

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from webcrawler.config.layers import from_environment
+from webcrawler.errors import ToolkitError
 from webcrawler.protocol.urls import host_of
 from webcrawler.settings import Settings
 from webcrawler.toolkit.classifiers import Classifier, StandardClassifier, link_labels
@@ -94,7 +95,7 @@ class Crawler:
         from webcrawler.toolkit.runtime import CrawlRun
 
         if not self.roots:
-            raise ValueError(f"{type(self).__name__} has no roots: give roots=[URL, ...]")
+            raise ToolkitError(f"{type(self).__name__} has no roots: give roots=[URL, ...]")
         self.aborted = False
         run = CrawlRun(self, self.engine_settings(), progress=progress)
         self.summary = run.run()
@@ -107,5 +108,14 @@ class Crawler:
             settings = from_environment()
             if "WEBCRAWLER_AGENTS" not in os.environ:
                 settings = dataclasses.replace(settings, agents=TOOLKIT_AGENTS)
-        hosts = {*settings.scope_hosts, *(host_of(root) for root in self.roots)}
+        hosts = {*settings.scope_hosts, *(_host(root) for root in self.roots)}
         return dataclasses.replace(settings, scope_hosts=tuple(sorted(h for h in hosts if h)))
+
+
+def _host(root: str) -> str:
+    """A root's host; ToolkitError for a root that is not a URL at all (urlsplit's ValueError
+    would reach the command line as a traceback)."""
+    try:
+        return host_of(root)
+    except ValueError:
+        raise ToolkitError(f"{root!r} is not an http(s) URL that can be crawled") from None

@@ -29,12 +29,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from webcrawler.database.states import State
-from webcrawler.engine.interfaces import FrontierEntry, Pool
+from webcrawler.engine.interfaces import Pool
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, TIME_LIMIT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.policies import Scope
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering
 from webcrawler.engine.store.memory import MemoryStore
+from webcrawler.errors import ToolkitError
 from webcrawler.protocol.messages import Document, Failure, Reason, Redirect
 from webcrawler.protocol.urls import split, try_normalize
 from webcrawler.settings import Settings
@@ -93,7 +94,7 @@ class CrawlRun(BaseHooks):
         for root in self.crawler.roots:
             url = try_normalize(root, max_length=self.settings.max_url_length)
             if url is None:
-                raise ValueError(f"{root!r} is not an http(s) URL that can be crawled")
+                raise ToolkitError(f"{root!r} is not an http(s) URL that can be crawled")
             self._consider(Link(url, element="a", depth=0), approve=False)
         try:
             self.loop.run()

@@ -86,6 +86,7 @@ class Crawl(BackgroundJob):
                 "definition": self.definition.as_json(), "counters": self.counters,
                 "summary": done.get("summary"), "action": done.get("action"),
                 "result": done.get("result"), "processed": done.get("processed"),
+                "refused": done.get("refused"),
                 "events": self.kept, "events_dropped": self.dropped,
                 "error": self.error or None}
 
@@ -237,7 +238,7 @@ class Crawls:
             crawl = Crawl(folder.name, definition, folder, started=float(status["started"]),
                           state=str(status["state"]), counters=status.get("counters") or {})
             crawl.finished = {key: status.get(key)
-                              for key in ("summary", "action", "result", "processed")}
+                              for key in ("summary", "action", "result", "processed", "refused")}
             crawl.dropped = int(status.get("events_dropped") or 0)
         except (ValueError, KeyError, TypeError, AttributeError, OSError):
             crawl = Crawl(folder.name, definition, folder,

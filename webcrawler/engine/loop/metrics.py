@@ -47,7 +47,7 @@ class Figures:
 
 def figures_of(crawler: CrawlLoop) -> Figures:
     delay = crawler.settings.delay
-    servers = sorted(((s.origin, max(delay, s.crawl_delay, s.adaptive_delay))
+    servers = sorted(((s.origin, s.wait(delay))
                       for s in crawler.scheduler.servers.values()),
                      key=lambda pair: pair[1], reverse=True)
     return Figures(snapshot(crawler), tuple(servers[:MAX_SERVERS]))

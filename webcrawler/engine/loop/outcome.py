@@ -68,5 +68,5 @@ def _why(crawler: CrawlLoop, store: CrawlStore, seed: str) -> str | None:
     if row is not None and row.state == State.FAILED:
         return f"{row.reason}: {row.detail}" if row.detail else row.reason
     if unreachable and (row is None or row.state == State.QUEUED):
-        return f"robots.txt unreachable: {unreachable}"
+        return f"robots.txt unreachable: {unreachable.reason}: {unreachable.detail}"
     return None

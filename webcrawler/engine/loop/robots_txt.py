@@ -25,7 +25,7 @@ from webcrawler.protocol.robots import RobotsRules
 
 if TYPE_CHECKING:
     from webcrawler.engine.interfaces import Store
-    from webcrawler.engine.scheduling.scheduler import ServerState
+    from webcrawler.engine.records import ServerState
     from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)

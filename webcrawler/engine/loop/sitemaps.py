@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.policies import Scope
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import FrontierEntry, ServerState
 from webcrawler.protocol.filetypes import looks_like_sitemap
 from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Reason, RobotsFile
 from webcrawler.protocol.urls import try_normalize

@@ -40,11 +40,11 @@ from webcrawler.engine.loop.crawl import NOTHING_LEFT, CrawlLoop
 from webcrawler.engine.loop.index_hooks import IndexHooks
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
-from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.scope import resolve
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
-from webcrawler.index.query import parse as parse_query
+from webcrawler.index.query import parse_with_words as parse_query
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
