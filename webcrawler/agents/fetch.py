@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import http.cookiejar
 import logging
+import ssl
 import time
 import zlib
 from dataclasses import dataclass
@@ -452,7 +453,8 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     connection registers its socket with `watchdog` (deadline.py).
     """
     session = _Session()
-    adapter = WatchedAdapter(watchdog, peer_check(config))  # and --deny-private
+    adapter = WatchedAdapter(watchdog, peer_check(config),  # and --deny-private
+                             trust_context(config) if config.verify_tls else None)
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter)
     session.trust_env = False
@@ -467,17 +469,35 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     return session
 
 
+def trust_context(config: AgentConfig) -> ssl.SSLContext:
+    """Whom HTTPS trusts: the operating system's trust store (truststore: the platform's own
+    verifier; on Linux OpenSSL's default paths, the distribution's bundle, not certifi's copy),
+    plus --ca-bundle's authorities (an intranet CA and the public web both verify); only the
+    bundle's with --ca-bundle-only. The client certificate, when one is configured. Built once
+    per agent: nothing per request."""
+    import truststore
+
+    context: ssl.SSLContext
+    if config.ca_bundle and config.ca_bundle_only:
+        context = ssl.create_default_context(cafile=config.ca_bundle)
+    else:
+        context = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        if config.ca_bundle:
+            context.load_verify_locations(cafile=config.ca_bundle)
+    if config.client_cert:
+        context.load_cert_chain(config.client_cert, config.client_key or None)
+    return context
+
+
 def _tls(session: requests.Session, config: AgentConfig) -> None:
-    """Whom to trust: the system's authorities, or --ca-bundle's; nobody checked only with
-    --insecure-skip-tls-verify. A client certificate when one is configured."""
+    """Nobody checked only with --insecure-skip-tls-verify (else the adapter's trust_context);
+    the client certificate then too."""
     if not config.verify_tls:
         session.verify = False
         urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the engine warned once
-    elif config.ca_bundle:
-        session.verify = config.ca_bundle
-    if config.client_cert:
-        session.cert = ((config.client_cert, config.client_key) if config.client_key
-                        else config.client_cert)
+        if config.client_cert:
+            session.cert = ((config.client_cert, config.client_key) if config.client_key
+                            else config.client_cert)
 
 
 class _Session(requests.Session):

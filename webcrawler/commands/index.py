@@ -61,6 +61,7 @@ def run_index(settings: Settings, progress: bool = True,
         raise NothingToCrawl(f"nothing to crawl: {settings.data_dir} does not exist; give a "
                              "--seed URL (or --seeds-file) to start a crawl")
     check_data(settings)
+    check_trust(settings)
     require_renderer(settings.render)  # before the data directory is made
     if settings.insecure_skip_tls_verify:
         log.warning("--insecure-skip-tls-verify: server certificates are not checked; anyone "
@@ -100,6 +101,21 @@ def run_index(settings: Settings, progress: bool = True,
             metrics.close()
         store.close()
         engine.dispose()
+
+
+def check_trust(settings: Settings) -> None:
+    """NothingToCrawl, in one line, for a --ca-bundle the agents could not load (every agent
+    builds its trust from it at start) or a --ca-bundle-only without a bundle."""
+    import ssl
+
+    if settings.ca_bundle_only and not settings.ca_bundle:
+        raise NothingToCrawl("--ca-bundle-only needs --ca-bundle FILE")
+    if settings.ca_bundle:
+        try:
+            ssl.create_default_context(cafile=settings.ca_bundle)
+        except (OSError, ssl.SSLError) as error:
+            raise NothingToCrawl(f"--ca-bundle {settings.ca_bundle}: not a PEM file of "
+                                 f"certificates ({error.strerror or error})") from None
 
 
 def check_data(settings: Settings) -> None:

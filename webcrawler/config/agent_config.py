@@ -29,6 +29,7 @@ def agent_config(settings: Settings, credentials: bool = True) -> AgentConfig:
         allowed_patterns=settings.include,
         exclude=settings.exclude,
         ca_bundle=settings.ca_bundle,
+        ca_bundle_only=settings.ca_bundle_only,
         client_cert=settings.client_cert,
         client_key=settings.client_key,
         verify_tls=not settings.insecure_skip_tls_verify,

@@ -56,7 +56,9 @@ TUNING = {
                     "loop, refused as 'trap' (default 3; 0: no check).",
     "trap_budget": "Pages per server whose URLs differ only by a date (a calendar) fetched at "
                    "most (default 400; 0: no date rule at all).",
-    "ca_bundle": "PEM file of the certificate authorities to trust (default: the system's).",
+    "ca_bundle": "PEM file of certificate authorities to trust besides the operating system's "
+                 "(a private CA).",
+    "ca_bundle_only": "Trust only --ca-bundle's authorities, not the operating system's.",
     "client_cert": "PEM client certificate to present to servers that ask for one.",
     "client_key": "The client certificate's private key (PEM), when not in --client-cert.",
     "insecure_skip_tls_verify": "Accept any server certificate: UNSAFE, anyone on the path "
