@@ -89,7 +89,7 @@ class Settings:
     ca_bundle_only: bool = False  # trust ca_bundle's authorities only, not the system's
     client_cert: str = ""  # PEM client certificate for servers that ask for one
     client_key: str = ""  # its private key (PEM), when not in client_cert
-    insecure_skip_tls_verify: bool = False  # accept any certificate: unsafe, for tests only
+    insecure_skip_tls_verify: tuple[str, ...] = ()  # hosts whose certificates are not checked
     metrics_port: int = 0  # serve Prometheus metrics on 127.0.0.1:PORT while crawling (0 = off)
 
     @property

@@ -20,6 +20,7 @@ import ssl
 import time
 import zlib
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote
 
 import requests
@@ -338,7 +339,7 @@ class Fetcher:
                         ) -> tuple[tuple[str, str], ...]:
         """The response's headers as they may be kept: a credentialed fetch's without its
         session (credentials.stored_headers)."""
-        sent = headers_for(request.url, self.config.credentials, self.config.verify_tls)
+        sent = headers_for(request.url, self.config.credentials, self.config.insecure_hosts)
         return stored_headers(tuple(response.raw.headers.items()), sent)
 
     def _parse(self, mime: str, text: str, final_url: str) -> Parsed:
@@ -435,7 +436,7 @@ class Fetcher:
         merged = CaseInsensitiveDict(self.session.headers)
         merged.update(headers or {})
         merged.update(headers_for(url, self.config.credentials,  # this server's own, if any
-                                   self.config.verify_tls))
+                                   self.config.insecure_hosts))
         prepared.prepare_headers(merged)
         prepared.prepare_body(None, None)
         prepared.prepare_auth(None, url)  # user:password in the URL, as requests does
@@ -454,7 +455,7 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     """
     session = _Session()
     adapter = WatchedAdapter(watchdog, peer_check(config),  # and --deny-private
-                             trust_context(config) if config.verify_tls else None)
+                             trust_context(config))
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter)
     session.trust_env = False
@@ -465,7 +466,7 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
         "Accept-Encoding": "gzip, deflate",  # br would need a new dependency
     })
     session.headers.update(dict(config.extra_headers))
-    _tls(session, config)
+    _tls(session, config, watchdog)
     return session
 
 
@@ -489,15 +490,31 @@ def trust_context(config: AgentConfig) -> ssl.SSLContext:
     return context
 
 
-def _tls(session: requests.Session, config: AgentConfig) -> None:
-    """Nobody checked only with --insecure-skip-tls-verify (else the adapter's trust_context);
-    the client certificate then too."""
-    if not config.verify_tls:
-        session.verify = False
-        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the engine warned once
-        if config.client_cert:
-            session.cert = ((config.client_cert, config.client_key) if config.client_key
-                            else config.client_cert)
+class _Unverified(WatchedAdapter):
+    """The adapter of --insecure-skip-tls-verify's hosts only: their certificates unchecked
+    (an SSL context of its own, so the verified one is never changed under it)."""
+
+    def send(self, request: requests.PreparedRequest, stream: bool = False,
+             timeout: Any = None, verify: bool | str = True, cert: Any = None,
+             proxies: dict[str, str] | None = None) -> requests.Response:
+        return super().send(request, stream=stream, timeout=timeout, verify=False, cert=cert,
+                            proxies=proxies)
+
+
+def _tls(session: requests.Session, config: AgentConfig, watchdog: Watchdog) -> None:
+    """Nobody checked only for --insecure-skip-tls-verify's hosts: an adapter of their own,
+    mounted on their URLs' prefixes (any port), so other hosts cost nothing more."""
+    if not config.insecure_hosts:
+        return
+    urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the engine warned once
+    adapter = _Unverified(watchdog, peer_check(config))
+    for host in config.insecure_hosts:
+        name = f"[{host}]" if ":" in host else host
+        session.mount(f"https://{name}:", adapter)
+        session.mount(f"https://{name}/", adapter)
+    if config.client_cert:
+        session.cert = ((config.client_cert, config.client_key) if config.client_key
+                        else config.client_cert)
 
 
 class _Session(requests.Session):

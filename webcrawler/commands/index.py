@@ -64,8 +64,9 @@ def run_index(settings: Settings, progress: bool = True,
     check_trust(settings)
     require_renderer(settings.render)  # before the data directory is made
     if settings.insecure_skip_tls_verify:
-        log.warning("--insecure-skip-tls-verify: server certificates are not checked; anyone "
-                    "on the path can read and change what this crawl fetches")
+        log.warning("--insecure-skip-tls-verify: the certificates of %s are not checked (and "
+                    "no credential goes there); anyone on the path can read and change what "
+                    "this crawl fetches from them", ", ".join(settings.insecure_skip_tls_verify))
     create_private(settings.data_dir)
     engine = connect(settings.database_url)
     settings, scope_line = resolve(engine, settings, explicit, save=True)

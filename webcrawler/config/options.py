@@ -61,7 +61,8 @@ TUNING = {
     "ca_bundle_only": "Trust only --ca-bundle's authorities, not the operating system's.",
     "client_cert": "PEM client certificate to present to servers that ask for one.",
     "client_key": "The client certificate's private key (PEM), when not in --client-cert.",
-    "insecure_skip_tls_verify": "Accept any server certificate: UNSAFE, anyone on the path "
+    "insecure_skip_tls_verify": "A host whose certificate is not checked (repeatable): UNSAFE, "
+                                "anyone on the path to it "
                                 "can read and change what is crawled.",
     "render_timeout": "Seconds one page may take in the browser under --render (default 10).",
     "metrics_port": "Serve the crawl's Prometheus metrics at http://127.0.0.1:PORT/metrics "
@@ -104,6 +105,8 @@ def tuning_options(command: Any, without: tuple[str, ...] = ()) -> Any:
         kind = kind_of(known[name])
         if kind == "boolean":
             option = click.option(flag_of(name), is_flag=True, default=None, help=TUNING[name])
+        elif kind == "list of strings":
+            option = click.option(flag_of(name), multiple=True, metavar="HOST", help=TUNING[name])
         else:
             option = click.option(flag_of(name), type=TUNING_TYPES.get(name, _type(kind)),
                                   default=None, help=TUNING[name])
