@@ -141,6 +141,14 @@ class WatchedAdapter(HTTPAdapter):
         self.ssl_context = ssl_context  # whom HTTPS trusts (fetch.trust_context); None: requests'
         super().__init__()
 
+    def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
+        """requests points every verified connection at certifi's bundle, which urllib3 would
+        load into our context on each connection (certifi's CAs trusted too, and the parse paid
+        every time): with a context of our own, its trust is all there is."""
+        super().cert_verify(conn, url, verify, cert)
+        if self.ssl_context is not None and verify is True:
+            conn.ca_certs = conn.ca_cert_dir = None
+
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         if self.ssl_context is not None:
             kwargs["ssl_context"] = self.ssl_context
