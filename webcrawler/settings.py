@@ -85,10 +85,11 @@ class Settings:
     min_revisit: float = 60.0  # an incremental crawl fetches one page at most this often (seconds)
     trap_repeats: int = 3  # a path segment seen more often than this: a link loop (0 = no check)
     trap_budget: int = 400  # pages per server whose URLs differ only by a date (0 = no trap rule)
-    ca_bundle: str = ""  # PEM file of the certificate authorities to trust (empty: the system's)
+    ca_bundle: str = ""  # PEM file of certificate authorities trusted besides the system's
+    ca_bundle_only: bool = False  # trust ca_bundle's authorities only, not the system's
     client_cert: str = ""  # PEM client certificate for servers that ask for one
     client_key: str = ""  # its private key (PEM), when not in client_cert
-    insecure_skip_tls_verify: bool = False  # accept any certificate: unsafe, for tests only
+    insecure_skip_tls_verify: tuple[str, ...] = ()  # hosts whose certificates are not checked
     metrics_port: int = 0  # serve Prometheus metrics on 127.0.0.1:PORT while crawling (0 = off)
 
     @property

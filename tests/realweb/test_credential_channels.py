@@ -72,7 +72,8 @@ def test_no_credential_where_the_certificate_is_not_checked(ca: TestCA,
     with LoopbackWeb(sites) as web:
         with_credentials(settings.data_dir.parent, "127.0.6.63", SECRET)
         with pytest.raises(SeedsFailed, match="401"):
-            crawl(settings, [web.url("127.0.6.63")], insecure_skip_tls_verify=True, retries=0)
+            crawl(settings, [web.url("127.0.6.63")], insecure_skip_tls_verify=("127.0.6.63",),
+                  retries=0)
         web.log.settle()
         hits = web.log.snapshot()
     assert {h.path for h in hits} >= {"/robots.txt", "/"}

@@ -45,8 +45,24 @@ def test_a_private_ca_is_trusted_only_when_given(ca, settings):
 def test_insecure_skip_tls_verify_is_needed_to_accept_any_certificate(ca, settings):
     tls = ca.server_context(ca.issue("127.0.6.51"))
     with LoopbackWeb([Site("127.0.6.51", pages(1), tls=tls)]) as web:
-        crawl(settings, [web.url("127.0.6.51")], insecure_skip_tls_verify=True)
+        crawl(settings, [web.url("127.0.6.51")], insecure_skip_tls_verify=("127.0.6.51",))
     assert {r["state"] for r in rows(settings).values()} == {State.FETCHED}
+
+
+def test_insecure_skip_tls_verify_applies_to_its_hosts_only(ca, tmp_path: Path):
+    """Two servers with certificates nobody trusts: the one named is crawled, the other is
+    still refused; the flag takes hosts (repeatable), from the command line as written."""
+    sites = [Site("127.0.6.55", pages(1, "named"), tls=ca.server_context(ca.issue("127.0.6.55"))),
+             Site("127.0.6.56", pages(1, "other"), tls=ca.server_context(ca.issue("127.0.6.56")))]
+    data = tmp_path / "data"
+    with LoopbackWeb(sites) as web:
+        result = index_command(data, web.url("127.0.6.55"), "--seed", web.url("127.0.6.56"),
+                               "--insecure-skip-tls-verify", "127.0.6.55", "--retries", "0")
+        web.log.settle()
+        hits = web.log.snapshot()
+    assert "certificates of 127.0.6.55 are not checked" in result.stderr
+    assert {h.path for h in hits if h.server == web.servers[0].name} >= {"/robots.txt", "/", "/p1"}
+    assert not [h for h in hits if h.server == web.servers[1].name]  # no request past the handshake
 
 
 def test_a_client_certificate_is_presented(ca, settings):

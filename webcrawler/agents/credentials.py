@@ -24,15 +24,17 @@ from webcrawler.protocol.messages import Credential
 
 
 def headers_for(url: str, credentials: tuple[Credential, ...],
-                verify_tls: bool = True) -> dict[str, str]:
+                insecure_hosts: tuple[str, ...] = ()) -> dict[str, str]:
     """The credential headers `url`'s server may see ({} for every other server and scheme,
-    and for every server when TLS is not verified)."""
-    if not credentials or not verify_tls:
+    and for every server whose TLS is not verified, `insecure_hosts`)."""
+    if not credentials:
         return {}
     try:
         parts = urlsplit(url)
         host, port = (parts.hostname or "").lower(), parts.port
     except ValueError:
+        return {}
+    if host in insecure_hosts:
         return {}
     scheme = parts.scheme.lower()
     port = port or {"http": 80, "https": 443}.get(scheme)

@@ -134,12 +134,24 @@ class WatchedAdapter(HTTPAdapter):
     """A requests adapter whose connections register their sockets with `watchdog`."""
 
     def __init__(self, watchdog: Watchdog,
-                 check_peer: Callable[[Any, socket.socket], None] | None = None) -> None:
+                 check_peer: Callable[[Any, socket.socket], None] | None = None,
+                 ssl_context: Any = None) -> None:
         self.watchdog = watchdog  # before super().__init__, which builds the pool manager
         self.check_peer = check_peer
+        self.ssl_context = ssl_context  # whom HTTPS trusts (fetch.trust_context); None: requests'
         super().__init__()
 
+    def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
+        """requests points every verified connection at certifi's bundle, which urllib3 would
+        load into our context on each connection (certifi's CAs trusted too, and the parse paid
+        every time): with a context of our own, its trust is all there is."""
+        super().cert_verify(conn, url, verify, cert)
+        if self.ssl_context is not None and verify is True:
+            conn.ca_certs = conn.ca_cert_dir = None
+
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        if self.ssl_context is not None:
+            kwargs["ssl_context"] = self.ssl_context
         super().init_poolmanager(*args, **kwargs)
         attrs = {"watchdog": self.watchdog, "check_peer": staticmethod(self.check_peer)
                  if self.check_peer else None}

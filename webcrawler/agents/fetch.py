@@ -16,9 +16,12 @@ from __future__ import annotations
 import hashlib
 import http.cookiejar
 import logging
+import ssl
+import sys
 import time
 import zlib
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote
 
 import requests
@@ -337,7 +340,7 @@ class Fetcher:
                         ) -> tuple[tuple[str, str], ...]:
         """The response's headers as they may be kept: a credentialed fetch's without its
         session (credentials.stored_headers)."""
-        sent = headers_for(request.url, self.config.credentials, self.config.verify_tls)
+        sent = headers_for(request.url, self.config.credentials, self.config.insecure_hosts)
         return stored_headers(tuple(response.raw.headers.items()), sent)
 
     def _parse(self, mime: str, text: str, final_url: str) -> Parsed:
@@ -434,7 +437,7 @@ class Fetcher:
         merged = CaseInsensitiveDict(self.session.headers)
         merged.update(headers or {})
         merged.update(headers_for(url, self.config.credentials,  # this server's own, if any
-                                   self.config.verify_tls))
+                                   self.config.insecure_hosts))
         prepared.prepare_headers(merged)
         prepared.prepare_body(None, None)
         prepared.prepare_auth(None, url)  # user:password in the URL, as requests does
@@ -452,7 +455,8 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     connection registers its socket with `watchdog` (deadline.py).
     """
     session = _Session()
-    adapter = WatchedAdapter(watchdog, peer_check(config))  # and --deny-private
+    adapter = WatchedAdapter(watchdog, peer_check(config),  # and --deny-private
+                             trust_context(config))
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter)
     session.trust_env = False
@@ -463,18 +467,58 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
         "Accept-Encoding": "gzip, deflate",  # br would need a new dependency
     })
     session.headers.update(dict(config.extra_headers))
-    _tls(session, config)
+    _tls(session, config, watchdog)
     return session
 
 
-def _tls(session: requests.Session, config: AgentConfig) -> None:
-    """Whom to trust: the system's authorities, or --ca-bundle's; nobody checked only with
-    --insecure-skip-tls-verify. A client certificate when one is configured."""
-    if not config.verify_tls:
-        session.verify = False
-        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the engine warned once
-    elif config.ca_bundle:
-        session.verify = config.ca_bundle
+def trust_context(config: AgentConfig) -> ssl.SSLContext:
+    """Whom HTTPS trusts: the operating system's trust store, plus --ca-bundle's authorities
+    (an intranet CA and the public web both verify); only the bundle's with --ca-bundle-only.
+    The client certificate, when one is configured. Built once per agent: nothing per request.
+
+    On Linux the store is OpenSSL's default paths (the distribution's bundle, not certifi's
+    copy), loaded once here; truststore does the same there but reloads them at every
+    connection (27 ms of CPU each, measured), so it serves only macOS and Windows, whose stores
+    are not files."""
+    context: ssl.SSLContext
+    if config.ca_bundle and config.ca_bundle_only:
+        context = ssl.create_default_context(cafile=config.ca_bundle)
+    else:
+        if sys.platform in ("darwin", "win32"):
+            import truststore
+
+            context = truststore.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        else:
+            context = ssl.create_default_context()  # the system's default verify paths
+        if config.ca_bundle:
+            context.load_verify_locations(cafile=config.ca_bundle)
+    if config.client_cert:
+        context.load_cert_chain(config.client_cert, config.client_key or None)
+    return context
+
+
+class _Unverified(WatchedAdapter):
+    """The adapter of --insecure-skip-tls-verify's hosts only: their certificates unchecked
+    (an SSL context of its own, so the verified one is never changed under it)."""
+
+    def send(self, request: requests.PreparedRequest, stream: bool = False,
+             timeout: Any = None, verify: bool | str = True, cert: Any = None,
+             proxies: dict[str, str] | None = None) -> requests.Response:
+        return super().send(request, stream=stream, timeout=timeout, verify=False, cert=cert,
+                            proxies=proxies)
+
+
+def _tls(session: requests.Session, config: AgentConfig, watchdog: Watchdog) -> None:
+    """Nobody checked only for --insecure-skip-tls-verify's hosts: an adapter of their own,
+    mounted on their URLs' prefixes (any port), so other hosts cost nothing more."""
+    if not config.insecure_hosts:
+        return
+    urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the engine warned once
+    adapter = _Unverified(watchdog, peer_check(config))
+    for host in config.insecure_hosts:
+        name = f"[{host}]" if ":" in host else host
+        session.mount(f"https://{name}:", adapter)
+        session.mount(f"https://{name}/", adapter)
     if config.client_cert:
         session.cert = ((config.client_cert, config.client_key) if config.client_key
                         else config.client_cert)

@@ -108,11 +108,15 @@ class ProgressLine:
 @click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 4).")
 @click.option("--delay", type=FiniteFloat(0), default=None,
               help="Seconds between two requests to one server (default 1).")
+@click.option("--use-credentials", is_flag=True, default=False,
+              help="Send the data directory's [[credentials]] (webcrawler.toml) to their servers "
+                   "(not sent without it).")
 def crawl_command(file: Path, roots: tuple[str, ...], pages: int | None, depth: int | None,
                   seconds: float | None, order: str | None, class_name: str | None,
-                  agents: int | None, delay: float | None) -> None:
+                  agents: int | None, delay: float | None, use_credentials: bool = False) -> None:
     """Run the personal crawler (a Crawler subclass) defined in FILE (docs/toolkit.md)."""
     crawler = construct(load_crawler(file, class_name), roots)
+    crawler.use_credentials = crawler.use_credentials or use_credentials
     changes: dict[str, Any] = {k: v for k, v in {"pages": pages, "depth": depth, "seconds": seconds}.items()
                if v is not None}
     crawler.limits = dataclasses.replace(crawler.limits, **changes)

@@ -69,7 +69,8 @@ class Progress:
 
 
 def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, delay: float | None,
-             overrides: dict[str, Any], token: str | None = None) -> None:
+             overrides: dict[str, Any], token: str | None = None,
+             use_credentials: bool = False) -> None:
     """Run a JSON crawl definition here, or on the workbench at `on`; print the summary."""
     from webcrawler.toolkit.model import Summary
     from webcrawler.workbench.remote import RemoteError, run_remote
@@ -86,7 +87,8 @@ def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, d
             tuned: dict[str, Any] = {"agents": agents or int(os.environ.get("WEBCRAWLER_AGENTS", 4)),
                                      "delay": delay}
             settings = dataclasses.replace(settings, **{k: v for k, v in tuned.items() if v is not None})
-            finished = run_definition(parse(data), out_dir, settings, None, progress)
+            finished = run_definition(parse(data), out_dir, settings, None, progress,
+                                      use_credentials=use_credentials)
     except (RemoteError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     if progress.live:
@@ -105,7 +107,8 @@ def _crawl(file: Path, out: Path | None, on: str | None, token: str | None,
     FILE.json (docs/workbench.md), here or on another workbench with --on."""
     if file.suffix == ".json":
         overrides = {k: options[k] for k in ("roots", "pages", "depth", "seconds", "order")}
-        run_json(file, out, on, options["agents"], options["delay"], overrides, token)
+        run_json(file, out, on, options["agents"], options["delay"], overrides, token,
+                 options.get("use_credentials", False))
         return
     if on or out:
         raise click.UsageError("--on and --out take a JSON crawl definition: Python crawlers "
@@ -181,6 +184,9 @@ def _interrupt(signum: int, frame: object) -> None:
               help="Serve HTTPS with this PEM certificate (with --tls-key).")
 @click.option("--tls-key", type=click.Path(dir_okay=False, exists=True), default=None,
               help="The certificate's private key (PEM).")
+@click.option("--use-credentials", is_flag=True, default=False,
+              help="Crawls send the data directory's [[credentials]] to their servers (not sent "
+                   "without it: anyone who may use the workbench reads what they open).")
 @click.option("--insecure", is_flag=True, default=False,
               help="Listen beyond loopback over plain HTTP (the token and every page cross "
                    "the network in clear); refused without it.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection
+from pathlib import Path
 
 from webcrawler.agenthosts import pool_factory
 from webcrawler.agents.render import require_renderer
@@ -61,10 +62,12 @@ def run_index(settings: Settings, progress: bool = True,
         raise NothingToCrawl(f"nothing to crawl: {settings.data_dir} does not exist; give a "
                              "--seed URL (or --seeds-file) to start a crawl")
     check_data(settings)
+    check_trust(settings)
     require_renderer(settings.render)  # before the data directory is made
     if settings.insecure_skip_tls_verify:
-        log.warning("--insecure-skip-tls-verify: server certificates are not checked; anyone "
-                    "on the path can read and change what this crawl fetches")
+        log.warning("--insecure-skip-tls-verify: the certificates of %s are not checked (and "
+                    "no credential goes there); anyone on the path can read and change what "
+                    "this crawl fetches from them", ", ".join(settings.insecure_skip_tls_verify))
     create_private(settings.data_dir)
     engine = connect(settings.database_url)
     settings, scope_line = resolve(engine, settings, explicit, save=True)
@@ -102,6 +105,26 @@ def run_index(settings: Settings, progress: bool = True,
             metrics.close()
         store.close()
         engine.dispose()
+
+
+MAX_BUNDLE = 16 << 20  # bytes of a --ca-bundle looked at (the system's bundle is ~200 KB)
+
+
+def check_trust(settings: Settings) -> None:
+    """NothingToCrawl, in one line, for a --ca-bundle the agents could not load (every agent
+    builds its trust from it at start: agents/fetch.py) or a --ca-bundle-only without one."""
+    if settings.ca_bundle_only and not settings.ca_bundle:
+        raise NothingToCrawl("--ca-bundle-only needs --ca-bundle FILE")
+    if settings.ca_bundle:
+        try:
+            with Path(settings.ca_bundle).open("rb") as bundle:
+                text = bundle.read(MAX_BUNDLE)
+        except OSError as error:
+            raise NothingToCrawl(f"--ca-bundle {settings.ca_bundle}: "
+                                 f"{error.strerror or error}") from None
+        if b"-----BEGIN CERTIFICATE-----" not in text:
+            raise NothingToCrawl(f"--ca-bundle {settings.ca_bundle}: not a PEM file of "
+                                 "certificates")
 
 
 def check_data(settings: Settings) -> None:

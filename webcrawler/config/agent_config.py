@@ -12,8 +12,10 @@ from webcrawler.protocol.messages import AgentConfig
 from webcrawler.settings import Settings
 
 
-def agent_config(settings: Settings) -> AgentConfig:
-    """The AgentConfig of every agent of a crawl with `settings`."""
+def agent_config(settings: Settings, credentials: bool = True) -> AgentConfig:
+    """The AgentConfig of every agent of a crawl with `settings`; with the data directory's
+    [[credentials]] only when `credentials` (a toolkit or workbench crawl: only when its
+    operator says so, `Crawler.use_credentials`)."""
     agent = settings.user_agent or f"{settings.robots_token}/0.1 (personal search engine; webcrawler)"
     return AgentConfig(
         user_agent=agent,
@@ -27,10 +29,11 @@ def agent_config(settings: Settings) -> AgentConfig:
         allowed_patterns=settings.include,
         exclude=settings.exclude,
         ca_bundle=settings.ca_bundle,
+        ca_bundle_only=settings.ca_bundle_only,
         client_cert=settings.client_cert,
         client_key=settings.client_key,
-        verify_tls=not settings.insecure_skip_tls_verify,
-        credentials=read_credentials(settings.data_dir),
+        insecure_hosts=tuple(h.lower() for h in settings.insecure_skip_tls_verify),
+        credentials=read_credentials(settings.data_dir) if credentials else (),
         strip_params=settings.strip_params,
         types=settings.types,
         main_content=settings.main_content,

@@ -57,10 +57,13 @@ TUNING = {
                     "loop, refused as 'trap' (default 3; 0: no check).",
     "trap_budget": "Pages per server whose URLs differ only by a date (a calendar) fetched at "
                    "most (default 400; 0: no date rule at all).",
-    "ca_bundle": "PEM file of the certificate authorities to trust (default: the system's).",
+    "ca_bundle": "PEM file of certificate authorities to trust besides the operating system's "
+                 "(a private CA).",
+    "ca_bundle_only": "Trust only --ca-bundle's authorities, not the operating system's.",
     "client_cert": "PEM client certificate to present to servers that ask for one.",
     "client_key": "The client certificate's private key (PEM), when not in --client-cert.",
-    "insecure_skip_tls_verify": "Accept any server certificate: UNSAFE, anyone on the path "
+    "insecure_skip_tls_verify": "A host whose certificate is not checked (repeatable): UNSAFE, "
+                                "anyone on the path to it "
                                 "can read and change what is crawled.",
     "render_timeout": "Seconds one page may take in the browser under --render (default 10).",
     "metrics_port": "Serve the crawl's Prometheus metrics at http://127.0.0.1:PORT/metrics "
@@ -103,6 +106,8 @@ def tuning_options(command: Any, without: tuple[str, ...] = ()) -> Any:
         kind = kind_of(known[name])
         if kind == "boolean":
             option = click.option(flag_of(name), is_flag=True, default=None, help=TUNING[name])
+        elif kind == "list of strings":
+            option = click.option(flag_of(name), multiple=True, metavar="HOST", help=TUNING[name])
         else:
             option = click.option(flag_of(name), type=TUNING_TYPES.get(name, _type(kind)),
                                   default=None, help=TUNING[name])

@@ -224,10 +224,11 @@ class AgentConfig:
     allowed_patterns: tuple[str, ...] = ()  # ... and servers its include patterns match
     exclude: tuple[str, ...] = ()  # the scope's exclude patterns (allowed_patterns: its includes),
     #                                which a rendered page's requests must pass too
-    ca_bundle: str = ""  # PEM file of trusted certificate authorities (empty: the system's)
+    ca_bundle: str = ""  # PEM file of certificate authorities trusted besides the system's
+    ca_bundle_only: bool = False  # ... or instead of them
     client_cert: str = ""  # PEM client certificate
     client_key: str = ""  # its key, when not in client_cert
-    verify_tls: bool = True  # False only with --insecure-skip-tls-verify
+    insecure_hosts: tuple[str, ...] = ()  # --insecure-skip-tls-verify: certificates unchecked
     credentials: tuple[Credential, ...] = field(default_factory=tuple, repr=False)
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # dropped from every URL found (urls.py)
     types: tuple[str, ...] = DOCUMENT_TYPES  # the kinds of document fetched and indexed

@@ -8,6 +8,8 @@ from webcrawler.engine.loop.pool import AgentPool, start_agents
 from webcrawler.settings import Settings
 
 
-def start_pool(settings: Settings) -> AgentPool:
-    """The agents of a crawl under `settings` (their number, timeouts, User-Agent)."""
-    return start_agents(settings, hide_main=True)
+def start_pool(settings: Settings, credentials: bool = False) -> AgentPool:
+    """The agents of a crawl under `settings` (their number, timeouts, User-Agent); the data
+    directory's [[credentials]] only when `credentials` (the operator's explicit choice:
+    anyone who may start a toolkit or workbench crawl would otherwise read what they open)."""
+    return start_agents(settings, hide_main=True, credentials=credentials)

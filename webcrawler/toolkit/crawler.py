@@ -38,6 +38,7 @@ class Crawler:
     classifiers: list[Classifier] | None = None  # None: [StandardClassifier()]
     policy: RequestPolicy | None = None
     settings: Settings | None = None
+    use_credentials: bool = False  # send the data directory's [[credentials]]: only when said
     aborted: bool = False
     summary: Summary | None = None
     _events: Events | None = None

@@ -71,7 +71,8 @@ class CrawlRun(BaseHooks):
         self.summary = Summary()
         self.pool: PolicedPool | None = None
         self._links: dict[int, Link] = {}  # document id -> the link it was queued for
-        self._pool_factory = pool_factory or (lambda: start_pool(settings))
+        self._pool_factory = pool_factory or (
+            lambda: start_pool(settings, credentials=crawler.use_credentials))
         self._progress = progress
         self._next_report = 0.0
         self.started = time.monotonic()

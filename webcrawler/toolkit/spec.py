@@ -21,6 +21,7 @@ class CrawlerSpec(Protocol):
     classifiers: list[Classifier] | None
     policy: RequestPolicy | None
     aborted: bool
+    use_credentials: bool  # the data directory's [[credentials]] are sent (only when said)
 
     @property
     def events(self) -> Events: ...

@@ -47,6 +47,7 @@ OPTIONS: dict[str, Any] = {
     "policy_bytes": None,  # byte budget per crawl
     "audit_log": None,  # a file receiving every request's decision (JSON lines)
     "allowed_hosts": (),  # Host names answered besides localhost and the bound address
+    "use_credentials": False,  # crawls send the data directory's [[credentials]]: only when said
     "testing": False,
 }
 
@@ -66,7 +67,8 @@ def create_app(data_dir: Path, **options: Any) -> Flask:
     data_dir = Path(data_dir).absolute()  # Flask's send_file reads a relative path from the package
     app.extensions["webcrawler.workbench"] = Crawls(
         DataDir(data_dir).workbench, crawl_settings(data_dir, config), policy(config),
-        config["max_crawls"], keep_events=config["keep_events"], keep_crawls=config["keep_crawls"])
+        config["max_crawls"], keep_events=config["keep_events"], keep_crawls=config["keep_crawls"],
+        use_credentials=config["use_credentials"])
     guard.init_app(app)
     access.init_app(app)
     errors.init_app(app)

@@ -149,8 +149,10 @@ class Crawls:
     """The crawls of one workbench (`jobs.JobList` keeps them); thread-safe."""
 
     def __init__(self, root: Path, settings: Settings, policy: dict[str, Any] | None,
-                 max_crawls: int, keep_events: int = 20_000, keep_crawls: int = 200) -> None:
+                 max_crawls: int, keep_events: int = 20_000, keep_crawls: int = 200,
+                 use_credentials: bool = False) -> None:
         self.root, self.settings, self.policy = root, settings, policy
+        self.use_credentials = use_credentials  # the operator's --use-credentials
         self.keep_events, self.keep_crawls = keep_events, keep_crawls
         self._crawls: JobList[Crawl] = JobList(max_crawls, keep_finished=keep_crawls, name="crawl")
         self._load()
@@ -175,7 +177,7 @@ class Crawls:
             write_atomic(job, json.dumps({
                 "definition": definition.as_json(), "out_dir": str(crawl.folder),
                 "settings": settings_json(self.settings), "policy": self.policy,
-                "exempt_roots": False}))
+                "exempt_roots": False, "use_credentials": self.use_credentials}))
             write_atomic(crawl.folder / "status.json", json.dumps(crawl.view()))
             crawl.log = EventLog(crawl.events_path, self.keep_events)
         except BaseException:

@@ -154,12 +154,14 @@ def _source(link: Link) -> str | None:
 def run_definition(definition: Definition, out_dir: Path, settings: Settings,
                    policy: RequestPolicy | None, emit: Emit,
                    on_start: Callable[[DefinedCrawler], None] | None = None,
-                   exempt_roots: bool = True) -> dict[str, Any]:
+                   exempt_roots: bool = True, use_credentials: bool = False) -> dict[str, Any]:
     """Run the crawl, emitting its events; the last event ("finished") is also returned.
     `exempt_roots` False (a workbench's visitors' crawls): the roots' hosts are not exempt
-    from deny_private, only the settings' scope_hosts are."""
+    from deny_private, only the settings' scope_hosts are. `use_credentials`: the data
+    directory's [[credentials]] are sent (the operator's --use-credentials)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    crawler = DefinedCrawler(definition, exempt_roots=exempt_roots, policy=policy, settings=settings)
+    crawler = DefinedCrawler(definition, exempt_roots=exempt_roots, policy=policy, settings=settings,
+                             use_credentials=use_credentials)
     feed = EventFeed(crawler, emit)
     action = make_action(definition, out_dir, crawler.predicate)
     crawler.on("page-visited", action)
@@ -221,7 +223,8 @@ def main(argv: list[str]) -> int:
         watch_parent(os.getppid(), crawler)
 
     run_definition(definition, Path(job["out_dir"]), settings, policy_from(job.get("policy")),
-                   emit, on_start, exempt_roots=bool(job.get("exempt_roots", False)))
+                   emit, on_start, exempt_roots=bool(job.get("exempt_roots", False)),
+                   use_credentials=job.get("use_credentials") is True)
     return 0
 
 

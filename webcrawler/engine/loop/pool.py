@@ -230,11 +230,13 @@ class AgentPool:
         self.agents[index] = self._start(wait=True)
 
 
-def start_agents(settings: Settings, hide_main: bool = False) -> AgentPool:
+def start_agents(settings: Settings, hide_main: bool = False,
+                 credentials: bool = True) -> AgentPool:
     """The local agents of a crawl under `settings` (their number, timeouts, User-Agent);
     `hide_main` for a crawler script that may call `run()` at its top level. Refuses, in one
-    line, a --render the agents could not do (render.require_renderer)."""
+    line, a --render the agents could not do (render.require_renderer). `credentials`: the
+    agents get the data directory's [[credentials]] (config/agent_config.py)."""
     require_renderer(settings.render)
-    return AgentPool(settings.agents, agent_config(settings), settings.robots_token,
+    return AgentPool(settings.agents, agent_config(settings, credentials), settings.robots_token,
                      deadline=settings.deadline(), max_urls=settings.agent_max_urls,
                      memory_mb=settings.agent_memory_mb, hide_main=hide_main)
