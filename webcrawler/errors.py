@@ -19,7 +19,7 @@ error lives (beside the code that raises it):
     │   ├── UnsafePath                   toolkit/actions/files.py: a path outside its folder
     │   └── SettingError                 engine/, recrawl/: a setting the Python API was given
     ├── ExtraMissing                     an optional part of the install is missing
-    │   └── PlotsUnavailable             plots.py: webcrawler[plots]
+    │   └── PlotsUnavailable             plots.py: webcrawler-search[plots]
     ├── DataDamaged                      a file of the data directory cannot be used as it is
     │   ├── DatabaseDamaged              database/schema.py
     │   ├── DatabaseUnavailable          database/schema.py: the database server does not answer
@@ -82,7 +82,7 @@ class SettingError(UsageError, ValueError):
 
 class ExtraMissing(WebcrawlerError):
     """A command needs an optional part of the install; the message names the extra
-    (`pip install 'webcrawler[plots]'`)."""
+    (`pip install 'webcrawler-search[plots]'`)."""
 
 
 class DataDamaged(WebcrawlerError):
@@ -108,7 +108,17 @@ class FetchError(WebcrawlerError):
     `Failure` message with its reason, and the crawl goes on."""
 
 
+# The distribution's name, on PyPI and for pip (the import name stays `webcrawler`): PyPI's
+# `webcrawler` is an unrelated package of 2013, so `pip install webcrawler` installs that.
+DISTRIBUTION = "webcrawler-search"
+
+
+def install_command(extra: str) -> str:
+    """The pip command that adds an optional extra (`[plots]`, ...) to this distribution."""
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
+
+
 def needs_extra(extra: str, what: str, error: ImportError) -> ExtraMissing:
     """The one line a command prints when an optional dependency is not installed."""
     return ExtraMissing(f"{what} needs {error.name or 'an optional package'}, which is not "
-                        f"installed: pip install 'webcrawler[{extra}]'")
+                        f"installed: {install_command(extra)}")

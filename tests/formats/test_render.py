@@ -128,5 +128,5 @@ def test_a_render_that_cannot_run_is_one_line(tmp_path: Path) -> None:
                               "http://127.0.71.9:9/", "--render", "auto", "--no-progress")
     assert done.returncode == 1
     assert done.stderr == ("Error: --render auto needs playwright, which is not installed: "
-                           "pip install 'webcrawler[render]'\n")
+                           "pip install 'webcrawler-search[render]'\n")
     assert not (tmp_path / "d").exists()  # refused before anything was written

@@ -192,3 +192,26 @@ def test_the_last_word_is_completed_in_the_context_of_the_earlier_ones(tmp_path:
         assert searcher.suggest("json dumps e", 8)[0] == "json dumps encoder"
         assert searcher.suggest("json -dumps type:html d", 8)[0] == "json -dumps type:html dumps"
         assert searcher.suggest("decimal de", 8)[0] == "decimal delattr"
+        write(tmp_path / "index", [IndexedDocument(13, "http://j.test/13", "json and delattr",
+                                                   "json delattr", "j.test")])
+        searcher.refresh()  # a new commit: the words before the last one are looked up again
+        assert "json delattr" in searcher.suggest("json d", 8)
+
+
+def test_remembered_picks_are_bounded_least_recently_used_first(index_dir: Path) -> None:
+    """/api/suggest is anonymous, and short prefixes of any script are endless: the picks
+    remembered stay within the bound, the prefixes in use stay remembered."""
+    ix = open_index(index_dir, create=False)
+    try:
+        completer = Completer(read_vocabulary(ix), memo_entries=50)
+    finally:
+        ix.close()
+    first = completer.complete("so", 3)
+    assert first[:2] == ["socket", "sockets"]
+    for code in range(0x4E00, 0x4E00 + 500):  # 500 one-letter prefixes nobody indexed
+        completer.complete(chr(code), 3)
+        completer.complete("so", 3)  # in use all along
+        assert completer.remembered <= 50
+    assert completer.remembered == 50
+    assert ("w", "so") in completer._memo and ("w", chr(0x4E00)) not in completer._memo
+    assert completer.complete("so", 3) == first

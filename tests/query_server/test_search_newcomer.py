@@ -26,12 +26,14 @@ def corpus() -> list[IndexedDocument]:
     """Six strong json pages on one site, three weaker ones (two PDFs) on another, and
     eight builtins pages whose frequent "delattr" never meets "json"."""
     docs = [IndexedDocument(n, f"http://127.0.3.1/json{n}.html", f"json - JSON encoder and decoder {n}",
-                            "json " * (12 - n) + "dumps loads encoder decoder serialise objects to text",
+                            "json " * (12 - n) + "This module turns objects into text and back again: "
+                            "dumps and loads, with an encoder and a decoder you can extend.",
                             "127.0.3.1") for n in range(1, 7)]
     docs.append(IndexedDocument(7, "http://127.0.3.2/notes.html", "Notes on data formats",
                                 "data formats " * 30 + "json once among many other words", "127.0.3.2"))
     docs += [IndexedDocument(n, f"http://127.0.3.2/schema{n}.pdf", f"JSON Schema reference, part {n}",
-                             "json schema reference, dumps " + "validation keywords " * 20, "127.0.3.2",
+                             "A reference to json schema: how to describe the shape of your documents and "
+                             "check them before you store them, with dumps of every example.", "127.0.3.2",
                              kind="pdf")
              for n in (8, 9)]
     docs += [IndexedDocument(n, f"http://127.0.3.3/builtins{n}.html", f"Built-in functions {n}",

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
-from tests.workbench.conftest import CHAPTERS, Workbench
+from tests.workbench.conftest import CHAPTERS, Workbench, start_workbench, stop_workbench
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.demoweb.server import Page as Page_
 
@@ -103,3 +103,121 @@ def test_without_the_graph_library_the_outline_and_counters_still_work(
     assert page.locator("#outline li.visited").count() == CHAPTERS + 1
     assert int(page.inner_text("#c-nodes")) == CHAPTERS + 1
     expect(page.locator("#crawls li").first).to_contain_text("download document.html")
+
+
+def tree_site(pages: int) -> dict:
+    """A ten-way tree of pages, each also linking back to its parent (bench/workbench_graph.py's)."""
+    routes = {}
+    for i in range(pages):
+        links = [(f"/p{c}", f"page {c}") for c in range(10 * i + 1, min(10 * i + 11, pages))]
+        if i:
+            parent = (i - 1) // 10
+            links.append(("/" if parent == 0 else f"/p{parent}", "up"))
+        routes["/" if i == 0 else f"/p{i}"] = html(f"Page {i} of the tree", f"text of page {i}", links)
+    return routes
+
+
+@pytest.fixture(scope="module")
+def tree_web() -> Iterator[LoopbackWeb]:
+    with LoopbackWeb([Site("127.0.8.4", tree_site(2000))]) as web:
+        yield web
+
+
+@pytest.fixture(scope="module")
+def big_workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workbench]:
+    bench = start_workbench(tmp_path_factory.mktemp("big"), "127.0.0.1", "--max-pages", "2000")
+    yield bench
+    stop_workbench(bench)
+
+
+READ = """() => {
+  const cy = window.workbenchGraph, box = document.getElementById('graph').getBoundingClientRect();
+  const nodes = cy.nodes().map((n) => ({ p: n.renderedPosition(), w: n.renderedWidth() }));
+  const xs = nodes.map((n) => n.p.x), ys = nodes.map((n) => n.p.y);
+  const near = nodes.map((a, i) => {  // the nearest other node's centre, in screen pixels
+    let best = Infinity;
+    for (let j = 0; j < nodes.length; j++) if (j !== i) {
+      best = Math.min(best, Math.hypot(a.p.x - nodes[j].p.x, a.p.y - nodes[j].p.y));
+    }
+    return best;
+  }).sort((a, b) => a - b);
+  return { n: nodes.length, boxW: box.width, boxH: box.height, zoom: cy.zoom(),
+           spanX: Math.max(...xs) - Math.min(...xs), spanY: Math.max(...ys) - Math.min(...ys),
+           smallest: Math.min(...nodes.map((n) => n.w)), medianGap: near[Math.floor(near.length / 2)] };
+}"""
+
+
+def graph_figures(tab: Page) -> dict:
+    tab.click("#zoom-fit")
+    return tab.evaluate(READ)
+
+
+@pytest.mark.parametrize("nodes", [200, 2000])
+def test_the_graph_stays_readable_as_it_grows(browser: Browser, big_workbench: Workbench,
+                                              tree_web: LoopbackWeb, nodes: int) -> None:
+    pages = nodes // 10  # each visited page of the tree queues ten more
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        tab.goto(big_workbench.url)
+        tab.fill("input[name=pages]", str(pages))
+        assert run_until_over(tab, tree_web.url("127.0.8.4", "/"), timeout=240) == "done"
+        tab.wait_for_timeout(300)
+        for width in WIDTHS:
+            tab.set_viewport_size({"width": width, "height": 900})
+            seen = graph_figures(tab)
+            assert nodes <= seen["n"] <= nodes + 10, seen
+            # the tree fills the graph's box in both directions (not one row of dots) ...
+            assert seen["spanX"] >= 0.5 * seen["boxW"] and seen["spanY"] >= 0.5 * seen["boxH"], seen
+            # ... with every node drawn at least 3.5 px wide, and most further apart than that
+            assert seen["smallest"] >= 3.5 and seen["medianGap"] >= seen["smallest"], seen
+            shoot(tab, f"workbench-{nodes}-{width}px.png")
+            tab.click("#zoom-in")
+            closer = tab.evaluate(READ)
+            assert closer["zoom"] > 1.5 * seen["zoom"] and closer["medianGap"] > 1.4 * seen["medianGap"]
+            assert tab.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        tab.close()
+
+
+def test_the_legend_shows_the_graphs_own_colours(page: Page) -> None:
+    pairs = page.evaluate("""() => {
+      const cy = window.workbenchGraph, out = {};
+      for (const kind of ["visited", "queued", "skipped", "failed"]) {
+        const node = cy.add({ group: "nodes", data: { id: "legend-" + kind }, classes: kind });
+        const swatch = getComputedStyle(document.querySelector("#legend ." + kind + " i"));
+        out[kind] = [swatch.backgroundColor, node.style("background-color")];
+        node.remove();
+      }
+      return out;
+    }""")
+    assert set(pairs) == {"visited", "queued", "skipped", "failed"}
+    for kind, (swatch, node) in pairs.items():
+        assert swatch.replace(" ", "") == node.replace(" ", ""), kind
+    assert page.locator("#legend").inner_text().split("\n")[0] == "visited"
+
+
+def test_the_page_fits_the_screen_and_the_outline_shows_whole_titles(page: Page) -> None:
+    title = "A chapter with a long and descriptive title that names everything it is about, " * 2
+    pages = {"/": html("Contents", "c", [("/long.html", "the long one")]),
+             "/long.html": html(title.strip(), "x")}
+    with LoopbackWeb([Site("127.0.8.3", pages)]) as web:
+        assert run_until_over(page, web.url("127.0.8.3", "/")) == "done"
+    width = page.viewport_size["width"]  # type: ignore[index]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    entry = page.locator("#outline li.visited summary", has_text="A chapter")
+    assert title.strip() in entry.inner_text()
+    assert entry.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1")  # nothing cut off
+    box = entry.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
+@pytest.mark.parametrize("width", WIDTHS, ids=[f"{w}px" for w in WIDTHS])
+def test_the_404_page_is_the_workbenchs_own(browser: Browser, workbench: Workbench, width: int) -> None:
+    page = browser.new_page(viewport={"width": width, "height": 900})  # its 404 is the point
+    answer = page.goto(workbench.url.rstrip("/") + "/no-such-page")
+    assert answer is not None and answer.status == 404
+    assert page.locator("header a").inner_text() == "Crawler Workbench"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(252, 252, 250)"
+    assert "Georgia" in page.evaluate("getComputedStyle(document.querySelector('h1')).fontFamily")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()

@@ -140,7 +140,7 @@ def test_bound_beyond_loopback_a_token_is_generated_and_printed(tmp_path: Path) 
     from webcrawler.web import processes
 
     command = [sys.executable, "-m", "webcrawler.cli", "workbench", "--data-dir", str(tmp_path),
-               "--host", "127.1", "--port", "0"]
+               "--host", "127.1", "--port", "0", "--insecure"]
     with tempfile.TemporaryFile("w+") as errors:
         process = processes.start(command, errors)
         try:

@@ -7,12 +7,13 @@ mount point of a script framework (`<div id="root"></div>`, `id="app"`, `__next`
 `__nuxt`, `___gatsby`, ..., `<app-root></app-root>`), or a <noscript> that asks for
 JavaScript. A page without any script is never a shell: no browser would change it.
 
-Linear in the page, whatever it holds: one pass over its tags (`tags`), each found by a
-search for the next "<" or ">" that starts where the last one stopped, so no character is
-read more than twice; each tag's attributes, and what follows a tag up to a bounded length,
-are matched by patterns without an unbounded repetition that could be tried again from
-another start. (A pattern `id=root[^<>]*>` searched over the page tried its `[^<>]*` from
-every `id=root` again: 128 KiB of `id=root ` took 7.3 s, a 1 MB page hung its agent.)
+Linear in the page, whatever it holds. Each pattern starts with a literal, so that `re`
+skips to the candidates as fast as str.find, and reads a bounded stretch, or one that
+ends at the next "<" (where the next candidate of `<app-root` or `<noscript` begins). A
+mount point's id is the exception: the end of its tag is searched from the id, and many
+ids may share one tag, so `mount_points` takes each tag's first id only and goes on after
+that tag's end (a pattern `id=root[^<>]*>` searched over the page tried its `[^<>]*` again
+from every `id=root`: 128 KiB of `id=root ` took 7.3 s, a 1 MB page hung its agent).
 This module does no I/O.
 """
 
@@ -22,15 +23,14 @@ import re
 from collections.abc import Iterator
 
 MIN_WORDS = 50  # fewer visible words than this, with a script: the script writes the text
-NOSCRIPT_REACH = 400  # characters of a <noscript> read for its plea
-# Frameworks write lower-case markup, `id="root"` without spaces.
+# Case-sensitive, each starting with a literal: frameworks write lower-case markup,
+# `id="root"` without spaces.
 _MOUNT_IDS = "root|app|__next|__nuxt|___gatsby|svelte|main-app|application"
+_MOUNT_ID = re.compile(r"id=[\"']?(?:" + _MOUNT_IDS + r")(?=[\"'\s>/])")
 _DELIMITER = re.compile(r"[<>]")
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{0,40}")  # a tag's name, bounded
-_MOUNT_ID = re.compile(r"(?:^|[\s\"'/])id=[\"']?(?:" + _MOUNT_IDS + r")(?:[\"'\s/]|$)")
-_CLOSES_MOUNT = re.compile(r"[ \t\r\n]{0,200}</(?:div|main|section|body)[ \t\r\n]{0,40}>")
-_CLOSES_APP_ROOT = re.compile(r"[ \t\r\n]{0,200}</app-root[ \t\r\n]{0,40}>")
-_ASKS_FOR_SCRIPT = re.compile(r"\b[Jj]ava[Ss]cript\b")
+_CLOSES_MOUNT = re.compile(r"\s*</(?:div|main|section|body)\s*>")
+_EMPTY_APP_ROOT = re.compile(r"<app-root\b[^<>]*>\s*</app-root\s*>")  # Angular's
+_ASKS_FOR_SCRIPT = re.compile(r"<noscript\b[^<>]*>[^<]{0,400}\b[Jj]ava[Ss]cript\b")
 
 
 def looks_like_shell(html: str, text: str) -> bool:
@@ -40,36 +40,24 @@ def looks_like_shell(html: str, text: str) -> bool:
         return False
     if len(text.split(None, MIN_WORDS)) < MIN_WORDS:
         return True
-    return any(_empty_or_pleading(html, name, start, end) for name, start, end in tags(html))
+    if any(_CLOSES_MOUNT.match(html, end + 1) for _, end in mount_points(html)):
+        return True
+    return any(pattern.search(html) for pattern in (_EMPTY_APP_ROOT, _ASKS_FOR_SCRIPT))
 
 
-def tags(html: str) -> Iterator[tuple[str, int, int]]:
-    """Each start tag's (name, where its attributes begin, where its ">" is), in order: the
-    spans never overlap, and each search starts where the last one stopped."""
+def mount_points(html: str) -> Iterator[tuple[int, int]]:
+    """Each tag holding a mount point's id: (where the id starts, where the tag's ">" is).
+    Every search starts where the last one stopped, so the spans never overlap: a tag's
+    other ids are never searched again."""
     position = 0
     while True:
-        opening = html.find("<", position)
-        if opening < 0:
+        found = _MOUNT_ID.search(html, position)
+        if found is None:
             return
-        delimiter = _DELIMITER.search(html, opening + 1)
+        delimiter = _DELIMITER.search(html, found.end())
         if delimiter is None:
             return
         position = delimiter.start()
-        if html[position] == "<":  # a "<" before any ">": this one was no tag
-            continue
-        name = _NAME.match(html, opening + 1)
-        if name is not None:
-            yield name.group().lower(), name.end(), position
-        position += 1
-
-
-def _empty_or_pleading(html: str, name: str, start: int, end: int) -> bool:
-    """Is this tag an empty mount point, an empty <app-root>, or a <noscript> asking for
-    JavaScript? Each test reads the tag and at most a bounded stretch after it."""
-    if name == "noscript":
-        after = html[end + 1:end + 1 + NOSCRIPT_REACH].split("<", 1)[0]
-        return _ASKS_FOR_SCRIPT.search(after) is not None
-    if name == "app-root":
-        return _CLOSES_APP_ROOT.match(html, end + 1) is not None
-    return "id=" in html[start:end] and _MOUNT_ID.search(html, start, end) is not None \
-        and _CLOSES_MOUNT.match(html, end + 1) is not None
+        if html[position] == ">":
+            yield found.start(), position
+            position += 1

@@ -13,6 +13,7 @@
     content_options.py  the `index` options that say what counts as one document, which kinds
                     are fetched
     demo.py         `webcrawler demo`: the demo web crawled, indexed and searched
+    help.py         every option's default written once, as "(default X)"
 
 What a command does beyond parsing its options lives where the house keeps it (`webcrawler
 index` is webcrawler/commands/index.py, `serve` the query server, ...).

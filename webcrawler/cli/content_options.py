@@ -33,7 +33,7 @@ def content_options(command: Any) -> Any:
         click.option("--render", type=click.Choice(["never", "auto", "always"]), default=None,
                      help="Run pages' scripts in headless Chromium before indexing them: auto, "
                           "pages that look like script shells; always, every HTML page "
-                          "(default never; needs webcrawler[render] and Debian's chromium)."),
+                          "(default never; needs webcrawler-search[render] and Debian's chromium)."),
         click.option("--types", callback=_types, default=None,
                      help=f"Kinds of document fetched and indexed, comma-separated "
                           f"(default {','.join(DOCUMENT_TYPES)})."),

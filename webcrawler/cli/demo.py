@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from webcrawler.commands.index import SeedsFailed, run_index
-from webcrawler.datadir import DataDir
+from webcrawler.datadir import DataDir, create_private
 from webcrawler.demoweb.stdlib_docs import DemoWeb
 from webcrawler.errors import ServiceError
 from webcrawler.query_server import PortInUseError, ServeError, serve
@@ -114,7 +114,7 @@ def prepare_data_dir(data_dir: Path) -> None:
     if data_dir.is_dir() and any(data_dir.iterdir()) and not (data_dir / MARKER).exists():
         raise DemoError(f"{data_dir} is not empty and was not made by the demo: the demo starts "
                         "fresh each run, so choose a new or empty --data-dir")
-    data_dir.mkdir(parents=True, exist_ok=True)
+    create_private(data_dir)
     paths = DataDir(data_dir)
     for path in (*paths.database_files, paths.index):  # what the demo wipes
         if path.is_dir() and not path.is_symlink():

@@ -36,7 +36,7 @@ from webcrawler.config.options import (
     serve_options,
     tuning_options,
 )
-from webcrawler.errors import NothingToDo, WebcrawlerError
+from webcrawler.errors import DISTRIBUTION, NothingToDo, WebcrawlerError
 from webcrawler.settings import Settings
 
 log = logging.getLogger("webcrawler")
@@ -84,7 +84,7 @@ def _damaged_database(error: Exception) -> Exception | None:
 
 @click.group(cls=_Commands)
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
-@click.version_option(package_name="webcrawler")
+@click.version_option(package_name=DISTRIBUTION)
 def main(verbose: int) -> None:
     """webcrawler: your own search engine for a set of web sites (after WebCrawler, 1994)."""
     _setup_logging(verbose)

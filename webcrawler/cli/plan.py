@@ -94,7 +94,7 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
     from webcrawler.recrawl.plan import changes_per_cycle, format_table, plan_json, solve_strategies
     from webcrawler.recrawl.solve import SolveFailed, require_solver
 
-    require_solver()  # ExtraMissing (one line) when casadi, webcrawler[plan], is not installed
+    require_solver()  # ExtraMissing (one line) when casadi, webcrawler-search[plan], is not installed
     if figures is not None:
         from webcrawler.plots import require_plots
 

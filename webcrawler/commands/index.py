@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection
 from webcrawler.agenthosts import pool_factory
 from webcrawler.agents.render import require_renderer
 from webcrawler.database.schema import check_database, connect
+from webcrawler.datadir import create_private
 from webcrawler.engine.loop.crawl import NOTHING_LEFT
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.loop.metrics import MetricsServer
@@ -64,7 +65,7 @@ def run_index(settings: Settings, progress: bool = True,
     if settings.insecure_skip_tls_verify:
         log.warning("--insecure-skip-tls-verify: server certificates are not checked; anyone "
                     "on the path can read and change what this crawl fetches")
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    create_private(settings.data_dir)
     engine = connect(settings.database_url)
     settings, scope_line = resolve(engine, settings, explicit, save=True)
     log.info("%s", scope_line)

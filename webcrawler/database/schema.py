@@ -19,6 +19,7 @@ query server opens the same database read-only.
 from __future__ import annotations
 
 import json
+import os
 import time
 import zlib
 from pathlib import Path
@@ -45,8 +46,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, NoSuchModuleError
 
 from webcrawler.database import dialects
-from webcrawler.datadir import DataDir
-from webcrawler.errors import DataDamaged
+from webcrawler.datadir import PRIVATE_FILE, DataDir, create_private
+from webcrawler.errors import DataDamaged, install_command
 
 SCHEMA_VERSION = 1
 
@@ -227,7 +228,7 @@ def connect(url: str, readonly: bool = False) -> Engine:
     """
     path = dialects.sqlite_file(url)
     if path is not None and not readonly:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _create_private_file(path)
     engine = _engine(url, readonly)
     dialects.configure(engine, readonly)
     if not readonly:
@@ -238,6 +239,17 @@ def connect(url: str, readonly: bool = False) -> Engine:
             conn.execute(keep.values(key="schema_version", value=str(SCHEMA_VERSION)))
             conn.execute(keep.values(key=TEXT_KEPT_SINCE, value=repr(time.time())))
     return engine
+
+
+def _create_private_file(path: Path) -> None:
+    """A new SQLite database is an empty file made readable by its owner only: SQLite opens it
+    as a new database, and gives its -wal, -shm and -journal files the same mode."""
+    create_private(path.parent)
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, PRIVATE_FILE))
+    except FileExistsError:
+        return
+    os.chmod(path, PRIVATE_FILE)  # whatever the umask
 
 
 def _add_missing_columns(engine: Engine) -> None:
@@ -270,8 +282,8 @@ def _engine(url: str, readonly: bool) -> Engine:
         return create_engine(url, connect_args=dialects.connect_args(url, readonly))
     except ModuleNotFoundError as error:
         raise DatabaseUnavailable(dialects.shown(url), f"needs the Python module {error.name}, "
-                                  "which is not installed (PostgreSQL's: pip install "
-                                  "'webcrawler[postgres]')") from None
+                                  f"which is not installed (PostgreSQL's: {install_command('postgres')})"
+                                  ) from None
     except (ArgumentError, NoSuchModuleError):
         raise DatabaseUnavailable(dialects.shown(url), "is not a database URL webcrawler can open: "
                                   "sqlite:///FILE or postgresql+psycopg://USER@HOST/NAME") from None

@@ -23,22 +23,33 @@ from webcrawler.index.schema import CONTENT
 MAX_DOCUMENTS = 5000  # documents of the earlier words a segment looks in, at most
 
 
-def together(searcher: WhooshSearcher, earlier: list[str], candidates: list[str]) -> list[str]:
-    """The `candidates` (in their order) found in a document with every `earlier` word."""
-    found: set[str] = set()
+Segments = list[tuple[SegmentReader, np.ndarray]]  # each segment's documents of the earlier words
+
+
+def segments_of(searcher: WhooshSearcher, earlier: list[str]) -> Segments:
+    """The segments holding every `earlier` word in some document, with those documents
+    (the same for every letter typed after them: the caller may keep it for the commit)."""
+    segments = []
     for sub, _offset in searcher.leaf_searchers():
         reader = sub.reader()
-        if not isinstance(reader, SegmentReader) or not is_w3(reader):
-            continue
-        documents = _documents(reader, earlier)
-        if not len(documents):
-            continue
-        for word in candidates:
-            if word not in found and _meets(vectors.postings(reader, CONTENT, word)[0], documents):
-                found.add(word)
-        if len(found) == len(candidates):
+        if isinstance(reader, SegmentReader) and is_w3(reader):
+            documents = _documents(reader, earlier)
+            if len(documents):
+                segments.append((reader, documents))
+    return segments
+
+
+def together(segments: Segments, candidates: list[str], limit: int) -> list[str]:
+    """The first `limit` of `candidates` (in their order) found in one of the documents of
+    `segments_of`: the candidates come most frequent first, so the look stops early."""
+    found: list[str] = []
+    for word in candidates:
+        if len(found) >= limit or not segments:
             break
-    return [word for word in candidates if word in found]
+        if any(_meets(vectors.postings(reader, CONTENT, word)[0], documents)
+               for reader, documents in segments):
+            found.append(word)
+    return found
 
 
 def _documents(reader: SegmentReader, words: list[str]) -> np.ndarray:

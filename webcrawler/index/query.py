@@ -74,6 +74,18 @@ class ParsedQuery:
         return counts, len(self.words)
 
 
+WORDS_NEEDED = "A real-time search needs at least one word: it follows the links whose text holds them."
+
+
+def parse_with_words(text: str) -> ParsedQuery:
+    """`parse(text)` for a search that must have words (real-time search follows the links
+    whose anchor text holds them: filters alone give it nothing to follow)."""
+    parsed = parse(text)
+    if not parsed.words:
+        raise QueryError(WORDS_NEEDED)
+    return parsed
+
+
 def clean(text: str) -> str:
     """The query as it will be run and echoed: control characters as spaces, trimmed."""
     if len(text) > MAX_QUERY_CHARS:

@@ -77,6 +77,7 @@ log = logging.getLogger(__name__)
 CACHE_DEPTH = 10  # ranked results collected at least (a deeper page collects more)
 CACHE_QUERIES = 512
 CACHE_FORMS = 8192  # words whose other forms are remembered until the vocabulary changes
+CACHE_CONTEXTS = 64  # completion contexts (the earlier words' documents) kept per commit
 REFRESH_INTERVAL = 0.5
 MAX_PER_PAGE = 100
 
@@ -123,6 +124,7 @@ class Searcher:
         self._forms: dict[str, list[str]] = {}  # word -> its other forms, per vocabulary
         self._forms_generation = -2  # the vocabulary the remembered forms come from
         self._languages: list[str] | None = None  # languages the commit holds, until refresh
+        self._contexts: dict[tuple, cooccurrence.Segments] = {}  # completion contexts, until refresh
 
     def search(
         self,
@@ -198,10 +200,17 @@ class Searcher:
             self._look_without_waiting()
             return self._lexicon.tools().completer.complete(text, n, self._together)
 
-    def _together(self, earlier: list[str], candidates: list[str]) -> list[str]:
-        """The candidates found in a document beside the earlier words (cooccurrence.py)."""
+    def _together(self, earlier: list[str], candidates: list[str], limit: int) -> list[str]:
+        """The first `limit` candidates found in a document beside the earlier words
+        (cooccurrence.py)."""
         with self._lock:
-            return cooccurrence.together(self._searcher, earlier, candidates)
+            key = tuple(earlier)
+            segments = self._contexts.get(key)
+            if segments is None:  # kept for the next letters typed, until the next commit
+                if len(self._contexts) >= CACHE_CONTEXTS:
+                    self._contexts.clear()
+                segments = self._contexts[key] = cooccurrence.segments_of(self._searcher, earlier)
+            return cooccurrence.together(segments, candidates, limit)
 
     def frequent_title_words(self) -> tuple[str, ...]:
         """The words most titles of the index hold, most frequent first (may be empty)."""
@@ -389,6 +398,7 @@ class Searcher:
         self._cache.clear()
         self._stats.clear()
         self._languages = None
+        self._contexts = {}
         return old
 
     def doc_count(self) -> int:

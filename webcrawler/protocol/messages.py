@@ -93,6 +93,12 @@ class Outlink:
     url: str
     anchor: str = ""
 
+    def __reduce__(self) -> tuple[type[Outlink], tuple[str, str]]:
+        """Pickled as its constructor's arguments: a page's links cross the agent's pipe, and a
+        slots dataclass's generic state (its fields listed, a dict built and read back, in
+        Python) cost twice as much (docs/measurements.md)."""
+        return (Outlink, (self.url, self.anchor))
+
 
 @dataclass(frozen=True, slots=True)
 class Document:

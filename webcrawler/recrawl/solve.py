@@ -9,7 +9,7 @@ measures both forms and scipy.
 Page counts are divided by the mean bucket size so that Ipopt sees numbers near 1.
 A solver that does not converge raises SolveFailed with one line; never a traceback.
 
-casadi (277 MB installed, Ipopt inside) is an optional extra, `webcrawler[plan]`: only
+casadi (277 MB installed, Ipopt inside) is an optional extra, `webcrawler-search[plan]`: only
 `plan-recrawl` and `index --plan auto` solve, and they call `require_solver` before their
 work starts, so a missing extra costs one line, not a run. This module imports it only when
 it solves, so SolveFailed and the model's callers never need it.
@@ -40,7 +40,7 @@ class SolveFailed(WebcrawlerError, RuntimeError):
 
 
 def require_solver() -> Any:
-    """casadi, or ExtraMissing naming `webcrawler[plan]` (one line at the command line)."""
+    """casadi, or ExtraMissing naming `webcrawler-search[plan]` (one line at the command line)."""
     try:
         import casadi
     except ImportError as error:

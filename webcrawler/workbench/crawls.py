@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webcrawler.datadir import PRIVATE_DIR, create_private
 from webcrawler.settings import Settings
 from webcrawler.web.jobs import BackgroundJob, JobList
 from webcrawler.workbench.definition import Definition, parse
@@ -166,7 +167,8 @@ class Crawls:
         """The crawl's folder, with its definition, status and the runner's job file; the
         command. On any error (a full disk) no folder is left behind."""
         crawl = Crawl(crawl_id, definition, self.root / crawl_id)
-        crawl.folder.mkdir(parents=True)
+        create_private(crawl.folder.parent)
+        crawl.folder.mkdir(mode=PRIVATE_DIR)
         try:
             write_atomic(crawl.folder / "definition.json", json.dumps(definition.as_json(), indent=2))
             job = crawl.folder / "job.json"

@@ -13,6 +13,9 @@ crawl per process group), `webcrawler crawl definition.json` prints progress.
     {"t": "visited", "url", "title", "depth", "matched", "category", "bytes"}
     {"t": "failed",  "url", "why"}
     {"t": "counters", "visited", "queued", "skipped", "failed", "bytes", "rate", "seconds"}
+                                                             skipped: links not followed (scope,
+                                                             rules, robots.txt, ...), never a link
+                                                             to a page already known
     {"t": "finished", "summary", "result", "action", "errors", "processed", "refused"}
                                                              last: the result's file name, how
                                                              many pages the action processed, and
@@ -81,8 +84,9 @@ class EventFeed:
         self.tick()
 
     def skipped(self, link: Link) -> None:
-        self.counts["skipped"] += 1
         why, source = link.attributes.get("skipped", ""), _source(link)
+        if why != "seen":  # a link to a page already known is an edge, not a page left out
+            self.counts["skipped"] += 1
         if why == Reason.PRIVATE:
             self.refused(link.url)
         if why == "seen":

@@ -35,6 +35,7 @@ from webcrawler import index
 from webcrawler.database import dialects
 from webcrawler.database.schema import connect, documents, index_outbox, links, servers
 from webcrawler.database.states import State
+from webcrawler.datadir import create_private
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, CrawlLoop
 from webcrawler.engine.loop.index_hooks import IndexHooks
 from webcrawler.engine.loop.pool import start_agents
@@ -43,7 +44,7 @@ from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
 from webcrawler.engine.store.scope import resolve
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
-from webcrawler.index.query import parse as parse_query
+from webcrawler.index.query import parse_with_words as parse_query
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
@@ -185,7 +186,7 @@ class RealtimeJob:
     # --- running ----------------------------------------------------------
     def run(self) -> RealtimeSummary:
         s = self.settings
-        s.data_dir.mkdir(parents=True, exist_ok=True)
+        create_private(s.data_dir)
         engine = _writer_engine(s.database_url)
         s, self._scope = resolve(engine, s, self._explicit)  # the stored scope, unless flags replace it
         self.settings = s

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webcrawler.datadir import DataDir
+from webcrawler.datadir import DataDir, create_private
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
@@ -99,7 +99,7 @@ class AddToIndex(VisitAction):
             from webcrawler.engine.store.sql import CrawlStore
             from webcrawler.index import check
 
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            create_private(self.data_dir)
             check_database(self.db_url)
             check(self.paths.index)
             self._store = CrawlStore(connect(self.db_url))

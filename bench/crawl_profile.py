@@ -1,0 +1,177 @@
+"""Where a batch crawl's CPU goes, per process: ms a page of the engine, the agents, the writer.
+
+    python -m bench.crawl_profile [--rounds 3] [--before DIR] [--profile docs/profiles] [--json FILE]
+
+`bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, `--delay 0`, every
+default feature on), run through bench/profile_hooks.py: every process of the crawl writes
+its own CPU seconds from its start to its end (getrusage), and this process, made the
+"subreaper" of the crawl's tree, reaps every descendant (the forkserver and its resource
+tracker too) so that `RUSAGE_CHILDREN` holds the whole tree's CPU, start to exit. The rest
+(the total less the engine, the agents and the writer) is the forkserver, the resource
+tracker and the processes' exits. Medians of `--rounds` rounds; with `--profile DIR` one
+more round under cProfile, timed by each main thread's CPU clock (slower: its figures are
+shares, not costs), writes each role's profile, the agents' merged, sorted by own time and by
+cumulative time, to DIR/<role>.txt. `--before DIR`: another checkout's code (its webcrawler
+package, this virtual environment; DIR/bench/profile_hooks.py copied from here) crawls too,
+alternating with this one in every round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import io
+import json
+import os
+import pstats
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.common import ROOT, commit, median, publish, table
+from bench.throughput import OUR_COMMAND, ensure_testweb
+
+ROLES = ("engine", "agents", "index writer", "the rest")
+_FILE_ROLE = {"engine": "engine", "agent": "agents", "writer": "index writer"}
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> None:
+    """Orphans of the crawl (the forkserver outlives the engine) become ours to reap."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def reap_all(limit: float = 120.0) -> None:
+    """Wait for every descendant left (bounded: `limit` seconds)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.05)
+    raise RuntimeError("the crawl's processes did not all end")
+
+
+def crawl(work: Path, profile: bool, checkout: Path = ROOT) -> tuple[int, dict[str, float], Path]:
+    """(pages, CPU seconds by role, the directory of the processes' records) of one crawl of
+    `checkout`'s code."""
+    out = Path(tempfile.mkdtemp(prefix="records-", dir=work))
+    data = Path(tempfile.mkdtemp(prefix="data-", dir=work))
+    env = dict(os.environ, BENCH_PROFILE_DIR=str(out), BENCH_PROFILE="1" if profile else "0",
+               PYTHONPATH=str(checkout))
+    args = [*OUR_COMMAND, "--data-dir", str(data)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sys.executable, "-c", "import sys, bench.profile_hooks as h; "
+                           "h.run_engine(sys.argv[1:])", *args], cwd=checkout, env=env,
+                          capture_output=True, text=True, timeout=1800)
+    reap_all()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    match = re.search(r"documents retrieved\s+(\d+)", proc.stdout)
+    if proc.returncode or not match:
+        raise RuntimeError(f"the crawl failed:\n{proc.stdout}\n{proc.stderr[-2000:]}")
+    total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    cpu = dict.fromkeys(ROLES, 0.0)
+    for record in out.glob("*.json"):
+        entry = json.loads(record.read_text())
+        cpu[_FILE_ROLE[entry["role"]]] += entry["cpu"]
+    cpu["the rest"] = total - sum(cpu[r] for r in ROLES[:3])
+    return int(match.group(1)), cpu, out
+
+
+def write_profiles(records: Path, pages: int, target: Path, top: int = 45) -> list[str]:
+    """Each role's profile (the agents' merged) as sorted text in `target`; their names."""
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for prefix, role in _FILE_ROLE.items():
+        files = sorted(str(p) for p in records.glob(f"{prefix}-*.prof"))
+        if not files:
+            continue
+        stats = pstats.Stats(files[0], stream=io.StringIO())
+        for more in files[1:]:
+            stats.add(more)
+        name = role.replace(" ", "-") + ".txt"
+        head = (f"# {role}: cProfile of one crawl of {pages} pages ({len(files)} process(es) "
+                f"merged), commit {commit()}, by own time\n"
+                f"# python -m bench.crawl_profile --profile {target.relative_to(ROOT)}\n")
+        (target / name).write_text(head + _sorted(stats, "tottime", top) + "\n# by cumulative time\n"
+                                   + _sorted(stats, "cumulative", top))
+        written.append(name)
+    return written
+
+
+def _sorted(stats: pstats.Stats, key: str, top: int) -> str:
+    buffer = io.StringIO()
+    stats.stream = buffer  # type: ignore[attr-defined]
+    stats.strip_dirs().sort_stats(key).print_stats(top)
+    lines = buffer.getvalue().splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    total = next((line.strip() for line in lines if "function calls" in line), "")
+    return total + "\n" + "\n".join(lines[start:]).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="one more round under cProfile, each role's profile written here")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout (with bench/profile_hooks.py) to crawl alternately")
+    args = parser.parse_args(argv)
+    ensure_testweb()
+    become_subreaper()
+    runs = {"this checkout": ROOT.resolve(), **({"before": args.before.resolve()} if args.before else {})}
+    per_page: dict[str, dict[str, list[float]]] = {
+        name: {role: [] for role in (*ROLES, "all")} for name in runs}
+    pages: dict[str, list[int]] = {name: [] for name in runs}
+    with tempfile.TemporaryDirectory(prefix="bench-crawl-profile-") as tmp:
+        for number in range(args.rounds):
+            for name, checkout in reversed(runs.items()):
+                retrieved, cpu, _ = crawl(Path(tmp), False, checkout)
+                pages[name].append(retrieved)
+                for role in ROLES:
+                    per_page[name][role].append(cpu[role] / retrieved * 1000)
+                per_page[name]["all"].append(sum(cpu.values()) / retrieved * 1000)
+                print(f"round {number + 1}, {name}: {retrieved} pages, "
+                      + ", ".join(f"{r} {cpu[r]:.2f} s" for r in ROLES)
+                      + f", {per_page[name]['all'][-1]:.2f} ms a page, load {os.getloadavg()[0]:.1f}",
+                      file=sys.stderr, flush=True)
+        written: list[str] = []
+        if args.profile is not None:
+            retrieved, _, records = crawl(Path(tmp), profile=True)
+            written = write_profiles(records, retrieved, args.profile.resolve())
+    return report(args, runs, per_page, pages, written)
+
+
+def report(args: argparse.Namespace, runs: dict[str, Path], per_page: dict[str, dict[str, list[float]]],
+           pages: dict[str, list[int]], written: list[str]) -> str:
+    ours = per_page["this checkout"]
+    labels = {name: f"{name} `{commit(checkout)}`" for name, checkout in runs.items()}
+    rows = [[role, *(f"{median(per_page[name][role]):.2f} ("
+                     + ", ".join(f"{v:.2f}" for v in per_page[name][role]) + ")" for name in runs)]
+            for role in (*ROLES, "all")]
+    counts = ", ".join(f"{labels[name]}: {', '.join(map(str, pages[name]))}" for name in runs)
+    body = (f"Pages a crawl ({counts}); {args.rounds} rounds, alternating; CPU ms a page of each "
+            "process of the crawl, from its start to its exit (getrusage; the rest: the forkserver, "
+            "its resource tracker, exits): median (each round).\n\n"
+            + table(["process", *(labels[name] for name in runs)], rows)
+            + ("\n\nProfiles (one more round of this checkout under cProfile): "
+               + ", ".join(f"docs/profiles/{name}" for name in written) if written else ""))
+    total = median(ours["all"])
+    return publish("Where a batch crawl's CPU goes, per process", body, args.json,
+                   headline=f"{total:.2f} ms CPU a page (engine {median(ours['engine']):.2f}, "
+                            f"agents {median(ours['agents']):.2f}, index writer "
+                            f"{median(ours['index writer']):.2f})",
+                   goal="at most 3.9 ms of CPU a page over every process (issue 36)", met=total <= 3.9)
+
+
+if __name__ == "__main__":
+    main()
