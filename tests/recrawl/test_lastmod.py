@@ -10,6 +10,7 @@ import pytest
 
 from webcrawler.recrawl.buckets import History, bucket, change_rate
 from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, change_age, http_date, stored_ages
+from webcrawler.recrawl.recrawler import _Before, _history_after
 
 NOW = 1_795_000_000.0
 LAST = NOW - 100.0  # the previous fetch
@@ -67,3 +68,23 @@ def test_untrusted_is_for_good_and_agreeing_answers_keep_the_sum() -> None:
     assert stored_ages(None, changes=0) == 0.0  # never changed: nothing missing
     assert stored_ages(None, changes=2) is None  # changes from before the column: ages missing
     assert stored_ages(UNTRUSTED, changes=2) is None and stored_ages(12.5, changes=2) == 12.5
+
+
+def _first_recrawl(last_modified: str | None, changed: bool, new_lastmod: str | None) -> History:
+    fetched = 1_800_000_000.0  # the first fetch; the first recrawl a minute later
+    before = _Before("fetched", "c", None, 1, 0, 0, 0, 0, fetched, fetched, fetched + 60.0, 0.0, None,
+                     last_modified, 0.0)
+    return _history_after(before, changed, fetched + 60.0, new_lastmod)
+
+
+def test_a_trusted_last_modified_starts_the_history_before_the_first_fetch() -> None:
+    """Issue 35: a page its server dates a month back was unchanged for that month, so its
+    first recrawl already knows it slow; without the date it looks as fast as a minute says."""
+    month_ago = formatdate(1_800_000_000.0 - 30 * 86400, usegmt=True)
+    dated = _first_recrawl(month_ago, False, month_ago)
+    plain = _first_recrawl(None, False, None)
+    assert dated.span == pytest.approx(30 * 86400 + 60.0)
+    assert plain.span == pytest.approx(60.0)
+    assert bucket(dated) > bucket(plain) + 100  # slower by far more than seven octaves
+    # a change the date does not follow: the dates are not trusted, the history is the fetches'
+    assert _first_recrawl(month_ago, True, month_ago).span == pytest.approx(60.0)

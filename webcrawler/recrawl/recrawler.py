@@ -41,7 +41,7 @@ from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
 from webcrawler.recrawl.changes import Change, classify
-from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, stored_ages
+from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, http_date, stored_ages
 from webcrawler.recrawl.pace import FetchPace
 from webcrawler.recrawl.policies import Buckets, Fetched, Policy, RecrawlPlan, make_policy
 from webcrawler.recrawl.queues import RECRAWLABLE, Notify, RecrawlQueues
@@ -341,7 +341,7 @@ class Recrawler:
             change_ages=UNTRUSTED if history.change_ages is None else history.change_ages,
             times_trivial=before.trivial + (change is Change.TRIVIAL),
             times_unmodified=before.unmodified + (change is Change.UNMODIFIED),
-            first_fetch=before.first_seen(now), last_fetch=now, change_bucket=page_bucket,
+            first_fetch=now - history.span, last_fetch=now, change_bucket=page_bucket,
             next_due=due, **values)
         self.queues.schedule(entry.doc_id, entry.server_id, due, fetched=now)
         self.queues.note(entry.doc_id, now, rate_of_bucket(page_bucket))
@@ -359,12 +359,23 @@ class Recrawler:
 
 def _history_after(before: _Before, changed: bool, now: float, lastmod: str | None) -> History:
     """The page's change history with this recrawl, the ages of its last changes dated from
-    `lastmod` (the answer's Last-Modified) while trusted."""
+    `lastmod` (the answer's Last-Modified) while trusted.
+
+    A page's evidence before the crawl (issue 35): at its first recrawl, when its dates are
+    trusted (this answer agrees with the shingles, lastmod.py), the history starts at the
+    first fetch's Last-Modified (or its sitemap's lastmod) instead of the first fetch: the page
+    was unchanged from then on, so a page untouched for a year is known slow after one
+    recrawl instead of after many, and a page dated seconds before its first fetch gains
+    nothing (its history is as before)."""
     last = before.last_fetch if before.last_fetch is not None else now
-    past = History(before.fetches, before.changes, last - before.first_seen(now), before.changed_seconds,
-                   before.shortest_change)
     ages = ages_after(before.change_ages, before.last_modified, lastmod, changed, now,
                       before.last_fetch)
+    first = before.first_seen(now)
+    dated = http_date(before.last_modified) if before.fetches == 1 and ages is not None else None
+    if dated is not None and dated < first:
+        first = dated
+    past = History(before.fetches, before.changes, last - first, before.changed_seconds,
+                   before.shortest_change)
     return past.after(max(0.0, now - last), changed, ages)
 
 

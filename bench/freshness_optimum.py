@@ -1,0 +1,299 @@
+"""Freshness at a fixed bandwidth, against the known-rate optimum (issue 35).
+
+A fast simulator drives the product's own recrawl code (webcrawler/recrawl/: the policies,
+the change-rate estimate and buckets, the Cho optimum over buckets with its table scaled to
+the bandwidth, `queues.gain` for the bandwidth no plan asks for) against the changing web's
+truth (tests/support/changes.py), with no servers and no clock: every 1 / fetch_rate seconds
+one page is fetched (the crawl spends its bandwidth, as it now does), the initial crawl first,
+then the page due soonest if it is due, else the page whose fetch gains most among the
+PULL_SCAN due soonest (as `RecrawlQueues.pull_ahead`). Change detection is perfect (the real
+crawl's shingles see every real change of this web: bench/freshness.py).
+
+The measure is time-averaged freshness: the share of pages whose held version is the live one,
+sampled every simulated second and averaged over the run's second half. Beside every policy:
+the known-rate optimum at the same bandwidth, Cho and Garcia-Molina's fixed-interval allocation
+(allocation.allocate) over the pages' true mean change rates, simulated on the same truth with
+the same loop ("optimum") and as its Poisson expectation, mean F(l_i, f_i) ("optimum, expected").
+
+Not simulated: `--plan auto` (the model needs Ipopt and the crawl's database; the real crawls
+below run it), servers' politeness, new and dying pages (the "flat" web has none).
+
+    python -m bench.freshness_optimum [--seeds 7 8 9 10 11] [--seconds 600] [--publish]
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import sys
+import time
+from dataclasses import dataclass, field
+from email.utils import formatdate
+
+import numpy as np
+
+from bench.common import RESULTS, ROOT, publish, table
+from tests.support.changes import SPREADS, Changes
+from webcrawler.recrawl.allocation import allocate, freshness
+from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
+from webcrawler.recrawl.changes import Change
+from webcrawler.recrawl.policies import Buckets, Fetched, RecrawlPlan, make_policy
+from webcrawler.recrawl.queues import PULL_SCAN, gain
+from webcrawler.recrawl.recrawler import _Before, _history_after
+from webcrawler.recrawl.replan import Replanner
+
+POLICIES = ("uniform", "adaptive", "buckets-nolm", "buckets", "optimum")
+EPOCH = 1_795_000_000.37  # Unix time of the crawl's start: HTTP dates round down to whole seconds
+REAL = ROOT / "bench" / "data" / "freshness_optimum_real.json"  # the real crawls (bench/freshness_real.py)
+
+
+@dataclass(frozen=True)
+class Web:
+    """The simulated web and crawl: issue 35's "flat" web at its --fetch-rate."""
+
+    servers: int = 3
+    pages: int = 150  # per server
+    day_seconds: float = 60.0
+    fetch_rate: float = 5.0
+    seconds: float = 600.0
+    spread: str = "flat"
+    prehistory: float = 0.0  # seconds the web has existed (changing) when the crawl starts
+
+
+@dataclass
+class Page:
+    server: int
+    number: int
+    rate: float  # true mean real changes a second (0: never)
+    seen: int = -1  # real changes before the last fetch (-1: never fetched)
+    last: float = 0.0
+    history: History = field(default_factory=lambda: History(0, 0, 0.0))
+    interval: float | None = None
+    rate_estimate: float | None = None  # the bucket's rate (None: unknown)
+    first: float = 0.0  # the first fetch
+    lastmod: str | None = None  # the last answer's Last-Modified
+    ages: float | None = 0.0  # trusted sum of ages (lastmod.py; None: untrusted)
+
+
+def true_rate(changes: Changes, web: Web, server: int, page: int) -> float:
+    days = changes.interval(server, page)
+    return 0.0 if np.isinf(days) else 1.0 / (days * web.day_seconds)
+
+
+class Sim:
+    """One crawl of one policy over one seed's web."""
+
+    def __init__(self, web: Web, seed: int, policy: str) -> None:
+        self.web, self.name = web, policy
+        self.changes = Changes(seed, SPREADS[web.spread])
+        self.pages = [Page(s, p, true_rate(self.changes, web, s, p))
+                      for p in range(web.pages) for s in range(web.servers)]
+        self.plan = RecrawlPlan()
+        self.policy = make_policy("uniform" if policy == "optimum" else policy.split("-")[0], self.plan)
+        self.replanner = Replanner(self.plan, web.fetch_rate) if policy.startswith("buckets") else None
+        rates = np.array([p.rate for p in self.pages])
+        self.optimum = allocate(rates, np.ones(len(rates)), web.fetch_rate)
+        self.new = list(range(len(self.pages)))[::-1]
+        self.due: list[tuple[float, int]] = []
+        self.fetches = self.recrawls = 0
+        self.spent = {"never": 0, "too fast": 0, "all": 0}  # second-half fetches by page kind
+
+    def events(self, page: Page, t: float) -> int:
+        return self.changes.events_before(page.server, page.number, self.day(t))
+
+    def day(self, t: float) -> float:
+        return (t + self.web.prehistory) / self.web.day_seconds
+
+    def last_modified(self, page: Page, t: float) -> str:
+        """The server's Last-Modified at crawl second t: the latest change of either kind, the
+        real one or the clock/counter line's tick (tests/support/changeweb.py), as an HTTP date."""
+        day = self.day(t)
+        real = self.changes.last_event(page.server, page.number, day) or 0.0
+        ticks = self.changes.trivial_version(page.server, page.number, day)
+        tick = ticks * self.changes.trivial_period(page.server, page.number) if ticks else 0.0
+        return formatdate(EPOCH + max(real, tick) * self.web.day_seconds - self.web.prehistory,
+                          usegmt=True)
+
+    def step(self, t: float) -> None:
+        if self.new:
+            k = self.new.pop()
+        elif self.due and self.due[0][0] <= t:
+            k = heapq.heappop(self.due)[1]
+        else:
+            k = self.pull(t)
+            if k is None:
+                return
+        self.fetch(k, t)
+        if self.replanner is not None:
+            plan = self.replanner.replan(t, self.fetches, self.recrawls)
+            if plan is not None:
+                assert isinstance(self.policy, Buckets)
+                self.policy.plan = plan
+
+    def pull(self, t: float) -> int | None:
+        """The waiting page of most gain among the PULL_SCAN due soonest (RecrawlQueues'
+        pull_ahead on one server); the optimum takes the soonest (its intervals are its plan)."""
+        if not self.due:
+            return None
+        if self.name == "optimum":
+            return heapq.heappop(self.due)[1]
+        looked = [heapq.heappop(self.due) for _ in range(min(PULL_SCAN, len(self.due)))]
+        prior = 1.0 / self.plan.first_interval
+
+        def value(item: tuple[float, int]) -> float:
+            page = self.pages[item[1]]
+            rate = prior if page.rate_estimate is None else page.rate_estimate
+            return gain(rate, t - page.last, item[0] - t)
+
+        best = max(range(len(looked)), key=lambda i: value(looked[i]))
+        for i, item in enumerate(looked):
+            if i != best:
+                heapq.heappush(self.due, item)
+        return looked[best][1]
+
+    def fetch(self, k: int, t: float) -> None:
+        page, now_events = self.pages[k], None
+        now_events = self.events(page, t)
+        self.fetches += 1
+        if t >= self.web.seconds / 2:
+            self.spent["all"] += 1
+            self.spent["never"] += page.rate == 0
+            self.spent["too fast"] += bool(page.rate > 0 and self.optimum[k] == 0)
+        lastmod = self.last_modified(page, t)
+        if page.seen < 0:
+            page.seen, page.last, page.history, page.first = now_events, t, History(1, 0, 0.0), t
+            page.lastmod = lastmod
+            self.place(k, UNKNOWN)
+            return self.schedule(k, t, Fetched(None, UNKNOWN, None))
+        self.recrawls += 1
+        changed = now_events != page.seen
+        h = page.history  # the product's own history update (recrawler._history_after)
+        before = _Before("fetched", None, None, h.fetches, h.changes, 0, 0, 0, EPOCH + page.first,
+                         EPOCH + page.last, None, h.changed_span, h.shortest_change, page.lastmod,
+                         page.ages)
+        page.history = _history_after(before, changed, EPOCH + t, lastmod)
+        page.ages, page.lastmod = page.history.change_ages, lastmod
+        if self.name == "buckets-nolm":  # no Last-Modified: the history of the fetches alone
+            page.history = h.after(t - page.last, changed, None)
+        page.first = t - page.history.span
+        page.seen, page.last = now_events, t
+        b = bucket(page.history)
+        interval = interval_of_bucket(b)
+        page.rate_estimate = None if interval is None else 1.0 / interval
+        self.place(k, b)
+        self.schedule(k, t, Fetched(Change.CHANGED if changed else Change.UNMODIFIED, b, page.interval,
+                                    page.history))
+
+    def place(self, k: int, b: int) -> None:
+        if self.replanner is not None:
+            self.replanner.place(k, b)
+
+    def schedule(self, k: int, t: float, fetched: Fetched) -> None:
+        if self.name == "optimum":
+            f = self.optimum[k]
+            due = t + 1.0 / f if f > 0 else None
+        else:
+            due = self.policy.next_due(t, fetched)
+        if due is not None:
+            self.pages[k].interval = due - t
+            heapq.heappush(self.due, (due, k))
+
+    def fresh(self, t: float) -> float:
+        return sum(p.seen == self.events(p, t) for p in self.pages) / len(self.pages)
+
+
+def simulate(web: Web, seed: int, policy: str) -> dict[str, float]:
+    """One simulated crawl: time-averaged freshness over the second half, fetches a second,
+    and the second half's fetches spent on pages that never change / that the optimum leaves."""
+    sim = Sim(web, seed, policy)
+    step, t, samples, next_sample = 1.0 / web.fetch_rate, 0.0, [], web.seconds / 2
+    while t < web.seconds:
+        sim.step(t)
+        t += step
+        if t >= next_sample:
+            samples.append(sim.fresh(t))
+            next_sample += 1.0
+    spent = sim.spent
+    return {"fresh": float(np.mean(samples)), "fetches_per_second": sim.fetches / web.seconds,
+            "never_share": spent["never"] / max(1, spent["all"]),
+            "too_fast_share": spent["too fast"] / max(1, spent["all"])}
+
+
+def expected_optimum(web: Web, seed: int) -> float:
+    """Mean F(l_i, f_i) of the known-rate allocation: the optimum's Poisson expectation."""
+    changes = Changes(seed, SPREADS[web.spread])
+    rates = np.array([true_rate(changes, web, s, p) for p in range(web.pages) for s in range(web.servers)])
+    return float(np.mean(freshness(rates, allocate(rates, np.ones(len(rates)), web.fetch_rate))))
+
+
+def run(web: Web, seeds: list[int]) -> dict[str, object]:
+    """Every policy over every seed; the per-seed figures and their mean and spread."""
+    rows: dict[str, list[dict[str, float]]] = {p: [simulate(web, s, p) for s in seeds] for p in POLICIES}
+    rows["optimum, expected"] = [{"fresh": expected_optimum(web, s)} for s in seeds]
+    return {"web": web.__dict__, "seeds": seeds, "runs": rows}
+
+
+def _mean(figures: list[dict[str, float]], key: str, form: str) -> str:
+    return form.format(np.mean([r[key] for r in figures])) if key in figures[0] else ""
+
+
+def _spread(values: list[float]) -> str:
+    return f"{np.mean(values):.3f} ± {np.std(values):.3f}"
+
+
+def report(result: dict[str, object], real: dict | None = None) -> tuple[str, dict[str, object]]:
+    """The Markdown body and the summary (headline, goal, met)."""
+    runs: dict[str, list[dict[str, float]]] = result["runs"]  # type: ignore[assignment]
+    best = {p: float(np.mean([r["fresh"] for r in runs[p]])) for p in runs}
+    optimum = best["optimum"]
+    rows = []
+    for policy, figures in runs.items():
+        fresh = [r["fresh"] for r in figures]
+        rows.append([policy, _spread(fresh), " ".join(f"{x:.3f}" for x in fresh),
+                     f"{optimum - best[policy]:+.3f}" if policy != "optimum" else "",
+                     _mean(figures, "fetches_per_second", "{:.2f}"), _mean(figures, "never_share", "{:.1%}"),
+                     _mean(figures, "too_fast_share", "{:.1%}")])
+    web = result["web"]
+    text = [f"Simulated: the \"{web['spread']}\" web, {web['servers']} servers x {web['pages']} pages, "
+            f"days of {web['day_seconds']:g} s, --fetch-rate {web['fetch_rate']:g}, {web['seconds']:g} s, "
+            f"seeds {' '.join(map(str, result['seeds']))}; fresh share averaged over the second half.",
+            "", table(["policy", "fresh (mean ± sd)", "per seed", "below the optimum", "fetches/s",
+                       "second half's fetches to pages that never change", "... that the optimum leaves"],
+                      rows)]
+    if real:
+        text += ["", real["note"], "", table(
+            ["crawl", "fresh, second half", "fetches/s (second half)", "below the optimum",
+             "engine ms a request"],
+            [[r["crawl"], f"{r['fresh']:.3f}", f"{r['rate']:.2f}", f"{real['optimum'] - r['fresh']:+.3f}",
+              f"{r['engine_ms']:.1f}"] for r in real["crawls"]])]
+    order = best["buckets"] >= best["uniform"] + 0.03  # the model is not simulated: real rows
+    near = optimum - max(best[p] for p in ("uniform", "adaptive", "buckets")) <= 0.02
+    headline = (f"simulated fresh share: buckets {best['buckets']:.3f}, adaptive {best['adaptive']:.3f}, "
+                f"uniform {best['uniform']:.3f}; optimum {optimum:.3f}")
+    goal = "model >= buckets >= uniform + 0.03; best within 0.02 of the known-rate optimum"
+    return "\n".join(text), {"headline": headline, "goal": goal, "met": bool(order and near)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[7, 8, 9, 10, 11])
+    parser.add_argument("--seconds", type=float, default=600.0)
+    parser.add_argument("--prehistory", type=float, default=0.0,
+                        help="seconds the web has existed when the crawl starts")
+    parser.add_argument("--publish", action="store_true")
+    args = parser.parse_args(argv)
+    started = time.process_time()
+    result = run(Web(seconds=args.seconds, prehistory=args.prehistory), args.seeds)
+    real = None
+    if REAL.exists():
+        import json
+        real = json.loads(REAL.read_text(encoding="utf-8"))
+    body, summary = report(result, real)
+    body += f"\n\nSimulator: {time.process_time() - started:.0f} CPU s for all of it."
+    publish("Freshness at a fixed bandwidth against the known-rate optimum (issue 35)", body,
+            RESULTS / "freshness_optimum.json" if args.publish else None, **summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
