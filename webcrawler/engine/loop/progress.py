@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from webcrawler.engine.loop.crawl import CrawlLoop
-    from webcrawler.engine.scheduling.scheduler import ServerState
+    from webcrawler.engine.records import ServerState
 
 
 @dataclass(frozen=True)
