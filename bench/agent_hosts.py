@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from bench.common import median, publish, table
-from webcrawler.testing.cluster import agent_cluster
+from tests.support.cluster import agent_cluster
 
 BOUND = 30.0  # seconds we wait for a killed worker's task to run elsewhere
 

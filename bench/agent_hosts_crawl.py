@@ -31,8 +31,8 @@ import psutil
 
 from bench.common import publish, table
 from bench.netns import Namespaces, namespaces
-from webcrawler.testing.cluster import agent_cluster
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from tests.support.cluster import agent_cluster
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 
 AGENTS = 16
 

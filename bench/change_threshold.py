@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 from bench.common import publish, table
+from tests.support.genweb import random_text
 from webcrawler.recrawl.changes import MIN_CHANGED_SHINGLES
-from webcrawler.shingles import differing_shingles, resemblance, sketch
-from webcrawler.testing.genweb import random_text
+from webcrawler.text.shingles import differing_shingles, resemblance, sketch
 
 
 def page(rng: random.Random, paragraphs: list[str], day: int, visits: int, ad: str) -> str:

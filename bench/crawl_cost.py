@@ -39,12 +39,12 @@ import numpy as np
 from bench.common import commit, median, publish, table
 from bench.throughput import WEBCRAWLER, ensure_testweb, run_ours
 from webcrawler.agents.fetch import Fetcher
-from webcrawler.agents.filetypes import looks_like_sitemap, unindexable_url
 from webcrawler.engine.loop.near_duplicates import BAND_KEYS, NearDuplicates
 from webcrawler.engine.loop.policies import Scope
-from webcrawler.messages import DOCUMENT_TYPES, AgentConfig, Document, Retrieve
-from webcrawler.shingles import sketch
-from webcrawler.urls import ParamNames, strip_params
+from webcrawler.protocol.filetypes import looks_like_sitemap, unindexable_url
+from webcrawler.protocol.messages import DOCUMENT_TYPES, AgentConfig, Document, Retrieve
+from webcrawler.protocol.urls import ParamNames, strip_params
+from webcrawler.text.shingles import sketch
 
 DEFAULTS = "this checkout, defaults (every part on)"
 PARTS: dict[str, tuple[str, list[str]]] = {  # --off NAME: (what is measured, flags beyond the defaults)

@@ -11,7 +11,7 @@ Two figures per database, medians over the rounds:
   web of 4 sites of 60 pages, politeness off.
 
 SQLite runs on a file in a temporary directory; `--postgres` adds a throwaway
-PostgreSQL cluster (webcrawler.testing.postgres), fsync off as in the tests.
+PostgreSQL cluster (tests.support.postgres), fsync off as in the tests.
 To compare SQLite before and after a change, run the same command with
 PYTHONPATH pointing at the other tree (this module imports nothing newer than
 the store for SQLite).
@@ -27,11 +27,12 @@ import time
 from pathlib import Path
 
 from bench.common import publish
-from webcrawler.database import State, connect
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.store.sql import CrawlStore, NewURL
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 SITES, PAGES = 4, 60
 
@@ -109,7 +110,7 @@ def main() -> None:
     lines += measure("SQLite", lambda tmp: f"sqlite:///{tmp / 'webcrawler.db'}", args.docs,
                      args.rounds)
     if args.postgres:
-        from webcrawler.testing.postgres import Cluster, find_binaries
+        from tests.support.postgres import Cluster, find_binaries
 
         bindir = find_binaries()
         if bindir is None:

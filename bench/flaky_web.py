@@ -22,11 +22,12 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from bench.common import publish, table
-from webcrawler.database import State, connect, documents
-from webcrawler.run import run_index
+from tests.support.flakyweb import RESET, Flaky, error, slow, too_many, unavailable
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import Hit, LoopbackWeb, Page, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.flakyweb import RESET, Flaky, error, slow, too_many, unavailable
-from webcrawler.testing.server import Hit, LoopbackWeb, Page, Site, html
 
 TITLE = "Retries on a flaky web: `--retries 3` against `--retries 0`"
 READ_TIMEOUT = 1.0

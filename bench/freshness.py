@@ -5,7 +5,7 @@ ours) the real crawler runs as a subprocess,
 
     webcrawler index --incremental --hours H --recrawl P --fetch-rate N ...
 
-against a fresh copy of the same changing web (`webcrawler/testing/changeweb.py`,
+against a fresh copy of the same changing web (`tests/support/changeweb.py`,
 served by its own process, day 0 when the crawl starts) for `--days` simulated
 days of `--day-seconds` real seconds each. The server logs every answer; the
 fraction of obsolete pages is sampled twice a simulated day from that log and
@@ -41,8 +41,8 @@ from pathlib import Path
 
 from bench.common import ROOT, command_line, commit, machine, table
 from bench.freshness_measure import live_share, read_log, timeline
-from webcrawler.testing.changeweb import ChangingWeb
-from webcrawler.testing.genweb_server import GenWebProcess
+from tests.support.changeweb import ChangingWeb
+from tests.support.genweb_server import GenWebProcess
 
 log = logging.getLogger("bench.freshness")
 POLICIES = ("none", "uniform", "adaptive", "buckets")

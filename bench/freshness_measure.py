@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from webcrawler.testing.changeweb import ChangingWeb
+from tests.support.changeweb import ChangingWeb
 
 PAGE = re.compile(r"^(http://[0-9.]+:\d+)(/|/page/[1-9]\d*\.html)$")
 

@@ -24,13 +24,13 @@ from email.utils import formatdate
 
 import numpy as np
 
+from tests.support.changes import SPREADS, Changes
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
 from webcrawler.recrawl.changes import Change
 from webcrawler.recrawl.lastmod import ages_after
 from webcrawler.recrawl.policies import Fetched, RecrawlPlan, make_policy
 from webcrawler.recrawl.queues import WeightedAggregator
 from webcrawler.recrawl.replan import Replanner
-from webcrawler.testing.changes import SPREADS, Changes
 
 EPOCH = 1_795_000_000.37  # Unix time of day 0: HTTP dates round down to its whole seconds
 SIZES = {"full": (6, 50, 32.0, 4.5, 15.0), "quick": (4, 25, 30.0, 1.0, 20.0)}

@@ -3,7 +3,7 @@
     python -m bench.million [--docs 1000000] [--batch 2000] [--queries 300] [--json FILE]
     python -m bench.million --keep DIR --build-until 11:15 ...   # resumable, bounded build
 
-The documents are generated-web pages (webcrawler/testing/genweb.py: Zipf vocabulary,
+The documents are generated-web pages (tests/support/genweb.py: Zipf vocabulary,
 log-normal sizes around 2.5 KB with a long tail, 1,000 servers), written by the real writer
 (`open_writer`, a commit every `--batch`, its tiered merges), the language of each
 detected as the engine's writer does. genweb's vocabulary is 20,000 words whatever the

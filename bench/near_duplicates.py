@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.request import urlopen
 
 from webcrawler.agents.parse import _tree, visible_text
-from webcrawler.shingles import resemblance, sketch
+from webcrawler.text.shingles import resemblance, sketch
 
 MANIFEST = Path("/tmp/testweb/expected-urls.json")
 MAIN = ("//*[@role='main']", "//div[@class='body']", "//main", "//div[@id='content']",

@@ -3,7 +3,7 @@
     python -m bench.query_latency [--quick] [--docs 50000] [--rounds 3] [--queries 150] [--json FILE]
 
 The index is built directly with `webcrawler.index.open_writer` from
-generated-web pages (webcrawler/testing/genweb.py: Zipf text around 2.5 KB a
+generated-web pages (tests/support/genweb.py: Zipf text around 2.5 KB a
 page), in batches of 2,500 with a commit after each; it is kept in
 /tmp/bench-cache between runs, and each run measures a copy. `webcrawler serve` (waitress, 8 threads)
 answers /api/search; one client sends the queries one after another and
@@ -33,10 +33,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from bench.common import publish, table
+from tests.support.genweb import GenWeb, vocabulary
 from webcrawler.engine.pipeline.index_sink import COMMIT_PACE, lower_priority
 from webcrawler.index import IndexedDocument, open_writer
 from webcrawler.index.analysis import STOP_WORDS
-from webcrawler.testing.genweb import GenWeb, vocabulary
 
 CACHE = Path("/tmp/bench-cache")
 WEBCRAWLER = Path(sys.executable).with_name("webcrawler")

@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import publish  # noqa: E402
 from tests.realtime.topicweb import TOPICS, TopicWeb  # noqa: E402
+from webcrawler.commands.index import run_index  # noqa: E402
 from webcrawler.engine.realtime.search import RealtimeOptions, run_realtime  # noqa: E402
-from webcrawler.run import run_index  # noqa: E402
 from webcrawler.settings import Settings  # noqa: E402
 
 

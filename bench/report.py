@@ -52,6 +52,7 @@ AREAS = [
     Area("A million documents", "million"),
     Area("Ranking quality", "quality"),
     Area("Typo tolerance", "quality-typos"),
+    Area("Language detection", "languages"),
     Area("Autocomplete latency", "suggest_latency"),
     Area("Search latency on the test web", "search_latency"),
     Area("Real-time search", "realtime"),
@@ -77,8 +78,11 @@ AREAS = [
          "(26-39 million a day)", "100 million pages a day (1,157 pages/s)", False),
     Area("Change detection threshold", "change_threshold"),
     Area("Retries on a flaky web", "flaky_web"),
+    Area("Politeness that learns: a rate-limited server", "rate_limit"),
+    Area("Traps that stop traps: endless calendars", "traps"),
     Area("Main content", "main_content"),
     Area("Rendering script pages", "render"),
+    Area("Parsers on hostile input", "parsers"),
     Area("Test suite", None, "make test 233-241 s against 8232520's 363 s, one after the other "
          "(34-36% less); three runs in a row passed", "at least 30% less wall time than 8232520's "
          "suite; three passes in a row", True),

@@ -2,7 +2,7 @@
 
     python -m bench.scale [--quick] [--servers 10000] [--urls 1000000] [--minutes 45] [--json FILE]
 
-The generated web (webcrawler/testing/genweb.py) is served by one asyncio
+The generated web (tests/support/genweb.py) is served by one asyncio
 process listening on 10,000 loopback addresses; `webcrawler index` (the full
 pipeline: agents, store, index) crawls it with --delay 0 until the database
 knows `--urls` URLs on `--servers` servers (then SIGINT: a graceful stop), or
@@ -29,8 +29,8 @@ from pathlib import Path
 import psutil
 
 from bench.common import publish, table
-from webcrawler.testing.genweb import GenWeb
-from webcrawler.testing.genweb_server import GenWebProcess
+from tests.support.genweb import GenWeb
+from tests.support.genweb_server import GenWebProcess
 
 WEBCRAWLER = Path(sys.executable).with_name("webcrawler")
 LINE = re.compile(r"^\s*([\d.]+)s\s+docs (\d+).*servers (\d+)/(\d+)\s+queue (\d+)")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from bench.common import median, publish, table
 from bench.query_latency import WEBCRAWLER, document, percentile, query_stream
-from webcrawler.database import connect
+from webcrawler.database.schema import connect
 from webcrawler.engine.pipeline.outbox import pack
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import QueryError, open_searcher

@@ -136,7 +136,7 @@ def profile_engine(work: Path, top: int = 22) -> str:
 def profile_agent(limit: int = 400, top: int = 16) -> str:
     """An agent's work (Fetcher.retrieve: HTTP, decode, parse) on the test web's first pages."""
     from webcrawler.agents.fetch import Fetcher
-    from webcrawler.messages import AgentConfig, Retrieve
+    from webcrawler.protocol.messages import AgentConfig, Retrieve
 
     manifest = json.loads(Path(os.environ.get("TESTWEB_RUN", "/tmp/testweb"), "expected-urls.json")
                           .read_text())

@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from bench.common import median, publish, table
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 from webcrawler.toolkit import Crawler, Link, Page
 
 TITLE = "Toolkit overhead (issue 13): a toolkit crawl against `webcrawler index`"
@@ -67,8 +67,8 @@ def index_round(settings: Settings, root: str) -> tuple[int, float]:
 def _retrieved(settings: Settings) -> int:
     from sqlalchemy import func, select
 
-    from webcrawler.database import State, connect, documents
-
+    from webcrawler.database.schema import connect, documents
+    from webcrawler.database.states import State
     engine = connect(settings.database_url)
     try:
         with engine.connect() as conn:

@@ -23,8 +23,8 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from bench.common import publish, table
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.query_server import ServerThread
-from webcrawler.testing.server import LoopbackWeb, Site, html
 from webcrawler.workbench.app import create_app
 
 TITLE = "Workbench responsiveness (issue 14): the live graph at 2,000 nodes"

@@ -24,7 +24,7 @@ from pathlib import Path
 import psutil
 
 from bench.common import publish, table
-from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 from webcrawler.web import processes
 
 TITLE = "Workbench memory (issue 23): after a crawl of 3,000 links a page"

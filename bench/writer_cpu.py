@@ -30,7 +30,7 @@ WRITE = """
 import pickle, sys, tempfile, time
 from pathlib import Path
 from webcrawler.index import open_writer
-from webcrawler.language import detect
+from webcrawler.text.language import detect
 docs = pickle.loads(Path(sys.argv[1]).read_bytes())
 batch = int(sys.argv[2])
 detect("load the model", "the language model loads once per process " * 3)

@@ -3,7 +3,9 @@
 
 Crawl one site; check every hyperlink of its pages, including links to other
 servers (fetched once, never followed further); report the links whose target
-answered an error or could not be reached: source, target, anchor, status, reason.
+answered an error or could not be reached (verdict "broken": source, target, anchor,
+status, reason), then those it could not tell about (verdict "unchecked": not fetched,
+kept out by robots.txt, too large to read whole).
 
     python examples/broken_links.py [ROOT [REPORT.csv]]
 """
@@ -38,7 +40,7 @@ class BrokenLinks(Crawler):
 
 
 if __name__ == "__main__":
-    from webcrawler.testing.toolkitweb import roots_or_web
+    from webcrawler.demoweb.toolkitweb import roots_or_web
 
     with roots_or_web(sys.argv[1:2], "/") as roots:
         crawler = BrokenLinks(report=sys.argv[2] if len(sys.argv) > 2 else "broken-links.csv",
@@ -46,4 +48,6 @@ if __name__ == "__main__":
         print(crawler.run().line(), file=sys.stderr)
         print(crawler.report.close())
         for row in crawler.report.rows():
-            print(f"{row.source} -> {row.target} ({row.anchor!r}): {row.status or ''} {row.reason}")
+            if row.verdict == "broken":
+                print(f"{row.source} -> {row.target} ({row.anchor!r}): {row.status or ''} "
+                      f"{row.reason}")

@@ -83,7 +83,7 @@ if __name__ == "__main__":
     if sys.argv[1:]:
         main(Path(sys.argv[1]), *sys.argv[2:4])
     else:
-        from webcrawler.testing.toolkitweb import indexed_web
+        from webcrawler.demoweb.toolkitweb import indexed_web
 
         with indexed_web() as data_dir:
             main(data_dir)

@@ -29,7 +29,7 @@ class FacultyList(Crawler):
 
 
 if __name__ == "__main__":
-    from webcrawler.testing.toolkitweb import roots_or_web
+    from webcrawler.demoweb.toolkitweb import roots_or_web
 
     with roots_or_web(sys.argv[1:], "/faculty/") as roots:
         print(FacultyList(roots=roots).run().line(), file=sys.stderr)

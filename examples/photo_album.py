@@ -42,7 +42,7 @@ class PhotoAlbum(Crawler):
 
 
 if __name__ == "__main__":
-    from webcrawler.testing.toolkitweb import roots_or_web
+    from webcrawler.demoweb.toolkitweb import roots_or_web
 
     with roots_or_web(sys.argv[1:2], "/faculty/") as roots:
         crawler = PhotoAlbum(folder=sys.argv[2] if len(sys.argv) > 2 else "album", roots=roots)

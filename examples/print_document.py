@@ -45,7 +45,7 @@ class PrintDocument(Crawler):
 
 
 if __name__ == "__main__":
-    from webcrawler.testing.toolkitweb import roots_or_web
+    from webcrawler.demoweb.toolkitweb import roots_or_web
 
     with roots_or_web(sys.argv[1:2], "/manual/index.html") as roots:
         crawler = PrintDocument(out=sys.argv[2] if len(sys.argv) > 2 else "document.html",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.testing.postgres import Cluster, find_binaries
+from tests.support.postgres import Cluster, find_binaries
 
 REQUIRE = "WEBCRAWLER_REQUIRE_POSTGRES"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from webcrawler.agents.addresses import Exempt, is_public, refused_literal, robots_hop
 from webcrawler.agents.fetch import Fetcher
-from webcrawler.messages import AgentConfig, Document, Failure, Reason, Retrieve, RobotsFile
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
+from webcrawler.protocol.addresses import Exempt, is_public, refused_literal, robots_hop
+from webcrawler.protocol.messages import AgentConfig, Document, Failure, Reason, Retrieve, RobotsFile
 
 HOST = "127.0.12.1"
 

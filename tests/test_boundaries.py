@@ -180,10 +180,9 @@ def test_the_index_never_imports_the_engine_or_the_query_server() -> None:
 
 
 def test_the_agents_never_import_the_database_or_the_index() -> None:
-    """sqlalchemy, webcrawler.database, the engine (its store) and the index: the agents,
-    and the agent hosts that run them elsewhere, answer with messages only."""
-    banned = ("sqlalchemy", "webcrawler.database", "webcrawler.dialects", "webcrawler.engine",
-              "webcrawler.index", "whoosh")
+    """sqlalchemy, the database room (webcrawler.database), the engine (its store) and the index:
+    the agents, and the agent hosts that run them elsewhere, answer with messages only."""
+    banned = ("sqlalchemy", "webcrawler.database", "webcrawler.engine", "webcrawler.index", "whoosh")
     assert offenders(modules("agents", "agenthosts"), *banned) == {}
     assert loaded_by("agents", tops=banned) == []  # the agent hosts need Dask, an extra
 
@@ -218,7 +217,7 @@ def test_the_query_server_never_writes() -> None:
         statements = [n.value for n in ast.walk(tree_of(path)) if isinstance(n, ast.Constant)
                       and isinstance(n.value, str) and WRITE_STATEMENT.match(n.value)]
         assert statements == [], f"{module_name(path)}: {statements}"
-        if "webcrawler.database.connect" in imports_of(path):
+        if "webcrawler.database.schema.connect" in imports_of(path):
             for call in calls_in(path):
                 if _called(call) == "connect" and isinstance(call.func, ast.Name):
                     flags = {k.arg: k.value for k in call.keywords}
@@ -232,7 +231,7 @@ def test_the_query_server_opens_the_database_read_only(database_url: str) -> Non
     from sqlalchemy import insert, select
     from sqlalchemy.exc import DBAPIError
 
-    from webcrawler.database import connect, meta
+    from webcrawler.database.schema import connect, meta
     from webcrawler.query_server.readonly import open_readonly
 
     connect(database_url).dispose()  # the schema, as the crawl leaves it
@@ -345,17 +344,44 @@ def test_no_module_imports_itself_through_others() -> None:
     assert cycles(graph) == []
 
 
-def test_no_package_imports_itself_through_others() -> None:
-    """Nor between the house's packages (engine, recrawl, index, cli, ...): a subsystem
-    builds on others, never on what builds on it."""
-    def package(name: str) -> str:
-        return ".".join(name.split(".")[:2])
+def graph_at(depth: int) -> dict[str, frozenset[str]]:
+    """The house's imports between its parts `depth` names deep: at 2 the packages (engine,
+    recrawl, index, cli, ...), at 3 their rooms (engine.loop, engine.store, ...), and so on
+    (a module shallower than `depth` stands for itself)."""
+    def part(name: str) -> str:
+        return ".".join(name.split(".")[:depth])
 
     graph: dict[str, set[str]] = {}
     for name, path in house_modules().items():
-        graph.setdefault(package(name), set()).update(
-            package(m) for m in edges_of(path) if package(m) != package(name))
-    assert cycles({k: frozenset(v) for k, v in graph.items()}) == []
+        graph.setdefault(part(name), set()).update(
+            part(m) for m in edges_of(path) if part(m) != part(name))
+    return {k: frozenset(v) for k, v in graph.items()}
+
+
+DEPTHS = range(2, max(len(name.split(".")) for name in house_modules()))
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_no_package_imports_itself_through_others(depth: int) -> None:
+    """Nor between the house's packages (engine, recrawl, index, cli, ...), nor between the
+    rooms of any package at any depth (engine's loop, store, scheduling, ...): a part builds
+    on others, never on what builds on it."""
+    assert cycles(graph_at(depth)) == []
+
+
+ENGINE_ROOMS = ("records", "interfaces", "store", "scheduling", "pipeline", "loop", "realtime")
+
+
+def test_the_engines_rooms_stand_in_one_order() -> None:
+    """records, interfaces, store, scheduling, pipeline, loop, realtime: each imports only
+    rooms before it (the shared record types are engine/records.py, at the bottom)."""
+    engine = {name: deps for name, deps in graph_at(3).items()
+              if name.startswith("webcrawler.engine.")}
+    rank = {f"webcrawler.engine.{room}": i for i, room in enumerate(ENGINE_ROOMS)}
+    assert set(engine) == set(rank)
+    upward = {name: sorted(d for d in deps if d in rank and rank[d] >= rank[name])
+              for name, deps in engine.items()}
+    assert {name: deps for name, deps in upward.items() if deps} == {}
 
 
 def test_the_walk_sees_a_cycle() -> None:

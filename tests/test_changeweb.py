@@ -9,9 +9,9 @@ import re
 import time
 from pathlib import Path
 
-from webcrawler.testing.changes import HOUR_WEIGHTS, SPREADS, Changes
-from webcrawler.testing.changeweb import ChangingWeb
-from webcrawler.testing.genweb_server import GenWebProcess, GenWebServer
+from tests.support.changes import HOUR_WEIGHTS, SPREADS, Changes
+from tests.support.changeweb import ChangingWeb
+from tests.support.genweb_server import GenWebProcess, GenWebServer
 
 DAY = 1e6  # real seconds per simulated day when a test wants the clock to stand still
 EPOCH = 1_700_000_000.0
@@ -77,7 +77,7 @@ def test_changes_are_poisson_at_the_page_rate_and_mostly_in_working_hours():
 
 
 def _times(changes: Changes, server: int, page: int, day: int) -> list[float]:
-    from webcrawler.testing.changes import _day_events
+    from tests.support.changes import _day_events
 
     return list(_day_events(changes, server, page, day))
 

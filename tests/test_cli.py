@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from webcrawler.config.layers import from_environment
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 
 def webcrawler(*args: str, env: dict | None = None, timeout: float = 120):

@@ -16,7 +16,7 @@ from webcrawler.cli import main
 from webcrawler.config.credentials import read_credentials
 from webcrawler.config.kinds import ConfigError
 from webcrawler.config.serve import ServeSettings
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.4.61"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.index import open_searcher
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 HOST = "127.0.10.61"
 PAGES = {"/": html("Home", "welcome to the orchard", [(f"/p{i}", f"page {i}") for i in range(1, 9)])}
@@ -184,3 +184,20 @@ def test_reindex_without_a_database_writes_nothing(tmp_path: Path) -> None:
     assert result.returncode == 1 and "no database in" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_the_readme_names_the_folder_reindex_moves_the_old_index_to(data: Path) -> None:
+    """README said `index.damaged-<time>` for every rebuild; a sound index goes to
+    `index.previous-<time>`, and both beside the index, in the data directory."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in readme.split("\n\n") if "`webcrawler index --reindex`," in p)
+    result = webcrawler("index", "--reindex", "--no-progress", "--data-dir", str(data))
+    assert result.returncode == 0, result.stderr
+    (aside,) = data.glob("index.previous-*")
+    assert f"the previous index was moved to {aside}" in result.stdout
+    assert "`<data-dir>/index.previous-<time>` when it was sound" in " ".join(paragraph.split())
+    segment = largest_segment(data)
+    segment.write_bytes(segment.read_bytes()[:100])
+    assert webcrawler("index", "--reindex", "--no-progress", "--data-dir", str(data)).returncode == 0
+    assert len(list(data.glob("index.damaged-*"))) == 1
+    assert "`<data-dir>/index.damaged-<time>` when it was damaged" in " ".join(paragraph.split())

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from tests.cli_runner import run_cli as run
 from webcrawler.cli import main
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.query_server import ServerThread, create_app
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 HOST = "127.0.4.70"
 POLLS = 150  # a real-time job is looked at this many times, 0.2 s apart, at most

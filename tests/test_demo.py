@@ -16,11 +16,11 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from webcrawler.cli import main
-from webcrawler.database import connect, documents, sqlite_url
-from webcrawler.demo import MARKER, DemoError, check_port_free, prepare_data_dir, run_demo
+from webcrawler.cli.demo import MARKER, DemoError, check_port_free, prepare_data_dir, run_demo
+from webcrawler.database.schema import connect, documents, sqlite_url
+from webcrawler.demoweb.stdlib_docs import SECRET_WORD, DemoWeb
+from webcrawler.protocol.robots import RobotsRules
 from webcrawler.query_server import PortInUseError, create_app
-from webcrawler.robots import RobotsRules
-from webcrawler.testing.demoweb import SECRET_WORD, DemoWeb
 
 HREF = re.compile(r'href="([^"]*)"')
 

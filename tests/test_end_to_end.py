@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.query_server import create_app
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 
 def test_crawl_index_and_search(tmp_path, database_url):

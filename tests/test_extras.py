@@ -26,7 +26,7 @@ def test_the_agent_host_commands_name_the_distributed_extra(command: list[str]) 
     done = webcrawler_without("distributed", *command)
     assert done.returncode == 1
     assert done.stderr == (f"Error: webcrawler {command[0]} needs distributed, which is not "
-                           "installed: pip install 'webcrawler[distributed]'\n")
+                           "installed: pip install 'webcrawler-search[distributed]'\n")
     assert done.stdout == ""
 
 
@@ -35,7 +35,7 @@ def test_agents_at_names_the_distributed_extra(tmp_path: Path) -> None:
                               "http://127.0.0.1:9/", "--agents-at", "tcp://127.0.0.1:9",
                               "--no-progress")
     assert done.returncode == 1
-    assert "pip install 'webcrawler[distributed]'" in done.stderr
+    assert "pip install 'webcrawler-search[distributed]'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
@@ -43,5 +43,23 @@ def test_a_postgresql_url_names_the_postgres_extra(tmp_path: Path) -> None:
     done = webcrawler_without("psycopg", "stats", "--data-dir", str(tmp_path), "--db",
                               "postgresql+psycopg://nobody@127.0.0.1:9/none")
     assert done.returncode == 1
-    assert "pip install 'webcrawler[postgres]'" in done.stderr
+    assert "pip install 'webcrawler-search[postgres]'" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+PLAN_EXTRA = ("Error: the recrawl model (plan-recrawl, --plan auto) needs casadi, which is not "
+              "installed: pip install 'webcrawler-search[plan]'\n")
+
+
+def test_plan_recrawl_names_the_plan_extra() -> None:
+    done = webcrawler_without("casadi", "plan-recrawl", "--pages", "2000000", "--buckets", "8",
+                              "--periods", "5", "--strategy", "2")
+    assert (done.returncode, done.stderr, done.stdout) == (1, PLAN_EXTRA, "")
+
+
+def test_plan_auto_names_the_plan_extra_before_crawling(tmp_path: Path) -> None:
+    done = webcrawler_without("casadi", "index", "--data-dir", str(tmp_path / "data"),
+                              "--seed", "http://127.0.0.1:9/", "--incremental", "--plan", "auto",
+                              "--no-progress")
+    assert (done.returncode, done.stderr, done.stdout) == (1, PLAN_EXTRA, "")
+    assert not (tmp_path / "data").exists()  # nothing made, nothing lost

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.engine.conftest import document_states
-from webcrawler.run import run_index
+from tests.support.genweb import GenWeb, page_number
+from tests.support.genweb_server import GenWebProcess, GenWebServer
+from webcrawler.commands.index import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.genweb import GenWeb, page_number
-from webcrawler.testing.genweb_server import GenWebProcess, GenWebServer
 
 # Tests serve on 127.0.40.0 and up; benchmarks default to 127.0.8.0.
 SMALL = GenWeb(servers=6, pages_per_server=40, links_per_page=12, cross_share=0.2,

@@ -18,7 +18,7 @@ TEXTS = ["The harbour master keeps the ships in order before the sun rises over 
 # Every text's (language, probability) from the cache's model and from py3langid's own loading.
 PROBE = f'''
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
-from webcrawler.language import _identifier
+from webcrawler.text.language import _identifier
 ours, theirs = _identifier(), LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 for text in {TEXTS!r}:
     assert ours.classify(text) == theirs.classify(text), text

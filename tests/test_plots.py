@@ -1,4 +1,4 @@
-"""matplotlib is an optional extra (`webcrawler[plots]`): without it the plotting commands stop
+"""matplotlib is an optional extra (`webcrawler-search[plots]`): without it the plotting commands stop
 at once with one line saying what to install, and nothing else needs it."""
 
 from __future__ import annotations

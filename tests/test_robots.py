@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from protego import Protego
 
-from webcrawler.robots import (
+from webcrawler.protocol.robots import (
     MAX_BYTES,
     InvalidUserAgent,
     RobotsRules,

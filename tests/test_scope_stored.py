@@ -9,8 +9,8 @@ from pathlib import Path
 from sqlalchemy import select
 
 from tests.cli_runner import run_cli as run
-from webcrawler.database import connect, meta
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.database.schema import connect, meta
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.16.1"
 

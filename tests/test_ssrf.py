@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.support.waiting import wait_until
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.index import open_searcher
 from webcrawler.query_server import ServerThread, create_app, realtime
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
-from webcrawler.testing.waiting import wait_until
 
 PUBLIC, INTERNAL, OTHER = "127.0.14.1", "127.0.14.2", "127.0.14.3"
 QUERY = "zebra secrets"

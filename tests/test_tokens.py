@@ -1,6 +1,6 @@
 """The words of the index's analysis and of shingle sketches are what `\\w+` finds in the
 lower-cased text, as sketches stored by earlier crawls and indexes built before were made
-(`webcrawler/tokens.py` finds them with bytes methods instead of the regex): the same words,
+(`webcrawler/text/tokens.py` finds them with bytes methods instead of the regex): the same words,
 whatever the text holds."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import re
 import pytest
 
 from webcrawler.index.analysis import MAX_WORD, index_words, words
-from webcrawler.shingles import resemblance, sketch
-from webcrawler.tokens import utf8_words
+from webcrawler.text.shingles import resemblance, sketch
+from webcrawler.text.tokens import utf8_words
 
 WORD = re.compile(r"\w+")
 

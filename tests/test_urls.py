@@ -2,7 +2,7 @@
 
 import pytest
 
-from webcrawler.urls import InvalidURL, join, normalize, split, try_normalize
+from webcrawler.protocol.urls import InvalidURL, join, normalize, split, try_normalize
 
 
 @pytest.mark.parametrize(("raw", "expected"), [

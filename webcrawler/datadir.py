@@ -7,16 +7,38 @@
     workbench/<crawl id>/                  the workbench's crawls, a folder each (workbench/crawls.py)
 
 Every command finds its parts through `DataDir`, so moving one is one change here.
-Paths only: nothing is created or read here, and nothing is imported but pathlib.
+Paths, and one rule for making them: a data directory holds the text of every page fetched
+(credentialed ones too) and its stored responses, so it is created readable by its owner
+only (`create_private`, 0700; the SQLite database 0600, database/schema.py). Nothing is read
+here, and nothing is imported but os and pathlib.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 DATABASE = "webcrawler.db"
 CONFIG_FILE = "webcrawler.toml"
+
+
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+
+
+def create_private(directory: Path) -> Path:
+    """Make `directory` and any missing parent, each new one readable by its owner only (an
+    existing directory keeps its mode: the operator chose it)."""
+    directory = Path(directory)
+    missing = [d for d in (directory, *directory.parents) if not d.exists()]
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=PRIVATE_DIR)
+        except FileExistsError:
+            continue  # made meanwhile by another process
+        os.chmod(path, PRIVATE_DIR)  # whatever the umask
+    return directory
 
 
 @dataclass(frozen=True)

@@ -12,22 +12,23 @@ error lives (beside the code that raises it):
     │   ├── ConfigError                  config/kinds.py: a setting (file, variable, flag)
     │   ├── QueryError                   index/models.py: a query the index cannot run
     │   ├── BadQuery                     web/payload.py: a request value to retype
-    │   ├── InvalidURL                   urls.py
-    │   ├── InvalidUserAgent             robots.py
+    │   ├── InvalidURL                   protocol/urls.py
+    │   ├── InvalidUserAgent             protocol/robots.py
     │   ├── ImportanceError              importance/metrics.py: an importance metric
     │   ├── DefinitionError              workbench/definition.py: a crawl definition
-    │   └── UnsafePath                   toolkit/actions/files.py: a path outside its folder
+    │   ├── UnsafePath                   toolkit/actions/files.py: a path outside its folder
+    │   └── SettingError                 engine/, recrawl/: a setting the Python API was given
     ├── ExtraMissing                     an optional part of the install is missing
-    │   └── PlotsUnavailable             plots.py: webcrawler[plots]
+    │   └── PlotsUnavailable             plots.py: webcrawler-search[plots]
     ├── DataDamaged                      a file of the data directory cannot be used as it is
-    │   ├── DatabaseDamaged              database.py
-    │   ├── DatabaseUnavailable          database.py: the database server does not answer
+    │   ├── DatabaseDamaged              database/schema.py
+    │   ├── DatabaseUnavailable          database/schema.py: the database server does not answer
     │   └── IndexDamaged                 index/models.py
     ├── StorageError                     the data directory could not be written
-    │   ├── StorageFull                  storage_errors.py: the disk is full
+    │   ├── StorageFull                  database/storage_errors.py: the disk is full
     │   └── IndexFailed                  engine/pipeline/index_sink.py: the index writer died
     ├── NothingToDo                      the data directory holds nothing for the command
-    │   ├── NothingToCrawl               run.py
+    │   ├── NothingToCrawl               commands/index.py
     │   ├── NothingToReindex             engine/pipeline/reindex.py
     │   └── NoHistory                    recrawl/history.py: no crawl history to plan from
     ├── ServiceError                     a server or a peer could not be started or reached
@@ -35,11 +36,13 @@ error lives (beside the code that raises it):
     │   │   └── PortInUseError
     │   ├── NoAgentHosts                 agenthosts/errors.py
     │   ├── RemoteError                  workbench/remote.py: another workbench refused
-    │   └── DemoError                    demo.py
+    │   └── DemoError                    cli/demo.py
     ├── FetchError                       one retrieval failed: the agent answers a Failure
     │   ├── BodyError                    agents/body.py (BodyTooLarge, DeadlineExceeded, ...)
-    │   └── PrivateAddress               agents/addresses.py
-    └── SolveFailed                      recrawl/solve.py: the recrawl model has no solution
+    │   └── PrivateAddress               agents/peer_check.py
+    ├── SolveFailed                      recrawl/solve.py: the recrawl model has no solution
+    ├── ToolkitError                     toolkit/: a crawler, pattern or action that cannot run as written
+    └── OrderingError                    evaluate/: an ordering evaluation that cannot run as asked
 
 Builtin bases stay beside the tree's where callers catch them (`ConfigError` is a
 ValueError too, `PrivateAddress` an OSError, as the HTTP library expects). Nothing here
@@ -60,9 +63,26 @@ class UsageError(WebcrawlerError):
     exit_code = 2
 
 
+class ToolkitError(WebcrawlerError, ValueError):
+    """A personal crawler, pattern or action (webcrawler/toolkit/) that cannot run as written:
+    no roots, an unknown order or event, a malformed pattern. A ValueError too, as the
+    toolkit's callers have always caught; exit status 1, as `webcrawler crawl` always gave."""
+
+
+class OrderingError(WebcrawlerError, ValueError):
+    """An ordering evaluation (webcrawler/evaluate/) that cannot run as asked: an unknown
+    order, a threshold no page reaches, start pages the crawl never fetched (exit status 1,
+    as `evaluate-ordering` always gave)."""
+
+
+class SettingError(UsageError, ValueError):
+    """A setting the engine or the recrawl cannot run with, given through the Python API (the
+    command line's and the config files' own checks come first: `ConfigError`)."""
+
+
 class ExtraMissing(WebcrawlerError):
     """A command needs an optional part of the install; the message names the extra
-    (`pip install 'webcrawler[plots]'`)."""
+    (`pip install 'webcrawler-search[plots]'`)."""
 
 
 class DataDamaged(WebcrawlerError):
@@ -88,7 +108,17 @@ class FetchError(WebcrawlerError):
     `Failure` message with its reason, and the crawl goes on."""
 
 
+# The distribution's name, on PyPI and for pip (the import name stays `webcrawler`): PyPI's
+# `webcrawler` is an unrelated package of 2013, so `pip install webcrawler` installs that.
+DISTRIBUTION = "webcrawler-search"
+
+
+def install_command(extra: str) -> str:
+    """The pip command that adds an optional extra (`[plots]`, ...) to this distribution."""
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
+
+
 def needs_extra(extra: str, what: str, error: ImportError) -> ExtraMissing:
     """The one line a command prints when an optional dependency is not installed."""
     return ExtraMissing(f"{what} needs {error.name or 'an optional package'}, which is not "
-                        f"installed: pip install 'webcrawler[{extra}]'")
+                        f"installed: {install_command(extra)}")

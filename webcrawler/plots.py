@@ -1,4 +1,4 @@
-"""matplotlib for the few commands that draw PNG plots: an optional extra, `webcrawler[plots]`.
+"""matplotlib for the few commands that draw PNG plots: an optional extra, `webcrawler-search[plots]`.
 
 Only `webcrawler evaluate-ordering` (its curves) and `webcrawler plan-recrawl --figures`
 (the paper's Figures 3 and 4) draw; crawling, indexing and serving never do, so a plain
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from webcrawler.errors import ExtraMissing
+from webcrawler.errors import ExtraMissing, install_command
 
-INSTALL = "pip install 'webcrawler[plots]'"
+INSTALL = install_command("plots")
 
 
 class PlotsUnavailable(ExtraMissing, ValueError):

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from webcrawler.datadir import DataDir
-from webcrawler.messages import DOCUMENT_TYPES
-from webcrawler.urls import TRACKING_PARAMETERS, ParamNames
+from webcrawler.protocol.messages import DOCUMENT_TYPES
+from webcrawler.protocol.urls import TRACKING_PARAMETERS, ParamNames
 
 DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
 
@@ -84,7 +84,7 @@ class Settings:
     max_delay: float = 60.0  # the adaptive delay's ceiling (never below delay or Crawl-delay)
     min_revisit: float = 60.0  # an incremental crawl fetches one page at most this often (seconds)
     trap_repeats: int = 3  # a path segment seen more often than this: a link loop (0 = no check)
-    trap_budget: int = 100  # pages per server whose URLs differ only by a date (0 = no cap)
+    trap_budget: int = 400  # pages per server whose URLs differ only by a date (0 = no trap rule)
     ca_bundle: str = ""  # PEM file of the certificate authorities to trust (empty: the system's)
     client_cert: str = ""  # PEM client certificate for servers that ask for one
     client_key: str = ""  # its private key (PEM), when not in client_cert

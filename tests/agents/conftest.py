@@ -15,7 +15,7 @@ import pytest
 
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.agents.worker import agent_main
-from webcrawler.messages import AgentConfig
+from webcrawler.protocol.messages import AgentConfig
 
 FAST = AgentConfig(
     connect_timeout=0.5, read_timeout=0.5, total_timeout=2.0,

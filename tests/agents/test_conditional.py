@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from webcrawler.agents.fetch import Fetcher
-from webcrawler.messages import AgentConfig, Document, NotModified, Retrieve
+from webcrawler.protocol.messages import AgentConfig, Document, NotModified, Retrieve
 
 ETAG = '"v1"'
 STAMP = "Mon, 23 Nov 2026 10:00:00 GMT"

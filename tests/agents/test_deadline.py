@@ -17,8 +17,8 @@ import pytest
 from webcrawler.agents.deadline import Watchdog
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.agents.worker import READY
-from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
+from webcrawler.protocol.messages import Document, Failure, Reason, Retrieve, RobotsFile
 
 from .conftest import FAST, agent_process
 from .rawserver import RawServer, at_once, drip

@@ -11,7 +11,7 @@ import urllib3.exceptions as u3
 
 from webcrawler.agents.body import BodyTooLarge
 from webcrawler.agents.errors import classify
-from webcrawler.messages import Reason
+from webcrawler.protocol.messages import Reason
 
 
 def _wrapped(reason: Exception) -> requests.exceptions.ConnectionError:
@@ -26,14 +26,18 @@ def test_dns_failure() -> None:
     gai = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
     resolution = u3.NameResolutionError("nowhere.invalid", None, gai)  # type: ignore[arg-type]
     resolution.__cause__ = gai
-    assert classify(_wrapped(resolution))[0] == Reason.DNS
+    assert classify(_wrapped(resolution)) == (Reason.DNS, "unknown host")
+    again = socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+    resolution = u3.NameResolutionError("busy.example", None, again)  # type: ignore[arg-type]
+    resolution.__cause__ = again
+    assert classify(_wrapped(resolution)) == (Reason.DNS, "host name lookup failed")
 
 
 def test_connection_refused() -> None:
     refused = ConnectionRefusedError(111, "Connection refused")
     new = u3.NewConnectionError(None, "Failed to establish a new connection: refused")  # type: ignore[arg-type]
     new.__cause__ = refused
-    assert classify(_wrapped(new))[0] == Reason.REFUSED
+    assert classify(_wrapped(new)) == (Reason.REFUSED, "connection refused")  # not a timeout
 
 
 @pytest.mark.wallclock

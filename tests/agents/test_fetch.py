@@ -10,8 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.waiting import wait_until
 from webcrawler.agents.fetch import Fetcher, x_robots_tag
-from webcrawler.messages import (
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
+from webcrawler.protocol.messages import (
     AgentConfig,
     Document,
     Failure,
@@ -21,8 +23,6 @@ from webcrawler.messages import (
     Retrieve,
     RobotsFile,
 )
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
-from webcrawler.testing.waiting import wait_until
 
 from .conftest import FAST, closed_port
 

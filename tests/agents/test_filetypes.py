@@ -6,7 +6,7 @@ import gzip
 
 import pytest
 
-from webcrawler.agents.filetypes import (
+from webcrawler.protocol.filetypes import (
     binary_bytes,
     document_magic,
     indexable_type,

@@ -10,8 +10,8 @@ import pytest
 
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.agents.worker import READY
-from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
-from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
+from webcrawler.protocol.messages import Document, Failure, Reason, Retrieve, RobotsFile
 
 from .conftest import FAST, agent_process
 from .rawserver import RawServer, then_close

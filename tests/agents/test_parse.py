@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from webcrawler.agents.parse import parse_html, parse_plain
-from webcrawler.messages import Outlink
+from webcrawler.protocol.messages import Outlink
 
 PAGE = "http://site.test/dir/page.html"
 

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from webcrawler.agents.resolve import resolve
-from webcrawler.urls import try_normalize
+from webcrawler.protocol.urls import try_normalize
 
 PIECES = ["a", "b", ".", "..", "/", "?", "=", "x=1", "&", "#", "#f", "~", "%41", "%2f", "é",
           " ", ":", "//", "index.html", "-", "_", "+", ";", "@", "!", "\\", "http:", "\t"]

@@ -7,8 +7,8 @@ import multiprocessing
 import pytest
 
 from webcrawler.agents.worker import READY, agent_main
-from webcrawler.messages import Document, Failure, Reason, Retrieve, RobotsFile
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
+from webcrawler.protocol.messages import Document, Failure, Reason, Retrieve, RobotsFile
 
 from .conftest import FAST, agent_process, closed_port
 

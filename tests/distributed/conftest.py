@@ -1,5 +1,5 @@
 """A real Dask cluster on loopback for the agent-host tests: the roles' own commands
-(webcrawler/testing/cluster.py), every process stopped and reaped at the end."""
+(tests/support/cluster.py), every process stopped and reaped at the end."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from webcrawler.testing.cluster import Cluster, agent_cluster  # noqa: E402
+from tests.support.cluster import Cluster, agent_cluster  # noqa: E402
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from webcrawler.testing.cluster import Role, start_role
-from webcrawler.testing.tls import make_ca, sign
+from tests.support.cluster import Role, start_role
+from tests.support.tls import make_ca, sign
 
 distributed = pytest.importorskip("distributed")
 

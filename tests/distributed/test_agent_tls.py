@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.cluster import Cluster, agent_cluster
+from tests.support.tls import Certificate, make_ca, sign
 from webcrawler.agenthosts.security import Tls
-from webcrawler.testing.cluster import Cluster, agent_cluster
-from webcrawler.testing.server import LoopbackWeb, Site, html
-from webcrawler.testing.tls import Certificate, make_ca, sign
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 distributed = pytest.importorskip("distributed")
 

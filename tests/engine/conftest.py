@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import connect, documents, servers
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents, servers
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 
 def site_pages(name: str, count: int, extra_links=()) -> dict:

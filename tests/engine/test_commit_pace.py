@@ -14,7 +14,8 @@ import threading
 import time
 from pathlib import Path
 
-from webcrawler.database import State, connect
+from webcrawler.database.schema import connect
+from webcrawler.database.states import State
 from webcrawler.engine.pipeline.index_sink import (
     COMMIT_PACE,
     WRITER_NICENESS,

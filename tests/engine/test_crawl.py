@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from webcrawler.config.agent_config import agent_config
-from webcrawler.database import State
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 
 from .conftest import crawl, document_states, site_pages
 
@@ -117,7 +117,7 @@ def test_hung_agent_is_replaced_and_the_crawl_goes_on(settings):
     pages["/p1"] = Page(iter([b"<html><title>slow</title>"] + [b" "] * 100), chunk_delay=0.5)
     with LoopbackWeb([Site("127.0.4.35", pages)]) as web:
         crawl(settings, [web.url("127.0.4.35", "/")], agent_deadline=1.5, total_timeout=30,
-              read_timeout=30)
+              read_timeout=30, retries=0)  # a hung page's retries: tests/engine/test_hung_retry.py
         states = document_states(settings)
     assert states[web.url("127.0.4.35", "/p1")] == (State.FAILED, "agent-hung")
     assert states[web.url("127.0.4.35", "/p3")][0] == State.FETCHED
@@ -144,7 +144,7 @@ def test_agent_killed_mid_fetch_is_replaced(settings):
     import signal
     import threading
 
-    from webcrawler.database import connect
+    from webcrawler.database.schema import connect
     from webcrawler.engine.loop.index_hooks import index_loop
     from webcrawler.engine.loop.pool import AgentPool
     from webcrawler.engine.store.sql import CrawlStore
@@ -214,7 +214,7 @@ def test_scope_limits_depth_per_server_cap_and_patterns(settings):
 
 
 def test_agents_are_recycled_and_memory_hogs_replaced(settings):
-    from webcrawler.database import connect
+    from webcrawler.database.schema import connect
     from webcrawler.engine.loop.index_hooks import index_loop
     from webcrawler.engine.loop.pool import AgentPool
     from webcrawler.engine.store.sql import CrawlStore

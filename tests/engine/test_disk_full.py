@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.database import INDEXED
-from webcrawler.testing.server import LoopbackWeb, Site, html
-from webcrawler.testing.tmpfs import small_tmpfs
+from tests.support.tmpfs import small_tmpfs
+from webcrawler.database.schema import INDEXED
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 PAGES = 120
 

@@ -10,9 +10,9 @@ import zlib
 from pathlib import Path
 
 from tests.engine.test_link_ranking import _cli
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.pipeline.outbox import pack, unpack
 from webcrawler.index import IndexedDocument, open_searcher
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 SITE = "127.0.18.9"
 

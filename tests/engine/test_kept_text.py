@@ -8,12 +8,12 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from webcrawler.database import INDEXED, connect, index_outbox
+from webcrawler.database.schema import INDEXED, connect, index_outbox
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.pipeline.outbox import unpack
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import open_searcher
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 
 
 def page(n: int) -> Document:

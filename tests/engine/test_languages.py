@@ -12,12 +12,12 @@ from collections import Counter
 from sqlalchemy import select, text, update
 
 from tests.engine.conftest import crawl
-from webcrawler.database import connect, documents
+from webcrawler.database.schema import connect, documents
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.index import open_searcher
-from webcrawler.language import detect
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.text.language import detect
 
 SITE = "127.0.18.21"
 ENGLISH = ("The harbour master keeps the ships in order, and every morning the fishing boats "

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.scheduling.leases import RETRY, ServerLeases
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 ADDRESS = "127.0.13.1"
 DELAY = 0.25

@@ -10,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.index import open_searcher
 from webcrawler.index.prior import factor
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 HUB, SHOP = "127.0.18.1", "127.0.18.2"
 

@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import insert, select
 
 from tests.engine.conftest import crawl
-from webcrawler.database import INDEXED, connect, documents, index_outbox, links, servers
+from webcrawler.database.schema import INDEXED, connect, documents, index_outbox, links, servers
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.pipeline import link_refresh
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.index import open_searcher
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 SITE = "127.0.18.31"
 PAGES = {"/": html("Front", "welcome", [("/x", "first"), ("/y", "second"), ("/hub", "days")]),

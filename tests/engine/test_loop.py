@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.inprocess import InProcessPool
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.crawl import BaseHooks, CrawlLoop
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.store.memory import MemoryStore
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
-from webcrawler.testing.inprocess import InProcessPool
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.toolkit import Crawler, Limits
 from webcrawler.toolkit.runtime import CrawlRun
 
@@ -115,6 +115,22 @@ def test_noindex_is_kept_out_of_the_index_duplicates_are_not_followed(web, setti
     assert len(duplicates & {"/p2", "/copy"}) == 1
 
 
+def test_a_duplicate_is_followed_where_its_links_lead_elsewhere(settings):
+    """Two servers whose home pages are byte-identical, relative links to their own pages:
+    both servers are crawled whole (a copy on one server, /copy above, is not followed)."""
+    home = html("the home page", "welcome", [("/x", "x"), ("/y", "y")])
+    one = {"/": home, "/x": html("one x", "the first x"), "/y": html("one y", "the first y")}
+    two = {"/": home, "/x": html("two x", "the second x"), "/y": html("two y", "the second y")}
+    with LoopbackWeb([Site("127.0.17.11", one, robots_txt=""),
+                      Site("127.0.17.12", two, robots_txt="")]) as twins:
+        loop, _ = crawl(settings, [twins.url("127.0.17.11"), twins.url("127.0.17.12")])
+        found = {address: states(loop, twins.origin(address))
+                 for address in ("127.0.17.11", "127.0.17.12")}
+    assert sorted(server["/"][1] or "" for server in found.values()) == ["", "duplicate"]
+    assert all(server[path] == ("fetched", None) for server in found.values()
+               for path in ("/x", "/y")), found
+
+
 def test_one_request_in_flight_per_server_and_the_servers_in_parallel(web, settings):
     loop, pool = crawl(settings, [web.url(A), web.url(B)])
     assert set(pool.most_at_once.values()) == {1}
@@ -178,3 +194,82 @@ def test_a_toolkit_crawl_asks_again_for_an_unavailable_robots_txt(web, settings)
     assert summary.stop_reason == "queue-empty" and summary.pages == 2 + 7
     assert pool.paths(flaky.origin("127.0.17.3")) == ["/robots.txt", "/robots.txt", "/", "/one"]
     assert pool.paths(web.origin(B)).count("/") == 1  # never twice, though linked twice
+
+
+# --- one URL per document on the in-memory store ----------------------------------------------
+C = "127.0.17.3"
+WORDS = " ".join("".join(chr(97 + i // 26 ** k % 26) for k in range(3)) + "ly"  # 400 distinct
+                 for i in range(400))  # words (digits count as one in a sketch): one to judge
+
+
+def canonical_page(title: str, canonical: str, links: tuple[str, ...] = ()) -> Page:
+    anchors = "".join(f'<a href="{href}">{href}</a>' for href in links)
+    return Page(f'<html><head><title>{title}</title><link rel="canonical" href="{canonical}">'
+                f"</head><body><p>{title} {title}</p>{anchors}</body></html>")
+
+
+@pytest.fixture(scope="module")
+def one_url_web():
+    pages = {"/": html("home", "start", [("/print", "print"), ("/article", "article"),
+                                         ("/near-a", "a"), ("/near-b", "b")]),
+             "/print": canonical_page("print view", "/article"),  # fetched before its canonical
+             "/article": html("the article", "the text", [("/mobile", "mobile")]),
+             "/mobile": canonical_page("mobile view", "/article"),  # fetched after it
+             "/near-a": html("a page", WORDS),
+             "/near-b": html("a page", WORDS + " updated on the 29th")}
+    with LoopbackWeb([Site(C, pages, robots_txt="")]) as served:
+        yield served
+
+
+class Removals:
+    """A `DocumentSink` that records what the crawl adds to and takes out of the index."""
+
+    def __init__(self) -> None:
+        self.added: list[int] = []
+        self.removed: list[int] = []
+
+    def add(self, doc_id: int, document: Document) -> None:
+        self.added.append(doc_id)
+
+    def remove(self, doc_id: int) -> None:
+        self.removed.append(doc_id)
+
+    def commit(self) -> None: ...
+    def close(self) -> None: ...
+    def abort(self) -> None: ...
+
+
+def one_url_crawl(web, settings: Settings) -> tuple[CrawlLoop, Removals, dict[str, int]]:
+    sink = Removals()
+    store = MemoryStore()
+    loop = index_loop(dataclasses.replace(settings, max_depth=3), store,
+                      pool_factory=lambda: InProcessPool(settings), sink=sink)
+    assert loop.add_seeds([web.url(C)]) == []
+    loop.run()
+    server = store.server(web.origin(C))
+    assert server is not None
+    return loop, sink, {u.path: u.doc_id for u in store.urls.values() if u.server_id == server.id}
+
+
+def test_canonical_urls_on_the_in_memory_store(one_url_web, settings):
+    """An alias fetched before its canonical page leaves the index when that page is indexed;
+    one fetched after never enters it: one search result per document."""
+    loop, sink, ids = one_url_crawl(one_url_web, settings)
+    c = states(loop, one_url_web.origin(C))
+    assert c["/article"] == ("fetched", None)
+    assert c["/print"] == ("fetched", "canonical") and c["/mobile"] == ("fetched", "canonical")
+    assert ids["/print"] in sink.added and ids["/print"] in sink.removed  # indexed until then
+    assert ids["/mobile"] not in sink.added
+    assert "aliases 2 (canonical URLs)" in loop.hooks.found()
+
+
+def test_near_duplicates_on_the_in_memory_store(one_url_web, settings):
+    loop, sink, ids = one_url_crawl(one_url_web, settings)
+    c = states(loop, one_url_web.origin(C))
+    assert c["/near-a"] == ("fetched", None) and ids["/near-a"] in sink.added
+    assert c["/near-b"] == ("fetched", "near-duplicate") and ids["/near-b"] not in sink.added
+    store = loop.store
+    assert isinstance(store, MemoryStore)
+    assert str(store.urls[ids["/near-b"]].values["detail"]).startswith(
+        f"resembles document {ids['/near-a']} ")
+    assert "near-duplicates 1 not indexed" in loop.hooks.found()

@@ -7,12 +7,12 @@ import time
 import pytest
 
 from tests.engine.conftest import crawl, document_states
-from webcrawler.database import connect
-from webcrawler.engine.scheduling.frontier import FoundLink
+from webcrawler.database.schema import connect
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
+from webcrawler.engine.records import FoundLink
 from webcrawler.engine.scheduling.orders.batch import make_ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.engine.store.sql import CrawlStore, NewURL
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 
 @pytest.fixture

@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import INDEXED, REMOVED, State, connect, documents, index_outbox
+from webcrawler.database.schema import INDEXED, REMOVED, connect, documents, index_outbox
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.pipeline.outbox import pack
 from webcrawler.engine.pipeline.reindex import run_reindex
@@ -24,7 +26,6 @@ from webcrawler.engine.pipeline.shard_writer import run_shard_writer
 from webcrawler.engine.store.sql import CrawlStore, NewURL
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.17.1"
 

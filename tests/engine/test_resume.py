@@ -10,10 +10,11 @@ import sys
 import psutil
 from sqlalchemy import func, select
 
-from webcrawler.database import INDEXED, State, connect, documents, index_outbox
+from tests.support.waiting import wait_until
+from webcrawler.database.schema import INDEXED, connect, documents, index_outbox
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Site
 from webcrawler.index import open_searcher
-from webcrawler.testing.server import LoopbackWeb, Site
-from webcrawler.testing.waiting import wait_until
 
 from .conftest import document_states, site_pages
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.database import connect
+from webcrawler.database.schema import connect
 from webcrawler.engine.loop.robots_txt import RobotsTxt
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.store.sql import CrawlStore
-from webcrawler.messages import RobotsFile
+from webcrawler.protocol.messages import RobotsFile
 from webcrawler.settings import Settings
 
 ORIGIN = "http://127.0.5.1:8080"  # never asked: nothing here does I/O but the database

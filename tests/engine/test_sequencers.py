@@ -1,6 +1,7 @@
 """Sequencers and the server-first scheduler, on their own (no I/O, no clock)."""
 
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+from webcrawler.engine.records import ServerState
+from webcrawler.engine.scheduling.scheduler import Scheduler
 from webcrawler.engine.scheduling.sequencers import (
     FifoQueue,
     PriorityAggregator,

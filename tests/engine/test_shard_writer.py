@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from webcrawler.cli import main
-from webcrawler.database import INDEXED, REMOVED, connect, index_outbox
+from webcrawler.database.schema import INDEXED, REMOVED, connect, index_outbox
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.pipeline.outbox import pack
 from webcrawler.engine.pipeline.reindex import run_reindex
 from webcrawler.engine.pipeline.shard_writer import (
@@ -29,7 +30,6 @@ from webcrawler.index import IndexedDocument, open_searcher, open_shard_writer
 from webcrawler.index.format import shard_count
 from webcrawler.query_server import create_app
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 from .conftest import crawl
 

@@ -13,9 +13,8 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 
-from webcrawler.database import (
+from webcrawler.database.schema import (
     DatabaseDamaged,
-    State,
     check_database,
     connect,
     documents,
@@ -23,6 +22,7 @@ from webcrawler.database import (
     links,
     servers,
 )
+from webcrawler.database.states import State
 from webcrawler.engine.store.sql import CrawlStore, NewURL
 
 ORIGIN = "http://127.0.4.90:8080"

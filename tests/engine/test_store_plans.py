@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from webcrawler.database import State, connect
+from webcrawler.database.schema import connect
+from webcrawler.database.states import State
 from webcrawler.engine.store.sql import CrawlStore, NewURL
 
 ORIGIN = "http://127.0.4.91:8080"

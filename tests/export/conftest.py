@@ -8,11 +8,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from tests.support.changeweb import ChangingWeb
+from tests.support.genweb_server import GenWebServer
 from webcrawler.cli import main
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.changeweb import ChangingWeb
-from webcrawler.testing.genweb_server import GenWebServer
 
 
 def webcrawler(*args: str) -> subprocess.CompletedProcess:

@@ -15,10 +15,10 @@ from sqlalchemy import func, select
 from warcio.archiveiterator import ArchiveIterator
 
 from tests.export.conftest import webcrawler
-from webcrawler.database import connect, documents, responses
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents, responses
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 FIELDS = ["url", "final_url", "status", "content_type", "fetched_at", "times_fetched", "times_changed",
           "change_bucket", "title", "text"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bench.freshness_measure import live_share, read_log, sample
 from tests.export.conftest import webcrawler
-from webcrawler.testing.changeweb import ChangingWeb
+from tests.support.changeweb import ChangingWeb
 
 DAY = 100.0
 EPOCH = 1_700_000_000.0

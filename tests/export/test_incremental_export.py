@@ -10,10 +10,10 @@ from warcio.archiveiterator import ArchiveIterator
 
 from bench.freshness_measure import read_log
 from tests.export.conftest import webcrawler
-from webcrawler.run import run_index
+from tests.support.changeweb import ChangingWeb, PageState
+from tests.support.genweb_server import GenWebServer
+from webcrawler.commands.index import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.changeweb import ChangingWeb, PageState
-from webcrawler.testing.genweb_server import GenWebServer
 
 
 def test_recrawled_pages_export_their_history_and_their_newest_response(tmp_path: Path):

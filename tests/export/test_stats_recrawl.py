@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import update
 
 from tests.export.conftest import webcrawler
-from webcrawler.database import connect, documents
+from webcrawler.database.schema import connect, documents
 
 
 def test_a_fresh_crawl_has_nothing_recrawled_and_every_page_in_bucket_zero(crawled):

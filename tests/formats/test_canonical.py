@@ -9,11 +9,11 @@ from pathlib import Path
 from sqlalchemy import select
 
 from tests.engine.conftest import document_states
-from webcrawler.database import aliases, connect, documents
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import aliases, connect, documents
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 
 def page(title: str, words: str, canonical: str = "", header: str = "") -> Page:

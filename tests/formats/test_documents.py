@@ -4,21 +4,23 @@ their title and shown with their type; hostile files are failures with a reason.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
 
 from tests.engine.conftest import document_states
+from tests.support import documents as files
 from webcrawler.agents import extract
-from webcrawler.database import State
+from webcrawler.commands.index import run_index
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.index import open_searcher
 from webcrawler.query_server import create_app
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing import documents as files
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 PDF = "application/pdf"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -129,3 +131,39 @@ def test_extraction_is_bounded() -> None:
     with pytest.raises(extract.ExtractError, match="bomb"):
         extract.extract("odt", files._zip({"mimetype": ODT, "content.xml": "<a>" + " " * (40 << 20)
                                            + "</a>"}), 0.0, 1000)
+
+
+@pytest.mark.parametrize("build", [files.nested_docx, files.nested_odt])
+def test_nested_paragraphs_give_each_text_once(build) -> None:
+    """Paragraphs nested 200 deep (w:p in w:p; text:p > text:span > text:p): every level's
+    word once, the deepest text once, where reading each paragraph's subtree repeated it."""
+    depth = 200
+    kind = "docx" if build is files.nested_docx else "odt"
+    got = extract.extract(kind, build(depth, 50), float("inf"), 1_000_000).text.split()
+    assert got.count("deep") == 50
+    assert [word for word in got if word != "deep"] == [f"level{i}" for i in range(depth)]
+
+
+@pytest.mark.parametrize("build", [files.nested_docx, files.nested_odt])
+def test_reading_stops_at_the_character_cap(build) -> None:
+    """Past the cap nothing more is parsed: XML broken 200 KB after the text's first 1,000
+    characters is never reached."""
+    kind = "docx" if build is files.nested_docx else "odt"
+    broken = "<unclosed>" + "x" * (200 << 10)
+    got = extract.extract(kind, build(3, 20_000, tail=broken), float("inf"), 1000)
+    assert len(got.text) == 1000 and got.text.startswith("level0 level1 level2 deep deep")
+    with pytest.raises(extract.ExtractError, match="unreadable"):
+        extract.extract(kind, build(3, 20, tail=broken), float("inf"), 1000)
+
+
+@pytest.mark.parametrize("kind", ["docx", "odt"])
+def test_a_dtd_is_refused_and_no_entity_expanded(kind: str) -> None:
+    entity = '<!DOCTYPE d [<!ENTITY a "expanded"><!ENTITY b "&a;&a;&a;&a;">]>'
+    build = files.nested_docx if kind == "docx" else files.nested_odt
+    body = build(1, 1, tail="&b;")
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        parts = {name: archive.read(name).decode() for name in archive.namelist()}
+    part = "word/document.xml" if kind == "docx" else "content.xml"
+    parts[part] = parts[part].replace("?>", "?>" + entity, 1)
+    with pytest.raises(extract.ExtractError, match="DTD"):
+        extract.extract(kind, files._zip(parts), float("inf"), 1000)

@@ -8,10 +8,10 @@ import dataclasses
 from pathlib import Path
 
 from webcrawler.agents.parse import parse_html
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 SIDEBAR = ('<div class="sphinxsidebar"><h3>Navigation</h3><ul><li>stream pipe tutorial</li>'
            "<li>stream pipe reference, stream pipe howto</li></ul></div>")

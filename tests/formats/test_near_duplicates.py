@@ -6,11 +6,15 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from sqlalchemy import select
+
 from tests.engine.conftest import document_states
+from tests.support.documents import pdf
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import aliases, connect
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 MENU = "Home Guide Reference Tutorials Downloads Community Blog About Contact Search"
 
@@ -74,3 +78,39 @@ def test_off_indexes_every_copy(tmp_path: Path) -> None:
                   progress=False)
     with open_searcher(settings.index_dir) as searcher:
         assert len(searcher.search("turbine").hits) == 2
+
+
+def words(topic: str) -> str:
+    return " ".join(f"The {topic} {VOCABULARY[n % 31]} meets the {VOCABULARY[(n * 7) % 31]} "
+                    f"near the {VOCABULARY[(n * 11 + 3) % 31]}." for n in range(30))
+
+
+def test_the_html_page_is_indexed_and_its_pdf_print_kept_as_its_alias(tmp_path: Path) -> None:
+    """The PDF print is fetched first (linked first), is indexed, then leaves the index for the
+    page; a page fetched before its print keeps its place."""
+    routes = {
+        "/print.pdf": Page(pdf([words("turbine")], title="turbine"), content_type="application/pdf"),
+        "/story": article("turbine", "12 March 2024", 1),
+        "/other": article("compressor", "12 March 2024", 1),
+        "/other.pdf": Page(pdf([words("compressor")], title="compressor"),
+                           content_type="application/pdf"),
+    }
+    routes["/"] = html("home", "index", [(path, path) for path in routes])
+    settings = Settings(data_dir=tmp_path / "data", agents=1, delay=0.0, hours=0.05,
+                        progress_interval=60.0, total_timeout=5.0)
+    with LoopbackWeb([Site("127.0.65.3", routes)]) as web:
+        url = lambda path: web.url("127.0.65.3", path)  # noqa: E731
+        run_index(dataclasses.replace(settings, seeds=(url("/"),)), progress=False)
+    states = document_states(settings)
+    assert states[url("/story")] == ("fetched", None)
+    assert states[url("/print.pdf")] == ("fetched", "near-duplicate")
+    assert states[url("/other")] == ("fetched", None)
+    assert states[url("/other.pdf")] == ("fetched", "near-duplicate")
+    with open_searcher(settings.index_dir) as searcher:
+        assert [hit.url for hit in searcher.search("turbine").hits] == [url("/story")]
+        assert [hit.url for hit in searcher.search("compressor").hits] == [url("/other")]
+    engine = connect(settings.database_url)
+    with engine.connect() as conn:
+        kept = set(conn.execute(select(aliases.c.doc_id, aliases.c.canonical_id)).all())
+    engine.dispose()
+    assert len(kept) == 2  # each print an alias of its page

@@ -18,12 +18,12 @@ import pytest
 from tests.test_extras import webcrawler_without
 from webcrawler.agents.render import require_renderer
 from webcrawler.agents.shell import looks_like_shell
+from webcrawler.commands.index import run_index
 from webcrawler.config.kinds import ConfigError
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.errors import ExtraMissing
 from webcrawler.index import open_searcher
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 SITE, OTHER = "127.0.71.1", "127.0.71.2"
 SHELL = Page(
@@ -128,5 +128,5 @@ def test_a_render_that_cannot_run_is_one_line(tmp_path: Path) -> None:
                               "http://127.0.71.9:9/", "--render", "auto", "--no-progress")
     assert done.returncode == 1
     assert done.stderr == ("Error: --render auto needs playwright, which is not installed: "
-                           "pip install 'webcrawler[render]'\n")
+                           "pip install 'webcrawler-search[render]'\n")
     assert not (tmp_path / "d").exists()  # refused before anything was written

@@ -14,10 +14,11 @@ from sqlalchemy import select
 from tests.cli_runner import run_cli
 from tests.engine.conftest import document_states
 from webcrawler.agents import sitemap
-from webcrawler.database import State, connect, documents
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
@@ -102,7 +103,8 @@ def test_entities_are_never_expanded() -> None:
     laughs = (b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa">'
               b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
               b'<urlset><url><loc>http://a.test/&b;</loc></url></urlset>')
-    assert sitemap.parse(laughs, "http://a.test/s.xml").urls == ("http://a.test/",)
+    with pytest.raises(sitemap.SitemapError, match="DTD"):  # refused before any declaration
+        sitemap.parse(laughs, "http://a.test/s.xml")
 
 
 def test_sitemaps_are_stored_as_such(settings) -> None:
@@ -116,3 +118,31 @@ def test_sitemaps_are_stored_as_such(settings) -> None:
         rows = dict(conn.execute(select(documents.c.path, documents.c.content_type)).all())
     engine.dispose()
     assert rows["/sitemap.xml"] == sitemap.SITEMAP_TYPE
+
+
+@pytest.mark.parametrize("form", ["text", "xml"])
+def test_every_entry_read_counts_against_the_cap_duplicates_too(form: str) -> None:
+    """One URL listed MAX_URLS + 5 times: read MAX_URLS times, the 5 more dropped (a sitemap of
+    one URL repeated fills the cap as distinct ones do, and costs no more)."""
+    count = sitemap.MAX_URLS + 5
+    if form == "text":
+        body = gzip.compress(b"http://a.test/same\n" * count)
+    else:
+        body = gzip.compress(urlset(["http://a.test/same"] * count).encode())
+    found = sitemap.parse(body, f"http://a.test/sitemap.{form}.gz")
+    assert (found.urls, found.dropped) == (("http://a.test/same",), 5)
+
+
+def test_padding_is_read_past_and_never_kept() -> None:
+    """Padding among the entries, inside one, inside its loc, a second loc: every entry read,
+    each field its first, of its own text (what an entry keeps is bounded by the entry's
+    fields, whatever the padding: bench/parsers.py measures the memory)."""
+    pad = "<x><y/>text</x>" * 1000
+    xml = (f'<urlset xmlns="{NS}">{pad}<url>{pad}<loc>http://a.test/1{pad}</loc>'
+           f"<loc>http://a.test/second</loc><lastmod>2024-05-01</lastmod></url>{pad}"
+           f"<url><loc>http://a.test/2</loc></url><other>{pad}</other></urlset>").encode()
+    seen: list[tuple[bool, dict[str, str]]] = []
+    sitemap.read_entries(xml, lambda is_map, fields: seen.append((is_map, fields)))
+    assert seen == [(False, {"loc": "http://a.test/1", "lastmod": "2024-05-01"}),
+                    (False, {"loc": "http://a.test/2"})]
+    assert sitemap.parse(xml, "http://a.test/s.xml").urls == ("http://a.test/1", "http://a.test/2")

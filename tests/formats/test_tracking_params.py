@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
+from webcrawler.protocol.urls import ParamNames, strip_params
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
-from webcrawler.urls import ParamNames, strip_params
 
 NAMES = ParamNames()
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sqlalchemy import insert
 
-from webcrawler.database import connect, documents, links, servers
+from webcrawler.database.schema import connect, documents, links, servers
 from webcrawler.importance import (
     CrawlGraph,
     ImportanceError,

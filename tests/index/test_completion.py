@@ -63,7 +63,8 @@ def test_the_last_word_is_completed_most_documents_first(searcher: Searcher) -> 
     assert searcher.suggest("sock", 4) == [  # words first; titles: half the places at most
         "socket", "sockets", "socket programming howto", "sockets in depth"]
     assert searcher.suggest("socke", 1) == ["socket"]
-    assert searcher.suggest("Select SOCK", 2) == ["Select socket", "Select sockets"]
+    # in the context of "select": only "socket" is in a document beside it
+    assert searcher.suggest("Select SOCK", 2) == ["Select socket"]
 
 
 def test_titles_complete_the_whole_query(searcher: Searcher) -> None:
@@ -172,3 +173,45 @@ def test_a_vocabulary_read_again_reads_only_new_segments(index_dir: Path) -> Non
         assert len(remembered) == 2
     finally:
         ix.close()
+
+
+def test_the_last_word_is_completed_in_the_context_of_the_earlier_ones(tmp_path: Path) -> None:
+    """"json d" offered "json delattr" (the most frequent d-word) though no document holds
+    both; completions whose words meet in a document come first, the others not at all."""
+    docs = [IndexedDocument(n, f"http://b.test/{n}", f"builtins {n}", "delattr getattr builtins", "b.test")
+            for n in range(1, 9)]
+    docs += [IndexedDocument(10, "http://j.test/10", "json module", "json dumps loads decoder", "j.test"),
+             IndexedDocument(11, "http://j.test/11", "json encoder", "json dumps encoder", "j.test"),
+             IndexedDocument(12, "http://j.test/12", "decimal", "decimal delattr", "j.test")]
+    write(tmp_path / "index", docs[:6])
+    write(tmp_path / "index", docs[6:])  # two segments: the earlier words meet in the second
+    with open_searcher(tmp_path / "index") as searcher:
+        assert searcher.suggest("d", 8)[0] == "delattr"  # alone, the most frequent d-word
+        assert searcher.suggest("json d", 8)[:2] == ["json dumps", "json decoder"]
+        assert "json delattr" not in searcher.suggest("json d", 8)
+        assert searcher.suggest("json dumps e", 8)[0] == "json dumps encoder"
+        assert searcher.suggest("json -dumps type:html d", 8)[0] == "json -dumps type:html dumps"
+        assert searcher.suggest("decimal de", 8)[0] == "decimal delattr"
+        write(tmp_path / "index", [IndexedDocument(13, "http://j.test/13", "json and delattr",
+                                                   "json delattr", "j.test")])
+        searcher.refresh()  # a new commit: the words before the last one are looked up again
+        assert "json delattr" in searcher.suggest("json d", 8)
+
+
+def test_remembered_picks_are_bounded_least_recently_used_first(index_dir: Path) -> None:
+    """/api/suggest is anonymous, and short prefixes of any script are endless: the picks
+    remembered stay within the bound, the prefixes in use stay remembered."""
+    ix = open_index(index_dir, create=False)
+    try:
+        completer = Completer(read_vocabulary(ix), memo_entries=50)
+    finally:
+        ix.close()
+    first = completer.complete("so", 3)
+    assert first[:2] == ["socket", "sockets"]
+    for code in range(0x4E00, 0x4E00 + 500):  # 500 one-letter prefixes nobody indexed
+        completer.complete(chr(code), 3)
+        completer.complete("so", 3)  # in use all along
+        assert completer.remembered <= 50
+    assert completer.remembered == 50
+    assert ("w", "so") in completer._memo and ("w", chr(0x4E00)) not in completer._memo
+    assert completer.complete("so", 3) == first

@@ -102,3 +102,36 @@ def test_each_result_carries_its_type_as_the_index_keeps_it(web_index: Path) -> 
         hits = searcher.search("harbour lang:de", per_page=20).hits
     assert hits and {hit.kind for hit in hits} == {"pdf", "html"}
     assert all(hit.kind == ("pdf" if hit.doc_id % 3 == 0 else "html") for hit in hits)
+
+
+@pytest.mark.parametrize("per_page", [5, 10, 15])
+def test_a_grouped_page_reads_in_score_order(web_index: Path, per_page: int) -> None:
+    """Grouping picks a page's results; the page lists them best first, so a site's second
+    round (on the page once other sites ran out) is not listed below lower scores (issue 38:
+    1000, 0569, ..., 0029, 0405). Every match is still on exactly one page."""
+    with open_searcher(web_index) as searcher:
+        pages = [searcher.search("harbour", page=p, per_page=per_page).hits
+                 for p in range(1, -(-24 // per_page) + 1)]
+    for hits in pages:
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True), scores
+        assert [h.rank for h in hits] == list(range(hits[0].rank, hits[0].rank + len(hits)))
+    assert sorted(h.doc_id for hits in pages for h in hits) == list(range(1, 25))
+    first = [h.site for h in pages[0]]
+    assert max(first.count(site) for site in set(first)) <= max(PER_SITE, per_page - 2 * PER_SITE)
+
+
+@pytest.mark.parametrize("usequality", [True, False], ids=["fast-path", "whoosh-matchers"])
+def test_a_filter_alone_lists_its_documents(web_index: Path, usequality: bool) -> None:
+    """`type:pdf` alone is what a facet link writes for a query of filters: it lists the
+    documents the filters let through (it said "type one or more words")."""
+    with open_searcher(web_index, usequality=usequality) as searcher:
+        pdfs = searcher.search("type:pdf")
+        assert pdfs.total == 2 and {h.doc_id for h in pdfs.hits} == {15, 18}
+        assert pdfs.facets["type"] == [("pdf", 2)] and pdfs.hits[0].score == 1000
+        site = searcher.search("site:c.test", per_page=20)
+        assert site.total == 6 and {h.doc_id for h in site.hits} == set(range(19, 25))
+        assert searcher.search("lang:de type:html").total == 4
+        assert searcher.search("site:b.test type:html -boote").total == 0
+        with pytest.raises(QueryError, match="at least one word"):
+            searcher.search("-harbour")

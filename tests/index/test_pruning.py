@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.genweb import vocabulary
 from webcrawler.index import (
     IndexedDocument,
     boundfile,
@@ -21,7 +22,6 @@ from webcrawler.index import (
     segcache,
     wordsearch,
 )
-from webcrawler.testing.genweb import vocabulary
 
 WORDS = [w for w in vocabulary()[:400] if len(w) > 3]
 SITES = [f"s{n}.test" for n in range(12)]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tmpfs import small_tmpfs
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
-from webcrawler.testing.tmpfs import small_tmpfs
 
 
 def doc(i: int, text: str = "common words here") -> IndexedDocument:

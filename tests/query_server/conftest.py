@@ -17,7 +17,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import insert
 
-from webcrawler.database import State, connect, crawls, documents, links, servers, sqlite_url
+from webcrawler.database.schema import connect, crawls, documents, links, servers, sqlite_url
+from webcrawler.database.states import State
 from webcrawler.index import IndexedDocument, open_writer
 from webcrawler.query_server import create_app
 

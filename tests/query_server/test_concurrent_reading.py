@@ -15,7 +15,8 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
-from webcrawler.database import State, connect, documents, sqlite_url
+from webcrawler.database.schema import connect, documents, sqlite_url
+from webcrawler.database.states import State
 from webcrawler.index import IndexedDocument, open_writer
 from webcrawler.query_server import create_app
 

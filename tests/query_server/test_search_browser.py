@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.index import IndexedDocument
 from webcrawler.query_server import ServerThread, create_app
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

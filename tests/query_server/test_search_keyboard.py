@@ -80,7 +80,6 @@ def test_completions_with_the_keyboard_alone(browser_page: tuple[Page, list[str]
     options = page.locator("#q-suggestions [role=option]")
     expect(options.first).to_have_text("human genome")  # waits for the answer to the last key
     assert page.get_attribute("#q", "aria-expanded") == "true"
-    keep(page, "search-suggestions.png")
     page.keyboard.press("ArrowDown")
     assert page.get_attribute("#q", "aria-activedescendant") == options.first.get_attribute("id")
     assert options.first.get_attribute("aria-selected") == "true"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.realtime.topicweb import TopicWeb
+from webcrawler.commands.index import run_index
 from webcrawler.engine.realtime.search import RealtimeOptions, RealtimeSummary, run_realtime
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
 
 INDEXED_DOCS = 40

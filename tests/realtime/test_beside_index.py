@@ -16,10 +16,11 @@ from sqlalchemy import select, text
 
 from tests.realtime.conftest import search
 from tests.realtime.topicweb import TopicWeb
-from webcrawler.database import State, connect, crawls, documents
+from tests.support.waiting import wait_until
+from webcrawler.database.schema import connect, crawls, documents
+from webcrawler.database.states import State
 from webcrawler.engine.realtime.search import Found
 from webcrawler.index import open_searcher, open_writer
-from webcrawler.testing.waiting import wait_until
 
 
 def wait_for_index(index_dir: Path, documents: int, timeout: float = 40.0) -> None:

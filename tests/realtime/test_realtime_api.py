@@ -10,7 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.query_server.conftest import build_app
-from webcrawler.testing.waiting import wait_until
+from tests.support.waiting import wait_until
 
 
 def make_app(data_dir: Path, **options: object) -> Iterator[Flask]:
@@ -51,6 +51,8 @@ def test_start_read_and_finish_a_job(client: FlaskClient) -> None:
 
 def test_limits_and_cancelling_one_job_leaves_the_other(client: FlaskClient) -> None:
     assert client.post("/api/realtime", json={"q": "the of"}).status_code == 400
+    alone = client.post("/api/realtime", json={"q": "type:html"})  # a filter alone: no words
+    assert alone.status_code == 400 and "at least one word" in alone.get_json()["error"]
     assert client.post("/api/realtime", json={"q": "chess", "seconds": 999}).status_code == 400
     refused = client.post("/api/realtime", json={"q": "chess", "from": "http://127.0.7.1/"})
     assert refused.status_code == 403  # the form starts from the index only

@@ -71,3 +71,40 @@ def test_the_cancel_button_passes_the_same_origin_check(server_url: str) -> None
             expect(page.locator("#status")).to_contain_text("cancelled", timeout=40_000)
         finally:
             browser.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_results_stay_in_score_order_and_the_placeholder_comes_from_the_index(
+        server_url: str, width: int) -> None:
+    """Documents found during the job land among the index's answers by score, not below
+    lower-scored ones; the page's reload lists them the same way; the empty box suggests
+    words of the index (it said "molecular biology" whatever the index held)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                             headless=True)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            problems: list[str] = []
+            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(server_url + "/realtime")
+            box = page.locator("#realtime-form input[name=q]")
+            placeholder = box.get_attribute("placeholder") or ""
+            assert placeholder.startswith("e.g. ") and "molecular" not in placeholder
+            for word in placeholder.removeprefix("e.g. ").split(", "):  # each finds documents
+                answer = page.request.get(server_url + "/api/search", params={"q": word}).json()
+                assert answer["total"] > 0, word
+            box.fill("sailing boats")
+            page.fill("#realtime-form input[name=want]", "6")
+            page.click("#realtime-form button[type=submit]")
+            expect(page.locator("#status")).to_contain_text("done", timeout=60_000)
+            assert page.locator("#results .where.new").count() >= 1
+            live = [int(s) for s in page.locator("#results .score").all_inner_texts()]
+            assert live == sorted(live, reverse=True), live
+            page.reload()
+            again = [int(s) for s in page.locator("#results .score").all_inner_texts()]
+            assert again == live
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            assert problems == []
+        finally:
+            browser.close()

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.realtime.test_realtime_api import make_app
+from tests.support.waiting import wait_until
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.query_server import ServerThread
-from webcrawler.testing.server import LoopbackWeb, Site, html
-from webcrawler.testing.waiting import wait_until
 
 INTERNAL = "127.0.9.1"  # plays the internal service: a job must never reach it through the query
 

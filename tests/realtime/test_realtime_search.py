@@ -10,10 +10,10 @@ import pytest
 
 from tests.realtime.conftest import search
 from tests.realtime.topicweb import TopicWeb
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.realtime.search import Found
 from webcrawler.engine.scheduling.orders.anchor_text import anchor_scores
 from webcrawler.index import open_searcher
-from webcrawler.testing.server import LoopbackWeb, Site, html
 
 
 def test_anchor_scores_put_the_matching_anchor_first() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 TOPICS: dict[str, list[str]] = {
     "sailing": "sailing boats yacht harbour mast keel regatta sailor anchorage jib dinghy tide".split(),

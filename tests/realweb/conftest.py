@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import connect, documents
-from webcrawler.run import run_index
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents
+from webcrawler.demoweb.server import Hit, html
 from webcrawler.settings import Settings
-from webcrawler.testing.server import Hit, html
 
 
 @pytest.fixture
@@ -43,12 +43,14 @@ def pages(count: int, site: str = "") -> dict:
     return routes
 
 
-def with_credentials(tmp_path: Path, host: str, password: str) -> Path:
-    """A new data directory whose webcrawler.toml gives `host` HTTP Basic credentials."""
+def with_credentials(tmp_path: Path, host: str, password: str, scheme: str = "") -> Path:
+    """A new data directory whose webcrawler.toml gives `host` HTTP Basic credentials (over
+    `scheme` when one is given: https by default)."""
     data = tmp_path / "data"
-    data.mkdir()
-    (data / "webcrawler.toml").write_text(
-        f'[[credentials]]\nhost = "{host}"\nusername = "crawler"\npassword = "{password}"\n')
+    data.mkdir(exist_ok=True)
+    table = f'[[credentials]]\nhost = "{host}"\nusername = "crawler"\npassword = "{password}"\n'
+    with (data / "webcrawler.toml").open("a") as file:
+        file.write(table + (f'scheme = "{scheme}"\n' if scheme else ""))
     return data
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.database import State
+from tests.support.tls import TestCA
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.outcome import SeedsFailed
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
-from webcrawler.testing.tls import TestCA
 
 from .conftest import crawl, index_command, pages, rows, with_credentials
 
@@ -55,7 +55,8 @@ def test_a_client_certificate_is_presented(ca, settings):
     with LoopbackWeb([Site("127.0.6.54", pages(1), tls=tls)]) as web:
         with pytest.raises(SeedsFailed):
             crawl(settings, [web.url("127.0.6.54")], ca_bundle=str(ca.cert), retries=0)
-        assert rows(settings)["/"]["state"] == State.QUEUED  # refused without one
+        refused = rows(settings)["/"]  # without one: a failure a resumed crawl tries again
+        assert refused["state"] == State.FAILED and refused["detail"].startswith("robots.txt")
         crawl(settings, [], ca_bundle=str(ca.cert), client_cert=str(client.cert),
               client_key=str(client.key))
     assert {r["state"] for r in rows(settings).values()} == {State.FETCHED}
@@ -73,7 +74,7 @@ def test_credentials_go_to_their_host_only_and_are_written_nowhere(tmp_path: Pat
         routes["/go-host"] = Page(status=302, headers=(("Location", other_host + "/"),))
         routes["/"] = html("home", "protected", [("/p1", "1"), ("/p2", "2"), ("/go-port", "port"),
                                                   ("/go-host", "host")])
-        data = with_credentials(tmp_path, web.servers[0].name, SECRET)
+        data = with_credentials(tmp_path, web.servers[0].name, SECRET, scheme="http")
         result = index_command(data, protected + "/", "--agents", "2", "--progress")
         web.log.settle()
         hits = web.log.snapshot()

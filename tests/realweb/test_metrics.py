@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import http.client
 import socket
 import subprocess
 import sys
@@ -12,8 +13,8 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from webcrawler.testing.flakyweb import Flaky, first, slow, unavailable
-from webcrawler.testing.server import LoopbackWeb, Site
+from tests.support.flakyweb import Flaky, first, slow, unavailable
+from webcrawler.demoweb.server import LoopbackWeb, Site
 
 from .conftest import crawl, pages
 
@@ -92,3 +93,34 @@ def test_the_stats_page_shows_retries_under_the_same_names(settings):
         app.extensions["webcrawler.sources"].close()
     for name, value in (("retries", 3), ("recovered", 3), ("final failures", 0)):
         assert f'<th scope="row">{name}</th><td class="n">{value}</td>' in page
+
+
+def test_the_crawls_metrics_port_checks_host_and_path() -> None:
+    """As the query server does: a Host naming anything but loopback is 421 (DNS rebinding
+    reads nothing), a path other than /metrics is 404."""
+    from webcrawler.engine.loop.metrics import MetricsServer
+
+    server = MetricsServer(0)
+    try:
+        def get(path: str, host: str) -> tuple[int, str]:
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            try:
+                connection.putrequest("GET", path, skip_host=True)
+                connection.putheader("Host", host)
+                connection.endheaders()
+                answer = connection.getresponse()
+                return answer.status, answer.read().decode()
+            finally:
+                connection.close()
+
+        for host in (f"127.0.0.1:{server.port}", "localhost", f"[::1]:{server.port}"):
+            assert get("/metrics", host)[0] == 200, host
+        for host in ("rebound.attacker.example", f"rebound.attacker.example:{server.port}", "",
+                     "127.0.0.1.evil.example", "localhost:x"):
+            status, text = get("/metrics", host)
+            assert status == 421 and "webcrawler" not in text, host
+        for path in ("/", "/metrics/", "/favicon.ico", "/anything", "/metrics/x"):
+            status, text = get(path, "localhost")
+            assert status == 404 and "webcrawler_" not in text, path
+    finally:
+        server.close()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.testing.flakyweb import slow
-from webcrawler.testing.server import LoopbackWeb, Site
+from tests.support.flakyweb import slow
+from webcrawler.demoweb.server import LoopbackWeb, Site
 
 from .conftest import pages
 
@@ -33,7 +33,9 @@ def test_an_unreachable_seed_is_a_failure_with_its_reason(tmp_path: Path):
     assert result.returncode == 1, result.stdout
     error = [line for line in result.stderr.splitlines() if line.startswith("Error")]
     assert len(error) == 1 and "http://127.0.0.1:9/" in error[0]
-    assert "robots.txt unreachable: connection-" in error[0]  # refused, or no answer at all
+    assert "robots.txt unreachable: connection refused" in error[0]
+    assert "still queued         0" in result.stdout  # the summary agrees with the error
+    assert "failures             1: connection-refused 1" in result.stdout
     assert "Traceback" not in result.stderr
 
 

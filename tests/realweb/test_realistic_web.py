@@ -14,10 +14,10 @@ import threading
 import time
 from pathlib import Path
 
-from webcrawler.database import State
-from webcrawler.testing.flakyweb import RESET, Flaky, error, too_many, unavailable
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
-from webcrawler.testing.tls import TestCA
+from tests.support.flakyweb import RESET, Flaky, error, too_many, unavailable
+from tests.support.tls import TestCA
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 
 from .conftest import index_command, pages, windows_kept, with_credentials
 from .test_traps import trap_site

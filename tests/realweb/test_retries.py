@@ -7,10 +7,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+from tests.support.flakyweb import RESET, Flaky, error, first, too_many, unavailable
 from webcrawler.agents.retry_after import retry_after
-from webcrawler.database import State
-from webcrawler.testing.flakyweb import RESET, Flaky, error, first, too_many, unavailable
-from webcrawler.testing.server import LoopbackWeb, Site
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Site
 
 from .conftest import crawl, pages, rows, windows_kept
 

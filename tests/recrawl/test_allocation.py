@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from sqlalchemy import insert
 
-from webcrawler.database import State, connect, documents, sqlite_url
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.database.schema import connect, documents, sqlite_url
+from webcrawler.database.states import State
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.recrawl.allocation import allocate, freshness, g, g_inverse, multiplier
 from webcrawler.recrawl.buckets import UNKNOWN

@@ -8,11 +8,11 @@ import math
 
 import pytest
 
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.recrawl.auto_plan import as_recrawl_plan, planned
 from webcrawler.recrawl.plan_inputs import PeriodInputs
 from webcrawler.recrawl.policies import YEAR, RecrawlPlan
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 from .test_incremental import NEW, OLD, crawl, rows
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from hashlib import blake2b
 
-from webcrawler import shingles as shingling
 from webcrawler.recrawl.changes import Change, classify
-from webcrawler.shingles import SHINGLE_WORDS, SKETCH_SIZE, resemblance, shingles, sketch
+from webcrawler.text import shingles as shingling
+from webcrawler.text.shingles import SHINGLE_WORDS, SKETCH_SIZE, resemblance, shingles, sketch
 
 BODY = ("The committee met on Tuesday to discuss the new library building and its opening "
         "hours for students and visitors alike. ") * 3

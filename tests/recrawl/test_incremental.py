@@ -17,18 +17,19 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database import State, connect, documents, links, responses
+from webcrawler.database.schema import connect, documents, links, responses
+from webcrawler.database.states import State
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore, stored_text
 from webcrawler.index import open_searcher
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 from webcrawler.recrawl.lastmod import UNTRUSTED
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.recrawler import incremental
 from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 
 ADDRESS = "127.0.11.1"
 OLD = ("the harbour committee approved the lighthouse repairs for the coming winter season after "

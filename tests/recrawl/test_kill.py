@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from webcrawler.database import check_database, sqlite_url
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.database.schema import check_database, sqlite_url
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 
 ADDRESS = "127.0.11.2"
 RATE = 20.0

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, insert, text
 
 from webcrawler.cli import main
-from webcrawler.database import connect, documents, servers, sqlite_url
+from webcrawler.database.schema import connect, documents, servers, sqlite_url
 from webcrawler.recrawl.buckets import bucket_of_interval
 from webcrawler.recrawl.history import NoHistory, from_database
 from webcrawler.recrawl.instances import Scenario

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from webcrawler.database import connect, sqlite_url
+from webcrawler.database.schema import connect, sqlite_url
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import open_searcher
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 
 
 def page(text: str) -> Document:

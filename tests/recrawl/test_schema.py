@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect
 
-from webcrawler.database import connect, sqlite_url
+from webcrawler.database.schema import connect, sqlite_url
 
 RECRAWL_COLUMNS = {"etag", "last_modified", "last_change", "times_trivial", "times_unmodified",
                    "change_bucket", "next_due", "sketch"}

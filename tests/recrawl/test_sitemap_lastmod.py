@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.recrawl.test_incremental import crawl, rows
+from tests.support.waiting import wait_until
 from webcrawler.agents import sitemap
+from webcrawler.commands.index import run_index
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.recrawl.lastmod import UNTRUSTED
 from webcrawler.recrawl.policies import RecrawlPlan
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
-from webcrawler.testing.waiting import wait_until
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ADDRESS = "127.0.64.1"

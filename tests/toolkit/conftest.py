@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.toolkitweb import ToolkitWeb
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site, html
-from webcrawler.testing.toolkitweb import ToolkitWeb
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def documents(web: LoopbackWeb) -> list[str]:
 
 @pytest.fixture(scope="module")
 def web():
-    """The small university web the actions and the examples run on (testing/toolkitweb.py)."""
+    """The small university web the actions and the examples run on (demoweb/toolkitweb.py)."""
     with ToolkitWeb() as served:
         yield served
 

@@ -15,11 +15,11 @@ import pytest
 from sqlalchemy import select
 
 from tests.formats.test_near_duplicates import article
-from webcrawler.database import connect, documents, links, servers
+from webcrawler.commands.index import run_index
+from webcrawler.database.schema import connect, documents, links, servers
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.query_server import create_app
-from webcrawler.run import run_index
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
 from webcrawler.toolkit import Crawler, Limits
 from webcrawler.toolkit.actions import AddToIndex
 

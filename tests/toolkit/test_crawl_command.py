@@ -51,6 +51,23 @@ def test_crawl_errors_are_one_line(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_a_toolkit_error_is_one_line_with_its_exit_status(tmp_path):
+    """A crawler the toolkit cannot run as written (an unknown order, a root that is not a URL)
+    is a ToolkitError: one line at the command line, never a traceback (the root was one)."""
+    from webcrawler.errors import ToolkitError
+
+    script = tmp_path / "sideways.py"
+    script.write_text("from webcrawler.toolkit import Crawler\nclass Sideways(Crawler):\n"
+                      "    roots = ['http://127.0.0.1:9/']\n    order = 'sideways'\n")
+    done = run_command(tmp_path, str(script))
+    assert done.returncode == ToolkitError.exit_code
+    assert done.stderr == "Error: unknown order 'sideways': choose from bfs, dfs, priority\n"
+    assert done.stdout == ""
+    done = run_command(tmp_path, str(script), "--root", "http://[::1")  # urlsplit's ValueError
+    assert done.returncode == ToolkitError.exit_code
+    assert done.stderr == "Error: 'http://[::1' is not an http(s) URL that can be crawled\n"
+
+
 def test_a_script_that_runs_at_import_does_not_start_crawls_in_its_agents(tree_web, tmp_path):
     script = tmp_path / "ten_lines.py"
     script.write_text(

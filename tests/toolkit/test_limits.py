@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webcrawler.testing.server import LoopbackWeb, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.toolkit import Crawler, Limits
 
 from .conftest import documents

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 from webcrawler.toolkit import Crawler, Limits, RequestPolicy, Wildcard
 
 from .conftest import documents, tree_pages

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -16,9 +17,10 @@ from typing import Any
 import psutil
 import pytest
 
-from webcrawler.testing.server import LoopbackWeb, Page, Site, html
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.web import processes
 
+ROOT = Path(__file__).resolve().parents[2]  # the clone: importable from any working directory
 CHAPTERS = 6
 # The loopback webs these tests crawl: a workbench refuses private addresses unless its
 # operator names them, as these tests do (tests/workbench/test_safety.py checks the refusal).
@@ -84,18 +86,27 @@ class Workbench:
         return [p.pid for p in psutil.Process(self.process.pid).children(recursive=True)]
 
 
-def start_workbench(data_dir: Path, host: str = "127.0.0.1", *flags: str,
-                    allow: tuple[str, ...] = ALLOW_TEST_WEBS) -> Workbench:
-    """`webcrawler workbench` as a real process on a free port; the URL from its first line."""
-    command = [sys.executable, "-m", "webcrawler.cli", "workbench", "--data-dir", str(data_dir),
+def start_workbench(data_dir: Path | None, host: str = "127.0.0.1", *flags: str,
+                    allow: tuple[str, ...] = ALLOW_TEST_WEBS, cwd: Path | None = None) -> Workbench:
+    """`webcrawler workbench` as a real process on a free port; the URL from its first line.
+    `data_dir` None: the default data directory (./webcrawler-data in `cwd`)."""
+    where = ["--data-dir", str(data_dir)] if data_dir is not None else []
+    command = [sys.executable, "-m", "webcrawler.cli", "workbench", *where,
                "--host", host, "--port", "0", "--delay", "0", "--agents", "2", *allow, *flags]
-    process = processes.start(command, subprocess.DEVNULL)  # type: ignore[arg-type]
+    if cwd is None:
+        process = processes.start(command, subprocess.DEVNULL)  # type: ignore[arg-type]
+    else:
+        env = {k: v for k, v in os.environ.items() if k not in ("WEBCRAWLER_DATA", "WEBCRAWLER_DATA_DIR")}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                   start_new_session=True, cwd=cwd, env=env)
     assert process.stdout is not None
     line = process.stdout.readline().strip()
     if not line.startswith("Workbench at "):
         processes.end_group(process, 5)
         raise AssertionError(f"the workbench did not start: {line!r}")
-    return Workbench(line.removeprefix("Workbench at "), process, data_dir)
+    return Workbench(line.removeprefix("Workbench at "), process,
+                     (cwd or Path.cwd()) / (data_dir or "webcrawler-data"))
 
 
 def stop_workbench(bench: Workbench) -> None:

@@ -10,8 +10,8 @@ from collections.abc import Callable
 import psutil
 
 from tests.workbench.conftest import CHAPTERS, Workbench, docs_pages
+from webcrawler.demoweb.server import LoopbackWeb, Site
 from webcrawler.settings import Settings
-from webcrawler.testing.server import LoopbackWeb, Site
 from webcrawler.workbench.crawls import Crawls
 
 

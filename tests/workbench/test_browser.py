@@ -18,7 +18,12 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.workbench.conftest import CHAPTERS, Workbench, docs_pages
-from webcrawler.testing.server import LoopbackWeb, Site
+from webcrawler.demoweb.server import LoopbackWeb, Site
+from webcrawler.workbench.page import GRAPH_LIBRARY
+
+# Without cytoscape.js (no npm at `make`), the page has no graph: its node counts are not
+# checked, everything else is (the outline, counters, results).
+GRAPH = GRAPH_LIBRARY.is_file()
 
 
 @pytest.fixture(scope="module")
@@ -84,9 +89,10 @@ def test_define_watch_narrow_and_download_in_a_real_browser(
     page.click("#run")
     counts = watch(page, lambda state: state == "done", screenshot="workbench-crawl.png")
     rising = sorted(set(counts))
-    assert counts == sorted(counts) and len(rising) >= 4, counts  # the graph grew as it ran
+    if GRAPH:
+        assert counts == sorted(counts) and len(rising) >= 4, counts  # the graph grew as it ran
+        assert number(page, "nodes") == CHAPTERS + 5
     assert number(page, "visited") == CHAPTERS + 5  # home, contents, 6 chapters, blog and its 2
-    assert number(page, "nodes") == CHAPTERS + 5
     assert page.locator("#outline li").count() == CHAPTERS + 5
     assert page.locator("#outline > ul > li > details > ul > li").count() == 2  # /docs/, /blog/
     shoot(page, "workbench-done.png")
@@ -98,8 +104,9 @@ def test_define_watch_narrow_and_download_in_a_real_browser(
     page.click("#run")
     watch(page, lambda state: state == "done")
     assert number(page, "visited") == CHAPTERS + 2  # home, contents, chapters
-    assert number(page, "nodes") == CHAPTERS + 3  # and /blog/, not followed
-    assert page.locator("#outline li.skipped").count() == 1
+    if GRAPH:
+        assert number(page, "nodes") == CHAPTERS + 3  # and /blog/, not followed
+        assert page.locator("#outline li.skipped").count() == 1
     listed = page.locator("#crawls li").first
     expect(listed).to_contain_text("done: The manual (concatenate) download document.html")
     with page.expect_download() as download:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tests.support.waiting import wait_until
 from tests.workbench.conftest import Workbench
 from tests.workbench.test_api import events_of, manual
-from webcrawler.testing.server import LoopbackWeb, Page, Site
-from webcrawler.testing.waiting import wait_until
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 
 CATASTROPHIC = {"regexp": "(a+)+$"}
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.workbench.conftest import CHAPTERS, Workbench, docs_pages
-from webcrawler.testing.server import LoopbackWeb, Site
+from webcrawler.demoweb.server import LoopbackWeb, Site
 
 
 def crawl(definition: Path, *flags: str) -> subprocess.CompletedProcess[str]:

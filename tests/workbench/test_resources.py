@@ -19,11 +19,11 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.support.tmpfs import small_tmpfs
+from tests.support.waiting import wait_until
 from tests.workbench.conftest import Workbench, docs_pages, start_workbench, stop_workbench
 from tests.workbench.test_api import events_of
-from webcrawler.testing.server import LoopbackWeb, Page, Site
-from webcrawler.testing.tmpfs import small_tmpfs
-from webcrawler.testing.waiting import wait_until
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 from webcrawler.workbench.crawls import write_atomic
 
 LINKS = 3000

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.workbench.conftest import Workbench, docs_pages
-from webcrawler.testing.server import LoopbackWeb, Page, Site
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 
 SECRET = "TOP-SECRET-7f3a9c"
 PRIVATE = "127.0.8.6"
@@ -136,11 +136,11 @@ def test_bound_beyond_loopback_a_token_is_generated_and_printed(tmp_path: Path) 
     of a public address (a warning and a generated token), without leaving this machine."""
     import tempfile
 
-    from webcrawler.testing.waiting import wait_until
+    from tests.support.waiting import wait_until
     from webcrawler.web import processes
 
     command = [sys.executable, "-m", "webcrawler.cli", "workbench", "--data-dir", str(tmp_path),
-               "--host", "127.1", "--port", "0"]
+               "--host", "127.1", "--port", "0", "--insecure"]
     with tempfile.TemporaryFile("w+") as errors:
         process = processes.start(command, errors)
         try:

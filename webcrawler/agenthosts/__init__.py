@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from webcrawler.agenthosts.errors import NoAgentHosts
 from webcrawler.config.agent_config import agent_config
+from webcrawler.errors import install_command
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
             from webcrawler.agenthosts.pool import RemotePool
         except ImportError as exc:
             raise NoAgentHosts(f"--agents-at needs Dask distributed ({exc}): "
-                               "pip install 'webcrawler[distributed]'") from None
+                               f"{install_command('distributed')}") from None
         return RemotePool(settings.agents_at, settings.agents, agent_config(settings),
                           settings.robots_token, deadline=settings.deadline(),
                           security=tls.security())

@@ -30,7 +30,7 @@ from distributed import Client, Future
 
 from webcrawler.agenthosts.errors import NoAgentHosts
 from webcrawler.agents.remote import retrieve
-from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
+from webcrawler.protocol.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 
 log = logging.getLogger(__name__)
 

@@ -61,7 +61,10 @@ def run_agent_host(scheduler: str, host: str, threads: int, announce: Callable[[
     Its name is unique (two hosts may share an address, on other ports), so it always joins."""
     from distributed import Worker
 
+    from webcrawler.agents.hosted import warm_up
+
     _check_address(host)
+    warm_up()  # each agent is a process of its own (agents/hosted.py): forked, not started cold
 
     async def serve() -> None:
         worker = Worker(scheduler, host=host, protocol="tls" if security else "tcp", security=security,

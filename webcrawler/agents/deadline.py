@@ -112,7 +112,7 @@ def _shut(sock: socket.socket) -> None:
 
 class _Watched:
     """Mixin for urllib3 connections: register every new or reused socket with `watchdog`,
-    after `check_peer` (the --deny-private check, addresses.py) has accepted a new one."""
+    after `check_peer` (the --deny-private check, peer_check.py) has accepted a new one."""
 
     watchdog: Watchdog
     check_peer: Callable[[Any, socket.socket], None] | None

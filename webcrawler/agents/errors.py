@@ -24,9 +24,9 @@ from collections.abc import Iterator
 import requests
 import urllib3.exceptions as u3
 
-from webcrawler.agents.addresses import PrivateAddress
 from webcrawler.agents.body import BodyError
-from webcrawler.messages import Reason
+from webcrawler.agents.peer_check import PrivateAddress
+from webcrawler.protocol.messages import Reason
 
 _MAX_CHAIN = 12
 
@@ -65,20 +65,26 @@ _DETAILS: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
     ((u3.IncompleteRead, http.client.IncompleteRead),
      "body cut short or malformed (Content-Length or chunk sizes)"),
     ((u3.InvalidHeader, requests.exceptions.InvalidHeader), "invalid or contradictory headers"),
+    # before the connect timeout: urllib3 files refusals and DNS failures under it
+    ((ConnectionRefusedError,), "connection refused"),
+    ((socket.gaierror, u3.NameResolutionError), "host name lookup failed"),
     ((u3.ConnectTimeoutError, requests.exceptions.ConnectTimeout),
      "no connection within the connect timeout"),
     ((u3.ReadTimeoutError, requests.exceptions.ReadTimeout), "no data within the read timeout"),
     ((ssl.SSLCertVerificationError,),
      "TLS: the server's certificate is not trusted (--ca-bundle for a private CA)"),
     ((ssl.SSLError,), "TLS handshake or record failed"),
-    ((socket.gaierror, u3.NameResolutionError), "host name did not resolve"),
-    ((ConnectionRefusedError,), "connection refused"),
     ((ConnectionResetError,), "connection reset by the server"),
 )
+# the resolver's answer that the name does not exist (not that it could not answer now)
+NO_SUCH_NAME = frozenset({socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)})
+UNKNOWN_HOST = "unknown host"
 
 
 def _our_detail(chain: list[BaseException]) -> str | None:
     """Our words for the first known error in the chain, or None."""
+    if any(isinstance(e, socket.gaierror) and e.errno in NO_SUCH_NAME for e in chain):
+        return UNKNOWN_HOST
     for kinds, detail in _DETAILS:
         if any(isinstance(e, kinds) for e in chain):
             return detail

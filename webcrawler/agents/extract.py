@@ -11,7 +11,8 @@ with its reason (data, never an exception across the process boundary):
 - memory: a zip member is inflated in pieces and given up past `MAX_MEMBER_BYTES`,
   whatever size its header claims; pypdf caps each stream it inflates; XML is parsed
   without entities, DTDs or huge-tree mode (no billion-laughs);
-- output: at most `max_chars` characters of text.
+- output: at most `max_chars` characters of text; DOCX and ODT are read in one pass that
+  takes each text node once and stops there (agents/office.py: nesting costs nothing).
 
 The title comes from the file's metadata, else its first heading, else its first line.
 pypdf is imported on the first PDF, so that agents that never meet one do not load it.
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from webcrawler.agents import office
 from webcrawler.agents.parse import MAX_TITLE_CHARS, collapse, first_line
 from webcrawler.errors import FetchError
 
@@ -36,8 +38,6 @@ log = logging.getLogger(__name__)
 MAX_MEMBER_BYTES = 32 << 20  # one XML part of a DOCX/ODT, inflated
 _CHUNK = 1 << 16
 
-W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-TEXT_NS = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 DC_TITLE = "{http://purl.org/dc/elements/1.1/}title"
 ODT_MIME = b"application/vnd.oasis.opendocument.text"
 
@@ -136,24 +136,29 @@ def _pdf_title(reader: object) -> str:
 # DOCX and ODT (zip files of XML)
 
 def _office(kind: str, body: bytes, max_chars: int) -> Extracted:
+    name = "word/document.xml" if kind == "docx" else "content.xml"
     try:
         with zipfile.ZipFile(io.BytesIO(body)) as archive:
-            if kind == "docx":
-                content = _member(archive, "word/document.xml", MAX_MEMBER_BYTES)
-                meta = _optional(archive, "docProps/core.xml")
-                blocks, heading = _docx_blocks(_xml(content))
-            else:
-                content = _member(archive, "content.xml", MAX_MEMBER_BYTES)
-                meta = _optional(archive, "meta.xml")
-                blocks, heading = _odt_blocks(_xml(content))
+            info = archive.getinfo(name)
+            if info.file_size > MAX_MEMBER_BYTES:
+                raise ExtractError(f"decompression bomb: {name} claims {info.file_size:,} bytes")
+            with archive.open(info) as stream:
+                read = office.read_blocks(kind, stream, MAX_MEMBER_BYTES, max_chars)
+            meta = _optional(archive, "docProps/core.xml" if kind == "docx" else "meta.xml")
+    except office.TooLarge:
+        raise ExtractError(f"decompression bomb: {name} inflates past "
+                           f"{MAX_MEMBER_BYTES:,} bytes") from None
+    except office.Refused as exc:
+        raise ExtractError(f"unreadable {kind.upper()} ({exc})") from None
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError, NotImplementedError,
             RuntimeError, etree.XMLSyntaxError) as exc:
         raise ExtractError(f"unreadable {kind.upper()} ({type(exc).__name__}: "
                            f"{str(exc)[:200]})") from None
-    text = collapse(" ".join(blocks))[:max_chars]
+    text = collapse(" ".join(read.blocks))[:max_chars]
     if not text:
         raise ExtractError(f"{kind.upper()} without text")
-    title = _metadata_title(meta) or heading or first_line(blocks)
+    heading = read.heading[:MAX_TITLE_CHARS]
+    title = _metadata_title(meta) or heading or first_line(read.blocks)
     return Extracted(title, text)
 
 
@@ -182,46 +187,6 @@ def _xml(data: bytes) -> etree._Element:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                              huge_tree=False, remove_comments=True, remove_pis=True)
     return etree.fromstring(data, parser)
-
-
-def _docx_blocks(root: etree._Element) -> tuple[list[str], str]:
-    """Paragraphs in order, and the first one styled as a title or first-level heading."""
-    blocks: list[str] = []
-    heading = ""
-    for paragraph in root.iter(f"{W}p"):
-        text = "".join(_docx_runs(paragraph))
-        if not text.strip():
-            continue
-        blocks.append(text)
-        if not heading:
-            style = paragraph.find(f"{W}pPr/{W}pStyle")
-            name = (style.get(f"{W}val") or "").lower() if style is not None else ""
-            if name in ("title", "heading1", "heading 1"):
-                heading = collapse(text)[:MAX_TITLE_CHARS]
-    return blocks, heading
-
-
-def _docx_runs(paragraph: etree._Element) -> list[str]:
-    parts = []
-    for element in paragraph.iter(f"{W}t", f"{W}tab", f"{W}br"):
-        parts.append(element.text or "" if element.tag == f"{W}t" else " ")
-    return parts
-
-
-def _odt_blocks(root: etree._Element) -> tuple[list[str], str]:
-    blocks: list[str] = []
-    heading = ""
-    for element in root.iter(f"{TEXT_NS}p", f"{TEXT_NS}h"):
-        if element.getparent() is not None and element.getparent().tag in (
-                f"{TEXT_NS}p", f"{TEXT_NS}h"):
-            continue  # nested: already in its parent's text
-        text = " ".join(element.itertext())
-        if not text.strip():
-            continue
-        blocks.append(text)
-        if not heading and element.tag == f"{TEXT_NS}h":
-            heading = collapse(text)[:MAX_TITLE_CHARS]
-    return blocks, heading
 
 
 def _metadata_title(meta: bytes) -> str:

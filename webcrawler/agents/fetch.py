@@ -25,12 +25,13 @@ import requests
 import urllib3
 from requests.structures import CaseInsensitiveDict
 
-from webcrawler.agents import addresses, extract, filetypes, sitemap
+from webcrawler.agents import extract, sitemap
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
-from webcrawler.agents.credentials import headers_for
+from webcrawler.agents.credentials import headers_for, stored_headers
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
+from webcrawler.agents.page_scope import Gate, PageScope
 from webcrawler.agents.parse import (
     Parsed,
     canonical_url,
@@ -38,10 +39,12 @@ from webcrawler.agents.parse import (
     parse_plain,
     robots_directives,
 )
+from webcrawler.agents.peer_check import peer_check
 from webcrawler.agents.render import Renderer, Resource
 from webcrawler.agents.retry_after import retry_after
 from webcrawler.agents.shell import looks_like_shell
-from webcrawler.messages import (
+from webcrawler.protocol import addresses, filetypes
+from webcrawler.protocol.messages import (
     KIND_OF_TYPE,
     ROBOTS_HOP,
     AgentConfig,
@@ -55,8 +58,8 @@ from webcrawler.messages import (
     Retrieve,
     RobotsFile,
 )
-from webcrawler.robots import decode_body
-from webcrawler.urls import ParamNames, strip_params, try_normalize
+from webcrawler.protocol.robots import decode_body
+from webcrawler.protocol.urls import ParamNames, strip_params, try_normalize
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +91,10 @@ class Fetcher:
         self.watchdog = Watchdog()
         self.session = _session(config, self.watchdog)
         self.param_names = ParamNames(config.strip_params)
-        self.renderer = Renderer(config.render_timeout) if config.render != "never" else None
+        self.renderer = Renderer(
+            config.render_timeout, max_bytes=config.max_bytes, memory_bytes=config.memory_mb << 20,
+        ) if config.render != "never" else None
+        self.page_scope = PageScope(config, robots_token)  # what a rendered page may fetch
 
     def close(self) -> None:
         if self.renderer is not None:
@@ -223,7 +229,7 @@ class Fetcher:
         parsed = self._parse(mime, text, final_url)
         digest = b""  # the checksum's input: the body, or what the scripts wrote
         if self._wants_render(request, mime, text, parsed):
-            rendered = self._render(final_url, text, started)
+            rendered = self._render(final_url, text, started, self.page_scope.gate(request))
             if rendered is not None:  # one shell may serve many pages: they differ rendered
                 text, parsed = rendered, self._parse(mime, rendered, final_url)
                 digest = rendered.encode("utf-8", "replace")
@@ -239,18 +245,24 @@ class Fetcher:
             return False
         return self.config.render == "always" or looks_like_shell(text, parsed.text)
 
-    def _render(self, url: str, html: str, started: float) -> str | None:
-        """The page after its scripts ran (render.py), within the retrieval's deadline."""
+    def _render(self, url: str, html: str, started: float, gate: Gate) -> str | None:
+        """The page after its scripts ran (render.py), within the retrieval's deadline; what
+        they ask for is fetched only if a link to it could be (`gate`, page_scope.py)."""
         assert self.renderer is not None
         deadline = started + self.config.total_timeout
-        rendered = self.renderer.render(url, html, lambda sub: self._subresource(sub, deadline),
-                                        deadline - 1.0)
+        rendered = self.renderer.render(
+            url, html, lambda sub: self._subresource(sub, deadline, gate), deadline - 1.0)
         log.debug("%s: %s", url, "rendered" if rendered is not None else "not rendered")
         return rendered
 
-    def _subresource(self, url: str, deadline: float) -> Resource | None:
+    def _subresource(self, url: str, deadline: float, gate: Gate) -> Resource | None:
         """A script or data file the rendered page asked for, fetched like any request (the
-        address checks, the server's credentials, the byte cap, the deadline); None on failure."""
+        scope, robots.txt, the address checks, the server's credentials, the byte cap, the
+        deadline); None when refused or failed."""
+        refused = gate.why_not(url)
+        if refused is not None:
+            log.debug("%s: not fetched for a rendered page (%s)", url, refused)
+            return None
         try:
             with self._get(url, deadline) as response:
                 body = b""
@@ -300,7 +312,7 @@ class Fetcher:
             canonical=self._canonical(response, request.url) or parsed.canonical,
             html=html,
             sketch=_sketch(parsed.text) if request.sketch else b"",
-            headers=tuple(response.raw.headers.items()) if request.body else (),
+            headers=self._stored_headers(request, response) if request.body else (),
             body=zlib.compress(body, 1) if request.body else b"",
             rendered=bool(digest),  # a digest of what scripts wrote: the page was rendered
         )
@@ -317,9 +329,16 @@ class Fetcher:
             title="", text="", length=len(body),
             checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
             elapsed=time.monotonic() - started,
-            headers=tuple((name, value) for name, value in response.raw.headers.items()),
+            headers=self._stored_headers(request, response),
             body=zlib.compress(body, 1),
         )
+
+    def _stored_headers(self, request: Retrieve, response: requests.Response
+                        ) -> tuple[tuple[str, str], ...]:
+        """The response's headers as they may be kept: a credentialed fetch's without its
+        session (credentials.stored_headers)."""
+        sent = headers_for(request.url, self.config.credentials, self.config.verify_tls)
+        return stored_headers(tuple(response.raw.headers.items()), sent)
 
     def _parse(self, mime: str, text: str, final_url: str) -> Parsed:
         if mime == "text/plain":
@@ -414,7 +433,8 @@ class Fetcher:
         prepared.prepare_url(url, None)
         merged = CaseInsensitiveDict(self.session.headers)
         merged.update(headers or {})
-        merged.update(headers_for(url, self.config.credentials))  # this server's own, if any
+        merged.update(headers_for(url, self.config.credentials,  # this server's own, if any
+                                   self.config.verify_tls))
         prepared.prepare_headers(merged)
         prepared.prepare_body(None, None)
         prepared.prepare_auth(None, url)  # user:password in the URL, as requests does
@@ -432,7 +452,7 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     connection registers its socket with `watchdog` (deadline.py).
     """
     session = _Session()
-    adapter = WatchedAdapter(watchdog, addresses.peer_check(config))  # and --deny-private
+    adapter = WatchedAdapter(watchdog, peer_check(config))  # and --deny-private
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter)
     session.trust_env = False
@@ -496,7 +516,7 @@ def _location(response: requests.Response) -> str:
 def _sketch(text: str) -> bytes:
     """The shingle sketch of an incremental crawl's page; imported here, so that the agents of a
     batch crawl never load numpy."""
-    from webcrawler.shingles import sketch
+    from webcrawler.text.shingles import sketch
 
     return sketch(text)
 

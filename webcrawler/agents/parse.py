@@ -4,7 +4,7 @@ lxml's libxml2 HTML parser is used directly: it is about twenty times faster
 than BeautifulSoup on a typical page and it recovers from any markup. The
 parse must never raise: a hostile or broken page yields an empty `Parsed`,
 never an agent crash. Links come out absolute, normalised by
-`webcrawler.urls`, de-duplicated (anchor texts of repeats merged), without
+`webcrawler.protocol.urls`, de-duplicated (anchor texts of repeats merged), without
 rel=nofollow links, and none at all when the page's robots meta says
 nofollow. This module does no I/O.
 """
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from lxml import etree
 
 from webcrawler.agents.resolve import resolve
-from webcrawler.messages import Outlink
-from webcrawler.urls import MAX_URL_LENGTH, ParamNames, strip_params, try_normalize
+from webcrawler.protocol.messages import Outlink
+from webcrawler.protocol.urls import MAX_URL_LENGTH, ParamNames, strip_params, try_normalize
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from webcrawler.urls import MAX_URL_LENGTH, remove_dot_segments, try_normalize
+from webcrawler.protocol.urls import MAX_URL_LENGTH, remove_dot_segments, try_normalize
 
 # Characters that `normalize` leaves as they are in a path or query, minus ":" (a
 # colon before the first slash would make the href a scheme) and "%" (escapes).

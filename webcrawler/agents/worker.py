@@ -16,7 +16,7 @@ import signal
 from multiprocessing.connection import Connection
 
 from webcrawler.agents.fetch import Fetcher
-from webcrawler.messages import AgentConfig, Retrieve
+from webcrawler.protocol.messages import AgentConfig, Retrieve
 
 log = logging.getLogger(__name__)
 

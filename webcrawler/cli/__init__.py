@@ -10,6 +10,13 @@
     toolkit.py      `webcrawler crawl FILE.py`
     workbench.py    `webcrawler workbench`, `webcrawler crawl definition.json [--on URL]`
     agent_hosts.py  `webcrawler agent-scheduler`, `webcrawler agent-host`
+    content_options.py  the `index` options that say what counts as one document, which kinds
+                    are fetched
+    demo.py         `webcrawler demo`: the demo web crawled, indexed and searched
+    help.py         every option's default written once, as "(default X)"
+
+What a command does beyond parsing its options lives where the house keeps it (`webcrawler
+index` is webcrawler/commands/index.py, `serve` the query server, ...).
 
 Every agent process imports this package (forkserver children re-import the parent's main
 module), so it stays light: each command imports what it runs inside its function.

@@ -33,8 +33,8 @@ def config_command(data_dir: Path | None, db_url: str | None, as_json: bool) -> 
 def with_stored_scope(configuration: Configuration) -> Configuration:
     """The configuration with the crawl's stored scope in place of what it replaces (nothing
     when no crawl is stored; nothing is created or written to find out)."""
-    from webcrawler.database import connect
-    from webcrawler.dialects import sqlite_file
+    from webcrawler.database.dialects import sqlite_file
+    from webcrawler.database.schema import connect
     from webcrawler.engine.store.scope import FIELDS, load
 
     settings = configuration.crawl.value

@@ -28,7 +28,7 @@ def export(fmt: str, data_dir: Path | None, db_url: str | None, output: Path | N
     from sqlalchemy.exc import OperationalError
 
     from webcrawler.config.options import crawl_settings
-    from webcrawler.database import check_database
+    from webcrawler.database.schema import check_database
     from webcrawler.export.records import read_records
     from webcrawler.export.writers import write_jsonl, write_warc
     from webcrawler.query_server.readonly import open_readonly
@@ -55,8 +55,7 @@ def export(fmt: str, data_dir: Path | None, db_url: str | None, output: Path | N
 
 def _counting_missing(records: Iterator[Any], missing: list[int]) -> Iterator[Any]:
     """The records, counting in missing[0] the fetched documents whose response was not kept."""
-    from webcrawler.database import State
-
+    from webcrawler.database.states import State
     for record in records:
         if record.response is None and record.state == State.FETCHED:
             missing[0] += 1

@@ -21,15 +21,22 @@ import click
 
 from webcrawler.cli.agent_hosts import agent_host, agent_scheduler, tls_options
 from webcrawler.cli.config import config_command
+from webcrawler.cli.content_options import content_options
 from webcrawler.cli.export import export
+from webcrawler.cli.help import defaults_in_help
 from webcrawler.cli.plan import plan_options, plan_recrawl
 from webcrawler.cli.recrawl import recrawl_options
 from webcrawler.cli.shards import index_shard_options, optimize_option, register_shard_commands
 from webcrawler.cli.workbench import crawl_command, workbench_command
 from webcrawler.config.kinds import FiniteFloat
-from webcrawler.config.options import crawl_settings, serve_configuration, serve_options, tuning_options
-from webcrawler.content_options import content_options
-from webcrawler.errors import NothingToDo, WebcrawlerError
+from webcrawler.config.options import (
+    crawl_settings,
+    search_tuning_options,
+    serve_configuration,
+    serve_options,
+    tuning_options,
+)
+from webcrawler.errors import DISTRIBUTION, NothingToDo, WebcrawlerError
 from webcrawler.settings import Settings
 
 log = logging.getLogger("webcrawler")
@@ -70,14 +77,14 @@ def _damaged_database(error: Exception) -> Exception | None:
     None for any other error. No database opened, no sqlalchemy imported: not one of its."""
     if "sqlalchemy.exc" not in sys.modules:
         return None
-    from webcrawler.database import unreadable
+    from webcrawler.database.schema import unreadable
 
     return unreadable(error)
 
 
 @click.group(cls=_Commands)
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv for debug).")
-@click.version_option(package_name="webcrawler")
+@click.version_option(package_name=DISTRIBUTION)
 def main(verbose: int) -> None:
     """webcrawler: your own search engine for a set of web sites (after WebCrawler, 1994)."""
     _setup_logging(verbose)
@@ -98,9 +105,10 @@ def scope_options(command: Any) -> Any:
                           "list; --include '' lifts it)."),
         click.option("--exclude", multiple=True, callback=_regexes,
                      help="Regex of URLs never to fetch (repeatable; replaces the stored list)."),
-        click.option("--max-depth", type=int, default=None, help="Links from a seed (default 50)."),
-        click.option("--max-docs-per-server", type=int, default=None,
-                     help="Documents per server (0 = no cap)."),
+        click.option("--max-depth", type=click.IntRange(0), default=None,
+                     help="Links from a seed (default 50; 0: the seeds only)."),
+        click.option("--max-docs-per-server", type=click.IntRange(0), default=None,
+                     help="Documents per server (default 0: no cap)."),
         click.option("--user-agent-token", "robots_token", default=None,
                      help="Product token for robots.txt and the User-Agent (default WebCrawler)."),
         click.option("--deny-private/--allow-private", "deny_private", default=None,
@@ -139,8 +147,10 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 
 
 @main.command()
-@click.option("--hours", type=FiniteFloat(), default=None, help="Stop after this many hours (default 1).")
-@click.option("--max-docs", type=int, default=None, help="Stop after retrieving this many documents.")
+@click.option("--hours", type=FiniteFloat(0), default=None,
+              help="Stop after this many hours (default 1; 0: queue the seeds, fetch nothing).")
+@click.option("--max-docs", type=click.IntRange(0), default=None,
+              help="Stop after retrieving this many documents (default 0: no limit).")
 @click.option("--seed", "seeds", multiple=True, help="A URL to start from (repeatable).")
 @click.option("--seeds-file", type=click.File("r"), default=None, help="A file of seed URLs, one a line.")
 @click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 15).")
@@ -173,7 +183,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @db_option
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
-    from webcrawler.run import SeedsFailed, run_index, run_reindex
+    from webcrawler.commands.index import SeedsFailed, run_index, run_reindex
 
     seeds = list(flags.pop("seeds") or ())
     if seeds_file is not None:
@@ -181,6 +191,10 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     if reindex and seeds:
         raise click.UsageError("--reindex rebuilds the index and crawls nothing: give no --seed")
     settings = _settings(seeds=tuple(seeds), **flags)
+    if settings.plan == "auto":
+        from webcrawler.recrawl.solve import require_solver
+
+        require_solver()  # ExtraMissing (one line) before the crawl, not at its first plan
     received: list[int] = []  # the signal that stopped the crawl, if one did
     try:
         with _disk_full(settings):
@@ -217,6 +231,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
                               start: tuple[str, ...], out_dir: Path, data_dir: Path | None,
                               db_url: str | None) -> None:
     """Replay the stored crawl in other orders (virtual crawlers) and measure PCS, PST and PBC."""
+    from webcrawler.errors import OrderingError
     from webcrawler.evaluate import ORDER_NAMES, evaluate_ordering
     from webcrawler.importance import ImportanceError
     from webcrawler.plots import require_plots
@@ -233,8 +248,8 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
         evaluation, text, plots = evaluate_ordering(
             settings.database_url, settings.index_dir, importance, threshold=threshold,
             orders=names, start=list(start), out_dir=out_dir)
-    except ImportanceError:
-        raise  # a UsageError: one line and exit 2 at the CLI's edge
+    except (ImportanceError, OrderingError):
+        raise  # one line and the kind's exit status at the CLI's edge
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(text)
@@ -244,7 +259,7 @@ def evaluate_ordering_command(importance: str, threshold: float | None, orders: 
 
 def _check_database(settings: Settings) -> None:
     """A damaged or unreachable database: one line naming it (_Commands), before any work."""
-    from webcrawler.database import check_database
+    from webcrawler.database.schema import check_database
 
     check_database(settings.database_url)
 
@@ -252,7 +267,7 @@ def _check_database(settings: Settings) -> None:
 @contextlib.contextmanager
 def _disk_full(settings: Settings) -> Iterator[None]:
     """A full disk met where no StorageFull was raised (a library's own error): StorageFull."""
-    from webcrawler.storage_errors import StorageFull, is_disk_full
+    from webcrawler.database.storage_errors import StorageFull, is_disk_full
 
     try:
         yield
@@ -301,7 +316,7 @@ def _exit_if_stopped(received: list[int]) -> None:
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object a line: results, progress, then the summary.")
 @scope_options
-@tuning_options
+@search_tuning_options
 @data_dir_option
 @db_option
 def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], max_fetches: int,
@@ -371,6 +386,10 @@ def stats(as_json: bool, data_dir: Path | None, db_url: str | None) -> None:
         c = figures.last_crawl
         click.echo(f"last crawl {c.documents} documents, {c.rate_per_hour:.0f}/hour, "
                    f"{c.stop_reason or 'running or killed'}")
+        if c.requests_per_second is not None:
+            cap = (f" of the cap's {c.fetch_rate:g} ({c.requests_per_second / c.fetch_rate:.0%})"
+                   if c.fetch_rate else " (no cap)")
+            click.echo(f"  requests {c.requests}, {c.requests_per_second:.2f} a second{cap}")
     for line in recrawl_lines(recrawl):
         click.echo(line)
 
@@ -398,7 +417,7 @@ def optimize(data_dir: Path | None, shard: int | None) -> None:
 @click.argument("urls", nargs=-1, required=True)
 def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
     """Check URLs against a robots.txt on disk: `allowed<TAB>URL` or `disallowed<TAB>URL`."""
-    from webcrawler.robots import check_file, format_check
+    from webcrawler.protocol.robots import check_file, format_check
 
     try:
         results = check_file(robots_file, user_agent, urls)
@@ -413,8 +432,8 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 @serve_options
 def serve(data_dir: Path | None, db_url: str | None, **flags: Any) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
+    from webcrawler.commands.index import check_data
     from webcrawler.query_server import serve as run_server
-    from webcrawler.run import check_data
 
     configuration = serve_configuration({"data_dir": data_dir, "db_url": db_url}, flags)
     settings, options = configuration.crawl.value, configuration.serve.value
@@ -441,7 +460,7 @@ def demo(port: int, host: str, seconds: float, agents: int, data_dir: Path, web_
     """Crawl a demo web (the standard library's pydoc pages, served on 127.0.5.x), index it,
     print a summary, then serve the search page until Ctrl-C (a Ctrl-C during the crawl ends
     the crawl early and serves what it found)."""
-    from webcrawler.demo import run_demo
+    from webcrawler.cli.demo import run_demo
 
     run_demo(data_dir, port=port, seconds=seconds, host=host, agents=agents, serve=serve,
              install_signals=_install_signals, web_port=web_port)
@@ -455,6 +474,7 @@ main.add_command(agent_scheduler)  # agent hosts through Dask
 main.add_command(agent_host)
 main.add_command(export)  # the stored crawl out, JSON Lines or WARC
 main.add_command(config_command)  # the effective configuration
+defaults_in_help(main)  # "(default X)", once, for the options that would show "[default: X]"
 
 if __name__ == "__main__":
     main()

@@ -92,8 +92,9 @@ def plan_recrawl(strategies: tuple[int, ...], small_weight: float, from_crawl: b
     bucket, and how many new pages, to crawl in each period of a cycle."""
     from webcrawler.recrawl.figures import write_figures
     from webcrawler.recrawl.plan import changes_per_cycle, format_table, plan_json, solve_strategies
-    from webcrawler.recrawl.solve import SolveFailed
+    from webcrawler.recrawl.solve import SolveFailed, require_solver
 
+    require_solver()  # ExtraMissing (one line) when casadi, webcrawler-search[plan], is not installed
     if figures is not None:
         from webcrawler.plots import require_plots
 

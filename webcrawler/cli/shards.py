@@ -45,7 +45,7 @@ def register_shard_commands(group: click.Group, data_dir_option: Callable, db_op
 def _index_writer(shard: int, shards: int, until_empty: bool, progress: bool, **flags: Any) -> None:
     """Index one shard of a sharded index from the shared database's outbox."""
     from webcrawler.config.options import crawl_settings
-    from webcrawler.database import check_database
+    from webcrawler.database.schema import check_database
     from webcrawler.engine.pipeline.shard_writer import run_shard_writer
 
     if shard >= shards:

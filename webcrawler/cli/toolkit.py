@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from webcrawler.config.kinds import FiniteFloat
+from webcrawler.errors import WebcrawlerError
 from webcrawler.toolkit.crawler import Crawler
 from webcrawler.toolkit.ready import ORDERS
 
@@ -122,6 +123,8 @@ def crawl_command(file: Path, roots: tuple[str, ...], pages: int | None, depth: 
     progress = ProgressLine()
     try:
         summary = crawler.run(progress=progress)
+    except WebcrawlerError:
+        raise  # ToolkitError, ConfigError, ...: one line and its kind's status at the CLI's edge
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     finally:

@@ -134,9 +134,11 @@ def _interrupt(signum: int, frame: object) -> None:
 
 @click.command("workbench")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where crawls and their results are kept (default ./webcrawler-data/workbench).")
+              help="The data directory (default ./webcrawler-data, or $WEBCRAWLER_DATA): crawls "
+                   "and their results are kept in its workbench/ folder.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=5001, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=5001, show_default=True,
+              help="Port to listen on (0: any free port).")
 @click.option("--threads", type=click.IntRange(2, 64), default=16, show_default=True,
               help="Request threads (each open page holds one for its event stream).")
 @click.option("--max-crawls", type=click.IntRange(1, 64), default=2, show_default=True,
@@ -175,29 +177,50 @@ def _interrupt(signum: int, frame: object) -> None:
               help="RequestPolicy: append every request's decision here (JSON lines).")
 @click.option("--allowed-host", "allowed_hosts", multiple=True,
               help="A host name to answer to besides localhost and --host (repeatable).")
-def workbench_command(data_dir: Path | None, host: str, port: int, threads: int, **options: Any) -> None:
+@click.option("--tls-cert", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Serve HTTPS with this PEM certificate (with --tls-key).")
+@click.option("--tls-key", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="The certificate's private key (PEM).")
+@click.option("--insecure", is_flag=True, default=False,
+              help="Listen beyond loopback over plain HTTP (the token and every page cross "
+                   "the network in clear); refused without it.")
+def workbench_command(data_dir: Path | None, host: str, port: int, threads: int,
+                      tls_cert: str | None, tls_key: str | None, insecure: bool,
+                      **options: Any) -> None:
     """The Crawler Workbench: define, run and watch crawls in the browser (docs/workbench.md)."""
-    from webcrawler.web.server import exposure_warning, make_server
-    from webcrawler.workbench.access import new_token
+    from webcrawler.web.server import exposure_warning, make_server, make_tls_server
+    from webcrawler.workbench.access import fingerprint, new_token
     from webcrawler.workbench.app import create_app
 
+    if bool(tls_cert) != bool(tls_key):
+        raise click.UsageError("--tls-cert and --tls-key go together")
     data_dir = data_dir or _data_dir()
     warning = exposure_warning(host, "the workbench")
+    if warning and not tls_cert and not insecure:
+        raise click.UsageError(f"--host {host} is beyond loopback: serve HTTPS (--tls-cert, "
+                               "--tls-key), or say --insecure to serve plain HTTP there")
+    given = options["token"]
     if warning:
         click.echo(warning, err=True)
         options["token"] = options["token"] or new_token()
     app = create_app(data_dir, **options)  # a bad settings file: ConfigError (one line)
     crawls = app.extensions["webcrawler.workbench"]
     try:
-        server = make_server(app, host=host, port=port, threads=threads)  # or ServeError
+        server = (make_tls_server(app, host, port, threads, tls_cert, tls_key)  # or ServeError
+                  if tls_cert and tls_key else make_server(app, host=host, port=port, threads=threads))
     except BaseException:
         crawls.close()
         raise
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"Workbench at http://{shown}:{server.effective_port}/")
-    if options["token"]:
-        click.echo(f"Token: {options['token']} (open http://{shown}:{server.effective_port}/?token="
-                   f"{options['token']} or send Authorization: Bearer TOKEN)", err=True)
+    base = f"{'https' if tls_cert else 'http'}://{shown}:{server.effective_port}/"
+    click.echo(f"Workbench at {base}")
+    token = options["token"]
+    if token and given:  # the operator's own: never printed (it may be in use elsewhere)
+        click.echo(f"Token: set ({fingerprint(token)}; open {base}?token=TOKEN or send "
+                   "Authorization: Bearer TOKEN)", err=True)
+    elif token:  # generated here: the operator has no other way to learn it
+        click.echo(f"Token: {token} (open {base}?token={token} or send Authorization: Bearer "
+                   "TOKEN)", err=True)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         server.run()

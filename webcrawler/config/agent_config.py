@@ -8,7 +8,7 @@ is a plain dataclass that imports nothing of config/.
 from __future__ import annotations
 
 from webcrawler.config.credentials import read_credentials
-from webcrawler.messages import AgentConfig
+from webcrawler.protocol.messages import AgentConfig
 from webcrawler.settings import Settings
 
 
@@ -25,6 +25,7 @@ def agent_config(settings: Settings) -> AgentConfig:
         deny_private=settings.deny_private,
         allowed_hosts=settings.scope_hosts,
         allowed_patterns=settings.include,
+        exclude=settings.exclude,
         ca_bundle=settings.ca_bundle,
         client_cert=settings.client_cert,
         client_key=settings.client_key,
@@ -35,4 +36,5 @@ def agent_config(settings: Settings) -> AgentConfig:
         main_content=settings.main_content,
         render=settings.render,
         render_timeout=settings.render_timeout,
+        memory_mb=settings.agent_memory_mb,
     )

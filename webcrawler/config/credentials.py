@@ -5,10 +5,11 @@
     username = "crawler"             # HTTP Basic
     password = "..."
     # or: header = "Authorization: Bearer ..."
+    # scheme = "http"                # only to say so: a credential goes over https only
 
 They are read here, not as crawl settings, so that no settings object, `webcrawler config`
 output, stored scope or log line ever holds them; the agents get them in their AgentConfig and
-send each only to its own host (agents/credentials.py). Problems are one ConfigError line
+send each only to its own host and scheme (agents/credentials.py). Problems are one ConfigError line
 naming the table, never its secret.
 """
 
@@ -19,10 +20,11 @@ from pathlib import Path
 
 from webcrawler.config.kinds import ConfigError
 from webcrawler.config.toml_file import read_toml
-from webcrawler.messages import Credential
+from webcrawler.protocol.messages import Credential
 
 FILE_NAME = "webcrawler.toml"  # as config/file.py, which checks the tables through `parse`
-KEYS = {"host", "username", "password", "header"}
+KEYS = {"host", "username", "password", "header", "scheme"}
+SCHEMES = ("https", "http")
 
 
 def read_credentials(data_dir: Path) -> tuple[Credential, ...]:
@@ -54,14 +56,17 @@ def _one(where: str, table: object) -> Credential:
     host = table.get("host", "").strip().lower()
     if not host or "/" in host:
         raise ConfigError(f"{where}: host must be a host name, or host:port")
+    scheme = table.get("scheme", "https").strip().lower()
+    if scheme not in SCHEMES:
+        raise ConfigError(f"{where}: scheme must be https (the default) or http")
     if "header" in table:
         if "username" in table or "password" in table:
             raise ConfigError(f"{where}: give header, or username and password, not both")
         name, colon, value = table["header"].partition(":")
         if not colon or not name.strip() or not value.strip():
             raise ConfigError(f"{where}: header must read 'Name: value'")
-        return Credential(host, name.strip(), value.strip())
+        return Credential(host, name.strip(), value.strip(), scheme)
     if "username" not in table or "password" not in table:
         raise ConfigError(f"{where}: give username and password (HTTP Basic), or header")
     token = base64.b64encode(f"{table['username']}:{table['password']}".encode()).decode()
-    return Credential(host, "Authorization", f"Basic {token}")
+    return Credential(host, "Authorization", f"Basic {token}", scheme)

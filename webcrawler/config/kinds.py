@@ -31,6 +31,10 @@ class FiniteFloat(click.FloatRange):
 
     name = "float"
 
+    def _describe_range(self) -> str:
+        """Nothing for an unbounded range (click's own would show `[x<=None]`)."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from webcrawler.config.helptext import with_default
 from webcrawler.config.kinds import ConfigError, FiniteFloat, kind_of
 from webcrawler.config.layers import Configuration, Layered, configure
 from webcrawler.config.serve import ServeSettings
@@ -54,7 +55,7 @@ TUNING = {
     "trap_repeats": "A URL whose path repeats one segment more than this many times is a link "
                     "loop, refused as 'trap' (default 3; 0: no check).",
     "trap_budget": "Pages per server whose URLs differ only by a date (a calendar) fetched at "
-                   "most (default 100; 0: no cap).",
+                   "most (default 400; 0: no date rule at all).",
     "ca_bundle": "PEM file of the certificate authorities to trust (default: the system's).",
     "client_cert": "PEM client certificate to present to servers that ask for one.",
     "client_key": "The client certificate's private key (PEM), when not in --client-cert.",
@@ -88,10 +89,16 @@ def serve_type(name: str, kind: str) -> Any:
     return SERVE_RANGES.get(name, _type(kind))
 
 
-def tuning_options(command: Any) -> Any:
-    """`--connect-timeout` ... `--progress-interval`: every TUNING field, none defaulted here."""
+# TUNING fields a real-time search (`webcrawler search`) never reads: it commits after every
+# document, reports its own progress, recrawls nothing and serves no metrics.
+NOT_IN_SEARCH = ("commit_seconds", "progress_interval", "min_revisit", "metrics_port")
+
+
+def tuning_options(command: Any, without: tuple[str, ...] = ()) -> Any:
+    """`--connect-timeout` ... `--progress-interval`: every TUNING field but `without`, none
+    defaulted here."""
     known = {f.name: f for f in fields(Settings)}
-    for name in reversed(list(TUNING)):
+    for name in reversed([name for name in TUNING if name not in without]):
         kind = kind_of(known[name])
         if kind == "boolean":
             option = click.option(flag_of(name), is_flag=True, default=None, help=TUNING[name])
@@ -100,6 +107,11 @@ def tuning_options(command: Any) -> Any:
                                   default=None, help=TUNING[name])
         command = option(command)
     return command
+
+
+def search_tuning_options(command: Any) -> Any:
+    """The TUNING options `webcrawler search` uses: its help lists no option that does nothing."""
+    return tuning_options(command, without=NOT_IN_SEARCH)
 
 
 def serve_options(command: Any) -> Any:
@@ -114,9 +126,9 @@ def serve_options(command: Any) -> Any:
             option = click.option(flag_of(f.name).removesuffix("s"), f.name, multiple=True,
                                   help=text)
         else:
-            shown = "" if f.default is None else f" [default: {f.default}]"
+            shown = text if f.default is None else with_default(text, f.default)
             option = click.option(flag_of(f.name), type=serve_type(f.name, kind),
-                                  default=None, help=text + shown)
+                                  default=None, help=shown)
         command = option(command)
     return command
 

@@ -11,7 +11,7 @@ interfaces:
   SQL `CrawlStore` (store/sql.py) for crawls that keep what they find, the
   in-memory `MemoryStore` (store/memory.py) for toolkit crawls and tests.
 - the **pool** of agents (`Pool`): local agent processes (loop/pool.py), Dask agent
-  hosts (agenthosts/), the in-process pool for tests (testing/inprocess.py); the
+  hosts (agenthosts/), the in-process pool for tests (tests/support/inprocess.py); the
   toolkit's request policy (toolkit/gate.py) wraps any of them.
 - the **hooks** (`Hooks`): what a client does with an answer (a document, a
   redirect, a failure), its clock (a tick), and when it stops. `BaseHooks`
@@ -22,35 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-from webcrawler.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
-
-if TYPE_CHECKING:
-    from webcrawler.engine.scheduling.scheduler import ServerState
-
-
-@dataclass(frozen=True, slots=True)
-class FrontierEntry:
-    """A document waiting to be fetched."""
-
-    doc_id: int
-    server_id: int
-    path: str
-    depth: int
-    redirects: int = 0
-    recrawl: bool = False  # fetched before: its answer goes to webcrawler/recrawl/
-    etag: str = ""  # the validators of the stored copy, for a conditional GET
-    last_modified: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class NewURL:
-    """A URL found in a page (or a redirect), ready to be stored."""
-
-    path: str
-    depth: int
-    redirects: int = 0
+from webcrawler.engine.records import FrontierEntry, NewURL, ServerState
+from webcrawler.protocol.messages import Answer, Document, Failure, NotModified, Redirect, Retrieve
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +72,23 @@ class DocumentBook(Protocol):
                      **values: object) -> bool: ...
     def duplicate_of(self, checksum: str, doc_id: int) -> int | None: ...
     def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None: ...
+    def link_targets(self, source_id: int) -> set[int]: ...
     def delete_links(self, source_id: int) -> None: ...
     def save_response(self, doc_id: int, now: float, document: Document) -> None: ...
     def annotate(self, doc_id: int, **values: object) -> None: ...
+
+
+class OneURLBook(Protocol):
+    """What "one URL per document" asks of the store (loop/canonical.py, loop/near_duplicates.py):
+    the aliases of canonical pages, and the sketches of the pages the index holds. Both
+    stores answer, so canonical URLs and near-duplicates are judged on either."""
+
+    def canonical_ids(self) -> set[int]: ...
+    def aliases_of(self, canonical_id: int) -> list[int]: ...
+    def add_alias(self, doc_id: int, canonical_id: int) -> None: ...
+    def indexed(self, doc_id: int) -> bool: ...
+    def indexed_sketches(self, ids: Sequence[int] | None = None
+                         ) -> list[tuple[int, bytes, str]]: ...
 
 
 class RunBook(Protocol):
@@ -107,13 +96,14 @@ class RunBook(Protocol):
 
     def start_run(self, mode: str = ...) -> int: ...
     def update_run(self, run_id: int, docs: int, failures: int, ended: bool = ...,
-                   stop_reason: str | None = ...) -> None: ...
+                   stop_reason: str | None = ..., requests: int | None = ...,
+                   fetch_rate: float | None = ...) -> None: ...
     def pending(self) -> bool: ...
     def commit(self) -> None: ...
     def rollback(self) -> None: ...
 
 
-class Store(ServerBook, RobotsBook, URLBook, DocumentBook, RunBook, Protocol):
+class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, RunBook, Protocol):
     """Everything the loop and the engine's document path ask of a store."""
 
 

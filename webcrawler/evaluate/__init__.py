@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from webcrawler.errors import OrderingError
 from webcrawler.evaluate.harness import DEFAULT_ORDERS, Evaluation, evaluate
 from webcrawler.evaluate.orders import ORDER_NAMES
 
@@ -25,7 +26,7 @@ def start_pages(urls: Sequence[str], graph_urls: Sequence[str]) -> list[int]:
     where = {url: i for i, url in enumerate(graph_urls)}
     missing = [u for u in urls if u not in where]
     if missing:
-        raise ValueError(f"not a fetched page of this crawl: {', '.join(missing)}")
+        raise OrderingError(f"not a fetched page of this crawl: {', '.join(missing)}")
     return [where[u] for u in urls]
 
 
@@ -36,12 +37,12 @@ def evaluate_ordering(db_url: str, index_dir: Path | None, spec: str, *, thresho
     from webcrawler.evaluate.report import table, write_csv, write_plots
     from webcrawler.importance import compute_importance, load_graph
     from webcrawler.plots import require_plots
-    from webcrawler.urls import try_normalize
+    from webcrawler.protocol.urls import try_normalize
 
     require_plots()  # before the evaluation, not after it: its plots are part of the output
     graph = load_graph(db_url)
     if not len(graph):
-        raise ValueError("the crawl has no fetched pages")
+        raise OrderingError("the crawl has no fetched pages")
     importance = compute_importance(spec, graph, index_dir)
     starts = start_pages([try_normalize(u) or u for u in start], graph.urls)
     evaluation = evaluate(graph, importance, starts, threshold=threshold, orders=orders)

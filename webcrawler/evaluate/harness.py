@@ -6,6 +6,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from webcrawler.errors import OrderingError
 from webcrawler.evaluate import measures as m
 from webcrawler.evaluate.virtual import VirtualCrawler, hot_queue_for, reachable
 from webcrawler.importance.graph import CrawlGraph
@@ -52,7 +53,7 @@ def evaluate(graph: CrawlGraph, importance: Importance, start: Sequence[int], *,
         g = m.default_threshold(values, pages)
     hot = m.hot_pages(values, g, pages)
     if not hot:
-        raise ValueError(f"no page has importance >= {g:g}: lower --threshold")
+        raise OrderingError(f"no page has importance >= {g:g}: lower --threshold")
     total = len(pages)
     # Restrict importance to the reachable pages: unreachable ones rank last.
     local = [values[p] if p in pages else float("-inf") for p in range(len(graph))]

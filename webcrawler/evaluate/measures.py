@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from webcrawler.errors import OrderingError
+
 
 def counts_at(fractions: Iterable[float], total: int) -> list[int]:
     """K for each fraction of `total` pages (at least 1)."""
@@ -38,7 +40,7 @@ def pcs(visits: Sequence[int], importance: Sequence[float], ks: Sequence[int]) -
 def pst(visits: Sequence[int], hot: set[int], ks: Sequence[int]) -> list[float]:
     """PST after each K of `ks` visits, for the set of hot pages."""
     if not hot:
-        raise ValueError("no page is hot: lower the threshold")
+        raise OrderingError("no page is hot: lower the threshold")
     found = np.cumsum([1 if page in hot else 0 for page in visits])
     return [100.0 * float(found[k - 1]) / len(hot) for k in ks]
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from webcrawler.errors import OrderingError
 from webcrawler.importance.pagerank import DAMPING, pagerank_edges
 
 
@@ -128,4 +129,4 @@ def make_estimate_order(name: str, pages: int, seed: int = 0) -> EstimateOrder:
         return PageRankOrder(every=max(1, pages // 200))
     if name == "random":
         return RandomOrder(seed)
-    raise ValueError(f"unknown order {name!r}: choose from {', '.join(ORDER_NAMES)}")
+    raise OrderingError(f"unknown order {name!r}: choose from {', '.join(ORDER_NAMES)}")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from webcrawler.evaluate.orders import EstimateOrder, make_estimate_order
 from webcrawler.importance.graph import CrawlGraph
 from webcrawler.importance.similarity import mentions, query_words
-from webcrawler.urls import split
+from webcrawler.protocol.urls import split
 
 HOT_DISTANCE = 3
 FAR = 1 << 30

@@ -18,8 +18,9 @@ from datetime import UTC, datetime
 from sqlalchemy import inspect, select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import State, documents, index_outbox, outbox_text, responses, servers
-from webcrawler.urls import origin
+from webcrawler.database.schema import documents, index_outbox, outbox_text, responses, servers
+from webcrawler.database.states import State
+from webcrawler.protocol.urls import origin
 
 PAGE = 500
 EXPORTED = (State.FETCHED, State.REDIRECTED, "gone")  # documents the crawl retrieved at least once

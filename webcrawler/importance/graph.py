@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, or_, select
 from sqlalchemy.engine import Engine
 
-from webcrawler import urls
-from webcrawler.database import State, connect, documents, links, servers
+from webcrawler.database.schema import connect, documents, links, servers
+from webcrawler.database.states import State
+from webcrawler.protocol import urls
 
 MAX_REDIRECT_HOPS = 6
 

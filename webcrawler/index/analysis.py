@@ -27,8 +27,8 @@ from collections.abc import Iterator
 
 from whoosh.analysis import Token, Tokenizer
 
-from webcrawler.tokens import WORD as WORD  # re-exported: a word of a query or a title
-from webcrawler.tokens import utf8_words
+from webcrawler.text.tokens import WORD as WORD  # re-exported: a word of a query or a title
+from webcrawler.text.tokens import utf8_words
 
 MAX_WORD = 40
 TITLE_WEIGHT = 3.0
@@ -53,7 +53,7 @@ _STOP_BYTES = frozenset(word.encode() for word in STOP_WORDS)
 
 
 def index_words(text: str) -> list[bytes]:
-    """`words(text)`, each in UTF-8 as the index's terms hold it (`tokens.py`: found with
+    """`words(text)`, each in UTF-8 as the index's terms hold it (`text/tokens.py`: found with
     bytes methods, cheaper than a regex on a page's text)."""
     stop = _STOP_BYTES
     return [w for w in utf8_words(text) if w not in stop

@@ -6,7 +6,10 @@ A site's first `per_site` results keep their places in the ranking; its next
 it, divided by `per_site`). Over a ranked list long enough for the page, a page
 then shows at most `per_site` results of a site while other sites have results to
 show; the site's further results are one "more from this site" link away
-(`site:host` and the query). Pure functions; nothing here reads the index.
+(`site:host` and the query). The grouping picks which results a page shows; the page
+lists them best first (`searcher.on_page`), so a site's next round, reached on a page
+once the other sites ran out, never reads below lower scores. Pure functions; nothing
+here reads the index.
 """
 
 from __future__ import annotations

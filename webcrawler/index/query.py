@@ -7,7 +7,8 @@
     type:html        only documents of this type (html, pdf, text, ...: the `type` facet)
     lang:en          only documents in this language (an ISO 639-1 code: the `language` facet)
 
-Anything else is a word. A query that cannot run - empty, too long, only stop
+Anything else is a word. Filters alone (`type:pdf`, `site:host`) list the documents
+they let through (`filtered.py`). A query that cannot run - empty, too long, only stop
 words, only exclusions - raises `QueryError` with a message for the user; an
 unclosed quote closes at the end of the query. Control characters are spaces.
 This module never touches the index: it turns text into a Whoosh query and the
@@ -73,6 +74,18 @@ class ParsedQuery:
         return counts, len(self.words)
 
 
+WORDS_NEEDED = "A real-time search needs at least one word: it follows the links whose text holds them."
+
+
+def parse_with_words(text: str) -> ParsedQuery:
+    """`parse(text)` for a search that must have words (real-time search follows the links
+    whose anchor text holds them: filters alone give it nothing to follow)."""
+    parsed = parse(text)
+    if not parsed.words:
+        raise QueryError(WORDS_NEEDED)
+    return parsed
+
+
 def clean(text: str) -> str:
     """The query as it will be run and echoed: control characters as spaces, trimmed."""
     if len(text) > MAX_QUERY_CHARS:
@@ -112,8 +125,8 @@ def parse(text: str, site: str | None = None) -> ParsedQuery:
         parsed.site = _site(site)
     if len(parsed.words) > MAX_QUERY_WORDS:
         raise QueryError(f"The query has too many words: at most {MAX_QUERY_WORDS}, please.")
-    if not parsed.words:
-        if stopped:
+    if not parsed.words and not parsed.filters and not parsed.site:  # filters alone list
+        if stopped:  # their documents (filtered.py)
             raise QueryError("The query has only very common words, which are not indexed.")
         if parsed.excluded:
             raise QueryError("Give at least one word to look for, not only -excluded words.")
@@ -181,16 +194,23 @@ def to_whoosh(parsed: ParsedQuery) -> wq.Query:
     # A tree of unions on every segment (Whoosh's automatic choice preloads every match
     # of three or more words on small segments: no block skipping).
     q: wq.Query = terms[0] if len(terms) == 1 else wq.compound.DefaultOr(terms)
-    required: list[wq.Query] = [wq.Phrase(CONTENT, p) for p in parsed.phrases]
+    needed = required(parsed)
+    if needed:
+        q = _Require(q, needed[0] if len(needed) == 1 else wq.And(needed))
+    return without_excluded(q, parsed)
+
+
+def required(parsed: ParsedQuery) -> list[wq.Query]:
+    """What a match must have besides a word: the phrases, the site, the filters."""
+    needed: list[wq.Query] = [wq.Phrase(CONTENT, p) for p in parsed.phrases]
     if parsed.site:
-        required.append(wq.Term("host", parsed.site))
-    required += [wq.Term(name, value) for name, value in sorted(parsed.filters.items())]
-    if required:
-        q = _Require(q, required[0] if len(required) == 1 else wq.And(required))
-    if parsed.excluded:
-        ex = [
-            wq.Term(CONTENT, e[0]) if len(e) == 1 else wq.Phrase(CONTENT, e)
-            for e in parsed.excluded
-        ]
-        q = wq.AndNot(q, ex[0] if len(ex) == 1 else wq.Or(ex))
-    return q
+        needed.append(wq.Term("host", parsed.site))
+    return needed + [wq.Term(name, value) for name, value in sorted(parsed.filters.items())]
+
+
+def without_excluded(q: wq.Query, parsed: ParsedQuery) -> wq.Query:
+    """`q` with the query's -excluded words and phrases masked out."""
+    if not parsed.excluded:
+        return q
+    ex = [wq.Term(CONTENT, e[0]) if len(e) == 1 else wq.Phrase(CONTENT, e) for e in parsed.excluded]
+    return wq.AndNot(q, ex[0] if len(ex) == 1 else wq.Or(ex))

@@ -25,7 +25,7 @@ from whoosh.fields import COLUMN, ID, KEYWORD, STORED, Schema
 from webcrawler.index.analysis import TitledText
 from webcrawler.index.models import IndexedDocument
 from webcrawler.index.postings import ContentField
-from webcrawler.language import detect
+from webcrawler.text.language import detect
 
 CONTENT = "content"
 SNIPPET_CHARS = 6000  # stored text per document: enough for a snippet, not the whole page

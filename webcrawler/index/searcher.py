@@ -49,6 +49,7 @@ from whoosh.searching import Searcher as WhooshSearcher
 from webcrawler.index import (
     background,
     boundfile,
+    cooccurrence,
     facets,
     grouping,
     heap,
@@ -58,6 +59,7 @@ from webcrawler.index import (
     stored,
     vectors,
 )
+from webcrawler.index.filtered import rank_filtered
 from webcrawler.index.lexicon import Lexicon
 from webcrawler.index.models import Hit, QueryError, SearchResults
 from webcrawler.index.query import ParsedQuery, parse, to_whoosh
@@ -75,6 +77,7 @@ log = logging.getLogger(__name__)
 CACHE_DEPTH = 10  # ranked results collected at least (a deeper page collects more)
 CACHE_QUERIES = 512
 CACHE_FORMS = 8192  # words whose other forms are remembered until the vocabulary changes
+CACHE_CONTEXTS = 64  # completion contexts (the earlier words' documents) kept per commit
 REFRESH_INTERVAL = 0.5
 MAX_PER_PAGE = 100
 
@@ -121,6 +124,7 @@ class Searcher:
         self._forms: dict[str, list[str]] = {}  # word -> its other forms, per vocabulary
         self._forms_generation = -2  # the vocabulary the remembered forms come from
         self._languages: list[str] | None = None  # languages the commit holds, until refresh
+        self._contexts: dict[tuple, cooccurrence.Segments] = {}  # completion contexts, until refresh
 
     def search(
         self,
@@ -194,7 +198,19 @@ class Searcher:
         """At most `n` completions of the half-typed query `text` (completion.py)."""
         with background.foreground():
             self._look_without_waiting()
-            return self._lexicon.tools().completer.complete(text, n)
+            return self._lexicon.tools().completer.complete(text, n, self._together)
+
+    def _together(self, earlier: list[str], candidates: list[str], limit: int) -> list[str]:
+        """The first `limit` candidates found in a document beside the earlier words
+        (cooccurrence.py)."""
+        with self._lock:
+            key = tuple(earlier)
+            segments = self._contexts.get(key)
+            if segments is None:  # kept for the next letters typed, until the next commit
+                if len(self._contexts) >= CACHE_CONTEXTS:
+                    self._contexts.clear()
+                segments = self._contexts[key] = cooccurrence.segments_of(self._searcher, earlier)
+            return cooccurrence.together(segments, candidates, limit)
 
     def frequent_title_words(self) -> tuple[str, ...]:
         """The words most titles of the index hold, most frequent first (may be empty)."""
@@ -233,6 +249,8 @@ class Searcher:
         weights, n_words = parsed.weights()
         searcher = self._searcher
         limit = max(needed, CACHE_DEPTH)
+        if not parsed.words:  # filters alone: their documents, by link prior
+            return self._remember(key, rank_filtered(searcher, parsed, limit))
         if self._ranking == "bm25f":
             model: WeightingModel = BM25F()
         else:
@@ -380,6 +398,7 @@ class Searcher:
         self._cache.clear()
         self._stats.clear()
         self._languages = None
+        self._contexts = {}
         return old
 
     def doc_count(self) -> int:
@@ -419,11 +438,16 @@ def depth(parsed: ParsedQuery, needed: int, per_site: int) -> int:
 def on_page(parsed: ParsedQuery, items: list[tuple[float, Any, str]], page: int, per_page: int,
             counts: facets.Counts, per_site: int) -> list[tuple[int, tuple[float, Any, str], bool]]:
     """(rank, item, more from its site?) of the page's items; `items` are (score, ...,
-    site), best first. Grouped by site (`per_site` a round) unless the query names one."""
+    site), best first. Grouped by site (`per_site` a round) unless the query names one:
+    the grouping picks which results a page shows, and the page shows them best first
+    (a site's second round, on the page once other sites ran out, is not listed below
+    lower scores: results read 1000, 0569, ..., 0405, ..., 0029)."""
+    first = (page - 1) * per_page
     if not parsed.site and per_site:
         items = grouping.group(items, [site for *_rest, site in items], per_site)
-    first = (page - 1) * per_page
-    shown = items[first : first + per_page]
+        shown = sorted(items[first : first + per_page], key=lambda item: -item[0])  # stable
+    else:
+        shown = items[first : first + per_page]
     site_counts: dict[str, int] = dict(counts.get("site", {})) if not parsed.site else {}
     more = grouping.more_from([site for *_rest, site in shown], site_counts)
     return [(first + i + 1, item, flag) for i, (item, flag) in enumerate(zip(shown, more, strict=True))]

@@ -2,7 +2,7 @@
 
 The index keeps words as written (an identifier must stay findable as typed). For each
 plain word of a query, the Snowball stemmer (PyStemmer, in C) of each language the index
-has detected (`language.py`, the `lang` facet) gives its stem; the vocabulary words next
+has detected (`text/language.py`, the `lang` facet) gives its stem; the vocabulary words next
 to that stem in the index's sorted vocabulary (`vocabulary.py`, the list the speller and
 the completer read, kept in step with the commits by `lexicon.py`: a bisection, where
 the index's own term lists would be merged segment by segment for every word) starting
@@ -34,7 +34,7 @@ SCAN = 150  # vocabulary words read per query word and language
 MAX_FORMS = 4  # other forms added per word, the most frequent first
 MIN_CHARS = 3
 
-ALGORITHMS = {  # ISO 639-1 code (as language.py detects) -> Snowball algorithm
+ALGORITHMS = {  # ISO 639-1 code (as text/language.py detects) -> Snowball algorithm
     "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek",
     "en": "english", "es": "spanish", "eu": "basque", "fi": "finnish", "fr": "french",
     "ga": "irish", "hi": "hindi", "hu": "hungarian", "hy": "armenian", "id": "indonesian",

@@ -85,6 +85,24 @@ def more_query(query: str, site: str) -> str:
     return f"{query} site:{site}"
 
 
+FILTER_OPERATORS = ("site", "type", "lang")  # the facets' operators, as the page lists them
+
+
+def active_filters(query: str) -> list[tuple[str, str]]:
+    """(operator, value) of each facet filter the query holds, in the page's order."""
+    found: dict[str, str] = {}
+    for part in query.split():
+        operator, colon, value = part.partition(":")
+        if colon and value and operator.lower() in FILTER_OPERATORS:
+            found.setdefault(operator.lower(), value)
+    return [(operator, found[operator]) for operator in FILTER_OPERATORS if operator in found]
+
+
+def without_operator(query: str, operator: str) -> str:
+    """The query with its `operator:` filter removed (what a filter's remove control links to)."""
+    return " ".join(part for part in query.split() if not part.lower().startswith(operator + ":"))
+
+
 def with_operator(query: str, operator: str, value: str) -> str:
     """The query of a facet's link: the query with `operator:value` (replacing one given)."""
     kept = [part for part in query.split() if not part.lower().startswith(operator + ":")]

@@ -23,7 +23,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import NullPool
 
-from webcrawler.database import connect
+from webcrawler.database.schema import connect
 
 BUSY_TIMEOUT_MS = 30_000
 

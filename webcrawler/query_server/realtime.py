@@ -33,7 +33,7 @@ from flask import Blueprint, Flask, abort, current_app, jsonify, render_template
 from flask.typing import ResponseReturnValue
 
 from webcrawler.index import QueryError
-from webcrawler.index.query import parse as parse_query
+from webcrawler.index.query import parse_with_words as parse_query
 from webcrawler.query_server.failures import visitor_reason
 from webcrawler.query_server.queries import BadQuery, check_query
 from webcrawler.web.errors import csp_nonce
@@ -157,7 +157,8 @@ def _jobs() -> Jobs:
 
 def _page(job: Job | None) -> ResponseReturnValue:
     html = render_template("realtime.html", job=job, query=job.query if job else "",
-                           script_nonce=csp_nonce(), allow_from_url=_jobs().config["allow_from_url"])
+                           script_nonce=csp_nonce(), allow_from_url=_jobs().config["allow_from_url"],
+                           placeholder=current_app.extensions["webcrawler.sources"].placeholder())
     response = current_app.make_response(html)
     response.headers["Content-Security-Policy"] = (
         f"default-src 'none'; style-src 'nonce-{csp_nonce()}'; script-src 'nonce-{csp_nonce()}'; "

@@ -19,7 +19,8 @@ from sqlalchemy import func, inspect, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.query_server.sources import Sources
 
 log = logging.getLogger(__name__)

@@ -19,8 +19,9 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
-from webcrawler.database import State, crawls, documents, links, servers
-from webcrawler.messages import SITEMAP_TYPE
+from webcrawler.database.schema import crawls, documents, links, servers
+from webcrawler.database.states import State
+from webcrawler.protocol.messages import SITEMAP_TYPE
 from webcrawler.query_server.sources import Sources
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,9 @@ class CrawlSummary:
     failures: int
     stop_reason: str | None
     rate_per_hour: float  # documents retrieved per hour of the crawl (so far)
+    requests: int | None = None  # requests sent (robots.txt too); None: not recorded
+    fetch_rate: float | None = None  # its --fetch-rate cap (0: none)
+    requests_per_second: float | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,10 @@ def _last_crawl(conn: Connection) -> CrawlSummary | None:
         failures=row.failures,
         stop_reason=row.stop_reason,
         rate_per_hour=round(rate, 1),
+        requests=row.requests,
+        fetch_rate=row.fetch_rate,
+        requests_per_second=None if row.requests is None or elapsed <= 0
+        else round(row.requests / elapsed, 3),
     )
 
 

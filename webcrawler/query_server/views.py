@@ -20,11 +20,13 @@ from markupsafe import Markup
 
 from webcrawler.query_server.queries import (
     BadQuery,
+    active_filters,
     more_query,
     parse_flag,
     parse_int,
     run_query,
     with_operator,
+    without_operator,
 )
 from webcrawler.query_server.sources import NO_INDEX, Sources
 from webcrawler.query_server.stats import current_stats
@@ -118,3 +120,15 @@ def add_operator(query: str, operator: str, value: str) -> str:
 def more_from_site(query: str, site: str) -> str:
     """The query of a "more from this site" link (`queries.more_query`)."""
     return more_query(query, site)
+
+
+@bp.app_template_filter("active_filters")
+def filters_of(query: str) -> list[tuple[str, str]]:
+    """The facet filters the query holds (`queries.active_filters`)."""
+    return active_filters(query)
+
+
+@bp.app_template_filter("without_operator")
+def remove_operator(query: str, operator: str) -> str:
+    """The query of a filter's remove control (`queries.without_operator`)."""
+    return without_operator(query, operator)

@@ -10,7 +10,7 @@ Three answers, cheapest first:
 - CHANGED: anything less alike (an edited paragraph), or no stored sketch to
   compare with.
 
-The text is shingled as in Broder et al. (webcrawler/shingles.py): lower-cased words, every run of digits
+The text is shingled as in Broder et al. (webcrawler/text/shingles.py): lower-cased words, every run of digits
 replaced by "#" (so dates, times and counters never differ), SHINGLE_WORDS words
 per shingle, each shingle hashed to 32 bits. The set is summarised as Broder's
 1997 sketch: the SKETCH_SIZE smallest shingle hashes (a bottom-k MinHash), after a
@@ -29,7 +29,7 @@ about 2 * (8 + 3) = 22 shingles, a 30-word paragraph about 66. A page changed
 non-trivially when at least MIN_CHANGED_SHINGLES (32) differ: above every ad line
 tried, below a 30-word paragraph added. A shorter edit (a sentence)
 counts as trivial: the price of never re-indexing for an advertisement.
-This module never touches the database: the agents call `sketch` (webcrawler/shingles.py),
+This module never touches the database: the agents call `sketch` (webcrawler/text/shingles.py),
 the engine calls `classify`.
 """
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from webcrawler.shingles import differing_shingles
+from webcrawler.text.shingles import differing_shingles
 
 MIN_CHANGED_SHINGLES = 32  # measured: bench/change_threshold.py, BENCHMARKS.md
 

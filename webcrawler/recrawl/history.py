@@ -58,7 +58,7 @@ def change_rates(h: BucketHistory) -> np.ndarray:
 
 def read_history(url: str) -> tuple[BucketHistory, dict[str, float]]:
     """Per-bucket history and crawl-wide figures; NoHistory when the columns or rows are missing."""
-    from webcrawler.database import connect
+    from webcrawler.database.schema import connect
 
     try:
         engine = connect(url, readonly=True)

@@ -3,7 +3,7 @@ trusted (Cho and Garcia-Molina 2003, "Estimating frequency of change": the estim
 the time of the last change, buckets.change_rate).
 
 A server's Last-Modified may date something other than the page's content: a clock or visitor
-counter line (our changing web's is the latest change of either kind, testing/changes.py), a
+counter line (our changing web's is the latest change of either kind, tests/support/changes.py), a
 template, the time it was served. So a page's dates are used only while every answer agreed with
 what the crawler itself saw of the body:
 

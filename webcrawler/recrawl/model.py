@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from webcrawler.errors import SettingError
+
 STRATEGIES = (1, 2, 3)
 SMALL_WEIGHT = 0.01  # strategy 3's weight on every period but the last (the paper: "very low")
 
@@ -134,7 +136,7 @@ def strategy_weights(strategy: int, periods: int, small: float = SMALL_WEIGHT) -
         return np.full(periods, 1.0 / periods)
     weights = np.zeros(periods) if strategy == 2 else np.full(periods, small)
     if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be 1, 2 or 3, not {strategy}")
+        raise SettingError(f"strategy must be 1, 2 or 3, not {strategy}")
     weights[-1] = 1.0
     return weights
 

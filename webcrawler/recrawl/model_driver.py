@@ -18,6 +18,7 @@ table wins. The driver sits where the recrawler calls its Replanner (`place`, `r
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -63,18 +64,28 @@ class ModelDriver:
             self.fallback.place(doc_id, bucket)
 
     def replan(self, mono: float, fetches: int, recrawls: int) -> RecrawlPlan | None:
-        """The model's new plan when a period starts; the fallback's until the model has one."""
+        """The model's new plan when a period starts; the fallback's until the model has one.
+        The model's table is scaled to the bandwidth each time the fallback measures it
+        (replan.fit_to_bandwidth): the model says which buckets deserve how many of the
+        fetches, the cap says how many there are (issue 35: unscaled, its plans spent 1.3-2.0
+        of 5 fetches a second)."""
         if self._start is None:
             self._start = mono
+        cho = self.fallback.replan(mono, fetches, recrawls) if self.fallback is not None else None
         period = int((mono - self._start) // self.cycle)
         if period > self._period:
             self._period = period
             plan = self._solve(period)
             if plan is not None:
-                return plan
-        if not self.modelled and self.fallback is not None:
-            return self.fallback.replan(mono, fetches, recrawls)
-        return None
+                return self._fitted(plan)
+        if not self.modelled:
+            return cho
+        return self._fitted(self.plan) if cho is not None else None
+
+    def _fitted(self, plan: RecrawlPlan) -> RecrawlPlan:
+        if self.fallback is None or not plan.revisit:
+            return plan
+        return dataclasses.replace(plan, revisit=self.fallback.fit(plan.revisit))
 
     def periods_left(self, period: int) -> int:
         """Periods from `period` to the run's end (at least 1): the solve's horizon."""

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from webcrawler.errors import SettingError
 from webcrawler.recrawl.buckets import UNKNOWN, History, interval_of_bucket
 from webcrawler.recrawl.changes import Change
 
@@ -147,5 +148,5 @@ POLICIES: dict[str, Callable[[RecrawlPlan], Policy]] = {
 def make_policy(name: str, plan: RecrawlPlan) -> Policy:
     """The policy called `name`; ValueError naming the choices otherwise."""
     if name not in POLICIES:
-        raise ValueError(f"unknown recrawl policy {name!r}: choose from {', '.join(POLICIES)}")
+        raise SettingError(f"unknown recrawl policy {name!r}: choose from {', '.join(POLICIES)}")
     return POLICIES[name](plan)

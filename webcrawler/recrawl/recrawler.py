@@ -30,14 +30,16 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, select, update
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.engine.loop.policies import DocumentSink
-from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, FoundLink, Ordering
+from webcrawler.engine.records import FoundLink
+from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
-from webcrawler.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
-from webcrawler.recrawl.buckets import UNKNOWN, History, bucket
+from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
+from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
 from webcrawler.recrawl.changes import Change, classify
 from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, stored_ages
 from webcrawler.recrawl.pace import FetchPace
@@ -51,6 +53,13 @@ if TYPE_CHECKING:  # --plan auto's driver takes the Replanner's place (setup.py)
 log = logging.getLogger(__name__)
 
 GONE_STATUSES = frozenset({404, 410})
+PULL_RETRY = 0.25  # seconds before a pull_ahead that found nothing is tried again
+
+
+def rate_of_bucket(page_bucket: int) -> float | None:
+    """Changes a second a bucket stands for (None: unknown)."""
+    interval = interval_of_bucket(page_bucket)
+    return None if interval is None else 1.0 / interval
 
 
 @dataclass
@@ -117,7 +126,7 @@ class Recrawler:
         self.pace = FetchPace(fetch_rate)
         self.stats = RecrawlStats()
         # ours: the optimum's revisit table from the live bucket counts (unless a model set one)
-        self.replanner: Replanner | ModelDriver | None = (Replanner(plan, fetch_rate)
+        self.replanner: Replanner | ModelDriver | None = (Replanner(plan, fetch_rate, min_revisit=min_revisit)
                           if isinstance(policy, Buckets) and not plan.revisit else None)
         d = documents.c
         self._before = Prepared(store.conn, select(
@@ -130,6 +139,9 @@ class Recrawler:
         self._listed_row = Prepared(store.conn, select(d.state, d.last_fetch).where(
             d.id == bindparam("p_id")))
         self._sitemap_dates: dict[int, float] = {}  # doc id -> lastmod, pages a sitemap made due
+        self._pull_after = 0.0  # monotonic: no pull_ahead before (the last one found nothing)
+        self._spare = 0  # free agents at the last tick
+        self.queues.prior_rate = 1.0 / plan.first_interval
 
     # --- start --------------------------------------------------------------
     def load(self) -> int:
@@ -143,25 +155,37 @@ class Recrawler:
         conn.execute(update(documents).where(unscheduled).values(next_due=d.last_fetch + first))
         conn.execute(update(documents).where(  # a sitemap's news is read first
             d.content_type == SITEMAP_TYPE, d.state.in_(RECRAWLABLE)).values(next_due=time.time()))
-        rows = conn.execute(select(d.id, d.server_id, d.next_due, d.change_bucket).where(
+        rows = conn.execute(select(d.id, d.server_id, d.next_due, d.change_bucket, d.last_fetch).where(
             and_(d.state.in_(RECRAWLABLE), d.next_due.is_not(None)))).all()
-        for doc_id, server_id, due, page_bucket in rows:
+        for doc_id, server_id, due, page_bucket, last_fetch in rows:
             self.queues.schedule(doc_id, server_id, due)
             self._place(doc_id, page_bucket or UNKNOWN)
+            self.queues.note(doc_id, last_fetch or 0.0, rate_of_bucket(page_bucket or UNKNOWN))
         self.store.commit()
         return len(rows)
 
     # --- the loop's hooks -----------------------------------------------------
     def tick(self, scheduler: Notify, mono: float, spare: int) -> None:
-        """Release pages that fell due; with agents idle and nothing due, pull the next ones
-        forward (at most `spare`, and only as the pace allows)."""
+        """Release pages that fell due; with agents free, no server ready and the pace
+        allowing, give each idle server the waiting page whose fetch gains most (at most
+        `spare`): the bandwidth is spent whatever the plan says. A pull that finds nothing
+        is not tried again before an agent is freed or PULL_RETRY seconds."""
+        if spare > self._spare:  # an answer came: a server may be idle now
+            self._pull_after = 0.0
+        self._spare = spare
         self.queues.tick(time.time(), scheduler, mono)
         if self.replanner is not None:
             plan = self.replanner.replan(mono, self.pace.spent, self.queues.recrawls)
             if plan is not None:
                 self.install(plan)
-        if spare > 0 and self.queues.due_now() == 0 and self.pace.ready(mono):
-            self.queues.pull_ahead(spare, scheduler, mono)
+        if spare > 0 and mono >= self._pull_after and self.pace.ready(mono):
+            if not self.queues.pull_ahead(spare, scheduler, mono, self._idle):
+                self._pull_after = mono + PULL_RETRY
+
+    def _idle(self, server_id: int) -> bool:
+        server = self.store.servers_by_id.get(server_id)
+        return server is not None and not server.in_flight and not server.has_work()
+
 
     def install(self, plan: RecrawlPlan) -> None:
         """A new period's plan: the buckets policy's revisit table, both queues' weights."""
@@ -184,6 +208,8 @@ class Recrawler:
         due = self.queues.next_wakeup()
         if due is not None:
             hints.append(max(0.0, due - time.time()))
+        if self._pull_after > mono:
+            hints.append(self._pull_after - mono)
         return min(hints) if hints else None
 
     def line(self) -> str:
@@ -194,6 +220,7 @@ class Recrawler:
         """A page fetched for the first time (stored by the crawler's batch path): schedule
         its first recrawl."""
         self._place(entry.doc_id, UNKNOWN)
+        self.queues.note(entry.doc_id, now, None)
         self._schedule(entry, self.policy.next_due(now, Fetched(None, UNKNOWN, None)))
 
     def listed(self, pages: list[FoundLink], lastmods: dict[str, float], now: float) -> int:
@@ -261,6 +288,7 @@ class Recrawler:
             self.sink.remove(entry.doc_id)
             self.store.delete_links(entry.doc_id)
             self._place(entry.doc_id, None)
+            self.queues.forget(entry.doc_id)
             return
         self.stats.failed += 1
         before = self._read(entry)
@@ -316,6 +344,7 @@ class Recrawler:
             first_fetch=before.first_seen(now), last_fetch=now, change_bucket=page_bucket,
             next_due=due, **values)
         self.queues.schedule(entry.doc_id, entry.server_id, due, fetched=now)
+        self.queues.note(entry.doc_id, now, rate_of_bucket(page_bucket))
         self._place(entry.doc_id, page_bucket)
 
     def _place(self, doc_id: int, page_bucket: int | None) -> None:

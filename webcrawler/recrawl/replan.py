@@ -63,6 +63,39 @@ def revisit_table(plan: RecrawlPlan, counts: np.ndarray, bandwidth: float) -> tu
     return tuple(float(x) for x in table)
 
 
+def fit_to_bandwidth(table: tuple[float, ...], counts: np.ndarray, bandwidth: float,
+                     shortest: float, longest: float) -> tuple[float, ...]:
+    """`table` with every known bucket's interval times one factor k, so that the pages
+    scheduled by it ask for `bandwidth` fetches a second (issue 35: a plan's intervals are
+    scaled to the bandwidth, not the bandwidth to the plan). No interval goes below `shortest`
+    (min_revisit, the plan's min_interval), which is why k is found by bisection rather than
+    as one ratio; intervals at `longest` (pages the plan never means to fetch) and the unknown
+    bucket's first recrawl stay as they are, their demand taken off first."""
+    intervals = np.maximum(np.asarray(table, dtype=float), shortest)
+    n = counts.astype(float)
+    fixed = np.zeros(len(intervals), dtype=bool)
+    fixed[UNKNOWN] = True
+    fixed |= intervals >= longest
+    spare = bandwidth - float(np.dot(n[fixed], 1.0 / intervals[fixed]))
+    scaled = (~fixed) & (n > 0)
+    if spare <= 0 or not scaled.any():
+        return table
+
+    def demand(k: float) -> float:
+        return float(np.dot(n[scaled], 1.0 / np.maximum(k * intervals[scaled], shortest)))
+
+    if demand(1e-6) <= spare:  # even every page at `shortest` asks for less: as short as allowed
+        k = 1e-6
+    else:
+        low, high = -14.0, 14.0  # log k
+        for _ in range(60):
+            mid = 0.5 * (low + high)
+            low, high = (mid, high) if demand(float(np.exp(mid))) > spare else (low, mid)
+        k = float(np.exp(high))
+    out = np.where(scaled, np.minimum(np.maximum(k * intervals, shortest), longest), table)
+    return tuple(float(x) for x in out)
+
+
 def probe_interval(table: tuple[float, ...]) -> float:
     """Seconds to a probing recrawl: PROBE_FRACTION of the table's shortest revisit interval
     among the known buckets (the optimum's most visited pages: a page that changes within
@@ -80,10 +113,13 @@ def recrawl_bandwidth(plan: RecrawlPlan, total: float, new: float, unknown: int)
 class Replanner:
     """Bucket counts and fetch counts in memory; a new plan every PERIOD seconds."""
 
-    def __init__(self, plan: RecrawlPlan, fetch_rate: float, period: float = PERIOD) -> None:
+    def __init__(self, plan: RecrawlPlan, fetch_rate: float, period: float = PERIOD,
+                 min_revisit: float = 0.0) -> None:
         self.plan = plan
         self.fetch_rate = fetch_rate
         self.period = period
+        self.shortest = max(plan.min_interval, min_revisit)  # no page is due sooner after a fetch
+        self.bandwidth = 0.0  # recrawls a second the last replan divided
         self.counts = np.zeros(SLOWEST + 1, dtype=np.int64)
         self._bucket_of: dict[int, int] = {}
         self._last: tuple[float, int, int] | None = None  # (monotonic time, fetches, recrawls)
@@ -110,10 +146,19 @@ class Replanner:
         self._last = (mono, fetches, recrawls)
         total = self.fetch_rate if self.fetch_rate > 0 else (fetches - fetches0) / elapsed
         new = max(0.0, ((fetches - fetches0) - (recrawls - recrawls0)) / elapsed)
+        self.bandwidth = max(total - new, self.plan.share * total)
         bandwidth = recrawl_bandwidth(self.plan, total, new, int(self.counts[UNKNOWN]))
         if bandwidth <= 0 or self.counts[FASTEST:].sum() == 0:
             return None
         table = revisit_table(self.plan, self.counts, bandwidth)
         log.debug("replan: %.2f recrawls/s over %d known pages", bandwidth,
                   int(self.counts[FASTEST:].sum()))
-        return replace(self.plan, revisit=table, probe=probe_interval(table))
+        return replace(self.plan, revisit=self.fit(table), probe=probe_interval(table))
+
+    def fit(self, table: tuple[float, ...]) -> tuple[float, ...]:
+        """`table` scaled to the recrawl bandwidth measured at the last replan (with a cap:
+        the cap less what new URLs take), the clamps to `shortest` included."""
+        if self.fetch_rate <= 0 or self.bandwidth <= 0:
+            return table
+        return fit_to_bandwidth(table, self.counts, self.bandwidth, self.shortest,
+                                self.plan.max_interval)

@@ -1,4 +1,4 @@
-"""Wiring `webcrawler index --incremental` from the settings (webcrawler/run.py calls this)."""
+"""Wiring `webcrawler index --incremental` from the settings (webcrawler/commands/index.py calls this)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from webcrawler.recrawl.auto_plan import planned
 from webcrawler.recrawl.model_driver import ModelDriver
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.recrawler import Recrawler, incremental
+from webcrawler.recrawl.replan import Replanner
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,9 @@ def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
     ordering, recrawler = incremental(store, sink, settings.recrawl, plan, settings.fetch_rate,
                                       settings.min_revisit)
     if settings.plan == "auto" and not isinstance(recrawler.replanner, ModelDriver):
-        recrawler.replanner = ModelDriver(settings, plan, recrawler.replanner)  # re-solved each period
+        counts = recrawler.replanner or Replanner(plan, settings.fetch_rate,  # bucket counts, bandwidth
+                                                  min_revisit=settings.min_revisit)
+        recrawler.replanner = ModelDriver(settings, plan, counts)  # re-solved each period
     scheduled = recrawler.load()
     log.info("incremental crawl, recrawl policy %s: %d stored pages scheduled", settings.recrawl,
              scheduled)

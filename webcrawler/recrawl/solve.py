@@ -8,6 +8,11 @@ sparse derivatives and Ipopt's interior point method solves it; bench/recrawl_mo
 measures both forms and scipy.
 Page counts are divided by the mean bucket size so that Ipopt sees numbers near 1.
 A solver that does not converge raises SolveFailed with one line; never a traceback.
+
+casadi (277 MB installed, Ipopt inside) is an optional extra, `webcrawler-search[plan]`: only
+`plan-recrawl` and `index --plan auto` solve, and they call `require_solver` before their
+work starts, so a missing extra costs one line, not a run. This module imports it only when
+it solves, so SolveFailed and the model's callers never need it.
 """
 
 from __future__ import annotations
@@ -16,10 +21,9 @@ import logging
 import time
 from typing import Any
 
-import casadi as ca
 import numpy as np
 
-from webcrawler.errors import WebcrawlerError
+from webcrawler.errors import WebcrawlerError, needs_extra
 from webcrawler.recrawl.model import ModelData, Solution, balance, bucket_sizes, new_pages, simulate
 
 log = logging.getLogger(__name__)
@@ -35,6 +39,15 @@ class SolveFailed(WebcrawlerError, RuntimeError):
     """Ipopt stopped without an optimal point; the message is one line for the user."""
 
 
+def require_solver() -> Any:
+    """casadi, or ExtraMissing naming `webcrawler-search[plan]` (one line at the command line)."""
+    try:
+        import casadi
+    except ImportError as error:
+        raise needs_extra("plan", "the recrawl model (plan-recrawl, --plan auto)", error) from None
+    return casadi
+
+
 def uniform_start(data: ModelData) -> tuple[np.ndarray, np.ndarray]:
     """A feasible first guess: the bandwidth spread over old pages in proportion to size."""
     share = data.b0 / data.b0.sum()
@@ -47,12 +60,13 @@ def _nlp(data: ModelData, unit: float, full: bool) -> tuple[dict, list, list]:
     and b_it are variables and (3), (4) equality constraints, as the paper writes them; else
     they are substituted by (3), (4) themselves (a presolve: x, z, y remain, and the
     constraints (1), (2), (5), (6)), fewer iterations but denser derivatives."""
+    ca = require_solver()
     B, T = data.buckets, data.periods
     x, y, z = ca.SX.sym("x", B, T), ca.SX.sym("y", B, T), ca.SX.sym("z", T)
     n, b = (ca.SX.sym("n", T), ca.SX.sym("b", B, T)) if full else (ca.SX(T, 1), ca.SX(B, T))
     g, lbg, ubg = [], [], []
 
-    def add(expr: ca.SX, lo: float, hi: float) -> None:
+    def add(expr: Any, lo: float, hi: float) -> None:  # a casadi SX
         g.append(expr)
         lbg.extend([lo] * expr.numel())
         ubg.extend([hi] * expr.numel())
@@ -94,6 +108,7 @@ def solve(data: ModelData, max_iter: int = 3000, tol: float = 1e-7, full: bool =
     start = np.concatenate([x0.ravel("F"), z0, guess.y[:, 1:].ravel("F"), *state]) / unit
     options: dict[str, Any] = {"print_time": False, "ipopt.print_level": 0, "ipopt.sb": "yes",
                "ipopt.max_iter": max_iter, "ipopt.tol": tol, **IPOPT_OPTIONS}
+    ca = require_solver()
     solver = ca.nlpsol("recrawl", "ipopt", nlp, options)
     result = solver(x0=start, lbx=0.0, ubx=ca.inf, lbg=lbg, ubg=ubg)
     stats = solver.stats()

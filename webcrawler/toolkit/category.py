@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from webcrawler.errors import ToolkitError
 from webcrawler.index.analysis import TITLE_WEIGHT, words
 from webcrawler.index.weighting import word_weight
 from webcrawler.toolkit.classifiers import Classifier
@@ -38,7 +39,7 @@ class CategoryClassifier(Classifier):
 
     def __init__(self, categories: Mapping[str, Examples], **crawl: Any) -> None:
         if not categories:
-            raise ValueError("CategoryClassifier needs at least one category")
+            raise ToolkitError("CategoryClassifier needs at least one category")
         counts = {name: _counts(_texts(examples, crawl)) for name, examples in categories.items()}
         self.reference: Counter[str] = Counter()
         for count in counts.values():
@@ -88,7 +89,7 @@ def _texts(examples: Examples, crawl: dict[str, Any]) -> list[str]:
         return [_file_text(path) for path in sorted(Path(examples).rglob("*"))
                 if path.is_file() and path.suffix.lower() in TEXT_SUFFIXES]
     if isinstance(examples, (str, Path)):
-        raise ValueError(f"category examples {str(examples)!r}: not a folder (give a folder of "
+        raise ToolkitError(f"category examples {str(examples)!r}: not a folder (give a folder of "
                          "files or a list of URLs)")
     return _fetch(list(examples), crawl)
 

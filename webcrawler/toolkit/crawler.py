@@ -18,12 +18,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from webcrawler.config.layers import from_environment
+from webcrawler.errors import ToolkitError
+from webcrawler.protocol.urls import host_of
 from webcrawler.settings import Settings
 from webcrawler.toolkit.classifiers import Classifier, StandardClassifier, link_labels
 from webcrawler.toolkit.events import CallbackError, Events
 from webcrawler.toolkit.model import Limits, Link, Page, Summary
 from webcrawler.toolkit.policy import RequestPolicy
-from webcrawler.urls import host_of
 
 TOOLKIT_AGENTS = 4  # a personal crawl needs fewer agents than the engine's 15 (unless told)
 
@@ -93,7 +94,7 @@ class Crawler:
         from webcrawler.toolkit.runtime import CrawlRun
 
         if not self.roots:
-            raise ValueError(f"{type(self).__name__} has no roots: give roots=[URL, ...]")
+            raise ToolkitError(f"{type(self).__name__} has no roots: give roots=[URL, ...]")
         self.aborted = False
         run = CrawlRun(self, self.engine_settings(), progress=progress)
         self.summary = run.run()
@@ -106,5 +107,14 @@ class Crawler:
             settings = from_environment()
             if "WEBCRAWLER_AGENTS" not in os.environ:
                 settings = dataclasses.replace(settings, agents=TOOLKIT_AGENTS)
-        hosts = {*settings.scope_hosts, *(host_of(root) for root in self.roots)}
+        hosts = {*settings.scope_hosts, *(_host(root) for root in self.roots)}
         return dataclasses.replace(settings, scope_hosts=tuple(sorted(h for h in hosts if h)))
+
+
+def _host(root: str) -> str:
+    """A root's host; ToolkitError for a root that is not a URL at all (urlsplit's ValueError
+    would reach the command line as a traceback)."""
+    try:
+        return host_of(root)
+    except ValueError:
+        raise ToolkitError(f"{root!r} is not an http(s) URL that can be crawled") from None

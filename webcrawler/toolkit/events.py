@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from webcrawler.errors import ToolkitError
+
 log = logging.getLogger(__name__)
 
 EVENTS = ("crawl-started", "link-queued", "link-skipped", "page-retrieved", "page-visited",
@@ -50,7 +52,7 @@ class Events:
     def on(self, event: str, callback: Callable[[Any], object]) -> None:
         """Call `callback(subject)` on every `event` (ValueError naming the events otherwise)."""
         if event not in self._listeners:
-            raise ValueError(f"unknown event {event!r}: choose from {', '.join(EVENTS)}")
+            raise ToolkitError(f"unknown event {event!r}: choose from {', '.join(EVENTS)}")
         self._listeners[event].append(callback)
 
     def emit(self, event: str, subject: Any, url: str = "") -> None:

@@ -19,7 +19,16 @@ import time
 from dataclasses import replace
 
 from webcrawler.engine.interfaces import Pool
-from webcrawler.messages import ROBOTS_HOP, Answer, Document, Failure, Reason, Redirect, Retrieve, RobotsFile
+from webcrawler.protocol.messages import (
+    ROBOTS_HOP,
+    Answer,
+    Document,
+    Failure,
+    Reason,
+    Redirect,
+    Retrieve,
+    RobotsFile,
+)
 from webcrawler.toolkit.policy import RequestPolicy
 
 REFUSED = Reason.POLICY  # the Failure reason of a request the policy refused

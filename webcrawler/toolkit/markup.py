@@ -16,7 +16,7 @@ import html as entities
 import re
 from dataclasses import dataclass, field
 
-from webcrawler.urls import try_normalize
+from webcrawler.protocol.urls import try_normalize
 
 _TOKEN = re.compile(
     r"""<!--.*?(?:-->|\Z)"""  # a comment (an unclosed one runs to the end)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 
 
 @dataclass(eq=False)

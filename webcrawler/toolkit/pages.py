@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import zlib
 
-from webcrawler.messages import Document
+from webcrawler.protocol.messages import Document
 from webcrawler.toolkit import markup
 from webcrawler.toolkit.model import Link, Page
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from webcrawler.errors import ToolkitError
 from webcrawler.toolkit.markup import Tag, tags
 from webcrawler.toolkit.model import Page, Region
 
@@ -175,7 +176,7 @@ def translate(pattern: str) -> str:
 def _operators(text: str, pattern: str) -> str:
     text = re.sub(r"\s+", "", text)
     if re.search(r"[^()*+?|{},.\d]", text):
-        raise ValueError(f"Tagexp {pattern!r}: only tags and * + ? | ( ) {{m,n}} . may appear, "
+        raise ToolkitError(f"Tagexp {pattern!r}: only tags and * + ? | ( ) {{m,n}} . may appear, "
                          f"not {text!r}")
     return text.replace(".", "(?:<[^>]*>)")
 

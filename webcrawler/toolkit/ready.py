@@ -20,8 +20,9 @@ import heapq
 import itertools
 from collections.abc import Callable
 
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.orders.best_first import NOTHING, BestFirstServers, Key
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.errors import ToolkitError
 from webcrawler.toolkit.model import Link
 
 ORDERS: dict[str, Callable[[Link, int], Key]] = {
@@ -36,7 +37,7 @@ class ReadyLinks:
 
     def __init__(self, order: str) -> None:
         if order not in ORDERS:
-            raise ValueError(f"unknown order {order!r}: choose from {', '.join(ORDERS)}")
+            raise ToolkitError(f"unknown order {order!r}: choose from {', '.join(ORDERS)}")
         self._key = ORDERS[order]
         self._counter = itertools.count()
         self._heaps: dict[int, list[tuple[Key, int, int, Link]]] = {}

@@ -28,22 +28,23 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from webcrawler.engine.interfaces import FrontierEntry, Pool
+from webcrawler.database.states import State
+from webcrawler.engine.interfaces import Pool
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, TIME_LIMIT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.policies import Scope
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering
 from webcrawler.engine.store.memory import MemoryStore
-from webcrawler.messages import Document, Failure, Reason, Redirect
+from webcrawler.errors import ToolkitError
+from webcrawler.protocol.messages import Document, Failure, Reason, Redirect
+from webcrawler.protocol.urls import split, try_normalize
 from webcrawler.settings import Settings
-from webcrawler.states import State
 from webcrawler.toolkit.agents import start_pool
 from webcrawler.toolkit.classifiers import StandardClassifier
 from webcrawler.toolkit.gate import PolicedPool
 from webcrawler.toolkit.model import Limits, Link, Page, Summary
 from webcrawler.toolkit.pages import make_page
 from webcrawler.toolkit.ready import ReadyLinks
-from webcrawler.urls import split, try_normalize
 
 if TYPE_CHECKING:
     from webcrawler.toolkit.spec import CrawlerSpec as Crawler
@@ -92,7 +93,7 @@ class CrawlRun(BaseHooks):
         for root in self.crawler.roots:
             url = try_normalize(root, max_length=self.settings.max_url_length)
             if url is None:
-                raise ValueError(f"{root!r} is not an http(s) URL that can be crawled")
+                raise ToolkitError(f"{root!r} is not an http(s) URL that can be crawled")
             self._consider(Link(url, element="a", depth=0), approve=False)
         try:
             self.loop.run()

@@ -6,8 +6,8 @@ Two defences run before every request:
 - DNS rebinding: a hostile page whose name is re-pointed at 127.0.0.1 reaches
   the server with its own name in `Host`. The server answers only to the names
   it was told to serve (the `allowed_hosts` option, plus `localhost` and the
-  address it is bound to, any port); others get 421 and a short plain answer
-  that reflects nothing.
+  address it is bound to, any port: hosts.py); others get 421 and a short plain
+  answer that reflects nothing.
 - Cross-site requests: a state-changing request (anything but GET, HEAD and
   OPTIONS: starting or cancelling a real-time search) must come from the
   server's own origin (`Origin`, or `Sec-Fetch-Site` when there is no Origin)
@@ -26,8 +26,12 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
+from webcrawler.web.hosts import DEFAULT_HOSTS, host_name, normal
+
+__all__ = ["DEFAULT_HOSTS", "allow_host", "allowed_hosts", "check_host", "check_origin",
+           "host_name", "init_app"]
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-DEFAULT_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 
 def init_app(app: Flask) -> None:
@@ -38,26 +42,12 @@ def init_app(app: Flask) -> None:
 def allow_host(app: Flask, name: str) -> None:
     """Also answer to `name` (any port): the address the server is bound to, or an operator's name."""
     hosts = set(app.config.get("ALLOWED_HOSTS") or ())
-    hosts.add(_normal(name))
+    hosts.add(normal(name))
     app.config["ALLOWED_HOSTS"] = tuple(sorted(hosts))
 
 
 def allowed_hosts(app: Flask) -> frozenset[str]:
-    return frozenset(_normal(h) for h in (*DEFAULT_HOSTS, *(app.config.get("ALLOWED_HOSTS") or ())))
-
-
-def host_name(host: str) -> str | None:
-    """The name part of a Host header (no port, no brackets, lower case), or None when malformed."""
-    host = host.strip()
-    if host.startswith("["):
-        name, bracket, rest = host[1:].partition("]")
-        if not bracket or (rest and not _is_port(rest)):
-            return None
-        return _normal(name)
-    name, colon, port = host.partition(":")
-    if colon and not _is_port(":" + port):
-        return None
-    return _normal(name) if name else None
+    return frozenset(normal(h) for h in (*DEFAULT_HOSTS, *(app.config.get("ALLOWED_HOSTS") or ())))
 
 
 def check_host() -> ResponseReturnValue | None:
@@ -98,9 +88,3 @@ def _refuse(status: int, message: str) -> ResponseReturnValue:
     return jsonify(error=message), status
 
 
-def _is_port(text: str) -> bool:
-    return text == ":" or (text[1:].isascii() and text[1:].isdigit() and len(text) <= 6)
-
-
-def _normal(name: str) -> str:
-    return name.strip().strip("[]").rstrip(".").lower()

@@ -22,7 +22,7 @@ from typing import Any
 from flask import request
 
 from webcrawler.errors import UsageError
-from webcrawler.urls import InvalidURL, normalize
+from webcrawler.protocol.urls import InvalidURL, normalize
 
 
 class BadQuery(UsageError, ValueError):

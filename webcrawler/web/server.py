@@ -1,6 +1,7 @@
 """Serving the app with waitress, the production WSGI server (never Flask's dev server).
 
     make_server(app, host, port, threads) -> a bound, not yet running server
+    make_tls_server(app, host, port, threads, cert, key)   the same over HTTPS (cheroot)
     ServerThread(app, host, port, threads)        in a background thread (tests, demo)
     exposure_warning(host, what)                  what listening beyond loopback exposes
 
@@ -45,6 +46,42 @@ def make_server(app: Flask, host: str = "127.0.0.1", port: int = 5000, threads: 
     except BaseException:
         sock.close()
         raise
+
+
+class TLSServer:
+    """cheroot's WSGI server with its TLS adapter, bound, not yet running: waitress, the plain
+    HTTP server, has no TLS. The same three members as waitress's server."""
+
+    def __init__(self, app: Flask, host: str, port: int, threads: int, cert: str,
+                 key: str) -> None:
+        from cheroot import wsgi
+        from cheroot.ssl.builtin import BuiltinSSLAdapter
+
+        try:
+            adapter = BuiltinSSLAdapter(cert, key)
+        except (OSError, ValueError) as error:  # unreadable files, a key that is not the cert's
+            raise ServeError(f"--tls-cert {cert} / --tls-key {key}: {error}") from None
+        self._server = wsgi.Server((host, port), app, numthreads=threads,
+                                   server_name="webcrawler")
+        self._server.ssl_adapter = adapter
+        try:
+            self._server.prepare()  # binds
+        except OSError as error:
+            raise _bind_error(error, host, port) from None
+        self.effective_port: int = self._server.socket.getsockname()[1]
+
+    def run(self) -> None:
+        self._server.serve()
+
+    def close(self) -> None:
+        self._server.stop()
+
+
+def make_tls_server(app: Flask, host: str, port: int, threads: int, cert: str,
+                    key: str) -> TLSServer:
+    """`make_server` over HTTPS with the PEM certificate `cert` and its key `key`."""
+    guard.allow_host(app, host)
+    return TLSServer(app, host, port, threads, cert, key)
 
 
 def _bind(host: str, port: int) -> socket.socket:

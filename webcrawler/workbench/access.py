@@ -5,27 +5,36 @@ answer strangers. With a token (the `token` option: `--token`, WEBCRAWLER_WORKBE
 or one generated and printed at start when the address is not loopback), every request
 but the page's static files must carry it:
 
-- scripts and `webcrawler crawl --on`: ``Authorization: Bearer TOKEN``;
+- scripts and `webcrawler crawl --on`: ``Authorization: Bearer TOKEN`` (the scheme's name in
+  any case, as RFC 9110 says it is: `bearer`, `BEARER`);
 - a browser: the URL printed at start (``/?token=TOKEN``) sets an HttpOnly, SameSite=Strict
   cookie and redirects to ``/``, so the page, its API calls and its event streams (which
   cannot send headers) carry the cookie, and the token leaves the address bar.
 
-A wrong or missing token is 401 and reflects nothing. Compared in constant time.
+A wrong or missing token is 401 and reflects nothing. Compared in constant time. A token the
+operator gave is never printed (only its `fingerprint`): it may be in use elsewhere, and
+terminals and logs are read by others.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from flask import Flask, current_app, jsonify, redirect, request
 from flask.typing import ResponseReturnValue
 
 COOKIE = "workbench_token"
-HEADER_PREFIX = "Bearer "
+SCHEME = "bearer"
 
 
 def new_token() -> str:
     return secrets.token_urlsafe(24)
+
+
+def fingerprint(token: str) -> str:
+    """What may be shown of a token: enough to tell two apart, nothing to use."""
+    return "sha256:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()[:12]
 
 
 def init_app(app: Flask) -> None:
@@ -33,9 +42,9 @@ def init_app(app: Flask) -> None:
 
 
 def _given() -> str:
-    header = request.headers.get("Authorization", "")
-    if header.startswith(HEADER_PREFIX):
-        return header[len(HEADER_PREFIX):].strip()
+    scheme, _, value = request.headers.get("Authorization", "").strip().partition(" ")
+    if scheme.lower() == SCHEME:
+        return value.strip()
     return request.cookies.get(COOKIE, "")
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 from flask.typing import ResponseReturnValue
 
-from webcrawler.storage_errors import is_disk_full
+from webcrawler.database.storage_errors import is_disk_full
 from webcrawler.web.payload import BadQuery, count_param
 from webcrawler.workbench.crawls import OVERSTAY, Crawl, Crawls
 from webcrawler.workbench.definition import DefinitionError, parse

@@ -63,7 +63,7 @@ def create_app(data_dir: Path, **options: Any) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.config["CRAWL_CAPS"] = {name: config[f"max_{name}"] for name in ("pages", "depth", "seconds", "bytes")
                                 if config[f"max_{name}"] is not None}
-    data_dir = Path(data_dir)
+    data_dir = Path(data_dir).absolute()  # Flask's send_file reads a relative path from the package
     app.extensions["webcrawler.workbench"] = Crawls(
         DataDir(data_dir).workbench, crawl_settings(data_dir, config), policy(config),
         config["max_crawls"], keep_events=config["keep_events"], keep_crawls=config["keep_crawls"])

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webcrawler.datadir import PRIVATE_DIR, create_private
 from webcrawler.settings import Settings
 from webcrawler.web.jobs import BackgroundJob, JobList
 from webcrawler.workbench.definition import Definition, parse
@@ -85,6 +86,7 @@ class Crawl(BackgroundJob):
                 "definition": self.definition.as_json(), "counters": self.counters,
                 "summary": done.get("summary"), "action": done.get("action"),
                 "result": done.get("result"), "processed": done.get("processed"),
+                "refused": done.get("refused"),
                 "events": self.kept, "events_dropped": self.dropped,
                 "error": self.error or None}
 
@@ -165,7 +167,8 @@ class Crawls:
         """The crawl's folder, with its definition, status and the runner's job file; the
         command. On any error (a full disk) no folder is left behind."""
         crawl = Crawl(crawl_id, definition, self.root / crawl_id)
-        crawl.folder.mkdir(parents=True)
+        create_private(crawl.folder.parent)
+        crawl.folder.mkdir(mode=PRIVATE_DIR)
         try:
             write_atomic(crawl.folder / "definition.json", json.dumps(definition.as_json(), indent=2))
             job = crawl.folder / "job.json"
@@ -233,7 +236,7 @@ class Crawls:
             crawl = Crawl(folder.name, definition, folder, started=float(status["started"]),
                           state=str(status["state"]), counters=status.get("counters") or {})
             crawl.finished = {key: status.get(key)
-                              for key in ("summary", "action", "result", "processed")}
+                              for key in ("summary", "action", "result", "processed", "refused")}
             crawl.dropped = int(status.get("events_dropped") or 0)
         except (ValueError, KeyError, TypeError, AttributeError, OSError):
             crawl = Crawl(folder.name, definition, folder,

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import regex
 
 from webcrawler.errors import UsageError
-from webcrawler.urls import try_normalize
+from webcrawler.protocol.urls import try_normalize
 
 ORDERS = ("bfs", "dfs", "priority")
 SCOPES = ("server", "subtree", "anywhere")

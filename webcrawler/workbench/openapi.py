@@ -60,7 +60,7 @@ CRAWL = object_schema({"id": TEXT, "state": {"type": "string",
                                                 "interrupted"]},
                  "started": NUMBER, "definition": {"type": "object"}, "counters": {"type": "object"},
                  "summary": NULLABLE_OBJECT, "action": NULLABLE_TEXT, "result": NULLABLE_TEXT,
-                 "processed": {"type": "integer", "nullable": True},
+                 "processed": {"type": "integer", "nullable": True}, "refused": NULLABLE_TEXT,
                  "events": {"type": "integer", "nullable": True},
                  "events_dropped": {"type": "integer", "nullable": True}, "error": NULLABLE_TEXT})
 

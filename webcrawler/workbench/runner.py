@@ -13,9 +13,13 @@ crawl per process group), `webcrawler crawl definition.json` prints progress.
     {"t": "visited", "url", "title", "depth", "matched", "category", "bytes"}
     {"t": "failed",  "url", "why"}
     {"t": "counters", "visited", "queued", "skipped", "failed", "bytes", "rate", "seconds"}
-    {"t": "finished", "summary", "result", "action", "errors", "processed"}
-                                                             last: the result's file name, and
-                                                             how many pages the action processed
+                                                             skipped: links not followed (scope,
+                                                             rules, robots.txt, ...), never a link
+                                                             to a page already known
+    {"t": "finished", "summary", "result", "action", "errors", "processed", "refused"}
+                                                             last: the result's file name, how
+                                                             many pages the action processed, and
+                                                             what deny_private refused (or None)
 
 SIGTERM aborts the crawl (the toolkit's `abort()`): the action still writes
 what it gathered, and the process exits. So does the death of the workbench that
@@ -37,9 +41,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+from webcrawler.protocol.messages import Reason
 from webcrawler.settings import Settings
 from webcrawler.toolkit import Link, Page, RequestPolicy
+from webcrawler.toolkit.actions import LinkReport
 from webcrawler.workbench.build import DefinedCrawler, make_action, pack_result
 from webcrawler.workbench.definition import Definition, parse
 from webcrawler.workbench.timed import SECONDS
@@ -65,6 +72,7 @@ class EventFeed:
         self._next = 0.0
         self._skipped_shown = 0
         self._edges = 0
+        self.private: dict[str, int] = {}  # host -> URLs refused as loopback or private
         for event, listener in (("link-queued", self.queued), ("link-skipped", self.skipped),
                                 ("page-visited", self.visited), ("page-failed", self.failed)):
             crawler.on(event, listener)
@@ -76,8 +84,11 @@ class EventFeed:
         self.tick()
 
     def skipped(self, link: Link) -> None:
-        self.counts["skipped"] += 1
         why, source = link.attributes.get("skipped", ""), _source(link)
+        if why != "seen":  # a link to a page already known is an edge, not a page left out
+            self.counts["skipped"] += 1
+        if why == Reason.PRIVATE:
+            self.refused(link.url)
         if why == "seen":
             if source and self._edges < MAX_EDGES:
                 self._edges += 1
@@ -98,9 +109,15 @@ class EventFeed:
 
     def failed(self, link: Link) -> None:
         self.counts["failed"] += 1
+        if link.attributes.get("failure") == Reason.PRIVATE:  # an address found private after DNS
+            self.refused(link.url)
         self.emit({"t": "failed", "url": link.url,
                    "why": link.attributes.get("failure", "") + ": " + link.attributes.get("detail", "")})
         self.tick(force=True)
+
+    def refused(self, url: str) -> None:
+        host = urlsplit(url).hostname or url
+        self.private[host] = self.private.get(host, 0) + 1
 
     def tick(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -111,6 +128,23 @@ class EventFeed:
             self.emit({"t": "counters", **self.counts, "queued": max(0, pending),
                        "seconds": round(seconds, 2),
                        "rate": round(self.counts["visited"] / max(seconds, 1e-3), 2)})
+
+
+def refusal(private: dict[str, int], exempt_roots: bool) -> str | None:
+    """One line saying which hosts deny_private refused and how to allow them: without it, a
+    crawl rooted at a loopback address ended "no visited page matched the page predicate"."""
+    if not private:
+        return None
+    hosts = sorted(private)
+    shown = ", ".join(hosts[:5]) + (f" and {len(hosts) - 5} more" if len(hosts) > 5 else "")
+    if exempt_roots:  # `webcrawler crawl`: the data directory's crawl settings set deny_private
+        allow = "allow them with WEBCRAWLER_DENY_PRIVATE=0 or webcrawler.toml's [crawl] deny_private"
+    else:
+        flags = " ".join(f"--allow-private-host {host}" for host in hosts[:5])
+        allow = (f"the workbench allows them when started with {flags} (any port), "
+                 "or --allow-private-fetch for every address")
+    return (f"{sum(private.values())} URLs refused (private-address: {shown} is loopback or "
+            f"private): {allow}")
 
 
 def _source(link: Link) -> str | None:
@@ -129,6 +163,8 @@ def run_definition(definition: Definition, out_dir: Path, settings: Settings,
     feed = EventFeed(crawler, emit)
     action = make_action(definition, out_dir, crawler.predicate)
     crawler.on("page-visited", action)
+    if isinstance(action, LinkReport):  # the broken targets: without them, every one "unchecked"
+        crawler.on("page-failed", action.link_failed)
     if on_start is not None:
         on_start(crawler)
     try:
@@ -143,9 +179,11 @@ def run_definition(definition: Definition, out_dir: Path, settings: Settings,
     if slow:
         errors.insert(0, f"{slow} pattern matches took longer than {SECONDS:g} s and counted as "
                          "no match")
+    refused = refusal(feed.private, exempt_roots)
     finished = {"t": "finished", "summary": summary.as_dict(), "action": line,
-                "result": result.name if result is not None else None, "errors": errors,
-                "processed": action.done}
+                "result": result.name if result is not None else None,
+                "errors": [refused, *errors] if refused else errors,
+                "processed": action.done, "refused": refused}
     emit(finished)
     return finished
 

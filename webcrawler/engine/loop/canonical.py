@@ -19,32 +19,33 @@ that canonical URL, and every other URL that names it is kept as an alias (the
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
-from sqlalchemy import select
-from sqlalchemy.engine import Connection
-
-from webcrawler.database import State, aliases, documents
-from webcrawler.dialects import insert_ignore
-from webcrawler.engine.interfaces import FrontierEntry
+from webcrawler.engine.interfaces import DocumentBook, OneURLBook
 from webcrawler.engine.loop.policies import DocumentSink, Scope
-from webcrawler.messages import Document
+from webcrawler.engine.records import FrontierEntry
+from webcrawler.protocol.messages import Document
 
 ALIAS = "canonical"  # the reason stored with an alias: indexed under its canonical URL
+
+
+class Book(OneURLBook, DocumentBook, Protocol):
+    """The store as canonical URLs ask it (either store: interfaces.py)."""
 
 
 class Canonicals:
     """Owned by the crawl loop; asked about every first fetch before it is indexed."""
 
-    def __init__(self, conn: Connection, scope: Scope, sink: DocumentSink,
+    def __init__(self, store: Book, scope: Scope, sink: DocumentSink,
                  url_of: Callable[[FrontierEntry], str],
                  queue: Callable[[str, int], int]) -> None:
-        self.conn = conn
+        self.store = store
         self.scope = scope
         self.sink = sink
         self._url_of = url_of
         self._queue = queue
-        # canonical ids with aliases: only their fetch asks the database for them
-        self._named = set(conn.execute(select(aliases.c.canonical_id).distinct()).scalars())
+        # canonical ids with aliases: only their fetch asks the store for them
+        self._named = store.canonical_ids()
         self.aliases = 0  # pages stored as aliases in this run (the summary)
 
     def judge(self, entry: FrontierEntry, doc: Document) -> tuple[str | None, str | None]:
@@ -71,21 +72,16 @@ class Canonicals:
         """`doc_id` is going into the index under its own URL: its aliases leave it."""
         if doc_id not in self._named:
             return
-        for alias_id in self.conn.execute(select(aliases.c.doc_id).where(
-                aliases.c.canonical_id == doc_id)).scalars():
+        for alias_id in self.store.aliases_of(doc_id):
             self.sink.remove(alias_id)
-            self.conn.execute(documents.update().where(documents.c.id == alias_id)
-                              .values(reason=ALIAS))
+            self.store.annotate(alias_id, reason=ALIAS)
             self.aliases += 1
 
     def _alias(self, doc_id: int, canonical_id: int) -> None:
         if doc_id == canonical_id:
             return
         self._named.add(canonical_id)
-        self.conn.execute(insert_ignore(self.conn.dialect.name, aliases).values(
-            doc_id=doc_id, canonical_id=canonical_id))
+        self.store.add_alias(doc_id, canonical_id)
 
     def _indexed(self, doc_id: int) -> bool:
-        row = self.conn.execute(select(documents.c.state, documents.c.reason)
-                                .where(documents.c.id == doc_id)).first()
-        return row is not None and row.state == State.FETCHED and row.reason is None
+        return self.store.indexed(doc_id)

@@ -21,20 +21,23 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from webcrawler.engine.interfaces import FrontierEntry, Hooks, Job, Pool, Store
+from webcrawler.database.states import State
+from webcrawler.database.storage_errors import StorageFull, is_disk_full
+from webcrawler.engine.interfaces import Hooks, Job, Pool, Store
 from webcrawler.engine.loop.documents import queue_urls, store_links
 from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.loop.retries import Retries
 from webcrawler.engine.loop.robots_txt import RobotsTxt
 from webcrawler.engine.loop.sitemaps import Sitemaps
-from webcrawler.engine.loop.traps import DateBudget
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering, server_first
+from webcrawler.engine.loop.traps import Calendars
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering, server_first
 from webcrawler.engine.scheduling.leases import ServerLeases, next_leased_server
 from webcrawler.engine.scheduling.politeness import AdaptiveDelay
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import (
+from webcrawler.engine.scheduling.scheduler import Scheduler
+from webcrawler.protocol.messages import (
     Answer,
     Document,
     Failure,
@@ -44,12 +47,11 @@ from webcrawler.messages import (
     Redirect,
     Retrieve,
 )
+from webcrawler.protocol.urls import split, strip_params, try_normalize
 from webcrawler.settings import Settings
-from webcrawler.states import State
-from webcrawler.storage_errors import StorageFull, is_disk_full
-from webcrawler.urls import split, strip_params, try_normalize
 
 MAX_REDIRECTS = 5
+IDLE_POLL = 0.25  # seconds: the longest wait for answers while the loop may not dispatch
 STOP_GRACE = 5.0  # seconds to let in-flight retrievals finish after a stop request
 TIME_LIMIT = "time limit"
 NOTHING_LEFT = "nothing left to fetch"
@@ -62,6 +64,7 @@ class CrawlStats:
     started: float = field(default_factory=time.monotonic)
     retrieved: int = 0  # documents retrieved (HTTP 200 with usable content)
     answered: int = 0  # every document answer, including failures and redirects
+    requests: int = 0  # every request handed to an agent (robots.txt too): the bandwidth spent
     robots: int = 0
     rendered: int = 0  # documents whose scripts ran in Chromium (--render)
     failures: Counter[str] = field(default_factory=Counter)
@@ -73,6 +76,9 @@ class CrawlStats:
 
     def per_hour(self) -> float:
         return self.retrieved / self.elapsed() * 3600.0
+
+    def requests_per_second(self) -> float:
+        return self.requests / self.elapsed()
 
 
 class BaseHooks:
@@ -136,7 +142,7 @@ class CrawlLoop:
         self.scope = scope or Scope(settings.include, settings.exclude, settings.max_depth,
                                     settings.max_url_length, settings.deny_private,
                                     settings.scope_hosts, settings.trap_repeats, settings.types)
-        self.calendars = DateBudget(settings.trap_budget)  # endless date sequences (traps.py)
+        self.calendars = Calendars(settings.trap_budget)  # endless date sequences (traps.py)
         self.ordering = ordering or server_first(store)
         self.frontier = self.ordering.frontier
         self.scheduler = Scheduler(settings.delay, self.ordering.servers)
@@ -232,6 +238,8 @@ class CrawlLoop:
             reason = self.hooks.stop_reason(now, self._stop_reason(now, deadline, pool))
             if reason:
                 self.stats.stop_reason = reason
+                if reason == NOTHING_LEFT:
+                    self._give_up_unreachable()
                 return
             self.hooks.tick(now)
             self._dispatch(pool, now)
@@ -239,6 +247,25 @@ class CrawlLoop:
                 self._handle(job, answer)
             if self._commit_due(now):
                 self._commit(run_id)
+
+    def _give_up_unreachable(self) -> None:
+        """Nothing is left that this crawl may fetch: the pages of a server whose robots.txt
+        could not be had are this crawl's failures, with its reason (Heritrix's
+        prerequisite failure), so the summary does not say "still queued" and "no failures"
+        above an error that every seed failed. A resumed crawl asks again, whatever the
+        reason (store.requeue_retries: a detail that starts "robots.txt unreachable" is never
+        one of records.NOT_PASSING_DETAILS; a certificate may be trusted by then)."""
+        for server_id, failure in list(self.retries.robots_failures.items()):
+            server = self.scheduler.servers.get(server_id)
+            if server is None:
+                continue
+            for _ in range(server.queued):
+                entry = self.frontier.next_document(server)
+                if entry is None:
+                    break
+                self.hooks.failure(entry, server, replace(
+                    failure, url=server.origin + entry.path,
+                    detail=f"robots.txt unreachable: {failure.detail}"))
 
     def _finish(self, run_id: int) -> None:
         """The client's last writes, the last commit, the index flushed, the final tick."""
@@ -271,9 +298,19 @@ class CrawlLoop:
                    for s in self.scheduler.cooling())
 
     def _poll_timeout(self, now: float, deadline: float) -> float:
-        timeout = self.scheduler.poll_timeout(now, deadline)
+        """How long to wait for answers. A client that paces the loop (an incremental crawl's
+        --fetch-rate) gives a hint; while it or a full pool forbids dispatching, a server's
+        end of cooling cannot be used, so it does not cut the wait short (it did: a cooled
+        server stays in the scheduler's heap until the next dispatch, so the loop polled with
+        no timeout until the pace's next slot, 2,500 times a second; issue 36)."""
         hint = self.hooks.wait_hint(now)
-        return timeout if hint is None else min(timeout, hint)
+        if hint is None:
+            return self.scheduler.poll_timeout(now, deadline)
+        if self.hooks.may_dispatch(now) and self.pool is not None and self.pool.free():
+            timeout = self.scheduler.poll_timeout(now, deadline)
+        else:
+            timeout = min(IDLE_POLL, max(0.0, deadline - now))
+        return min(timeout, hint)
 
     def _drain(self, pool: Pool) -> None:
         """Collect the answers of in-flight retrievals for a little while; the rest stay queued."""
@@ -291,7 +328,8 @@ class CrawlLoop:
     def _commit(self, run_id: int, ended: bool = False) -> None:
         failures = sum(self.stats.failures.values())
         self.store.update_run(run_id, self.stats.retrieved, failures, ended=ended,
-                              stop_reason=self.stats.stop_reason or None)
+                              stop_reason=self.stats.stop_reason or None,
+                              requests=self.stats.requests, fetch_rate=self.settings.fetch_rate)
         self.store.commit()
         self.sink.commit()
         self._since_commit = 0
@@ -313,6 +351,7 @@ class CrawlLoop:
         self._job_ids += 1
         entry, server = job.entry, job.server
         self._jobs[self._job_ids] = job
+        self.stats.requests += 1
         self.scheduler.dispatched(server)
         server.last_access = time.time()
         server.dirty = True
@@ -324,7 +363,13 @@ class CrawlLoop:
         kind = self.hooks.kind(entry)
         pool.submit(Retrieve(self._job_ids, url, self.sitemaps.kind_of(url) if kind == "document" else kind,
                              entry.etag, entry.last_modified, sketch=self.sketch,
-                             body=self.settings.stores_responses))
+                             body=self.settings.stores_responses, robots=self._robots_for(server)))
+
+    def _robots_for(self, server: ServerState) -> tuple[int | None, str] | None:
+        """`server`'s robots.txt (status, body) for an agent that may render its page: the
+        page's scripts' requests pass the rules its links do (None when no agent renders)."""
+        rules = self.robots.rules(server) if self.settings.render != "never" else None
+        return None if rules is None else (rules.status, rules.body)
 
     def _job_for(self, server: ServerState, now: float) -> Job | None:
         """What to ask of `server` now: its robots.txt, its next allowed document, or nothing.
@@ -374,7 +419,7 @@ class CrawlLoop:
         refused = getattr(answer, "reason", "") == Reason.POLICY  # never went out
         self.leases.release(job.server.origin, requested=not refused)
         now = time.monotonic()
-        self.politeness.observe(job.server, answer)
+        self.politeness.observe(job.server, answer, now)
         entry = job.entry
         if entry is None:
             self.robots.answered(job.server, answer)
@@ -385,6 +430,8 @@ class CrawlLoop:
             return
         if isinstance(answer, Document):
             self.stats.rendered += answer.rendered
+            self.calendars.answered(job.server.origin, entry.path, answer.title, answer.text,
+                                    [link.url for link in answer.links])
             self.hooks.document(entry, job.server, answer)
             self.retries.fetched(entry)
             self.sitemaps.found(entry, answer)

@@ -7,8 +7,11 @@ real-time search, and the toolkit's `AddToIndex` - so the rules hold for all:
   `X-Robots-Tag: noindex` header; the agent sets `Document.noindex`) is stored
   with that reason and never indexed;
 - a page with the same content as another fetched document (the agent's
-  checksum of the body) is stored as a duplicate, not indexed, and its links
-  are not followed;
+  checksum of the body) is stored as a duplicate, not indexed, and only those of its
+  links are followed that lead where the original's do not (`links_beyond`): a copy of a
+  page under another URL of its server links where the original does, but a second
+  server whose home page is byte-identical to the first's has relative links to its own
+  pages, which would otherwise never be crawled;
 - the links of the others are stored (in the scope only), their targets
   queued once.
 """
@@ -21,13 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from webcrawler.engine.interfaces import FrontierEntry, NewURL, Store
+from webcrawler.database.states import State
+from webcrawler.engine.interfaces import Store
 from webcrawler.engine.loop.policies import DocumentSink, Scope
-from webcrawler.engine.scheduling.frontier import FoundLink
-from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import Document, Outlink, Reason
-from webcrawler.states import State
-from webcrawler.urls import split
+from webcrawler.engine.records import FoundLink, FrontierEntry, NewURL, ServerState
+from webcrawler.protocol.messages import Document, Outlink, Reason
+from webcrawler.protocol.urls import split
 
 Queued = Callable[[ServerState, bool, set[str]], None]  # (server, new server?, new paths)
 
@@ -72,6 +74,20 @@ def record_document(store: Store, sink: DocumentSink, entry: FrontierEntry, doc:
     if reason is None:
         sink.add(entry.doc_id, doc)
     return Kept(reason, duplicate)
+
+
+def links_beyond(store: Store, original: int, found: tuple[Outlink, ...]) -> tuple[Outlink, ...]:
+    """The links of a duplicate of document `original` that lead to URLs the original's
+    links do not (all of them when they resolve against another server)."""
+    targets = store.link_targets(original)
+    beyond = []
+    for link in found:
+        origin, path = split(link.url)
+        server = store.server(origin)
+        known = store.lookup(server, path) if server is not None else None
+        if known is None or known not in targets:
+            beyond.append(link)
+    return tuple(beyond)
 
 
 def group_links(scope: Scope, depth: int, found: tuple[Outlink, ...]

@@ -11,22 +11,24 @@ Real-time search (engine/realtime/search.py) extends these hooks with its own cl
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Protocol
 
-from webcrawler.database import State
-from webcrawler.engine.interfaces import FrontierEntry, Job, Pool, Store
+from webcrawler.database.states import State
+from webcrawler.engine.interfaces import Job, Pool, Store
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
-from webcrawler.engine.loop.documents import record_document
+from webcrawler.engine.loop.documents import links_beyond, record_document
 from webcrawler.engine.loop.one_url import OneURLPerDocument
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.pipeline.link_refresh import LinkRefresh
 from webcrawler.engine.pipeline.outbox import OutboxWriter
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import Document, Failure, NotModified, Reason, Redirect
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering
+from webcrawler.engine.scheduling.scheduler import Scheduler
+from webcrawler.protocol.messages import Document, Failure, NotModified, Reason, Redirect
 from webcrawler.settings import Settings
 
 
@@ -55,9 +57,9 @@ class IndexHooks(BaseHooks):
                  progress: Callable[[CrawlLoop], None] | None = None) -> None:
         self.loop = loop
         self.recrawl = recrawl  # an incremental crawl (webcrawler/recrawl/); None: batch
-        conn = getattr(loop.store, "conn", None)  # the SQL store's (aliases, sketches); None in memory
-        self.judge = None if conn is None else OneURLPerDocument(
-            conn, loop.scope, loop.sink, loop.url_of, loop.queue_id, loop.settings.near_duplicates)
+        self.judge = OneURLPerDocument(loop.store, loop.scope, loop.sink, loop.url_of,
+                                       loop.queue_id, loop.settings.near_duplicates)
+        conn = getattr(loop.store, "conn", None)  # the SQL store's: its index outbox and links
         # the SQL store's index is sent the pages whose in-links changed (pipeline/link_refresh.py)
         self.links = LinkRefresh(conn, loop.settings.link_refresh) \
             if conn is not None and isinstance(loop.sink, OutboxWriter) else None
@@ -79,6 +81,8 @@ class IndexHooks(BaseHooks):
         loop.stats.retrieved += 1
         if kept.duplicate_of is None:
             self._follow(entry, doc, now)
+        elif beyond := links_beyond(loop.store, kept.duplicate_of, doc.links):
+            self._follow(entry, dataclasses.replace(doc, links=beyond), now)
 
     def _follow(self, entry: FrontierEntry, doc: Document, now: float) -> None:
         """Store and queue the document's links; a sitemap's lastmod dates make the stored

@@ -1,6 +1,9 @@
 """The crawl's progress as Prometheus metrics (`webcrawler index --metrics-port PORT`).
 
-A small HTTP server (prometheus-client's) on 127.0.0.1 only answers `/metrics` with the
+A small HTTP server on 127.0.0.1 (the standard library's, serving prometheus-client's WSGI
+app) answers `/metrics` only, and only to a Host header naming loopback (web/hosts.py, the
+query server's rule): any other path is 404, any other Host 421, so a page whose name is
+re-pointed at 127.0.0.1 (DNS rebinding) reads nothing of the crawl. It shows the
 figures of the last progress tick: the crawl loop hands its snapshot over every
 `progress_interval` seconds, so a scrape never reads the crawler's structures while the loop
 changes them, and the hot path pays nothing. Per-server delays are the slowest servers only
@@ -11,15 +14,18 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from socketserver import ThreadingMixIn
 from typing import TYPE_CHECKING, Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from webcrawler.engine.loop.progress import Snapshot, snapshot
 from webcrawler.errors import ServiceError
+from webcrawler.web.hosts import answers_to
 
 if TYPE_CHECKING:
     from webcrawler.engine.loop.crawl import CrawlLoop
@@ -41,7 +47,7 @@ class Figures:
 
 def figures_of(crawler: CrawlLoop) -> Figures:
     delay = crawler.settings.delay
-    servers = sorted(((s.origin, max(delay, s.crawl_delay, s.adaptive_delay))
+    servers = sorted(((s.origin, s.wait(delay))
                       for s in crawler.scheduler.servers.values()),
                      key=lambda pair: pair[1], reverse=True)
     return Figures(snapshot(crawler), tuple(servers[:MAX_SERVERS]))
@@ -109,10 +115,35 @@ class MetricsServer:
         self._thread.join(timeout=5)
 
 
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+        """Scrapes are not news: nothing on stderr."""
+
+
+def guarded(app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
+    """`app` behind the checks: a Host naming loopback (else 421), the path /metrics (else 404)."""
+    def answer(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if not answers_to(environ.get("HTTP_HOST", "")):
+            start_response("421 Misdirected Request", [("Content-Type", "text/plain")])
+            return [b"This server does not answer to that host name.\n"]
+        if environ.get("PATH_INFO") != "/metrics":
+            start_response("404 Not Found", [("Content-Type", "text/plain")])
+            return [b"Not found: the metrics are at /metrics.\n"]
+        return app(environ, start_response)
+    return answer
+
+
 def _serve(port: int, registry: CollectorRegistry) -> tuple[Any, threading.Thread]:
-    """prometheus-client's server on loopback (its start_http_server returns the server and
-    its thread)."""
-    return start_http_server(port, addr=ADDRESS, registry=registry)
+    """The guarded metrics app on loopback, served from a thread of its own."""
+    server = make_server(ADDRESS, port, guarded(make_wsgi_app(registry)), _Server, _QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                              name="metrics", daemon=True)
+    thread.start()
+    return server, thread
 
 
 def _counter(name: str, text: str, value: float) -> Metric:

@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import select
 
-from webcrawler.database import State, documents
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
 from webcrawler.errors import WebcrawlerError
-from webcrawler.urls import InvalidURL, normalize, split, strip_params
+from webcrawler.protocol.urls import InvalidURL, normalize, split, strip_params
 
 if TYPE_CHECKING:
     from webcrawler.engine.loop.crawl import CrawlLoop
@@ -67,5 +68,5 @@ def _why(crawler: CrawlLoop, store: CrawlStore, seed: str) -> str | None:
     if row is not None and row.state == State.FAILED:
         return f"{row.reason}: {row.detail}" if row.detail else row.reason
     if unreachable and (row is None or row.state == State.QUEUED):
-        return f"robots.txt unreachable: {unreachable}"
+        return f"robots.txt unreachable: {unreachable.reason}: {unreachable.detail}"
     return None

@@ -19,11 +19,11 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from webcrawler.agents.addresses import Exempt, refused_literal
-from webcrawler.agents.filetypes import unindexable_url
 from webcrawler.engine.loop.traps import loop_in
-from webcrawler.messages import DOCUMENT_TYPES, Document, Reason
-from webcrawler.urls import split
+from webcrawler.protocol.addresses import Exempt, refused_literal
+from webcrawler.protocol.filetypes import unindexable_url
+from webcrawler.protocol.messages import DOCUMENT_TYPES, Document, Reason
+from webcrawler.protocol.urls import split
 
 
 class Scope:

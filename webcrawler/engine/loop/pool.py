@@ -23,11 +23,13 @@ from typing import Any
 
 import psutil
 
+from webcrawler.agents.footprint import with_descendants
 from webcrawler.agents.render import require_renderer
 from webcrawler.agents.worker import READY, agent_main
 from webcrawler.config.agent_config import agent_config
-from webcrawler.messages import AgentConfig, Answer, Failure, Reason, Retrieve
+from webcrawler.errors import SettingError
 from webcrawler.processes import child_context, main_module_hidden
+from webcrawler.protocol.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -55,7 +57,7 @@ class AgentPool:
                  deadline: float, max_urls: int = 500, memory_mb: int = 512,
                  start_method: str = "forkserver", hide_main: bool = False) -> None:
         if not 1 <= size <= 64:
-            raise ValueError("the number of agents must be between 1 and 64")
+            raise SettingError("the number of agents must be between 1 and 64")
         self.config = config
         self.robots_token = robots_token
         self.deadline = deadline
@@ -199,8 +201,10 @@ class AgentPool:
                                          f"{self.memory_bytes // (1024 * 1024)} MB)")))
         return out
 
-    @staticmethod
-    def _rss(agent: AgentProcess) -> int:
+    def _rss(self, agent: AgentProcess) -> int:
+        """The agent's memory; under --render its browser's too (agents/footprint.py)."""
+        if self.config.render != "never":
+            return with_descendants(agent.ps)
         try:
             return agent.ps.memory_info().rss if agent.ps else 0
         except psutil.Error:

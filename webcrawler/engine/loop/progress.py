@@ -34,6 +34,17 @@ class Snapshot:
     recrawl: str = ""  # the incremental crawl's counts (webcrawler/recrawl/), empty in a batch crawl
     found: str = ""  # sitemaps read, aliases and near-duplicates (sitemaps.py, canonical.py, ...)
     rendered: int = 0  # documents whose scripts ran in Chromium (--render)
+    requests: int = 0  # requests sent (robots.txt too)
+    fetch_rate: float = 0.0  # the --fetch-rate cap (0: none)
+
+    def bandwidth(self) -> str:
+        """Requests a second, against the cap when there is one (an incremental crawl must
+        spend it: issue 35)."""
+        per_second = self.requests / self.elapsed if self.elapsed > 0 else 0.0
+        if self.fetch_rate <= 0:
+            return f"{self.requests} ({per_second:.2f} per second, no cap)"
+        return (f"{self.requests} ({per_second:.2f} per second of the cap's {self.fetch_rate:g}: "
+                f"{per_second / self.fetch_rate:.0%})")
 
 
 def snapshot(crawler: CrawlLoop) -> Snapshot:
@@ -57,6 +68,8 @@ def snapshot(crawler: CrawlLoop) -> Snapshot:
         recrawl=crawler.hooks.report(),
         found=crawler.hooks.found(),
         rendered=crawler.stats.rendered,
+        requests=stats.requests,
+        fetch_rate=crawler.settings.fetch_rate,
     )
 
 
@@ -95,6 +108,7 @@ def summary(s: Snapshot) -> str:
         f"  documents retrieved  {s.retrieved} ({s.per_second:.1f} per second, "
         f"{s.per_hour:,.0f} per hour)",
         f"  answers              {s.answered}",
+        f"  requests             {s.bandwidth()}",
         f"  servers              {s.servers_visited} visited of {s.servers_known} known",
         f"  still queued         {s.queued}",
         f"  failures             {sum(s.failures.values())}: {_reasons(s.failures)}",

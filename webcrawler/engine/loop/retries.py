@@ -13,10 +13,13 @@ before). A wait longer than `max_retry_after` is not waited for in this crawl: t
 with the server's figure in its reason, the server stays paused for the whole window, and
 the crawl does not wait for it (a resumed crawl asks again).
 
-What counts as passing: connection refused or reset, connect and read timeouts, DNS
-failures, and the statuses 429, 500, 502, 503, 504 (not a certificate that does not verify,
-nor a page that never finishes within the total timeout). A resumed crawl gives such
-failures a new set of tries.
+What counts as passing (engine/records.py's `passing`, which the SQL store's resume asks of
+the database too): connection refused or reset, connect and read timeouts, DNS failures,
+an agent that held the page past its deadline, and the statuses 429, 500, 502, 503, 504
+(not a certificate that does not verify, nor a page that never finishes within the total
+timeout). A resumed crawl gives such failures a new set of tries. A server that has never
+answered and whose host is unknown or refuses connections is not tried again in this crawl
+(`nobody_there`).
 """
 
 from __future__ import annotations
@@ -27,36 +30,39 @@ import logging
 import random
 from dataclasses import dataclass, field
 
-from webcrawler.engine.interfaces import DocumentBook, FrontierEntry
-from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
-from webcrawler.messages import Failure, Reason, RobotsFile
+from webcrawler.database.states import State
+from webcrawler.engine.interfaces import DocumentBook
+from webcrawler.engine.records import (
+    PAGE_PASSING_REASONS,
+    PASSING_REASONS,
+    PASSING_STATUSES,
+    FrontierEntry,
+    ServerState,
+    passing,
+)
+from webcrawler.engine.scheduling.scheduler import Scheduler
+from webcrawler.protocol.messages import Failure, Reason, RobotsFile
 from webcrawler.settings import Settings
-from webcrawler.states import State
 
 log = logging.getLogger(__name__)
 
-PASSING_REASONS = frozenset({Reason.REFUSED, Reason.CONNECTION, Reason.TIMEOUT, Reason.DNS})
-PASSING_STATUSES = frozenset({429, 500, 502, 503, 504})
 SERVER_STATUSES = frozenset({429, 503})  # the server speaks for itself, not for one page
-# A certificate that failed will fail again, and so will a page too slow to finish at all
-# (the total deadline, not a connect or read timeout: its next try would cost as long again).
-NOT_PASSING_DETAILS = ("TLS", "SSLError", "no complete answer")
 RETRY = "retry"  # what the crawl summary and `stats` call a try after a failure
 RECOVERED = "recovered"  # a page fetched after failed tries
 FINAL = "final failures"
 
 
-def passing(reason: str, status: int | None, detail: str = "") -> bool:
-    """Would a later try of this failure likely pass? (A certificate that does not verify
-    will not verify later: TLS errors are connection errors that are not passing.)"""
-    if reason == Reason.HTTP_ERROR:
-        return status in PASSING_STATUSES
-    return reason in PASSING_REASONS and not detail.startswith(NOT_PASSING_DETAILS)
+def nobody_there(server: ServerState, reason: str, status: int | None) -> bool:
+    """Is this a server that has never answered us, and whose host is unknown or refuses
+    connections? Nothing listens there: a crawl gives it up at its first robots.txt request
+    instead of trying it again for seconds (a resumed crawl asks again; a server that has
+    answered before and refuses now is restarting, and is tried again)."""
+    return status is None and reason in (Reason.REFUSED, Reason.DNS) and not server.visited
 
 
 def whole_server(reason: str, status: int | None) -> bool:
     """Does this failure speak for the server (pause it all) rather than for one page?"""
-    return status in SERVER_STATUSES or reason in PASSING_REASONS
+    return status in SERVER_STATUSES or reason in PASSING_REASONS - PAGE_PASSING_REASONS
 
 
 @dataclass(order=True)
@@ -86,7 +92,7 @@ class Retries:
         self.store = store
         self.rng = rng or random.Random()
         self.counts = RetryCounts()
-        self.robots_failures: dict[int, str] = {}  # server id -> why robots.txt is unreachable
+        self.robots_failures: dict[int, Failure] = {}  # server id -> why robots.txt is unreachable
         self._waiting: dict[int, list[_Waiting]] = {}  # server id -> heap
         self._tries: dict[int, list[list[object]]] = {}  # doc id -> failed tries
         self._seq = 0
@@ -168,14 +174,15 @@ class Retries:
         status = answer.status if isinstance(answer, RobotsFile) else None
         reason = answer.reason if isinstance(answer, RobotsFile) else Reason.AGENT_DIED
         failed = status is None or status in PASSING_STATUSES
+        detail = getattr(answer, "detail", "")
         if failed:
-            detail = getattr(answer, "detail", "")
-            self.robots_failures[server.id] = (f"HTTP {status}" if status else
-                                               f"{reason}: {detail}" if detail else reason)
+            self.robots_failures[server.id] = Failure(
+                0, server.origin + "/robots.txt", reason if status is None else Reason.HTTP_ERROR,
+                detail or (f"HTTP {status}" if status else reason), status)
         else:
             self.robots_failures.pop(server.id, None)
         if not failed or not passing(reason if status is None else Reason.HTTP_ERROR, status,
-                                     getattr(answer, "detail", "")):
+                                     detail) or nobody_there(server, reason, status):
             server.robots_tries = 0
             return
         server.robots_tries += 1

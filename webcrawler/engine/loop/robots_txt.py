@@ -2,7 +2,7 @@
 
 Pinkerton 1994: the WebCrawler honours the Standard for Robot Exclusion, so a
 server's robots.txt is asked for before any of its documents (RFC 9309 rules,
-webcrawler/robots.py). Its answer is kept on the server (`ServerState`) and in
+webcrawler/protocol/robots.py). Its answer is kept on the server (`ServerState`) and in
 the database for `robots_ttl` seconds, then asked again; an unavailable one
 (5xx, network error) disallows everything and is asked again after
 `robots_retry` seconds; a server the scope refuses (deny_private) gets no
@@ -20,12 +20,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from webcrawler.messages import RobotsFile
-from webcrawler.robots import RobotsRules
+from webcrawler.protocol.messages import RobotsFile
+from webcrawler.protocol.robots import RobotsRules
 
 if TYPE_CHECKING:
     from webcrawler.engine.interfaces import Store
-    from webcrawler.engine.scheduling.scheduler import ServerState
+    from webcrawler.engine.records import ServerState
     from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)

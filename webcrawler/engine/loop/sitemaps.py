@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from webcrawler.agents.filetypes import looks_like_sitemap
-from webcrawler.engine.interfaces import FrontierEntry
 from webcrawler.engine.loop.policies import Scope
-from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import SITEMAP_TYPE, Document, Reason, RobotsFile
-from webcrawler.urls import try_normalize
+from webcrawler.engine.records import FrontierEntry, ServerState
+from webcrawler.protocol.filetypes import looks_like_sitemap
+from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Reason, RobotsFile
+from webcrawler.protocol.urls import try_normalize
 
 MAX_NESTING = 3  # sitemap index -> sitemap (the protocol) and one level of slack
 MAX_NAMED = 100  # Sitemap: lines read from one robots.txt

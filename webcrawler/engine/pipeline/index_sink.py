@@ -36,7 +36,8 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from webcrawler.database import INDEXED, connect, index_outbox
+from webcrawler.database.schema import INDEXED, connect, index_outbox
+from webcrawler.database.storage_errors import StorageFull, is_disk_full
 from webcrawler.engine.pipeline.languages import record
 from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
 from webcrawler.engine.pipeline.outbox import OutboxWriter, acknowledge_batches, apply
@@ -44,7 +45,6 @@ from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.errors import StorageError
 from webcrawler.index import IndexWriter, open_writer
 from webcrawler.processes import child_context, main_module_hidden
-from webcrawler.storage_errors import StorageFull, is_disk_full
 
 log = logging.getLogger(__name__)
 

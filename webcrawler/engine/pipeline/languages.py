@@ -2,7 +2,7 @@
 
 The index's writer (the index process, or a shard's writer: not the crawl's process, which
 must not spend a detection on every page) detects the language of each document it adds
-(`webcrawler/language.py`, py3langid), as the index's `lang` field holds it: an ISO 639-1
+(`webcrawler/text/language.py`, py3langid), as the index's `lang` field holds it: an ISO 639-1
 code, or `UNKNOWN` for a text too short or too mixed to tell. When the index's commit is
 acknowledged, the same value is written to `documents.language`, in the acknowledgement's
 transaction; NULL there means not indexed yet. The index's value serves the `language`
@@ -19,9 +19,9 @@ from dataclasses import replace
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import documents
+from webcrawler.database.schema import documents
 from webcrawler.index import IndexedDocument
-from webcrawler.language import detect
+from webcrawler.text.language import detect
 
 UNKNOWN = "unknown"  # the index's and the database's value when the text does not tell
 CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters

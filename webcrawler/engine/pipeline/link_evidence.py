@@ -18,7 +18,7 @@ from dataclasses import replace
 from sqlalchemy import ColumnElement, Select, and_, func, select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import documents, links
+from webcrawler.database.schema import documents, links
 from webcrawler.index import IndexedDocument
 
 CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters

@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from sqlalchemy import and_, bindparam, func, select, update
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import INDEXED, index_outbox, links
+from webcrawler.database.schema import INDEXED, index_outbox, links
 from webcrawler.engine.pipeline.link_evidence import CHUNK, in_link_counts
 from webcrawler.index.prior import factor
 

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from sqlalchemy import and_, delete, func, update
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import INDEXED, REMOVED, index_outbox
+from webcrawler.database.schema import INDEXED, REMOVED, index_outbox
 from webcrawler.engine.pipeline.languages import detected
 from webcrawler.engine.pipeline.link_evidence import with_links
 from webcrawler.index import IndexedDocument, IndexWriter, document_kind
-from webcrawler.messages import Document
-from webcrawler.urls import split
+from webcrawler.protocol.messages import Document
+from webcrawler.protocol.urls import split
 
 if TYPE_CHECKING:  # only a type here: the store imports this module for stored text
     from webcrawler.engine.store.sql import CrawlStore

@@ -29,16 +29,16 @@ from pathlib import Path
 from sqlalchemy import and_, func, select, update
 from sqlalchemy.engine import Engine
 
-from webcrawler.database import (
+from webcrawler.database.schema import (
     INDEXED,
     TEXT_KEPT_SINCE,
-    State,
     check_database,
     connect,
     documents,
     index_outbox,
     meta,
 )
+from webcrawler.database.states import State
 from webcrawler.engine.pipeline.languages import detected, record, with_stored
 from webcrawler.engine.pipeline.link_evidence import with_links
 from webcrawler.engine.pipeline.link_refresh import record as record_inlinks

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from webcrawler.database import INDEXED, connect, index_outbox
+from webcrawler.database.schema import INDEXED, connect, index_outbox
 from webcrawler.engine.pipeline.index_sink import CLOSE_TIMEOUT, IndexFailed, IndexSink, lower_priority
 from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.pipeline.shard_writer import run_shard_writer

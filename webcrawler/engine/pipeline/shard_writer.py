@@ -25,7 +25,7 @@ from pathlib import Path
 from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from webcrawler.database import INDEXED, REMOVED, connect, index_outbox
+from webcrawler.database.schema import INDEXED, REMOVED, connect, index_outbox
 from webcrawler.engine.pipeline.languages import record
 from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
 from webcrawler.engine.pipeline.outbox import apply

@@ -31,18 +31,22 @@ from dataclasses import dataclass, field
 from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Engine
 
-from webcrawler import dialects, index, urls
-from webcrawler.database import State, connect, documents, index_outbox, links, servers
+from webcrawler import index
+from webcrawler.database import dialects
+from webcrawler.database.schema import connect, documents, index_outbox, links, servers
+from webcrawler.database.states import State
+from webcrawler.datadir import create_private
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, CrawlLoop
 from webcrawler.engine.loop.index_hooks import IndexHooks
 from webcrawler.engine.loop.pool import start_agents
 from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
-from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.scope import resolve
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
-from webcrawler.index.query import parse as parse_query
-from webcrawler.messages import Document
+from webcrawler.index.query import parse_with_words as parse_query
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -182,7 +186,7 @@ class RealtimeJob:
     # --- running ----------------------------------------------------------
     def run(self) -> RealtimeSummary:
         s = self.settings
-        s.data_dir.mkdir(parents=True, exist_ok=True)
+        create_private(s.data_dir)
         engine = _writer_engine(s.database_url)
         s, self._scope = resolve(engine, s, self._explicit)  # the stored scope, unless flags replace it
         self.settings = s

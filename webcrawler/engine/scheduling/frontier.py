@@ -12,20 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from webcrawler.engine.interfaces import FrontierEntry, URLBook
-from webcrawler.engine.scheduling.scheduler import ServerFirstOrder, ServerOrder, ServerState
-
-
-@dataclass(frozen=True, slots=True)
-class FoundLink:
-    """A link the crawl just stored: its target document and what the page said of it."""
-
-    target_id: int
-    server: ServerState
-    path: str
-    anchor: str
-    depth: int
-    new: bool  # the target was not known before this link
+from webcrawler.engine.interfaces import URLBook
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.scheduler import ServerFirstOrder, ServerOrder
 
 
 class Frontier(Protocol):

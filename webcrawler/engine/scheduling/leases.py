@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from webcrawler.engine.scheduling.scheduler import Scheduler, ServerState
+    from webcrawler.engine.records import ServerState
+    from webcrawler.engine.scheduling.scheduler import Scheduler
 
 try:
     import fcntl
@@ -96,7 +97,7 @@ def next_leased_server(scheduler: Scheduler, leases: ServerLeases, delay: float,
     free.
     """
     while (server := scheduler.next_server(now)) is not None:
-        wait = leases.acquire(server.origin, max(delay, server.crawl_delay))
+        wait = leases.acquire(server.origin, server.wait(delay))
         if wait is None:
             return server
         scheduler.defer(server, now + wait)

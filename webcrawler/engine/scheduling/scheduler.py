@@ -28,40 +28,10 @@ costs O(log servers) whatever the size of the frontier.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.sequencers import FifoQueue, PriorityAggregator, PriorityQueue
-
-
-@dataclass(eq=False, slots=True)
-class ServerState:
-    """What the engine knows of one server between database commits."""
-
-    id: int
-    origin: str  # scheme://host[:port]
-    visited: bool = False  # its first document has been answered
-    queued: int = 0  # documents waiting in the frontier (database state 'queued')
-    docs_fetched: int = 0
-    docs_failed: int = 0
-    docs_known: int = 0
-    last_access: float = 0.0  # wall clock, for least-recently-accessed order
-    next_allowed: float = 0.0  # monotonic clock: not before this
-    in_flight: bool = False
-    robots: Any = None  # RobotsRules, or None while unknown
-    robots_expires: float = 0.0  # wall clock
-    robots_retry_at: float = 0.0  # monotonic: when an unavailable robots.txt may be asked again
-    crawl_delay: float = 0.0
-    capped: bool = False  # its per-server document cap is reached
-    recrawl_ready: int = 0  # pages due for a recrawl (incremental crawl, webcrawler/recrawl/)
-    retrying: int = 0  # pages waiting to be tried again (engine/loop/retries.py)
-    paused_until: float = 0.0  # monotonic: no request before (Retry-After, backoff)
-    robots_tries: int = 0  # failed robots.txt requests in a row (engine/loop/retries.py)
-    adaptive_delay: float = 0.0  # seconds the server's answers ask for (engine/scheduling/politeness.py)
-    dirty: bool = field(default=False)  # counters changed since the last commit
-
-    def has_work(self) -> bool:
-        return (self.queued > 0 and not self.capped) or self.recrawl_ready > 0 or self.retrying > 0
 
 
 class ServerOrder(Protocol):
@@ -165,7 +135,7 @@ class Scheduler:
         if first_document_done and not server.visited:
             server.visited = True
             self._release(server)
-        wait = max(self.delay, server.crawl_delay, server.adaptive_delay)
+        wait = server.wait(self.delay)
         paused = server.paused_until > now + wait
         if paused:
             self._release(server)

@@ -15,10 +15,9 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from webcrawler.engine.interfaces import FrontierEntry, NewURL
-from webcrawler.engine.scheduling.scheduler import ServerState
-from webcrawler.messages import Document
-from webcrawler.states import State
+from webcrawler.database.states import State
+from webcrawler.engine.records import FrontierEntry, NewURL, ServerState
+from webcrawler.protocol.messages import Document
 
 
 @dataclass
@@ -47,6 +46,8 @@ class MemoryStore:
         self._ids: dict[tuple[int, str], int] = {}
         self._queues: dict[int, list[tuple[int, int]]] = {}  # server id -> heap of (depth, id)
         self._by_checksum: dict[str, set[int]] = {}
+        self.aliases: dict[int, int] = {}  # alias id -> the canonical id it named
+        self._aliases_of: dict[int, list[int]] = {}  # canonical id -> its aliases
 
     # --- servers ----------------------------------------------------------
     def load_servers(self) -> list[ServerState]:
@@ -118,6 +119,31 @@ class MemoryStore:
         if state is not None:
             url.state = str(state)
         url.values.update(values)
+        if url.values.get("reason") is not None:  # out of the index now: no duplicate's original
+            self._by_checksum.get(str(url.values.get("checksum")), set()).discard(doc_id)
+
+    # --- one URL per document -----------------------------------------------
+    def canonical_ids(self) -> set[int]:
+        return set(self._aliases_of)
+
+    def aliases_of(self, canonical_id: int) -> list[int]:
+        return list(self._aliases_of.get(canonical_id, ()))
+
+    def add_alias(self, doc_id: int, canonical_id: int) -> None:
+        if doc_id not in self.aliases:  # the first canonical it named is kept, as in SQL
+            self.aliases[doc_id] = canonical_id
+            self._aliases_of.setdefault(canonical_id, []).append(doc_id)
+
+    def indexed(self, doc_id: int) -> bool:
+        url = self.urls.get(doc_id)
+        return url is not None and url.state == State.FETCHED and url.values.get("reason") is None
+
+    def indexed_sketches(self, ids: Sequence[int] | None = None
+                         ) -> list[tuple[int, bytes, str]]:
+        chosen = sorted(self.urls) if ids is None else ids
+        return [(doc_id, bytes(sketch), str(self.urls[doc_id].values.get("content_type") or ""))
+                for doc_id in chosen if self.indexed(doc_id)
+                and isinstance(sketch := self.urls[doc_id].values.get("sketch"), bytes) and sketch]
 
     # --- documents ----------------------------------------------------------
     def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
@@ -138,6 +164,9 @@ class MemoryStore:
     def delete_links(self, source_id: int) -> None:
         self.links.pop(source_id, None)
 
+    def link_targets(self, source_id: int) -> set[int]:
+        return set(self.links.get(source_id, {}))
+
     def save_response(self, doc_id: int, now: float, document: Document) -> None:
         self.urls[doc_id].values["response"] = (now, document.status, document.body)
 
@@ -147,9 +176,10 @@ class MemoryStore:
         return len(self.runs)
 
     def update_run(self, run_id: int, docs: int, failures: int, ended: bool = False,
-                   stop_reason: str | None = None) -> None:
+                   stop_reason: str | None = None, requests: int | None = None,
+                   fetch_rate: float | None = None) -> None:
         self.runs[run_id - 1].update(documents=docs, failures=failures, ended=ended,
-                                     stop_reason=stop_reason)
+                                     stop_reason=stop_reason, requests=requests, fetch_rate=fetch_rate)
 
     def pending(self) -> bool:
         return False

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from webcrawler import dialects
+from webcrawler.database import dialects
 
 
 class Prepared:

@@ -28,9 +28,9 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Engine
 
-from webcrawler.database import meta
+from webcrawler.database.schema import meta
+from webcrawler.protocol.urls import host_of, try_normalize
 from webcrawler.settings import Settings
-from webcrawler.urls import host_of, try_normalize
 
 log = logging.getLogger(__name__)
 

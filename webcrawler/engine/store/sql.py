@@ -3,7 +3,7 @@
 All writes of a crawl go through one connection inside one open transaction,
 committed every few hundred documents (and at exit), as the 1994 WebCrawler
 did to survive crashes. Reads on the hot path use the schema's indexes
-(`webcrawler.database`): no full scans once the crawl is running.
+(`webcrawler.database.schema`): no full scans once the crawl is running.
 
 What the engine needs between commits (server counters, robots rules) lives
 in `ServerState` objects; `commit()` writes the changed ones back.
@@ -19,9 +19,9 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from webcrawler import dialects, urls
-from webcrawler.database import (
-    State,
+from webcrawler.database import dialects
+from webcrawler.database.schema import (
+    aliases,
     crawls,
     documents,
     index_outbox,
@@ -30,11 +30,18 @@ from webcrawler.database import (
     responses,
     servers,
 )
-from webcrawler.engine.interfaces import FrontierEntry, NewURL
-from webcrawler.engine.loop.retries import NOT_PASSING_DETAILS, PASSING_REASONS, PASSING_STATUSES
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.database.states import State
+from webcrawler.engine.records import (
+    NOT_PASSING_DETAILS,
+    PASSING_REASONS,
+    PASSING_STATUSES,
+    FrontierEntry,
+    NewURL,
+    ServerState,
+)
 from webcrawler.engine.store.prepared import Prepared
-from webcrawler.messages import Document, Reason
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document, Reason
 
 
 class CrawlStore:
@@ -234,6 +241,11 @@ class CrawlStore:
         """Forget the links of `source_id` (it changed, or is gone)."""
         self._sql.delete_links.run(p_source=source_id)
 
+    def link_targets(self, source_id: int) -> set[int]:
+        """The ids of the documents `source_id` links to (the links table's primary key)."""
+        return set(self.conn.execute(select(links.c.target_id).where(
+            links.c.source_id == source_id)).scalars())
+
     def duplicate_of(self, checksum: str, doc_id: int) -> int | None:
         """Another fetched document with the same content, if any (indexed lookup)."""
         if not checksum:
@@ -245,6 +257,37 @@ class CrawlStore:
         """Links from `source_id`: (target id, anchor text); a pair already stored is kept."""
         self._sql.add_link.run_many(
             {"p_source": source_id, "p_target": t, "p_anchor": a[:500]} for t, a in targets)
+
+    # --- one URL per document (engine/loop/canonical.py, near_duplicates.py) ---
+    def canonical_ids(self) -> set[int]:
+        """The pages that other pages name as their canonical URL."""
+        return set(self.conn.execute(select(aliases.c.canonical_id).distinct()).scalars())
+
+    def aliases_of(self, canonical_id: int) -> list[int]:
+        return list(self.conn.execute(select(aliases.c.doc_id).where(
+            aliases.c.canonical_id == canonical_id)).scalars())
+
+    def add_alias(self, doc_id: int, canonical_id: int) -> None:
+        """`doc_id` names `canonical_id` as its canonical URL (the first it named is kept)."""
+        self.conn.execute(dialects.insert_ignore(self.conn.dialect.name, aliases).values(
+            doc_id=doc_id, canonical_id=canonical_id))
+
+    def indexed(self, doc_id: int) -> bool:
+        """Fetched, with no reason to keep it out of the index."""
+        row = self.conn.execute(select(documents.c.state, documents.c.reason)
+                                .where(documents.c.id == doc_id)).first()
+        return row is not None and row.state == State.FETCHED and row.reason is None
+
+    def indexed_sketches(self, ids: Sequence[int] | None = None
+                         ) -> list[tuple[int, bytes, str]]:
+        """(id, sketch, content type) of the indexed pages with a sketch among `ids` (all of
+        them, in id order, when None: a resumed crawl)."""
+        d = documents.c
+        query = select(d.id, d.sketch, d.content_type).where(
+            d.state == State.FETCHED, d.reason.is_(None), d.sketch.is_not(None))
+        query = query.order_by(d.id) if ids is None else query.where(d.id.in_(ids))
+        return [(int(doc_id), bytes(sketch), kind or "")
+                for doc_id, sketch, kind in self.conn.execute(query)]
 
     def outbox_put(self, doc_id: int, batch: int, payload: bytes) -> None:
         """A document for the full-text index, kept until the index has committed it."""
@@ -260,8 +303,13 @@ class CrawlStore:
         return int(run_id)
 
     def update_run(self, run_id: int, docs: int, failures: int, ended: bool = False,
-                   stop_reason: str | None = None) -> None:
+                   stop_reason: str | None = None, requests: int | None = None,
+                   fetch_rate: float | None = None) -> None:
+        """The run's counts so far; `requests` (every request sent, robots.txt too) and its
+        `fetch_rate` cap say what share of its bandwidth the crawl spent (`webcrawler stats`)."""
         values: dict[str, object] = {"documents": docs, "failures": failures}
+        if requests is not None:
+            values.update(requests=requests, fetch_rate=fetch_rate)
         if ended:
             values.update(ended_at=time.time(), stop_reason=stop_reason)
         self.conn.execute(update(crawls).where(crawls.c.id == run_id).values(**values))

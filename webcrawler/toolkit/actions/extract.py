@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import IO, Any
 
+from webcrawler.errors import ToolkitError
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page, Region
 from webcrawler.toolkit.patterns import Pattern
@@ -43,7 +44,7 @@ class ExtractMatches(VisitAction):
         self.path = Path(path)
         self.format = format or ("jsonl" if self.path.suffix in (".jsonl", ".json") else "csv")
         if self.format not in ("csv", "jsonl"):
-            raise ValueError(f"unknown format {self.format!r}: csv or jsonl")
+            raise ToolkitError(f"unknown format {self.format!r}: csv or jsonl")
         self.rows = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] = self.path.open("w", encoding="utf-8", newline="")

@@ -29,18 +29,18 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webcrawler import urls
-from webcrawler.datadir import DataDir
-from webcrawler.messages import Document
+from webcrawler.datadir import DataDir, create_private
+from webcrawler.protocol import urls
+from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page
 
 if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Whoosh (about 1.4 s):
     # every crawl imports the actions, few add to the index, so they are imported on first use
-    from webcrawler.engine.interfaces import FrontierEntry
     from webcrawler.engine.loop.one_url import OneURLPerDocument
     from webcrawler.engine.pipeline.index_sink import IndexSink
+    from webcrawler.engine.records import FrontierEntry
     from webcrawler.engine.store.sql import CrawlStore
 
 COMMIT_EVERY = 200  # pages, as the engine's crawl commits
@@ -64,7 +64,12 @@ class AddToIndex(VisitAction):
         self._since_commit = 0
 
     def handle(self, page: Page) -> None:
-        from webcrawler.engine.loop.documents import queue_urls, record_document, store_links
+        from webcrawler.engine.loop.documents import (
+            links_beyond,
+            queue_urls,
+            record_document,
+            store_links,
+        )
         from webcrawler.engine.loop.policies import Scope
         from webcrawler.engine.store.sql import FrontierEntry
 
@@ -80,6 +85,8 @@ class AddToIndex(VisitAction):
         server.docs_fetched += 1
         if kept.duplicate_of is None:
             store_links(store, Scope(), entry, document.links)
+        elif beyond := links_beyond(store, kept.duplicate_of, document.links):
+            store_links(store, Scope(), entry, beyond)
         self.added += kept.reason is None
         self._since_commit += 1
         if self._since_commit >= COMMIT_EVERY:
@@ -87,12 +94,12 @@ class AddToIndex(VisitAction):
 
     def _open(self) -> tuple[CrawlStore, IndexSink]:
         if self._store is None or self._sink is None:
-            from webcrawler.database import check_database, connect
+            from webcrawler.database.schema import check_database, connect
             from webcrawler.engine.pipeline.index_sink import IndexSink
             from webcrawler.engine.store.sql import CrawlStore
             from webcrawler.index import check
 
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            create_private(self.data_dir)
             check_database(self.db_url)
             check(self.paths.index)
             self._store = CrawlStore(connect(self.db_url))
@@ -114,7 +121,7 @@ class AddToIndex(VisitAction):
             origin, path = urls.split(url)
             return queue_urls(store, origin, [path], depth, 0)[2][path]
 
-        return OneURLPerDocument(store.conn, Scope(), sink, url_of, queue, self.near_duplicates)
+        return OneURLPerDocument(store, Scope(), sink, url_of, queue, self.near_duplicates)
 
     def _commit(self, ended: bool = False) -> None:
         assert self._store is not None and self._sink is not None

@@ -6,9 +6,14 @@ Workbench's "collect links" operation. Every link of every visited page is
 recorded (source, target, anchor, element); what became of each target comes
 from the crawl: a visited page is fine (its status), a page the crawler could
 not retrieve is broken (its status or reason, from the ``page-failed`` event:
-`attach` listens to it, or call `failed` yourself). Targets the crawl never
-tried are "unchecked". `close()` writes the report, CSV or JSON Lines by the
-file's suffix: the broken links, or every link with ``everything=True``.
+`attach` listens to it, or call `failed` yourself). Each link gets a verdict:
+"broken" (the target answered 4xx/5xx, its host did not resolve, refused the
+connection, timed out, ...), "unchecked" (nobody knows: the crawl never tried it,
+or kept it out - robots.txt, its own rules, a private address - or stopped reading
+it, as a page over the size cap, which answered 200) or "ok". `close()` writes the
+report, CSV or JSON Lines by the file's suffix: the broken links, then the unchecked
+ones, or every link with ``everything=True``; its line counts both, so "0 broken" is
+never read as "all fine" when most targets were not checked.
 """
 
 from __future__ import annotations
@@ -30,9 +35,14 @@ if TYPE_CHECKING:
 
 MAX_LINKS = 1_000_000
 _STATUS = re.compile(r"\b([1-5][0-9][0-9])\b")
-NOT_BROKEN = frozenset({"ok", "unchecked", "robots", "unindexable-type", "excluded", "noindex",
-                        "duplicate", "policy", "refused-by-policy"})
-FIELDS = ("source", "target", "anchor", "element", "status", "reason")
+# Reasons that say nothing of whether the target works: the crawl did not try it, kept itself
+# from it, or stopped reading it (a page over the size cap answered fine); or its own agent failed.
+UNCHECKED = frozenset({"unchecked", "robots", "unindexable-type", "excluded", "noindex", "duplicate",
+                       "policy", "refused-by-policy", "too-large", "private-address", "trap",
+                       "agent-died", "agent-hung", "agent-memory"})
+NOT_BROKEN = UNCHECKED | {"ok"}
+SHOWN = {"unchecked": "not fetched"}  # a reason as the report's line names it
+FIELDS = ("source", "target", "anchor", "element", "status", "reason", "verdict")
 
 
 @dataclass
@@ -51,6 +61,10 @@ class Row:
     element: str
     status: int | None
     reason: str
+    verdict: str = ""  # "broken", "unchecked" or "ok" (from the reason)
+
+    def __post_init__(self) -> None:
+        self.verdict = self.verdict or verdict(self.reason)
 
 
 class LinkReport(VisitAction):
@@ -102,7 +116,10 @@ class LinkReport(VisitAction):
         unchecked = Outcome(None, "unchecked")
         rows = [Row(s, t, a, e, o.status, o.reason) for s, t, a, e in self.links
                 for o in [self.outcomes.get(t, unchecked)]]
-        return rows if self.everything else [r for r in rows if is_broken(r)]
+        if self.everything:
+            return rows
+        return ([r for r in rows if r.verdict == "broken"] +
+                [r for r in rows if r.verdict == "unchecked"])
 
     def finish(self) -> str:
         rows = self.rows()
@@ -114,15 +131,37 @@ class LinkReport(VisitAction):
                 writer = csv.writer(out)
                 writer.writerow(FIELDS)
                 writer.writerows([csv_cell(v) for v in asdict(r).values()] for r in rows)
-        broken = sum(1 for r in self.rows() if is_broken(r)) if self.everything else len(rows)
-        return (f"{len(self.links)} links from {self.done} pages, {broken} broken; "
+        return (f"{len(self.links)} links from {self.done} pages: {_counted(rows)}; "
                 f"report in {self.path}")
+
+
+def _counted(rows: list[Row]) -> str:
+    """"2 broken, 95 not checked (73 not fetched, 20 excluded, 2 too-large)"."""
+    broken = sum(1 for r in rows if r.verdict == "broken")
+    why: dict[str, int] = {}
+    for row in rows:
+        if row.verdict == "unchecked":
+            why[row.reason] = why.get(row.reason, 0) + 1
+    if not why:
+        return f"{broken} broken, every target checked"
+    named = sorted((-n, SHOWN.get(reason, reason)) for reason, n in why.items())  # most first
+    reasons = ", ".join(f"{-n} {name}" for n, name in named)
+    return f"{broken} broken, {sum(why.values())} not checked ({reasons})"
+
+
+def verdict(reason: str) -> str:
+    """"ok", "unchecked" (the crawl cannot tell: see UNCHECKED) or "broken" (the target
+    answered an error or could not be reached)."""
+    if reason == "ok":
+        return "ok"
+    return "unchecked" if reason in UNCHECKED else "broken"
 
 
 def is_broken(row: Row) -> bool:
     """Broken: the target answered an error or could not be reached. A target robots.txt or
-    the crawl's own rules kept us from is not known to be broken."""
-    return row.reason not in NOT_BROKEN
+    the crawl's own rules kept us from, or one too large to read whole, is not known to be
+    broken."""
+    return row.verdict == "broken"
 
 
 def _urls_of(link: Link) -> list[str]:

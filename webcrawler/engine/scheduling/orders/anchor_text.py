@@ -34,10 +34,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from webcrawler.engine.interfaces import FrontierEntry
-from webcrawler.engine.scheduling.frontier import FoundLink, Ordering
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.scheduling.frontier import Ordering
 from webcrawler.engine.scheduling.orders.best_first import NOTHING, BestFirstServers, Key
-from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.index import build_anchor_index
 
 SOURCE_WEIGHT = 0.5

@@ -31,6 +31,7 @@ from webcrawler.engine.scheduling.orders.document_keys import (
 )
 from webcrawler.engine.scheduling.orders.priority_frontier import PageReadingSink, PriorityFrontier
 from webcrawler.engine.store.sql import CrawlStore
+from webcrawler.errors import SettingError
 
 
 def by_priority(name: str, store: CrawlStore, keys: DocumentKeys) -> Ordering:
@@ -58,7 +59,7 @@ def make_ordering(name: str, store: CrawlStore, hot_query: str = "") -> Ordering
     ValueError naming the choices for an unknown name.
     """
     if name not in ORDERINGS:
-        raise ValueError(f"unknown order {name!r}: choose from {', '.join(ORDERINGS)}")
+        raise SettingError(f"unknown order {name!r}: choose from {', '.join(ORDERINGS)}")
     if hot_query.strip():
         return by_priority(f"{name}+hot", store, HotQueryKeys(hot_query, KEYS[name]()))
     return ORDERINGS[name](store)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from webcrawler.engine.scheduling.scheduler import ServerState
+from webcrawler.engine.records import ServerState
 from webcrawler.engine.scheduling.sequencers import PriorityQueue
 
 Key = tuple[float, ...]

@@ -31,8 +31,8 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from webcrawler.database import links
-from webcrawler.engine.scheduling.frontier import FoundLink
+from webcrawler.database.schema import links
+from webcrawler.engine.records import FoundLink
 from webcrawler.engine.scheduling.orders.best_first import Key
 from webcrawler.importance.pagerank import DAMPING, pagerank_edges
 from webcrawler.importance.similarity import WORD, mentions, query_words

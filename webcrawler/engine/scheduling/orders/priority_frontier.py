@@ -20,11 +20,11 @@ from typing import Any
 
 from sqlalchemy import and_, select
 
-from webcrawler.database import State, documents
-from webcrawler.engine.scheduling.frontier import FoundLink
+from webcrawler.database.schema import documents
+from webcrawler.database.states import State
+from webcrawler.engine.records import FoundLink, ServerState
 from webcrawler.engine.scheduling.orders.best_first import NOTHING, BestFirstServers, Key
 from webcrawler.engine.scheduling.orders.document_keys import DocumentKeys
-from webcrawler.engine.scheduling.scheduler import ServerState
 from webcrawler.engine.store.sql import CrawlStore, FrontierEntry
 
 

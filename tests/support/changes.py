@@ -1,0 +1,196 @@
+"""When the pages of a changing web change: the truth at every moment, from a seed.
+
+WebFountain (Edwards, McCurley and Tomlin 2001, sections 2-3) crawls a web whose
+pages change at rates "from minutes to a year", and counts a stored copy as
+obsolete once the live page changed non-trivially. This module is the clock and
+the change process of such a web; `changeweb.py` turns it into pages.
+
+- The clock: simulated time runs `day_seconds` real seconds per day from `epoch`
+  (a real Unix time). Day 0 is a Monday.
+- Rates: every page has a mean interval between real changes, drawn from a
+  `Spread`. Cho and Garcia-Molina (cited in section 2.1): 40% of .com pages
+  change daily, while over half the .edu and .gov pages did not change in four
+  months; so servers are split by "domain" (server % 4: 0, 1 .com; 2 .edu; 3 .gov)
+  and each domain has its own mixture of log-uniform interval ranges.
+- Real changes are a Poisson process whose intensity follows working hours
+  (Monday-Friday 9-17 weigh `WORK_WEIGHT` times the rest): the number of changes in
+  a day is Poisson, their times of day drawn from the hourly weights.
+- Trivial changes (a clock or visitor-counter line) tick on their own, hourly or
+  daily, and never count as changes.
+- Births and deaths: each server gains pages at `births_per_day` (per 100 pages),
+  each page other than a home page dies after an exponential lifetime.
+
+Everything is a pure function of (seed, server, page, day), cached, so the server
+and a benchmark compute the same truth independently.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+WORK_WEIGHT = 5.0  # a working hour's weight against any other hour's
+HORIZON_DAYS = 4000  # births are drawn this far ahead (far beyond any run)
+
+
+def _hour_weights() -> np.ndarray:
+    """168 weights, Monday 00:00 first: working hours weigh more."""
+    weights = np.ones(168)
+    for day in range(5):
+        weights[day * 24 + 9:day * 24 + 17] = WORK_WEIGHT
+    return weights
+
+
+HOUR_WEIGHTS = _hour_weights()
+DAY_WEIGHTS = HOUR_WEIGHTS.reshape(7, 24).sum(axis=1) / (HOUR_WEIGHTS.sum() / 7)  # mean 1
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Mixtures of log-uniform change intervals (in days), per domain."""
+
+    name: str
+    com: tuple[tuple[float, float, float], ...]  # (share, shortest, longest)
+    edu: tuple[tuple[float, float, float], ...]  # .edu and .gov
+    trivial: tuple[float, float] = (0.5, 0.2)  # share of pages with an hourly clock, a daily counter
+    births_per_day: float = 0.5  # new pages per server per day, per 100 pages
+    mean_life_days: float = 250.0  # pages other than home pages die after this, on average
+
+
+MINUTE, HOUR, MONTH, YEAR = 1 / 1440, 1 / 24, 30.0, 365.0
+SPREADS = {
+    # After Cho and Garcia-Molina: .com fast (40% daily or faster), .edu/.gov slow.
+    "cho": Spread("cho",
+                  com=((0.40, 10 * MINUTE, 1.0), (0.30, 1.0, MONTH), (0.20, MONTH, 120.0),
+                       (0.10, 120.0, YEAR)),
+                  edu=((0.10, HOUR, 1.0), (0.15, 1.0, MONTH), (0.20, MONTH, 120.0), (0.55, 120.0, YEAR))),
+    # The held-out web: most pages in the middle (days to weeks), few very fast or very slow.
+    "heldout": Spread("heldout",
+                      com=((0.15, HOUR, 1.0), (0.60, 1.0, 20.0), (0.25, 20.0, YEAR)),
+                      edu=((0.05, HOUR, 1.0), (0.55, 2.0, 40.0), (0.40, 40.0, YEAR)),
+                      trivial=(0.3, 0.4), births_per_day=1.0, mean_life_days=150.0),
+    # Issue 35's web at 60 s a day: a fifth never change, the rest Poisson from 20 s to an hour
+    # (a third of a day to 60 days), some with only a clock or counter line changing too.
+    "flat": Spread("flat", com=((0.8, 1 / 3, 60.0),), edu=((0.8, 1 / 3, 60.0),),
+                   trivial=(0.3, 0.2), births_per_day=0.0, mean_life_days=math.inf),
+    # A web that does not change at all.
+    "static": Spread("static", com=(), edu=(), trivial=(0.0, 0.0), births_per_day=0.0,
+                     mean_life_days=math.inf),
+}
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Real time <-> simulated days."""
+
+    epoch: float
+    day_seconds: float
+
+    def day(self, now: float) -> float:
+        return max(0.0, (now - self.epoch) / self.day_seconds)
+
+    def real(self, day: float) -> float:
+        return self.epoch + day * self.day_seconds
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The change process of one web: `seed` and `spread` decide everything."""
+
+    seed: int
+    spread: Spread
+
+    def _rng(self, *key: int) -> np.random.Generator:
+        return np.random.default_rng([self.seed & 0xFFFFFFFF, *key])
+
+    def interval(self, server: int, page: int) -> float:
+        """Mean days between two real changes of the page (inf: never changes)."""
+        return _interval(self, server, page)
+
+    def trivial_period(self, server: int, page: int) -> float:
+        """Days between two ticks of the page's clock or counter line (inf: none)."""
+        hourly, daily = self.spread.trivial
+        u = self._rng(server, page, 2).random()
+        return HOUR if u < hourly else 1.0 if u < hourly + daily else math.inf
+
+    def trivial_version(self, server: int, page: int, day: float) -> int:
+        period = self.trivial_period(server, page)
+        return 0 if math.isinf(period) else int(day / period)
+
+    def events_before(self, server: int, page: int, day: float) -> int:
+        """Real changes of the page in [0, day)."""
+        whole = int(day)
+        done = _cumulative(self, server, page, whole)
+        times = _day_events(self, server, page, whole)
+        return done + int(np.searchsorted(times, day - whole, side="left"))
+
+    def last_event(self, server: int, page: int, day: float) -> float | None:
+        """The (simulated) time of the latest real change before `day`, None if none."""
+        whole = int(day)
+        times = _day_events(self, server, page, whole)
+        k = int(np.searchsorted(times, day - whole, side="left"))
+        if k:
+            return whole + float(times[k - 1])
+        for d in range(whole - 1, -1, -1):
+            times = _day_events(self, server, page, d)
+            if len(times):
+                return d + float(times[-1])
+        return None
+
+    def births(self, server: int, pages_per_server: int) -> np.ndarray:
+        """Birth days of the server's new pages, in order (page pages_per_server + i)."""
+        return _births(self, server, pages_per_server)
+
+    def death(self, server: int, page: int) -> float:
+        """The day the page dies (inf: it lives on). Home pages never die."""
+        if page == 0 or math.isinf(self.spread.mean_life_days):
+            return math.inf
+        return float(self._rng(server, page, 4).exponential(self.spread.mean_life_days))
+
+
+@lru_cache(maxsize=1 << 16)
+def _interval(changes: Changes, server: int, page: int) -> float:
+    mixture = changes.spread.com if server % 4 in (0, 1) else changes.spread.edu
+    rng = changes._rng(server, page, 1)
+    u, pick = rng.random(), rng.random()
+    for share, low, high in mixture:
+        if u < share:
+            return float(math.exp(math.log(low) + pick * (math.log(high) - math.log(low))))
+        u -= share
+    return math.inf
+
+
+@lru_cache(maxsize=1 << 18)
+def _day_events(changes: Changes, server: int, page: int, day: int) -> np.ndarray:
+    """Sorted times of day (0..1) of the page's real changes on `day`."""
+    interval = _interval(changes, server, page)
+    if math.isinf(interval):
+        return np.empty(0)
+    weekday = day % 7
+    rng = changes._rng(server, page, 3, day)
+    n = int(rng.poisson(DAY_WEIGHTS[weekday] / interval))
+    hours = HOUR_WEIGHTS[weekday * 24:weekday * 24 + 24]
+    picked = rng.choice(24, size=n, p=hours / hours.sum())
+    return np.sort((picked + rng.random(n)) / 24)
+
+
+@lru_cache(maxsize=1 << 16)
+def _cumulative(changes: Changes, server: int, page: int, day: int) -> int:
+    """Real changes of the page before the start of `day`."""
+    if day <= 0:
+        return 0
+    return _cumulative(changes, server, page, day - 1) + len(_day_events(changes, server, page, day - 1))
+
+
+@lru_cache(maxsize=4096)
+def _births(changes: Changes, server: int, pages_per_server: int) -> np.ndarray:
+    rate = changes.spread.births_per_day * pages_per_server / 100
+    if rate <= 0:
+        return np.empty(0)
+    rng = changes._rng(server, 0, 5)
+    gaps = rng.exponential(1 / rate, size=int(rate * HORIZON_DAYS) + 10)
+    days = np.cumsum(gaps)
+    return days[days < HORIZON_DAYS]

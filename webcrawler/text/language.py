@@ -1,0 +1,135 @@
+"""Which natural language a document is written in, for the index's analysis and facets.
+
+py3langid (langid.py's naive Bayes over byte n-grams; the model ships inside its wheel,
+nothing is fetched) reads the start of the text: a page's language shows in its first
+paragraphs, and reading more costs time on every page. A text too short to tell, or a
+guess the model is not sure of, gives "" (unknown): a wrong language would send the
+document to the wrong stemmer and the wrong facet, an unknown one only to neither.
+Agents call this in their own processes; the index's writer calls it for documents that
+arrive without a language. Never touches the network, the database or the index.
+
+The model ships packed (xz): unpacking it is most of the cost of loading it, paid by every
+process that detects, which is every crawl's index writer. So it is unpacked once into the
+user's cache (`$XDG_CACHE_HOME/webcrawler`, else `~/.cache/webcrawler`) and read from there
+afterwards; where that cannot be written or read, the packed model is read as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import lzma
+import os
+import re
+import shutil
+import tempfile
+import time
+import zipfile
+from array import array
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+SAMPLE_CHARS = 600  # of the text, after the title: enough for a confident guess
+# An unsure guess looks again at this much: a reference page's first 600 characters are
+# often a table of identifiers (errno's EPERM ENOENT ..., an index's "A (in module re)"),
+# which left 21 of 848 English pages of the test web `unknown`; 8,000 characters reach
+# its prose (1 of 848 left, a page of 219 characters). BENCHMARKS.md, "Language detection".
+LONG_SAMPLE_CHARS = 8000
+MIN_LETTERS = 20  # fewer letters than this: too short to tell
+MIN_PROBABILITY = 0.5
+# Matches when the text holds MIN_LETTERS letters: stops at the last one needed, where
+# counting them all made a list of every character of the sample.
+_ENOUGH_LETTERS = re.compile(rf"(?:[\W\d_]*[^\W\d_]){{{MIN_LETTERS}}}")
+_UNPACKED_PREFIX = "py3langid-model-"
+_ABANDONED_SECONDS = 600.0  # a half-unpacked copy this old was left by a killed process
+_UNUSABLE = (OSError, RuntimeError, ValueError, KeyError, EOFError, lzma.LZMAError, zipfile.BadZipFile)
+
+log = logging.getLogger(__name__)
+
+
+@cache
+def _identifier() -> Any:
+    """The model, loaded once per process with probabilities normalised: from its unpacked
+    copy in the cache when there is one or one can be made, else from the packed file."""
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+
+    unpacked = None
+    try:
+        unpacked = _unpacked(Path(MODEL_DIR, MODEL_FILE))
+        return _from_unpacked(LanguageIdentifier, unpacked)
+    except _UNUSABLE as exc:
+        log.debug("the unpacked language model is not usable (%s): reading the packed one", exc)
+        if unpacked is not None:  # damaged: the next process unpacks it again
+            with contextlib.suppress(OSError):
+                unpacked.unlink(missing_ok=True)
+        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def cache_dir() -> Path:
+    """Where the unpacked model is kept: the user's cache, shared by every crawl and checkout."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "webcrawler"
+
+
+def _unpacked(packed: Path) -> Path:
+    """The unpacked copy of the model file `packed` in the cache, made if missing (written
+    whole under another name, then renamed: a reader never sees half of it). Copies of
+    other model files (an upgraded py3langid) are removed, and half copies left long ago."""
+    stat = packed.stat()
+    folder = cache_dir()
+    path = folder / f"{_UNPACKED_PREFIX}{stat.st_size}-{stat.st_mtime_ns}.npz"
+    if path.exists():
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".unpacking-", delete=False) as part:
+        try:
+            with lzma.open(packed) as source:
+                shutil.copyfileobj(source, part, 1 << 20)
+            part.close()
+            os.replace(part.name, path)
+        except BaseException:
+            os.unlink(part.name)
+            raise
+    for old in folder.glob(f"{_UNPACKED_PREFIX}*.npz"):
+        if old != path:
+            old.unlink(missing_ok=True)
+    for part_left in folder.glob(".unpacking-*"):  # of a process killed while unpacking
+        with contextlib.suppress(OSError):
+            if time.time() - part_left.stat().st_mtime > _ABANDONED_SECONDS:
+                part_left.unlink()
+    return path
+
+
+def _from_unpacked(identifier: Any, path: Path) -> Any:
+    """The identifier py3langid's `from_model_file` builds, from the unpacked arrays (the
+    same conversions as its `modelio.load_model`, without the unpacking)."""
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as data:
+        return identifier(np.asarray(data["ptc"]), np.asarray(data["pc"]), data["classes"].tolist(),
+                          _unsigned(data["nextmove"]), data["out_feat"].tolist(),
+                          norm_probs=True, tk_row=_unsigned(data["nextmove_row"]))
+
+
+def _unsigned(values: Any) -> array:
+    """A NumPy array of unsigned integers as a stdlib array (the model's walk indexes it one
+    item at a time, which a stdlib array does faster)."""
+    out = array({2: "H", 4: "I", 8: "L"}[values.dtype.itemsize])
+    out.frombytes(values.tobytes())
+    return out
+
+
+def detect(title: str, text: str) -> str:
+    """The ISO 639-1 code of the language of `title` and `text` ("en", "de", ...), or "".
+    The start of the text first; when the model is not sure of it, a longer sample (only
+    unsure pages pay for it), held to the same bar."""
+    for size in (SAMPLE_CHARS, LONG_SAMPLE_CHARS):
+        sample = f"{title}\n{text[:size]}"
+        if not _ENOUGH_LETTERS.match(sample):
+            return ""
+        language, probability = _identifier().classify(sample)
+        if probability >= MIN_PROBABILITY:
+            return str(language)
+        if len(text) <= size:
+            break
+    return ""
