@@ -70,3 +70,22 @@ def test_a_bad_bundle_is_one_line(tmp_path: Path) -> None:
                              "--ca-bundle", str(bad)], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0 and "--ca-bundle" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_seed_that_fails_tls_is_a_failure_with_its_reason(webs, tmp_path: Path) -> None:
+    """A seed whose robots.txt fails TLS stayed `queued` with `failures 0` and no reason; it is
+    the crawl's failure, and the error, the summary and `stats` say why."""
+    web, system, _ = webs
+    data = tmp_path / "data"
+    done = subprocess.run(
+        [sys.executable, "-m", "webcrawler.cli", "index", "--data-dir", str(data), "--delay", "0",
+         "--agents", "1", "--no-progress", "--seed", web.url("127.0.6.81")],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "SSL_CERT_FILE": str(system.cert)})  # the intranet's CA is not in it
+    assert done.returncode == 1
+    assert "still queued         0" in done.stdout
+    assert "failures             1: connection-error 1" in done.stdout
+    assert "TLS: the server's certificate is not trusted" in done.stderr
+    stats = subprocess.run([sys.executable, "-m", "webcrawler.cli", "stats", "--data-dir",
+                            str(data)], capture_output=True, text=True, timeout=60)
+    assert "failures   connection-error 1" in stats.stdout
