@@ -59,7 +59,8 @@ def _stats(data_dir: Path) -> dict:
 def test_a_full_disk_stops_the_crawl_in_one_line_and_it_resumes_when_space_returns(small_disk):
     data_dir = small_disk / "data"
     with LoopbackWeb([Site("127.0.4.91", _pages())]) as web:
-        full = _index(data_dir, "--seed", web.url("127.0.4.91", "/"))
+        full = _index(data_dir, "--seed", web.url("127.0.4.91", "/"),  # scoped: no warning
+                      "--include", r"^http://127\.0\.4\.91[:/]")  # that it is the whole web
         assert full.returncode == 1, full.stderr
         lines = [line for line in full.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("Error: disk full:"), full.stderr

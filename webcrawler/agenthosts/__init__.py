@@ -38,12 +38,13 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
                     "read the crawl and send this engine code to run (docs/scale-out.md, "
                     "\"Mutual TLS\")", settings.agents_at)
 
+    try:  # here, before the crawl starts, not when its first agent is wanted
+        from webcrawler.agenthosts.pool import RemotePool
+    except ImportError as exc:
+        raise NoAgentHosts(f"--agents-at needs Dask distributed ({exc}): "
+                           f"{install_command('distributed')}") from None
+
     def make() -> Any:
-        try:
-            from webcrawler.agenthosts.pool import RemotePool
-        except ImportError as exc:
-            raise NoAgentHosts(f"--agents-at needs Dask distributed ({exc}): "
-                               f"{install_command('distributed')}") from None
         return RemotePool(settings.agents_at, settings.agents, agent_config(settings),
                           settings.robots_token, deadline=settings.deadline(),
                           security=tls.security())

@@ -72,8 +72,6 @@ def run_index(settings: Settings, progress: bool = True,
     engine = connect(settings.database_url)
     settings, scope_line = resolve(engine, settings, explicit, save=True)
     log.info("%s", scope_line)
-    if (spreading := whole_web(settings)) is not None:
-        log.warning("%s", spreading)
     store = CrawlStore(engine)
     store.requeue_retries()  # passing failures of an earlier run are tried again
     reporter, metrics = ProgressReporter() if progress else None, None
@@ -91,6 +89,8 @@ def run_index(settings: Settings, progress: bool = True,
             sink.close()
             raise NothingToCrawl(f"nothing to crawl in {settings.data_dir}: give a --seed URL "
                                  "(or --seeds-file) to start a crawl")
+        if (spreading := whole_web(settings)) is not None:  # once nothing else can refuse
+            log.warning("%s", spreading)
         if install_signals is not None:
             install_signals(crawler.request_stop)
         crawler.run()

@@ -109,8 +109,10 @@ class AccessLog:
             time.sleep(0.01)
 
     def snapshot(self) -> list[Hit]:
+        """The hits in arrival order: each is logged once answered, so a short answer on one
+        connection can be logged before a longer one that arrived first (seen under load)."""
         with self.lock:
-            return list(self.hits)
+            return sorted(self.hits, key=lambda hit: hit.started)
 
     def for_server(self, server: str) -> list[Hit]:
         return [h for h in self.snapshot() if h.server == server]
