@@ -46,9 +46,10 @@ OUR_COMMAND = ["index", "--hours", "0.2", "--delay", "0", "--seed", SEED, "--inc
 
 
 def ensure_testweb() -> None:
-    status = subprocess.run(["bash", str(TESTWEB / "testweb.sh"), "status"], capture_output=True,
-                            text=True, timeout=60).stdout
-    if "running" not in status.splitlines()[0]:
+    done = subprocess.run(["bash", str(TESTWEB / "testweb.sh"), "status"], capture_output=True,
+                          text=True, timeout=60)
+    status = done.stdout + done.stderr  # "not running" is said on stderr
+    if done.returncode != 0 or "not running" in status:
         subprocess.run(["bash", str(TESTWEB / "testweb.sh"), "start", "dev"], check=True, timeout=300)
     elif "group dev" not in status:
         raise SystemExit(f"the test web runs another group than dev:\n{status}")
