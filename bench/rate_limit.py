@@ -19,13 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import func, select
-
 from bench.common import publish, table
+from bench.flaky_web import fetched
 from tests.support.flakyweb import RateLimited
 from webcrawler.commands.index import run_index
-from webcrawler.database.schema import connect, documents
-from webcrawler.database.states import State
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.settings import Settings
 
@@ -53,16 +50,6 @@ def crawl(pages: int, delay: float, interval: float, data: Path) -> dict[str, fl
     asked = limited.accepted + limited.refused
     return {"requests": asked, "refused": limited.refused, "share": limited.refused / asked,
             "pages": fetched(settings), "seconds": seconds}
-
-
-def fetched(settings: Settings) -> int:
-    engine = connect(settings.database_url)
-    try:
-        with engine.connect() as conn:
-            return int(conn.execute(select(func.count()).where(
-                documents.c.state == State.FETCHED)).scalar_one())
-    finally:
-        engine.dispose()
 
 
 def main() -> None:

@@ -7,7 +7,6 @@ Set WEBCRAWLER_SCREENSHOTS to a folder to keep screenshots (docs/workbench.md)."
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.workbench.conftest import CHAPTERS, Workbench, start_workbench, stop_workbench
+from tests.workbench.test_browser import shoot
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.demoweb.server import Page as Page_
 
@@ -47,12 +47,6 @@ def page(request: pytest.FixtureRequest, browser: Browser, workbench: Workbench)
     yield tab
     tab.close()
     assert problems == []  # nothing blocked by the CSP, no script error
-
-
-def shoot(tab: Page, name: str) -> None:
-    folder = os.environ.get("WEBCRAWLER_SCREENSHOTS")
-    if folder:
-        tab.screenshot(path=str(Path(folder) / name), full_page=True)
 
 
 def run_until_over(tab: Page, roots: str, timeout: float = 60.0) -> str:

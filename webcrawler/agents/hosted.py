@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 CHECK_EVERY = 0.5  # seconds between two measures of a busy agent's memory
 START_TIMEOUT = 60.0  # seconds an agent process may take to say it is ready
-GRACE = 15.0  # the engine's agent deadline past the total timeout (Settings.deadline)
+GRACE = 15.0  # past the total timeout, for an AgentConfig made without a deadline
 
 
 def warm_up() -> None:
@@ -61,7 +61,7 @@ class HostedAgent:
             conn.send(request)
         except OSError:
             return self._lost(request, Reason.AGENT_DIED, "agent process gone before the request")
-        deadline = started + self.config.total_timeout + GRACE
+        deadline = started + (self.config.deadline or self.config.total_timeout + GRACE)
         while time.monotonic() < deadline:
             try:
                 if conn.poll(CHECK_EVERY):

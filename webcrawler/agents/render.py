@@ -157,11 +157,6 @@ class Renderer:
         what the pool holds to the agent's budget."""
         return with_descendants(self._agent)
 
-    def resident_bytes(self) -> int:
-        """The memory all the browser's processes hold now, shared pages counted once (0 when
-        none runs)."""
-        return sum(_memory(process) for process in _tree(self._browser_pid))
-
     def _page(self, url: str, html: str, fetch: Fetch, budget: float) -> str:
         context = self._browser.new_context(service_workers="block", accept_downloads=False)
         try:
@@ -363,15 +358,6 @@ def _tree(pid: int) -> list[psutil.Process]:
         return [root, *root.children(recursive=True)]
     except psutil.Error:
         return []
-
-
-def _memory(process: psutil.Process) -> int:
-    """Proportional set size: shared pages counted once over the browser's processes (their
-    summed RSS counts Chromium's shared code in each, about thrice the truth)."""
-    try:
-        return int(process.memory_full_info().pss)
-    except (psutil.Error, AttributeError):
-        return 0
 
 
 def _quietly(call: Callable[..., Any], *args: Any, **kwargs: Any) -> None:

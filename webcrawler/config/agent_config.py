@@ -22,6 +22,7 @@ def agent_config(settings: Settings, credentials: bool = True) -> AgentConfig:
         connect_timeout=settings.connect_timeout,
         read_timeout=settings.read_timeout,
         total_timeout=settings.total_timeout,
+        deadline=settings.deadline(),
         max_bytes=settings.max_bytes,
         max_url_length=settings.max_url_length,
         deny_private=settings.deny_private,

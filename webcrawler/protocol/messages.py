@@ -214,6 +214,7 @@ class AgentConfig:
     connect_timeout: float = 10.0
     read_timeout: float = 20.0
     total_timeout: float = 60.0  # a page that never finishes is cut off after this
+    deadline: float = 0.0  # seconds an agent may hold one URL (Settings.deadline); 0: total + 15
     max_bytes: int = 1 << 20
     max_robots_bytes: int = 500 * 1024
     max_links: int = 5000

@@ -94,7 +94,7 @@ def active_filters(query: str) -> list[tuple[str, str]]:
     for part in query.split():
         operator, colon, value = part.partition(":")
         if colon and value and operator.lower() in FILTER_OPERATORS:
-            found.setdefault(operator.lower(), value)
+            found[operator.lower()] = value  # the last one given, as index.query.parse reads it
     return [(operator, found[operator]) for operator in FILTER_OPERATORS if operator in found]
 
 
@@ -105,5 +105,4 @@ def without_operator(query: str, operator: str) -> str:
 
 def with_operator(query: str, operator: str, value: str) -> str:
     """The query of a facet's link: the query with `operator:value` (replacing one given)."""
-    kept = [part for part in query.split() if not part.lower().startswith(operator + ":")]
-    return " ".join([*kept, f"{operator}:{value}"])
+    return f"{without_operator(query, operator)} {operator}:{value}".lstrip()

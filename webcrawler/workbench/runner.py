@@ -46,7 +46,6 @@ from urllib.parse import urlsplit
 from webcrawler.protocol.messages import Reason
 from webcrawler.settings import Settings
 from webcrawler.toolkit import Link, Page, RequestPolicy
-from webcrawler.toolkit.actions import LinkReport
 from webcrawler.workbench.build import DefinedCrawler, make_action, pack_result
 from webcrawler.workbench.definition import Definition, parse
 from webcrawler.workbench.timed import SECONDS
@@ -164,9 +163,7 @@ def run_definition(definition: Definition, out_dir: Path, settings: Settings,
                              use_credentials=use_credentials)
     feed = EventFeed(crawler, emit)
     action = make_action(definition, out_dir, crawler.predicate)
-    crawler.on("page-visited", action)
-    if isinstance(action, LinkReport):  # the broken targets: without them, every one "unchecked"
-        crawler.on("page-failed", action.link_failed)
+    action.attach(crawler)  # a link report hears failed pages too (LinkReport.attach)
     if on_start is not None:
         on_start(crawler)
     try:

@@ -77,9 +77,6 @@ class CrawlStats:
     def per_hour(self) -> float:
         return self.retrieved / self.elapsed() * 3600.0
 
-    def requests_per_second(self) -> float:
-        return self.requests / self.elapsed()
-
 
 class BaseHooks:
     """`Hooks` (interfaces.py) that do nothing: a client overrides what it needs."""
@@ -361,9 +358,10 @@ class CrawlLoop:
             return
         url = server.origin + entry.path
         kind = self.hooks.kind(entry)
-        pool.submit(Retrieve(self._job_ids, url, self.sitemaps.kind_of(url) if kind == "document" else kind,
-                             entry.etag, entry.last_modified, sketch=self.sketch,
-                             body=self.settings.stores_responses, robots=self._robots_for(server)))
+        kind = self.sitemaps.kind_of(url) if kind == "document" else kind
+        robots = self._robots_for(server) if kind in ("document", "page") else None  # rendered
+        pool.submit(Retrieve(self._job_ids, url, kind, entry.etag, entry.last_modified,
+                             sketch=self.sketch, body=self.settings.stores_responses, robots=robots))
 
     def _robots_for(self, server: ServerState) -> tuple[int | None, str] | None:
         """`server`'s robots.txt (status, body) for an agent that may render its page: the
@@ -431,7 +429,7 @@ class CrawlLoop:
         if isinstance(answer, Document):
             self.stats.rendered += answer.rendered
             self.calendars.answered(job.server.origin, entry.path, answer.title, answer.text,
-                                    [link.url for link in answer.links])
+                                    (link.url for link in answer.links))  # read if dated
             self.hooks.document(entry, job.server, answer)
             self.retries.fetched(entry)
             self.sitemaps.found(entry, answer)

@@ -31,7 +31,8 @@ import numpy as np
 from webcrawler.engine.loop.canonical import Book
 from webcrawler.engine.loop.policies import DocumentSink, NullSink
 from webcrawler.engine.records import FrontierEntry
-from webcrawler.protocol.messages import Document
+from webcrawler.protocol.filetypes import mime_type
+from webcrawler.protocol.messages import KIND_OF_TYPE, Document
 from webcrawler.text.shingles import resemblance, sketch
 
 NEAR_DUPLICATE = "near-duplicate"  # the reason stored with a near-duplicate
@@ -79,7 +80,7 @@ class NearDuplicates:
                 self._replace(other, entry.doc_id, score)
                 self._file(entry.doc_id, keys)
                 return ""
-            if media_type(content_type) != media_type(other_type):
+            if mime_type(content_type) != mime_type(other_type):
                 self._alias(entry.doc_id, other)
             return f"resembles document {other} ({score:.2f})"
         self._file(entry.doc_id, keys)
@@ -132,11 +133,5 @@ def _parts(sketch: bytes) -> tuple[int, np.ndarray]:
     return (int(values[0]), values[1:]) if values.size else (0, values)
 
 
-
-def media_type(content_type: str) -> str:
-    """"text/html; charset=utf-8" -> "text/html"."""
-    return content_type.split(";", 1)[0].strip().lower()
-
-
 def is_html(content_type: str) -> bool:
-    return media_type(content_type) in ("text/html", "application/xhtml+xml")
+    return KIND_OF_TYPE.get(mime_type(content_type)) == "html"

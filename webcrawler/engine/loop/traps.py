@@ -26,6 +26,7 @@ import datetime
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 HORIZON_DAYS = 366  # a date further ahead than this is a calendar's
 SAME_PAGES = 8  # pages of one pattern alike but for their dates: a chain without end
@@ -72,7 +73,7 @@ def date_in(path: str) -> datetime.date | None:
     return max(dates, default=None)
 
 
-def likeness(title: str, text: str, links: list[str]) -> str:
+def likeness(title: str, text: str, links: Iterable[str]) -> str:
     """What a page says with its dates left out: equal for two days of an empty calendar."""
     words = " ".join([title, text, *links])
     bare = _NAMES.sub("", _DIGITS.sub("", words))
@@ -106,7 +107,7 @@ class Calendars:
         spent.add(doc_id)
         return True
 
-    def answered(self, origin: str, path: str, title: str, text: str, links: list[str]) -> None:
+    def answered(self, origin: str, path: str, title: str, text: str, links: Iterable[str]) -> None:
         """A dated page came in: its pattern is a chain once `SAME_PAGES` pages of it said the
         same but for their dates."""
         pattern = date_pattern(path) if self.budget > 0 else None

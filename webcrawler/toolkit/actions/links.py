@@ -40,7 +40,6 @@ _STATUS = re.compile(r"\b([1-5][0-9][0-9])\b")
 UNCHECKED = frozenset({"unchecked", "robots", "unindexable-type", "excluded", "noindex", "duplicate",
                        "policy", "refused-by-policy", "too-large", "private-address", "trap",
                        "agent-died", "agent-hung", "agent-memory"})
-NOT_BROKEN = UNCHECKED | {"ok"}
 SHOWN = {"unchecked": "not fetched"}  # a reason as the report's line names it
 FIELDS = ("source", "target", "anchor", "element", "status", "reason", "verdict")
 
@@ -155,13 +154,6 @@ def verdict(reason: str) -> str:
     if reason == "ok":
         return "ok"
     return "unchecked" if reason in UNCHECKED else "broken"
-
-
-def is_broken(row: Row) -> bool:
-    """Broken: the target answered an error or could not be reached. A target robots.txt or
-    the crawl's own rules kept us from, or one too large to read whole, is not known to be
-    broken."""
-    return row.verdict == "broken"
 
 
 def _urls_of(link: Link) -> list[str]:
