@@ -27,6 +27,7 @@ import argparse
 import heapq
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import formatdate
 
@@ -202,10 +203,12 @@ class Sim:
         return sum(p.seen == self.events(p, t) for p in self.pages) / len(self.pages)
 
 
-def simulate(web: Web, seed: int, policy: str) -> dict[str, float]:
+def simulate(web: Web, seed: int, policy: str,
+             make: Callable[[Web, int, str], Sim] | None = None) -> dict[str, float]:
     """One simulated crawl: time-averaged freshness over the second half, fetches a second,
-    and the second half's fetches spent on pages that never change / that the optimum leaves."""
-    sim = Sim(web, seed, policy)
+    and the second half's fetches spent on pages that never change / that the optimum leaves.
+    `make`: another simulator (bench/freshness_model_sim.py's, with the model in it)."""
+    sim = (make or Sim)(web, seed, policy)
     step, t, samples, next_sample = 1.0 / web.fetch_rate, 0.0, [], web.seconds / 2
     while t < web.seconds:
         sim.step(t)

@@ -61,6 +61,7 @@ AREAS = [
     Area("Freshness: recrawl policies", "freshness"),
     Area("Freshness: the recrawl model driving the crawl", "freshness_plans"),
     Area("Freshness at a fixed bandwidth against the optimum", "freshness_optimum"),
+    Area("Freshness: the model-driven crawl in the simulator", "freshness_model_sim"),
     Area("The recrawl model at the paper's scale", None, "strategies 1-3 solved in 14-23 CPU s; "
          "objectives 2 < 3 < 1", "within the minute, objectives ordered 2 < 3 < 1", True),
     Area("Toolkit overhead", "toolkit_overhead"),

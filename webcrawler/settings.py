@@ -66,6 +66,7 @@ class Settings:
 
     plan: str = ""  # "auto": WebFountain's model sets the recrawl plan each cycle
     plan_strategy: int = 3  # the model's objective weights under --plan auto: 1, 2 or 3
+    plan_objective: str = "freshness"  # --plan auto's goal: "freshness" (the crawl's) or "obsolete" (paper)
     plan_cycle: float = 0.0  # seconds between re-solves under --plan auto (0: --hours / the model's T)
     strip_params: tuple[str, ...] = TRACKING_PARAMETERS  # query/path parameters dropped from URLs
     types: tuple[str, ...] = DOCUMENT_TYPES  # kinds of document fetched: html, pdf, docx, odt, text

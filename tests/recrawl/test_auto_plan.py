@@ -52,7 +52,8 @@ def test_plan_auto_solves_from_the_crawl_history_and_crawls_by_it(tmp_path):
     with LoopbackWeb([Site(ADDRESS, route)]) as web:
         crawl(settings, web.url(ADDRESS, "/"))  # uniform recrawl: every page fetched repeatedly
         history = rows(settings)
-        auto = dataclasses.replace(settings, plan="auto", recrawl="buckets", plan_strategy=1)
+        auto = dataclasses.replace(settings, plan="auto", recrawl="buckets", plan_strategy=1,
+                                   plan_objective="obsolete")  # the paper's objective
         assert planned(settings, RecrawlPlan()) == RecrawlPlan()  # without --plan auto: untouched
         plan = planned(auto, RecrawlPlan(share=0.5))
         crawl(auto, web.url(ADDRESS, "/"))

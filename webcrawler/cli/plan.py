@@ -61,6 +61,10 @@ def plan_options(command: Any) -> Any:
     command = click.option("--plan-cycle", type=FiniteFloat(0, min_open=True), default=None,
                            help="Seconds between re-solves of the model during the crawl "
                                 "(default: --hours split into the model's 14 periods).")(command)
+    command = click.option("--plan-objective", type=click.Choice(["freshness", "obsolete"]), default=None,
+                           help="What the model's plan maximises under --plan auto: time-averaged "
+                                "freshness at the fetch rate (default), or the paper's obsolete "
+                                "pages under --plan-strategy.")(command)
     command = click.option("--plan-strategy", type=click.IntRange(1, 3), default=None,
                            help="The model's strategy under --plan auto (default 3).")(command)
     return click.option("--plan", type=click.Choice(["auto"]), default=None,

@@ -75,7 +75,7 @@ def read_history(url: str) -> tuple[BucketHistory, dict[str, float]]:
             engine.dispose()
     except SQLAlchemyError as exc:
         raise NoHistory(f"cannot read the crawl at {url}: {str(exc).splitlines()[0]}") from None
-    return _summarise(rows, seconds, fetched)
+    return summarise(rows, seconds, fetched)
 
 
 def _crawl_seconds(conn: Any) -> tuple[float, float]:
@@ -86,7 +86,9 @@ def _crawl_seconds(conn: Any) -> tuple[float, float]:
     return float(row[0] or 0.0), float(row[1] or 0.0)
 
 
-def _summarise(rows: Sequence[Any], seconds: float, fetched: float) -> tuple[BucketHistory, dict[str, float]]:
+def summarise(rows: Sequence[Any], seconds: float, fetched: float) -> tuple[BucketHistory, dict[str, float]]:
+    """Per-bucket sums of `documents` rows (objects with NEEDED's attributes) and the crawl's
+    figures, as read_history returns them; a simulator builds such rows from its own pages."""
     old = [r for r in rows if r.times_fetched and r.last_fetch is not None and r.state != "gone"]
     if not old:
         raise NoHistory("the stored crawl has no fetched documents with a change bucket yet")

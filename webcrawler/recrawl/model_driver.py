@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 
 from webcrawler.recrawl.auto_plan import PERIODS, model_plan
-from webcrawler.recrawl.history import NoHistory
+from webcrawler.recrawl.history import BucketHistory, NoHistory
 from webcrawler.recrawl.model import ModelData, Solution
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.replan import Replanner
@@ -44,11 +44,13 @@ class ModelDriver:
     """Re-solves the model every `cycle` seconds of the run and hands the recrawler its plan."""
 
     def __init__(self, settings: Settings, plan: RecrawlPlan, fallback: Replanner | None = None,
-                 solver: Callable[[ModelData], Solution] | None = None) -> None:
+                 solver: Callable[[ModelData], Solution] | None = None,
+                 read: Callable[[], tuple[BucketHistory, dict[str, float]]] | None = None) -> None:
         self.settings = settings
         self.plan = plan  # the plan in force (the start's solve, or the default)
         self.fallback = fallback  # J's Cho optimum until the model has a plan of its own
         self.solver = solver
+        self.read = read  # the history's source (None: the crawl's database)
         self.cycle = cycle_seconds(settings)
         self.modelled = bool(plan.revisit)  # the start's solve (auto_plan.planned) succeeded
         self.solves = 0  # successful in-run solves
@@ -96,7 +98,7 @@ class ModelDriver:
         started = time.monotonic()
         horizon = self.periods_left(period)
         try:
-            plan = model_plan(self.settings, self.plan, self.cycle, horizon, self.solver)
+            plan = model_plan(self.settings, self.plan, self.cycle, horizon, self.solver, self.read)
         except (NoHistory, SolveFailed) as exc:
             self.failures += 1
             self.last_error = str(exc)

@@ -1,0 +1,74 @@
+"""The model solved for time-averaged freshness (fresh_plan.py), and `--plan auto` choosing it:
+the capacity spent, Cho and Garcia-Molina's allocation in every period, new pages first, and
+the driver reading its history from another source than the database (the simulator's seam)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from webcrawler.recrawl.allocation import allocate, freshness
+from webcrawler.recrawl.auto_plan import model_plan
+from webcrawler.recrawl.buckets import bucket_of_interval
+from webcrawler.recrawl.fresh_plan import solve_freshness
+from webcrawler.recrawl.history import from_history, summarise
+from webcrawler.recrawl.instances import Scenario
+from webcrawler.recrawl.model import ModelData, with_strategy
+from webcrawler.recrawl.policies import RecrawlPlan
+from webcrawler.settings import Settings
+
+
+def instance(n0: float = 0.0, periods: int = 4) -> ModelData:
+    """Three buckets of 100 pages: never, sometimes and often changing; 60 fetches a period."""
+    b0 = np.array([100.0, 100.0, 100.0])
+    a = np.tile([[0.0], [0.2], [0.9]], (1, periods))
+    data = ModelData(b0=b0, y0=np.zeros(3), n0=n0, a=a, c=np.ones((3, periods)), d=np.ones(periods),
+                     capacity=np.full(periods, 60.0), oldwt=np.zeros((3, periods)),
+                     newwt=np.zeros(periods), oldnwt=np.zeros((3, periods)), newnwt=np.zeros(periods),
+                     nconst=0.0, p=b0 / b0.sum())
+    return with_strategy(data, 1)
+
+
+def test_every_period_spends_the_capacity_as_cho_allocates_it():
+    data = instance()
+    plan = solve_freshness(data)
+    assert plan.x.sum(axis=0) == pytest.approx(data.capacity)  # (1) binds: the bandwidth is spent
+    rates = -np.log1p(-data.a[:, 0])
+    assert plan.x[:, 0] / plan.b[:, 0] == pytest.approx(allocate(rates, data.b0, 60.0))
+    assert plan.x[0].sum() == 0  # pages that never change are not recrawled
+    other = np.array([0.0, 0.15, 0.45])  # any other split of the same 60 fetches is less fresh
+    best = float((data.b0 * freshness(rates, plan.x[:, 0] / data.b0)).sum())
+    assert best > float((data.b0 * freshness(rates, other)).sum())
+    assert (plan.y >= 0).all() and (plan.y <= plan.b + 1e-9).all()  # the paper's (2), reported
+
+
+def test_new_pages_come_first_and_join_the_buckets():
+    plan = solve_freshness(instance(n0=100.0))
+    assert plan.z[:2].tolist() == [60.0, 40.0] and plan.x[:, 0].sum() == 0
+    assert plan.x[:, 1].sum() == pytest.approx(20.0)  # what the new pages leave in period 2
+    assert plan.b[:, -1].sum() == pytest.approx(400.0)
+
+
+def rows(intervals: dict[float, int]) -> list[SimpleNamespace]:
+    """`documents` rows: for each change interval, pages fetched 10 times over 1,000 s that
+    changed at every other fetch (interval 100 s) or never."""
+    out = []
+    for interval, pages in intervals.items():
+        changes = 0 if interval == 0 else 5
+        b = bucket_of_interval(interval) if interval else bucket_of_interval(10_000.0)
+        out += [SimpleNamespace(change_bucket=b, times_fetched=10, times_changed=changes,
+                                first_fetch=1000.0, last_fetch=2000.0, state="fetched")] * pages
+    return out
+
+
+def test_plan_auto_solves_for_freshness_from_any_history_source():
+    history = summarise(rows({100.0: 30, 0: 30}), 2000.0, 600.0)
+    settings = Settings(plan="auto", fetch_rate=1.0, hours=0.1)
+    assert settings.plan_objective == "freshness"
+    plan = model_plan(settings, RecrawlPlan(), 60.0, 6, read=lambda: history)
+    changing, never = bucket_of_interval(100.0), bucket_of_interval(10_000.0)
+    assert plan.revisit[changing] < plan.revisit[never]
+    data, _ = from_history(*history, Scenario(periods=6, period_days=60.0 / 86400.0))
+    assert solve_freshness(data).x[:, 0].sum() * data.c[0, 0] == pytest.approx(60.0)
