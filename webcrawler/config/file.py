@@ -21,10 +21,10 @@ from pathlib import Path
 
 from webcrawler.config.credentials import parse as parse_credentials
 from webcrawler.config.kinds import ConfigError, from_toml
-from webcrawler.config.serve import ServeSettings
 from webcrawler.config.toml_file import read_toml
 from webcrawler.datadir import DataDir
 from webcrawler.settings import Settings
+from webcrawler.settings.serve import ServeSettings
 
 SECTIONS: dict[str, type] = {"crawl": Settings, "serve": ServeSettings}
 # Fields a file may not set: the file lives in the data directory, and the scope's hosts
