@@ -103,3 +103,18 @@ def test_the_workbench_delay_is_the_crawls_delay_with_its_own_default() -> None:
     assert bench.default is None and crawl.default == 1.0
     result = CliRunner().invoke(main, ["workbench", "--delay", "-1"])
     assert result.exit_code == 2 and "-1" in result.output
+
+
+def test_a_workbench_crawl_takes_four_agents_unless_file_or_variable_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one rule, read from where the value came from: the default 15 is the engine's."""
+    from webcrawler.toolkit.crawler import TOOLKIT_AGENTS
+    from webcrawler.workbench.app import OPTIONS, crawl_settings
+
+    monkeypatch.delenv("WEBCRAWLER_AGENTS", raising=False)
+    assert crawl_settings(tmp_path, dict(OPTIONS)).agents == TOOLKIT_AGENTS
+    (tmp_path / "webcrawler.toml").write_text("[crawl]\nagents = 7\n", encoding="utf-8")
+    assert crawl_settings(tmp_path, dict(OPTIONS)).agents == 7
+    monkeypatch.setenv("WEBCRAWLER_AGENTS", "6")
+    assert crawl_settings(tmp_path, dict(OPTIONS)).agents == 6
+    assert crawl_settings(tmp_path, {**OPTIONS, "agents": 2}).agents == 2

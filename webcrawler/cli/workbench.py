@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import signal
 import sys
 import time
@@ -22,9 +21,10 @@ from typing import Any
 import click
 
 from webcrawler.cli import toolkit as toolkit_cli
-from webcrawler.config.layers import from_environment
+from webcrawler.config.layers import from_environment, set_by_environment
 from webcrawler.config.options import options
 from webcrawler.settings.workbench import WorkbenchSettings
+from webcrawler.toolkit.crawler import TOOLKIT_AGENTS
 from webcrawler.workbench.definition import DefinitionError, parse
 
 
@@ -86,8 +86,8 @@ def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, d
             finished = run_remote(on, data, out_dir, progress, token)
         else:
             settings = from_environment()
-            tuned: dict[str, Any] = {"agents": agents or int(os.environ.get("WEBCRAWLER_AGENTS", 4)),
-                                     "delay": delay}
+            personal = settings.agents if set_by_environment("agents") else TOOLKIT_AGENTS
+            tuned: dict[str, Any] = {"agents": agents or personal, "delay": delay}
             settings = dataclasses.replace(settings, **{k: v for k, v in tuned.items() if v is not None})
             finished = run_definition(parse(data), out_dir, settings, None, progress,
                                       use_credentials=use_credentials)

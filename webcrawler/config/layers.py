@@ -92,6 +92,13 @@ def environment_values(cls: type, env: Mapping[str, str]) -> dict[str, tuple[Any
     return found
 
 
+def set_by_environment(name: str, env: Mapping[str, str] | None = None) -> bool:
+    """Does a variable set the crawl setting `name`? (A personal crawl takes fewer agents
+    than the engine's default unless one says otherwise.)"""
+    env = os.environ if env is None else env
+    return any(env.get(variable, "") != "" for variable in variables(Settings, name))
+
+
 def _top(defaults: Any, name: str, *layers: Mapping[str, tuple[Any, str]]) -> Any:
     value = getattr(defaults, name)
     for layer in layers:

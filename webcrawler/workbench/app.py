@@ -8,14 +8,12 @@ search does), and, with a token, answer no API call without it (access.py).
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
-from webcrawler.config.file import read_config
 from webcrawler.config.layers import configure
 from webcrawler.datadir import DataDir
 from webcrawler.query_server import templates_dir
@@ -67,17 +65,14 @@ def crawl_settings(data_dir: Path, config: dict[str, Any]) -> Settings:
     safety, which only the workbench's own options relax. ConfigError for a bad file."""
     settings = config["settings"]
     if settings is None:
-        settings = configure({"data_dir": (data_dir, "--data-dir")}).crawl.value
-        if "WEBCRAWLER_AGENTS" not in os.environ and not _file_sets(data_dir, "agents"):
+        layered = configure({"data_dir": (data_dir, "--data-dir")}).crawl
+        settings = layered.value
+        if layered.origins["agents"].source == "default":  # neither file nor variable says
             settings = replace(settings, agents=TOOLKIT_AGENTS)
     chosen = {k: config[k] for k in ("agents", "delay") if config[k] is not None}
     return replace(settings, data_dir=data_dir, **chosen,
                    deny_private=not config["allow_private_fetch"],
                    scope_hosts=tuple(sorted({h.lower() for h in config["private_hosts"]})))
-
-
-def _file_sets(data_dir: Path, name: str) -> bool:
-    return name in read_config(data_dir).get("crawl", {})
 
 
 def policy(config: dict[str, Any]) -> dict[str, Any] | None:
