@@ -32,7 +32,8 @@ class Settings:
     data_dir: Path = setting(
         Path("webcrawler-data"), "Where the database and index live (default ./webcrawler-data, or "
         "$WEBCRAWLER_DATA).", doc="database, index, logs and `webcrawler.toml` live here (so the "
-        "file cannot set it)", env="WEBCRAWLER_DATA")
+        "file cannot set it)", env="WEBCRAWLER_DATA",
+        not_in_file="it is the directory the file is in: use --data-dir or WEBCRAWLER_DATA")
     db_url: str = setting(
         "", "SQLAlchemy database URL (default: SQLite in the data dir; $WEBCRAWLER_DB).",
         flag="--db", env="WEBCRAWLER_DB",
@@ -216,7 +217,8 @@ class Settings:
         (), "The seeds' hosts: exempt from deny_private (so are servers an include pattern "
         "matches).", flag=NO_FLAG,
         doc="internal: the seeds' hosts, exempt from `deny_private`; the crawl derives it from "
-            "its seeds (no flag; the file refuses it)")
+            "its seeds (no flag; the file refuses it)",
+        not_in_file="the crawl derives it from its seeds")
     retries: int = setting(
         3, "Tries of a page after a passing failure (refused, reset, timeout, DNS, 429, 500, "
         "502, 503, 504) (default {default}; 0: the first failure is final).", low=0, high=20,

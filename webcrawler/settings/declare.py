@@ -34,6 +34,7 @@ class Spec:
     path   a path's flag takes a "file", a "dir", or an "existing file"
     env    the older, shorter variable besides the program's PREFIX + NAME ("" = none), or
            NO_FLAG for a setting no variable sets
+    not_in_file           why the config file may not set it ("" = it may)
     """
 
     help: str
@@ -49,6 +50,7 @@ class Spec:
     metavar: str | None = None
     path: str = ""
     env: str = ""
+    not_in_file: str = ""
 
 
 def setting(default: Any, help: str, **spec: Any) -> Any:  # noqa: A002 - click's word
