@@ -343,3 +343,28 @@ def test_every_seed_failed_is_told_on_the_in_memory_store(web, settings):
     loop, _ = crawl(settings, [seed])
     assert failed_seeds(loop, loop.store, [seed]) == (
         f"nothing was fetched, every seed failed: {seed} (http-error: HTTP 404)")
+
+
+@pytest.mark.parametrize("order", ["pagerank", "backlink"])
+def test_the_priority_orders_on_the_in_memory_store(web, settings, order):
+    """The live orders ask the store only through `interfaces.OrderBook`: a crawl in each of
+    them on the in-memory store fetches what the default order does, and obeys robots.txt."""
+    from webcrawler.engine.scheduling.orders.batch import make_ordering
+
+    store = MemoryStore()
+    pool = InProcessPool(settings)
+    loop = index_loop(settings, store, pool_factory=lambda: pool,
+                      ordering=make_ordering(order, store, hot_query="page"))
+    assert loop.add_seeds([web.url(B)]) == []
+    loop.run()
+    fetched = sorted(path for path, (state, _) in states(loop, web.origin(B)).items()
+                     if state == "fetched")
+    assert fetched == ["/", *(f"/b{i}" for i in range(6))]
+    default, _ = crawl(settings, [web.url(A)])
+    store = MemoryStore()
+    loop = index_loop(settings, store, pool_factory=lambda: InProcessPool(settings),
+                      ordering=make_ordering(order, store))
+    assert loop.add_seeds([web.url(A)]) == []
+    loop.run()
+    assert states(loop, web.origin(A)) == states(default, web.origin(A))
+    assert "/private/x" not in web.log.paths(web.name(A))

@@ -11,7 +11,8 @@ interfaces:
   SQL `CrawlStore` (store/sql.py) for crawls that keep what they find, the
   in-memory `MemoryStore` (store/memory.py) for toolkit crawls and tests. Both
   answer every book below, canonical aliases and sketches (`OneURLBook`) and the
-  index's link counts (`LinkBook`) included, so the loop never speaks SQL.
+  index's link counts (`LinkBook`) and the priority orders' graph (`OrderBook`) included,
+  so neither the loop nor the orders speak SQL.
 - the **pool** of agents (`Pool`): local agent processes (loop/pool.py), Dask agent
   hosts (agenthosts/), the in-process pool for tests (tests/support/inprocess.py); the
   toolkit's request policy (toolkit/gate.py) wraps any of them.
@@ -105,6 +106,21 @@ class LinkBook(Protocol):
     def indexed_in_links(self, ids: Sequence[int]) -> dict[int, int | None]: ...
 
 
+class OrderBook(Protocol):
+    """What the priority orders ask of the store (scheduling/orders/): a resumed crawl's
+    queued documents of a server, and the stored link graph their keys start from."""
+
+    servers_by_id: dict[int, ServerState]
+
+    def queued_of(self, server: ServerState) -> list[tuple[int, str, int, int | None]]:
+        """(id, path, depth, redirects) of the server's queued documents."""
+    def redirects_of(self, doc_id: int) -> int: ...
+    def stored_links(self) -> Iterable[tuple[int, int]]:
+        """(source id, target id) of every stored link, self-links included."""
+    def links_per_target(self) -> Iterable[tuple[int, int]]:
+        """(target id, stored links to it, self-links included) of every linked document."""
+
+
 class RunBook(Protocol):
     """The store's transaction and the record of each crawl run."""
 
@@ -117,8 +133,8 @@ class RunBook(Protocol):
     def rollback(self) -> None: ...
 
 
-class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, LinkBook, RunBook,
-            Protocol):
+class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, LinkBook, OrderBook,
+            RunBook, Protocol):
     """Everything the loop and the engine's document path ask of a store."""
 
 

@@ -198,6 +198,21 @@ class MemoryStore:
     def save_response(self, doc_id: int, now: float, document: Document) -> None:
         self.urls[doc_id].values["response"] = (now, document.status, document.body)
 
+    # --- the priority orders (scheduling/orders/) ----------------------------
+    def queued_of(self, server: ServerState) -> list[tuple[int, str, int, int | None]]:
+        queued = {doc_id for _, doc_id in self._queues.get(server.id, ())
+                  if self.urls[doc_id].state == State.QUEUED}
+        return [(u.doc_id, u.path, u.depth, u.redirects) for u in map(self.urls.__getitem__, sorted(queued))]
+
+    def redirects_of(self, doc_id: int) -> int:
+        return self.urls[doc_id].redirects
+
+    def stored_links(self) -> Iterable[tuple[int, int]]:
+        return [(source, target) for source, targets in self.links.items() for target in targets]
+
+    def links_per_target(self) -> Iterable[tuple[int, int]]:
+        return [(target, len(sources)) for target, sources in self._linked_from.items() if sources]
+
     # --- runs ---------------------------------------------------------------
     def start_run(self, mode: str = "index") -> int:
         self.runs.append({"mode": mode})

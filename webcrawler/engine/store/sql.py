@@ -329,6 +329,26 @@ class CrawlStore:
         self._sql.outbox_delete.run(p_id=doc_id)
         self._sql.outbox_insert.run(p_id=doc_id, p_batch=batch, p_payload=payload)
 
+    # --- the priority orders (engine/scheduling/orders/) ------------------
+    def queued_of(self, server: ServerState) -> list[tuple[int, str, int, int | None]]:
+        """(id, path, depth, redirects) of the server's queued documents (a resumed crawl)."""
+        d = documents.c
+        return [(row.id, row.path, row.depth, row.redirects) for row in self.conn.execute(
+            select(d.id, d.path, d.depth, d.redirects).where(
+                and_(d.server_id == server.id, d.state == State.QUEUED)))]
+
+    def redirects_of(self, doc_id: int) -> int:
+        value = self.conn.execute(select(documents.c.redirects).where(documents.c.id == doc_id)).scalar()
+        return int(value or 0)
+
+    def stored_links(self) -> Iterable[tuple[int, int]]:
+        return ((source, target) for source, target in self.conn.execute(
+            select(links.c.source_id, links.c.target_id)))
+
+    def links_per_target(self) -> Iterable[tuple[int, int]]:
+        return [(target, n) for target, n in self.conn.execute(
+            select(links.c.target_id, func.count()).group_by(links.c.target_id))]
+
     # --- crawl runs -----------------------------------------------------
     def start_run(self, mode: str = "index") -> int:
         run_id = _new_key(self.conn.execute(

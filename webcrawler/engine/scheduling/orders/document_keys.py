@@ -15,7 +15,7 @@ cheaply, and says which keys changed when links are found:
 
 `links_found` returns the ids whose key changed, or None when all may have.
 Policies never touch the network; `load` reads the stored links once when a
-crawl resumes.
+crawl resumes, through the store (`interfaces.OrderBook`: either store).
 """
 
 from __future__ import annotations
@@ -28,10 +28,8 @@ from collections.abc import Iterable
 from typing import Protocol
 
 import numpy as np
-from sqlalchemy import func, select
-from sqlalchemy.engine import Connection
 
-from webcrawler.database.schema import links
+from webcrawler.engine.interfaces import OrderBook
 from webcrawler.engine.records import FoundLink
 from webcrawler.engine.scheduling.orders.best_first import Key
 from webcrawler.importance.pagerank import DAMPING, pagerank_edges
@@ -45,7 +43,7 @@ FAR = 1 << 30
 
 
 class DocumentKeys(Protocol):
-    def load(self, conn: Connection) -> None:
+    def load(self, store: OrderBook) -> None:
         """A resumed crawl: read the stored links this policy needs (once, before crawling)."""
 
     def seen(self, doc_id: int, url: str) -> None:
@@ -59,7 +57,7 @@ class DocumentKeys(Protocol):
 
 
 class BreadthFirstKeys:
-    def load(self, conn: Connection) -> None:
+    def load(self, store: OrderBook) -> None:
         pass
 
     def seen(self, doc_id: int, url: str) -> None:
@@ -78,9 +76,8 @@ class BacklinkKeys(BreadthFirstKeys):
     def __init__(self) -> None:
         self.count: dict[int, int] = {}
 
-    def load(self, conn: Connection) -> None:
-        self.count.update(conn.execute(
-            select(links.c.target_id, func.count()).group_by(links.c.target_id)).all())
+    def load(self, store: OrderBook) -> None:
+        self.count.update(store.links_per_target())
 
     def key(self, doc_id: int, depth: int) -> Key:
         return (-self.count.get(doc_id, 0), depth, doc_id)
@@ -115,8 +112,8 @@ class PageRankKeys(BreadthFirstKeys):
             number = self.node[doc_id] = len(self.node)
         return number
 
-    def load(self, conn: Connection) -> None:
-        for source, target in conn.execute(select(links.c.source_id, links.c.target_id)):
+    def load(self, store: OrderBook) -> None:
+        for source, target in store.stored_links():
             self.sources.append(self._node(source))
             self.targets.append(self._node(target))
             self.out_degree[source] = self.out_degree.get(source, 0) + 1
@@ -171,8 +168,8 @@ class HotQueryKeys:
         self.distance: dict[int, int] = {}  # links from a page that mentions the query
         self._last: tuple[int, list[int]] = (-1, [])
 
-    def load(self, conn: Connection) -> None:
-        self.base.load(conn)
+    def load(self, store: OrderBook) -> None:
+        self.base.load(store)
 
     def seen(self, doc_id: int, url: str) -> None:
         if mentions(url, self.words):
