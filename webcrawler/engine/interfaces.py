@@ -11,7 +11,9 @@ interfaces:
   SQL `CrawlStore` (store/sql.py) for crawls that keep what they find, the
   in-memory `MemoryStore` (store/memory.py) for toolkit crawls and tests. Both
   answer every book below, canonical aliases and sketches (`OneURLBook`) and the
-  index's link counts (`LinkBook`) included, so the loop never speaks SQL.
+  index's link counts (`LinkBook`), the priority orders' graph (`OrderBook`) and an
+  incremental crawl's page histories (`RecrawlBook`) included, so neither the loop, the
+  orders nor the recrawl speak SQL.
 - the **pool** of agents (`Pool`): local agent processes (loop/pool.py), Dask agent
   hosts (agenthosts/), the in-process pool for tests (tests/support/inprocess.py); the
   toolkit's request policy (toolkit/gate.py) wraps any of them.
@@ -105,6 +107,49 @@ class LinkBook(Protocol):
     def indexed_in_links(self, ids: Sequence[int]) -> dict[int, int | None]: ...
 
 
+class OrderBook(Protocol):
+    """What the priority orders ask of the store (scheduling/orders/): a resumed crawl's
+    queued documents of a server, and the stored link graph their keys start from."""
+
+    servers_by_id: dict[int, ServerState]
+
+    def queued_of(self, server: ServerState) -> list[tuple[int, str, int, int | None]]:
+        """(id, path, depth, redirects) of the server's queued documents."""
+    def redirects_of(self, doc_id: int) -> int: ...
+    def stored_links(self) -> Iterable[tuple[int, int]]:
+        """(source id, target id) of every stored link, self-links included."""
+    def links_per_target(self) -> Iterable[tuple[int, int]]:
+        """(target id, stored links to it, self-links included) of every linked document."""
+
+
+PageHistory = tuple[str, str | None, bytes | None, int | None, int | None, int | None, int | None,
+                    int | None, float | None, float | None, float | None, float | None,
+                    float | None, str | None, float | None]
+"""A stored page's row as an incremental crawl reads it before a recrawl's answer: state,
+checksum, sketch, times fetched, changed, trivial, unmodified, not modified, first fetch,
+last fetch, next due, changed seconds, shortest change, last modified, change ages."""
+
+RecrawlRow = tuple[str, int, int, str | None, str | None, str, float | None]
+"""A page due for a recrawl as the recrawl queues read it: path, depth, redirects, etag,
+last modified, state, next due."""
+
+
+class RecrawlBook(Protocol):
+    """What an incremental crawl asks of the store (webcrawler/recrawl/): each stored page's
+    change history and its next due time (the page's row changes through `finish`)."""
+
+    def schedule_stored(self, states: Sequence[str], first: float, now: float
+                        ) -> list[tuple[int, int, float, int | None, float | None]]:
+        """Give the pages in `states` with no due time one (`first` after their last fetch),
+        make the sitemaps among them due `now`; (id, server id, next due, change bucket,
+        last fetch) of every page in `states` with a due time."""
+    def page_history(self, doc_id: int) -> PageHistory | None: ...
+    def recrawl_row(self, doc_id: int) -> RecrawlRow | None: ...
+    def listed_row(self, doc_id: int) -> tuple[str, float | None] | None:
+        """(state, last fetch) of a page a sitemap lists."""
+    def set_due(self, doc_id: int, due: float | None) -> None: ...
+
+
 class RunBook(Protocol):
     """The store's transaction and the record of each crawl run."""
 
@@ -117,8 +162,8 @@ class RunBook(Protocol):
     def rollback(self) -> None: ...
 
 
-class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, LinkBook, RunBook,
-            Protocol):
+class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, LinkBook, OrderBook,
+            RecrawlBook, RunBook, Protocol):
     """Everything the loop and the engine's document path ask of a store."""
 
 

@@ -32,6 +32,7 @@ from webcrawler.database.schema import (
     servers,
 )
 from webcrawler.database.states import State
+from webcrawler.engine.interfaces import PageHistory, RecrawlRow
 from webcrawler.engine.records import (
     NOT_PASSING_DETAILS,
     PASSING_REASONS,
@@ -42,7 +43,7 @@ from webcrawler.engine.records import (
 )
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.protocol import urls
-from webcrawler.protocol.messages import Document, Reason
+from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Reason
 
 CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters
 
@@ -57,6 +58,7 @@ class CrawlStore:
         self.servers_by_id: dict[int, ServerState] = {}
         self._sql = _HotStatements(self.conn)
         self._finish_sql: dict[tuple[str, ...], Prepared] = {}
+        self._recrawl: _RecrawlStatements | None = None  # compiled for an incremental crawl
 
     # --- transactions -------------------------------------------------
     def commit(self) -> None:
@@ -329,6 +331,57 @@ class CrawlStore:
         self._sql.outbox_delete.run(p_id=doc_id)
         self._sql.outbox_insert.run(p_id=doc_id, p_batch=batch, p_payload=payload)
 
+    # --- the priority orders (engine/scheduling/orders/) ------------------
+    def queued_of(self, server: ServerState) -> list[tuple[int, str, int, int | None]]:
+        """(id, path, depth, redirects) of the server's queued documents (a resumed crawl)."""
+        d = documents.c
+        return [(row.id, row.path, row.depth, row.redirects) for row in self.conn.execute(
+            select(d.id, d.path, d.depth, d.redirects).where(
+                and_(d.server_id == server.id, d.state == State.QUEUED)))]
+
+    def redirects_of(self, doc_id: int) -> int:
+        value = self.conn.execute(select(documents.c.redirects).where(documents.c.id == doc_id)).scalar()
+        return int(value or 0)
+
+    def stored_links(self) -> Iterable[tuple[int, int]]:
+        return ((source, target) for source, target in self.conn.execute(
+            select(links.c.source_id, links.c.target_id)))
+
+    def links_per_target(self) -> Iterable[tuple[int, int]]:
+        return [(target, n) for target, n in self.conn.execute(
+            select(links.c.target_id, func.count()).group_by(links.c.target_id))]
+
+    # --- an incremental crawl's pages (webcrawler/recrawl/) ----------------
+    def schedule_stored(self, states: Sequence[str], first: float, now: float
+                        ) -> list[tuple[int, int, float, int | None, float | None]]:
+        """Pages of the stored crawl, scheduled for an incremental one (interfaces.RecrawlBook)."""
+        d = documents.c
+        unscheduled = and_(d.state.in_(states), d.next_due.is_(None), d.last_fetch.is_not(None))
+        self.conn.execute(update(documents).where(unscheduled).values(next_due=d.last_fetch + first))
+        self.conn.execute(update(documents).where(  # a sitemap's news is read first
+            d.content_type == SITEMAP_TYPE, d.state.in_(states)).values(next_due=now))
+        return [(doc_id, server_id, due, page_bucket, last_fetch) for doc_id, server_id, due,
+                page_bucket, last_fetch in self.conn.execute(select(
+                    d.id, d.server_id, d.next_due, d.change_bucket, d.last_fetch).where(
+                    and_(d.state.in_(states), d.next_due.is_not(None))))]
+
+    def page_history(self, doc_id: int) -> PageHistory | None:
+        return self._recrawl_sql().history.one(p_id=doc_id)
+
+    def recrawl_row(self, doc_id: int) -> RecrawlRow | None:
+        return self._recrawl_sql().row.one(p_id=doc_id)
+
+    def listed_row(self, doc_id: int) -> tuple[str, float | None] | None:
+        return self._recrawl_sql().listed.one(p_id=doc_id)
+
+    def set_due(self, doc_id: int, due: float | None) -> None:
+        self._recrawl_sql().set_due.run(p_id=doc_id, p_due=due)
+
+    def _recrawl_sql(self) -> _RecrawlStatements:
+        if self._recrawl is None:
+            self._recrawl = _RecrawlStatements(self.conn)
+        return self._recrawl
+
     # --- crawl runs -----------------------------------------------------
     def start_run(self, mode: str = "index") -> int:
         run_id = _new_key(self.conn.execute(
@@ -394,6 +447,24 @@ class _HotStatements:
             index_outbox.c.doc_id == bindparam("p_id")))
         self.outbox_insert = Prepared(conn, insert(index_outbox).values(
             doc_id=bindparam("p_id"), batch=bindparam("p_batch"), payload=bindparam("p_payload")))
+
+
+class _RecrawlStatements:
+    """The statements an incremental crawl runs for every recrawl, compiled once."""
+
+    def __init__(self, conn: Connection) -> None:
+        d = documents.c
+        self.history = Prepared(conn, select(
+            d.state, d.checksum, d.sketch, d.times_fetched, d.times_changed, d.times_trivial,
+            d.times_unmodified, d.times_not_modified, d.first_fetch, d.last_fetch, d.next_due,
+            d.changed_seconds, d.shortest_change, d.last_modified, d.change_ages,
+        ).where(d.id == bindparam("p_id")))
+        self.row = Prepared(conn, select(
+            d.path, d.depth, d.redirects, d.etag, d.last_modified, d.state, d.next_due
+        ).where(d.id == bindparam("p_id")))
+        self.listed = Prepared(conn, select(d.state, d.last_fetch).where(d.id == bindparam("p_id")))
+        self.set_due = Prepared(conn, update(documents).where(
+            d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
 
 
 def _server_counters(server: ServerState) -> dict[str, object]:
