@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from whoosh.codec import whoosh3
-from whoosh.codec.base import Segment  # Whoosh's record of one segment, as a TOC lists them
+from whoosh.codec.base import Segment as Segment  # re-exported: a TOC's record of one segment
 from whoosh.index import Index
 from whoosh.reading import SegmentReader
 

@@ -14,6 +14,9 @@ shared by all the readers open on it (`_SharedMap`), so that a new commit maps o
 its new segments, and closing the commit it replaces unmaps only the segments that
 went away. Unmapping a segment whose pages queries have touched takes milliseconds of
 CPU, and the new map's pages would be faulted in again (docs/measurements.md).
+
+`MemoryStorage` is the other place an index lives: in memory, for the real-time search's
+small anchor-text index (`search/anchors.py`).
 """
 
 from __future__ import annotations

@@ -31,10 +31,12 @@ import struct
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from whoosh.index import Index
 from whoosh.reading import SegmentReader
 
 from webcrawler.index.format import vectors
@@ -42,6 +44,7 @@ from webcrawler.index.format.blocks import block_table, is_w3
 from webcrawler.index.format.schema import CONTENT
 from webcrawler.index.format.segcache import segment_key
 from webcrawler.index.format.segments import (
+    Segment,
     doc_frequency,
     field_terms,
     posting_list,
@@ -105,11 +108,11 @@ def window_max(ids: np.ndarray, values: np.ndarray, windows: int) -> np.ndarray:
     return out
 
 
-def path_of(folder: Path, segment) -> Path:
+def path_of(folder: Path, segment: Segment) -> Path:
     return Path(folder) / f"{segment.segment_id()}{SUFFIX}"
 
 
-def write_missing(ix) -> int:
+def write_missing(ix: Index) -> int:
     """Write the bounds file of every segment of `ix`'s newest commit that may hold a long
     list and has no sound one (a sound file is checked once a process); returns how many
     were written."""
@@ -134,7 +137,7 @@ def write_missing(ix) -> int:
     return written
 
 
-def _rows(reader, p_of, mu: float) -> list[Row] | None:
+def _rows(reader: SegmentReader, p_of: Callable[[str], float], mu: float) -> list[Row] | None:
     """(word, unit window maxima (None below `LONG` postings), p_ref, block table) of each of
     the segment's lists of `TABLED` postings or more."""
     lengths = vectors.lengths(reader, CONTENT)
@@ -197,7 +200,7 @@ def _rounded_up(values: np.ndarray) -> np.ndarray:
     return narrow
 
 
-def bounds(reader, word: str) -> tuple[np.ndarray, float, float] | None:
+def bounds(reader: SegmentReader, word: str) -> tuple[np.ndarray, float, float] | None:
     """(unit window maxima, p_ref, mu) of `word`'s long list in `reader`'s segment, from
     its bounds file; None when the file or the word is not there."""
     table = _table(reader)
@@ -207,7 +210,7 @@ def bounds(reader, word: str) -> tuple[np.ndarray, float, float] | None:
     return table.matrix[row[0]], row[1], table.mu
 
 
-def blocks(reader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
+def blocks(reader: SegmentReader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
     """`word`'s block table (`blocks.block_table`) in `reader`'s segment, from its bounds
     file; None when the file or the word is not there."""
     table = _table(reader)
@@ -218,13 +221,13 @@ def blocks(reader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
     return table.extents[first:first + count], table.lasts[first:first + count]
 
 
-def warm(reader) -> None:
+def warm(reader: SegmentReader) -> None:
     """Read the segment's file now, as a searcher opens a commit, not in the first query that
     needs it: a large segment's takes tens of milliseconds (its checksum, its word list)."""
     _table(reader)
 
 
-def _table(reader) -> Table | None:
+def _table(reader: SegmentReader) -> Table | None:
     key = _long_segment(reader)
     if key is None:
         return None
@@ -247,13 +250,13 @@ def _table(reader) -> Table | None:
     return table
 
 
-def _long_segment(reader) -> tuple | None:
+def _long_segment(reader: object) -> tuple | None:
     """The segment's key (`segcache.segment_key`) when it may hold a list of `LONG` postings."""
     key = segment_key(reader) if isinstance(reader, SegmentReader) else None
     return key if key is not None and key[1] >= LONG else None
 
 
-def _read(reader, segment) -> Table | None:
+def _read(reader: SegmentReader, segment: Segment) -> Table | None:
     """The segment's bounds file, checked whole (None: missing, damaged, or not for it)."""
     folder = segment_folder(reader)
     if folder is None:

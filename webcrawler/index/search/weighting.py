@@ -100,7 +100,8 @@ class Peculiarity(LengthModel):
         factor, p_ref, cf, mu = self.parameters(searcher.get_parent(), fieldname, text, qf)
         return PeculiarityScorer(searcher, fieldname, text, self, p_ref, cf, factor, mu)
 
-    def parameters(self, parent, fieldname, text, qf=1):
+    def parameters(self, parent: Any, fieldname: str, text: bytes | str,
+                   qf: float = 1) -> tuple[float, float, float, float]:
         """(factor, p_ref, cf, mu) of a word: w(t, d) * w(t, q) / |q| is
         factor * log(1 + tf / (len + mu) / p_ref). Whole-index statistics, the same for
         every segment (`parent` is the index's top-level Whoosh searcher)."""
@@ -114,7 +115,8 @@ class Peculiarity(LengthModel):
         mu = self.mu if self.mu is not None else average
         return factor, p_ref, cf, mu
 
-    def _collection_stats(self, parent, fieldname, text):
+    def _collection_stats(self, parent: Any, fieldname: str,
+                          text: bytes | str) -> tuple[float, float, float]:
         """(N, cf, average length) over the whole index. Each sums over every segment, so
         they are kept in `self.stats` (a searcher may share one dict between queries while
         its index does not change)."""

@@ -16,15 +16,17 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
 from whoosh.filedb.filestore import FileStorage
+from whoosh.index import Index
 from whoosh.reading import SegmentReader
 
 from webcrawler.index.format.opening import has_index, open_index, refuse_orphan_segments
 from webcrawler.index.format.schema import CONTENT
-from webcrawler.index.format.segments import compound_parts, segments
+from webcrawler.index.format.segments import Segment, compound_parts, segments
 from webcrawler.index.format.storage import SEGMENT_SUFFIX
 from webcrawler.index.format.version import index_dirs
 from webcrawler.index.models import IndexDamaged
@@ -79,7 +81,7 @@ def _latest_generation(index_dir: Path) -> int:
     return max((int(n) for n in numbers if n.isdigit()), default=-1)
 
 
-def _check_segment(ix, segment, path: Path) -> None:
+def _check_segment(ix: Index, segment: Segment, path: Path) -> None:
     if not path.exists():
         raise IndexDamaged(path, "is missing (the table of contents lists it)")
     try:
@@ -139,7 +141,7 @@ def _aside_name(index_dir: Path, why: str) -> Path:
 
 
 @contextlib.contextmanager
-def _write_lock(index_dir: Path):
+def _write_lock(index_dir: Path) -> Iterator[None]:
     """Whoosh's write lock of `index_dir`, or IndexDamaged when a writer holds it."""
     lock = FileStorage(str(index_dir)).lock(WRITE_LOCK)
     if not lock.acquire(blocking=False):
