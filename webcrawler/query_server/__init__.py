@@ -26,6 +26,7 @@ from typing import Any
 from flask import Flask
 
 from webcrawler.datadir import DataDir
+from webcrawler.errors import refuse_unknown
 from webcrawler.query_server import api, metrics, openapi, opensearch, realtime, stats, views
 from webcrawler.query_server.sources import Sources
 from webcrawler.web import errors, guard
@@ -68,10 +69,8 @@ OPTIONS: dict[str, Any] = {
 
 def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Flask:
     """Build the query server for `data_dir` (index in `data_dir/index`, database
-    at `db_url` or `data_dir/webcrawler.db`). Unknown options raise TypeError."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise TypeError(f"unknown query server option(s): {', '.join(unknown)}")
+    at `db_url` or `data_dir/webcrawler.db`). Unknown options raise UnknownOption (a TypeError)."""
+    refuse_unknown("query server", options, OPTIONS)
     app = Flask(__name__, template_folder=str(templates_dir()), static_folder=None)
     app.config.update({key.upper(): value for key, value in {**OPTIONS, **options}.items()})
     app.config["JSON_SORT_KEYS"] = False

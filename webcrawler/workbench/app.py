@@ -18,6 +18,7 @@ from flask import Flask
 from webcrawler.config.file import read_config
 from webcrawler.config.layers import configure
 from webcrawler.datadir import DataDir
+from webcrawler.errors import refuse_unknown
 from webcrawler.query_server import templates_dir
 from webcrawler.settings import Settings
 from webcrawler.toolkit.crawler import TOOLKIT_AGENTS
@@ -53,10 +54,9 @@ OPTIONS: dict[str, Any] = {
 
 
 def create_app(data_dir: Path, **options: Any) -> Flask:
-    """The workbench for `data_dir` (crawls in `data_dir/workbench/`). Unknown options: TypeError."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise TypeError(f"unknown workbench option(s): {', '.join(unknown)}")
+    """The workbench for `data_dir` (crawls in `data_dir/workbench/`). Unknown options:
+    UnknownOption (a TypeError)."""
+    refuse_unknown("workbench", options, OPTIONS)
     config = {**OPTIONS, **options}
     app = Flask(__name__, template_folder=str(templates_dir()),
                 static_folder=str(Path(__file__).parent / "static"), static_url_path="/static")

@@ -23,7 +23,7 @@ import os
 import threading
 from array import array
 
-from whoosh.filedb.filestore import FileStorage
+from whoosh.filedb.filestore import FileStorage, RamStorage
 from whoosh.filedb.structfile import BufferFile, StructFile
 
 from webcrawler.index.format.fastpaths import note
@@ -174,3 +174,11 @@ class _MapReader:
 
     def close(self) -> None:
         pass
+
+
+class MemoryStorage(RamStorage):
+    """RamStorage whose writers keep their scratch files in memory too: stock RamStorage puts
+    them in one shared /tmp/MAIN.tmp, a race between two anchor indexes built at once."""
+
+    def temp_storage(self, name: str | None = None) -> RamStorage:
+        return RamStorage()

@@ -35,13 +35,19 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from whoosh.codec import whoosh3
 from whoosh.reading import SegmentReader
 
 from webcrawler.index.format import vectors
-from webcrawler.index.format.blocks import block_table, extent, is_w3
+from webcrawler.index.format.blocks import block_table, is_w3
 from webcrawler.index.format.schema import CONTENT
 from webcrawler.index.format.segcache import segment_key
+from webcrawler.index.format.segments import (
+    doc_frequency,
+    field_terms,
+    posting_list,
+    segment_folder,
+    segments,
+)
 from webcrawler.index.search import prior
 from webcrawler.index.search.weighting import word_scores
 
@@ -53,7 +59,6 @@ MAGIC = b"WCB2"
 _HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of all that follows
 KEPT = 64  # segments whose files stay mapped (a merged-away one's disk space is freed when dropped)
 RETRY = 5.0  # seconds before a segment's missing or damaged file is looked for again
-_DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
 
 Row = tuple[str, np.ndarray | None, float, tuple[np.ndarray, np.ndarray]]  # word, bounds, p_ref, blocks
 
@@ -108,7 +113,7 @@ def write_missing(ix) -> int:
     """Write the bounds file of every segment of `ix`'s newest commit that may hold a long
     list and has no sound one (a sound file is checked once a process); returns how many
     were written."""
-    if all(segment.doc_count_all() < LONG for segment in ix._segments()):
+    if all(segment.doc_count_all() < LONG for segment in segments(ix)):
         return 0  # nothing to write: a small index's commits open no searcher for this
     folder = Path(ix.storage.folder)
     written = 0
@@ -137,21 +142,15 @@ def _rows(reader, p_of, mu: float) -> list[Row] | None:
         return None
     priors = prior.factors(reader)
     windows = windows_of(lengths)
-    terms = reader._terms
-    start = terms._keycoder(CONTENT, b"")
     rows: list[Row] = []
-    for key, raw in terms._tindex.items_from(start):
-        if key[:2] != start:
-            break
-        count = _DOC_FREQUENCY.unpack_from(raw)[2]
+    for word, raw in field_terms(reader, CONTENT):
+        count = doc_frequency(raw)
         if count < min(TABLED, LONG):
             continue
-        word = key[2:].decode("utf-8")
-        info = whoosh3.W3TermInfo.from_bytes(raw)
-        if info.is_inlined():
+        data = posting_list(reader, raw)
+        if data is None:
             continue
-        begin, length = extent(info)
-        table = block_table(terms._postfile.get(begin, length))
+        table = block_table(data)
         if count < LONG:
             rows.append((word, None, 0.0, table))
             continue
@@ -256,12 +255,11 @@ def _long_segment(reader) -> tuple | None:
 
 def _read(reader, segment) -> Table | None:
     """The segment's bounds file, checked whole (None: missing, damaged, or not for it)."""
-    storage = reader._storage
-    folder = getattr(getattr(storage, "b", storage), "folder", None)
+    folder = segment_folder(reader)
     if folder is None:
         return None
     try:
-        with open(path_of(Path(folder), segment), "rb") as raw:
+        with open(path_of(folder, segment), "rb") as raw:
             mapped = mmap.mmap(raw.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None

@@ -15,7 +15,7 @@ Only the facets need every match: in a segment where the query's lists are long,
 `pruning.py` scores only the documents that can still reach the top N (per-window score
 bounds, remembered per segment), after finding every match with a boolean scatter.
 
-Scores follow `PeculiarityScorer._score` step by step in float64; numpy's log1p
+Scores follow `PeculiarityScorer.word_score` step by step in float64; numpy's log1p
 may differ from the C library's in the last bit, so a score can differ from the
 matcher path's by one part in 10^16 (ranks and the 1000-normalised scores do not).
 Ties break as Whoosh's collector breaks them: lower document number first.
@@ -36,6 +36,7 @@ from webcrawler.index.format import vectors
 from webcrawler.index.format.blocks import is_w3
 from webcrawler.index.format.fastpaths import note
 from webcrawler.index.format.schema import CONTENT
+from webcrawler.index.format.segments import deleted_docs
 from webcrawler.index.search import boundfile, facets, prior, pruning
 from webcrawler.index.search.weighting import Peculiarity, word_scores
 from webcrawler.index.words.query import ParsedQuery
@@ -164,7 +165,7 @@ def _live(reader, docnums: np.ndarray) -> np.ndarray | None:
     """Which of `docnums` are not deleted (a mask; None: the segment deletes none)."""
     if not reader.has_deletions():
         return None
-    return ~np.isin(docnums, np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64))
+    return ~np.isin(docnums, deleted_docs(reader))
 
 
 def _score_segment(reader, postings, parameters, lengths, priors, unbounded=None):

@@ -24,6 +24,7 @@ from whoosh.reading import SegmentReader
 
 from webcrawler.index.format.opening import has_index, open_index, refuse_orphan_segments
 from webcrawler.index.format.schema import CONTENT
+from webcrawler.index.format.segments import compound_parts, segments
 from webcrawler.index.format.storage import SEGMENT_SUFFIX
 from webcrawler.index.format.version import index_dirs
 from webcrawler.index.models import IndexDamaged
@@ -66,7 +67,7 @@ def _check_index(index_dir: Path) -> None:
 def _check_commit(index_dir: Path) -> None:
     ix = open_index(index_dir, create=False)
     try:
-        for segment in ix._segments():
+        for segment in segments(ix):
             _check_segment(ix, segment, index_dir / segment.make_filename(SEGMENT_SUFFIX))
     finally:
         ix.close()
@@ -100,11 +101,7 @@ def _check_segment(ix, segment, path: Path) -> None:
 def _read_parts(reader: SegmentReader, path: Path) -> None:
     """Touch what queries touch first: the compound directory, lengths, terms, stored fields."""
     size = path.stat().st_size
-    compound = reader._storage
-    if not hasattr(compound, "range"):  # an OverlayStorage: the compound file, then the folder
-        compound = compound.a
-    for name in compound.list():
-        offset, length = compound.range(name)
+    for name, offset, length in compound_parts(reader):
         if offset + length > size:
             raise IndexDamaged(path, f"is truncated ({size} bytes; its part {name} ends at "
                                      f"{offset + length})")
