@@ -22,6 +22,7 @@ from webcrawler.config.options import options
 from webcrawler.errors import WebcrawlerError
 from webcrawler.settings import Settings
 from webcrawler.toolkit.crawler import TOOLKIT_AGENTS, Crawler
+from webcrawler.toolkit.model import as_limits
 from webcrawler.toolkit.ready import ORDERS
 
 
@@ -119,7 +120,7 @@ def crawl_command(file: Path, roots: tuple[str, ...], pages: int | None, depth: 
     crawler.use_credentials = crawler.use_credentials or use_credentials
     changes: dict[str, Any] = {k: v for k, v in {"pages": pages, "depth": depth, "seconds": seconds}.items()
                if v is not None}
-    crawler.limits = dataclasses.replace(crawler.limits, **changes)
+    crawler.limits = dataclasses.replace(as_limits(crawler.limits, type(crawler).__name__), **changes)
     crawler.order = order or crawler.order
     settings = crawler.engine_settings()
     tuned: dict[str, Any] = {k: v for k, v in {"agents": agents, "delay": delay}.items() if v is not None}
