@@ -231,20 +231,20 @@ def visible_text(root: etree._Element) -> str:
 
 # Boilerplate: navigation, banners, sidebars, footers, by element, ARIA role or class/id name.
 # Not "toc": Sphinx's toctree and DocBook's chapter contents are what a hub page says.
-BOILERPLATE = " | ".join((
-    "nav", "header", "footer", "aside",
-    *(f"{tag}[contains(@class,'{word}') or contains(@id,'{word}')]"
-      for tag in ("div", "ul", "section", "table", "td")
-      for word in ("sidebar", "navbar", "navigation", "nav-", "menu", "footer", "breadcrumb",
-                   "related", "masthead")),
-))
+BOILERPLATE_TAGS = ("nav", "header", "footer", "aside")
+BOILERPLATE = " | ".join(BOILERPLATE_TAGS)  # the stylesheet's pattern
+BOILERPLATE_NAMED = ("div", "ul", "section", "table", "td")  # boilerplate by a word of class/id
+BOILERPLATE_WORDS = ("sidebar", "navbar", "navigation", "nav-", "menu", "footer", "breadcrumb",
+                     "related", "masthead")
 MIN_MAIN_SHARE = 0.2  # main content shorter than this share of the page: the page is its text
-# Elements whose ARIA role says boilerplate: renamed <nav> before the stylesheet runs, because
-# a `*[@role=...]` pattern is tried on every element (it tripled the pass), and found by one
-# walk over the tree in Python, because the XPath with those tests costs more than the
-# stylesheet itself (docs/main-content.md); the tree is the agent's own, and its links were
-# gathered before.
+# Elements whose ARIA role, or (`BOILERPLATE_NAMED` ones) whose class or id, says boilerplate are
+# renamed <nav> before the stylesheet runs, so that its only boilerplate pattern is a few element
+# names: a pattern with tests (`*[@role=...]`, `div[contains(@class, ...)]`) is tried on every
+# element it could match, which made the stylesheet cost twice the parse's share of it, and XPath
+# with the same tests costs more still (docs/main-content.md). Renaming keeps the visible text:
+# every renamed tag is a block, as <nav> is. The tree is the agent's own.
 BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "search"))
+_ROLES = etree.XPath("//@role")  # the attributes themselves: cheaper than testing each element
 
 
 def main_text(root: etree._Element) -> str:
@@ -253,14 +253,23 @@ def main_text(root: etree._Element) -> str:
     page says and boilerplate words weigh nothing in ranking; the page's own outline among
     them (`OUTLINE`, which differs on every page) stays. A page whose main content would be
     under a fifth of its text (a hub page of links) keeps all of it."""
-    for element in root.iter():
-        if element.get("role") in BOILERPLATE_ROLES:
-            element.tag = "nav"
+    _mark_boilerplate(root)
     main = collapse(str(_stylesheet("main", _MAIN_XSLT)(root)))
     if len(main) >= 200:
         return main
     full = visible_text(root)
     return main if len(main) >= MIN_MAIN_SHARE * len(full) and main else full
+
+
+def _mark_boilerplate(root: etree._Element) -> None:
+    """Rename to <nav> the elements that are boilerplate by their role, class or id."""
+    for role in _ROLES(root):
+        if role in BOILERPLATE_ROLES:
+            role.getparent().tag = "nav"
+    for element in root.iter(*BOILERPLATE_NAMED):
+        named = element.get("class"), element.get("id")
+        if any(value and any(word in value for word in BOILERPLATE_WORDS) for value in named):
+            element.tag = "nav"
 
 
 _local = threading.local()
