@@ -244,6 +244,7 @@ MIN_MAIN_SHARE = 0.2  # main content shorter than this share of the page: the pa
 # with the same tests costs more still (docs/main-content.md). Renaming keeps the visible text:
 # every renamed tag is a block, as <nav> is. The tree is the agent's own.
 BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "search"))
+_NAMED = re.compile("|".join(map(re.escape, BOILERPLATE_WORDS)))  # any word, anywhere in the value
 _ROLES = etree.XPath("//@role")  # the attributes themselves: cheaper than testing each element
 
 
@@ -267,8 +268,7 @@ def _mark_boilerplate(root: etree._Element) -> None:
         if role in BOILERPLATE_ROLES:
             role.getparent().tag = "nav"
     for element in root.iter(*BOILERPLATE_NAMED):
-        named = element.get("class"), element.get("id")
-        if any(value and any(word in value for word in BOILERPLATE_WORDS) for value in named):
+        if _NAMED.search(element.get("class") or "") or _NAMED.search(element.get("id") or ""):
             element.tag = "nav"
 
 
@@ -320,36 +320,44 @@ def extract_links(
     elements: list[etree._Element], base: str, max_links: int, max_url_length: int,
     names: ParamNames | None = None,
 ) -> tuple[Outlink, ...]:
-    """Followable links in page order, de-duplicated; anchors of repeated targets merged."""
+    """Followable links in page order, de-duplicated; anchors of repeated targets merged.
+
+    A link's target is resolved once per distinct href (menus repeat them); the loop is
+    written out, a page has a hundred links and each call was a tenth of its cost."""
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
     names = names or None  # asked once a page, not once a link
     for element in elements:
-        url = _link_target(element, base, max_url_length, seen, names)
+        href = element.get("href")
+        if not href:
+            continue
+        if href in seen:
+            url = seen[href]
+        else:
+            url = seen[href] = _link_target(href, base, max_url_length, names)
         if url is None:
             continue
-        if url not in anchors:
+        rel = element.get("rel")
+        if rel and "nofollow" in rel.lower().split():
+            continue
+        texts = anchors.get(url)
+        if texts is None:
             if len(anchors) >= max_links:
                 break
-            anchors[url] = []
-        _add_anchor(anchors[url], anchor_text(element))
+            texts = anchors[url] = []
+        _add_anchor(texts, anchor_text(element))
     return tuple(Outlink(url, " | ".join(texts)) for url, texts in anchors.items())
 
 
-def _link_target(
-    element: etree._Element, base: str, max_url_length: int, seen: dict[str, str | None],
-    names: ParamNames | None = None,
-) -> str | None:
-    """The normalised target of an <a>/<area>, or None for nofollow, self and uncrawlable links."""
-    href = (element.get("href") or "").strip()
+def _link_target(href: str, base: str, max_url_length: int,
+                 names: ParamNames | None = None) -> str | None:
+    """The normalised target of a link's href, or None for a link into the page itself or
+    an uncrawlable one."""
+    href = href.strip()
     if not href or href.startswith("#"):
         return None
-    if "nofollow" in (element.get("rel") or "").lower().split():
-        return None
-    if href not in seen:
-        url = resolve(href, base, max_url_length)
-        seen[href] = strip_params(url, names) if url is not None and names is not None else url
-    return seen[href]
+    url = resolve(href, base, max_url_length)
+    return strip_params(url, names) if url is not None and names is not None else url
 
 
 def anchor_text(element: etree._Element) -> str:
