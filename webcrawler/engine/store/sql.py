@@ -48,6 +48,7 @@ from webcrawler.protocol import urls
 from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Reason
 
 CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters
+LOOKUP_CHUNK = 256  # a page's paths on one server asked in one statement (add_urls)
 
 
 class CrawlStore:
@@ -62,6 +63,7 @@ class CrawlStore:
         self._finish_sql: dict[tuple[str, ...], Prepared] = {}
         self._recrawl: _RecrawlStatements | None = None  # compiled for an incremental crawl
         self._read_only: Engine | None = None  # reads outside the transaction, opened when asked
+        self._lookups: dict[int, Prepared] = {}  # IN lists of 1, 2, 4, ... paths (add_urls)
 
     # --- transactions -------------------------------------------------
     def commit(self) -> None:
@@ -164,26 +166,44 @@ class CrawlStore:
                  state: str = State.QUEUED) -> tuple[dict[str, int], set[str]]:
         """Store the URLs of `server` not known yet; return (path -> document id, new paths).
 
-        One indexed lookup per URL ("is this URL known?"), one insert per new one.
+        One indexed lookup for all of them ("which of these URLs are known?": a page's links
+        to one server asked at once, not one statement each), one insert per new one.
         """
+        known = self._known_ids(server.id, list(dict.fromkeys(u.path for u in urls)))
         ids: dict[str, int] = {}
         fresh: set[str] = set()
         for u in urls:
             if u.path in ids:
                 continue
-            row = self._sql.lookup.one(p_sid=server.id, p_path=u.path)
-            if row is None:
-                row = self._sql.insert_document.row(
+            doc_id = known.get(u.path)
+            if doc_id is None:
+                doc_id = self._sql.insert_document.row(
                     p_sid=server.id, p_path=u.path, p_state=state, p_depth=u.depth,
-                    p_redirects=u.redirects, p_now=now)
+                    p_redirects=u.redirects, p_now=now)[0]
                 fresh.add(u.path)
-            ids[u.path] = row[0]
+            ids[u.path] = doc_id
         if fresh:
             server.docs_known += len(fresh)
             if state == State.QUEUED:
                 server.queued += len(fresh)
             server.dirty = True
         return ids, fresh
+
+    def _known_ids(self, server_id: int, paths: list[str]) -> dict[str, int]:
+        """path -> id of those of `paths` (distinct) stored for the server: one statement per
+        `LOOKUP_CHUNK` paths, its IN list padded to a power of two so that a few compiled
+        statements serve every count."""
+        known: dict[str, int] = {}
+        for start in range(0, len(paths), LOOKUP_CHUNK):
+            chunk = paths[start : start + LOOKUP_CHUNK]
+            size = 1 << (len(chunk) - 1).bit_length()
+            statement = self._lookups.get(size)
+            if statement is None:
+                statement = self._lookups[size] = _lookup_many(self.conn, size)
+            padded = chunk + [chunk[0]] * (size - len(chunk))
+            known.update((path, doc_id) for doc_id, path in statement.rows(
+                p_sid=server_id, **{f"p_{i}": path for i, path in enumerate(padded)}))
+        return known
 
     def lookup(self, server: ServerState, path: str) -> int | None:
         """The id of a stored URL of `server`, or None when it was never stored."""
@@ -539,6 +559,14 @@ class _RecrawlStatements:
         self.listed = Prepared(conn, select(d.state, d.last_fetch).where(d.id == bindparam("p_id")))
         self.set_due = Prepared(conn, update(documents).where(
             d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
+
+
+def _lookup_many(conn: Connection, size: int) -> Prepared:
+    """(id, path) of the stored URLs of server `p_sid` among the paths `p_0` .. `p_<size-1>`."""
+    d = documents.c
+    return Prepared(conn, select(d.id, d.path).where(and_(
+        d.server_id == bindparam("p_sid"),
+        d.path.in_([bindparam(f"p_{i}") for i in range(size)]))))
 
 
 def _server_counters(server: ServerState) -> dict[str, object]:
