@@ -16,7 +16,9 @@ from webcrawler.recrawl.fresh_plan import solve_freshness
 from webcrawler.recrawl.history import from_history, summarise
 from webcrawler.recrawl.instances import Scenario
 from webcrawler.recrawl.model import ModelData, with_strategy
+from webcrawler.recrawl.model_driver import ModelDriver
 from webcrawler.recrawl.policies import RecrawlPlan
+from webcrawler.recrawl.replan import Replanner
 from webcrawler.settings import Settings
 
 
@@ -72,3 +74,20 @@ def test_plan_auto_solves_for_freshness_from_any_history_source():
     assert plan.revisit[changing] < plan.revisit[never]
     data, _ = from_history(*history, Scenario(periods=6, period_days=60.0 / 86400.0))
     assert solve_freshness(data).x[:, 0].sum() * data.c[0, 0] == pytest.approx(60.0)
+
+
+def test_the_models_plan_keeps_the_fallbacks_probe_and_spends_the_bandwidth():
+    history = summarise(rows({100.0: 30, 0: 30}), 2000.0, 600.0)
+    settings = Settings(plan="auto", fetch_rate=1.0, hours=0.1, plan_cycle=10.0)
+    counts = Replanner(RecrawlPlan(), settings.fetch_rate)
+    changing, never = bucket_of_interval(100.0), bucket_of_interval(10_000.0)
+    for doc in range(60):
+        counts.place(doc, changing if doc < 30 else never)
+    driver = ModelDriver(settings, RecrawlPlan(), counts, read=lambda: history)
+    assert driver.replan(0.0, 0, 0) is None
+    cho = driver.replan(3.0, 3, 3)  # the fallback's plan until the model's first solve
+    assert cho is not None and cho.probe > 0
+    plan = driver.replan(10.5, 10, 10)  # period 1: the model's plan, with the fallback's probe
+    assert plan is not None and driver.solves == 1 and plan.probe == cho.probe
+    demand = 30 / plan.revisit[changing] + 30 / plan.revisit[never]
+    assert demand == pytest.approx(counts.bandwidth, rel=1e-6)

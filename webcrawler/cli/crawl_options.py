@@ -14,7 +14,7 @@ SCOPE = ("include", "exclude", "max_depth", "max_docs_per_server", "robots_token
 CONTENT = ("strip_params", "sitemaps", "near_duplicates", "main_content", "render", "types")
 # The incremental crawl (webcrawler/recrawl/), and WebFountain's plan under --plan auto.
 RECRAWL = ("incremental", "recrawl", "fetch_rate", "recrawl_share", "keep_responses")
-PLAN = ("plan", "plan_strategy", "plan_cycle")
+PLAN = ("plan", "plan_strategy", "plan_objective", "plan_cycle")
 # Agent hosts through Dask (docs/scale-out.md), and a sharded index.
 CLUSTER = ("agents_at", "tls_ca", "tls_cert", "tls_key")
 SHARDS = ("index_shards", "external_index_writers")

@@ -57,6 +57,7 @@ class ModelDriver:
         self.failures = 0
         self.last_error = ""
         self.installed: list[RecrawlPlan] = []  # every plan the model installed, in order
+        self.probe = 0.0  # the fallback's latest probe interval
         self._start: float | None = None  # monotonic time of the run's start
         self._period = 0
 
@@ -70,10 +71,14 @@ class ModelDriver:
         The model's table is scaled to the bandwidth each time the fallback measures it
         (replan.fit_to_bandwidth): the model says which buckets deserve how many of the
         fetches, the cap says how many there are (issue 35: unscaled, its plans spent 1.3-2.0
-        of 5 fetches a second)."""
+        of 5 fetches a second). The buckets policy's probe (replan.probe_interval, from the
+        fallback's table) stays in force: the model plans per bucket and cannot tell a page
+        that changes at every recrawl from one too fast to follow; the probe can."""
         if self._start is None:
             self._start = mono
         cho = self.fallback.replan(mono, fetches, recrawls) if self.fallback is not None else None
+        if cho is not None:
+            self.probe = cho.probe
         period = int((mono - self._start) // self.cycle)
         if period > self._period:
             self._period = period
@@ -87,7 +92,7 @@ class ModelDriver:
     def _fitted(self, plan: RecrawlPlan) -> RecrawlPlan:
         if self.fallback is None or not plan.revisit:
             return plan
-        return dataclasses.replace(plan, revisit=self.fallback.fit(plan.revisit))
+        return dataclasses.replace(plan, revisit=self.fallback.fit(plan.revisit), probe=self.probe)
 
     def periods_left(self, period: int) -> int:
         """Periods from `period` to the run's end (at least 1): the solve's horizon."""

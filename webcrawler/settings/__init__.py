@@ -153,6 +153,13 @@ class Settings:
         doc="`auto`: WebFountain's model sets the recrawl plan each period (docs/recrawl-model.md)")
     plan_strategy: int = setting(3, "The model's strategy under --plan auto.", low=1, high=3,
                                  doc="the model's objective weights under `plan = auto`: 1, 2 or 3")
+    plan_objective: str = setting(
+        "freshness", "What the model's plan maximises under --plan auto: time-averaged freshness "
+        "at the fetch rate, or the paper's obsolete pages under --plan-strategy.",
+        choices=("freshness", "obsolete"),
+        doc="what the model's plan optimises under `plan = auto`: `freshness` (time-averaged fresh "
+            "pages at the fetch rate, Cho and Garcia-Molina's allocation over the model's buckets) "
+            "or `obsolete` (the paper's objective under `plan_strategy`; docs/recrawl-model.md)")
     plan_cycle: float = setting(
         0.0, "Seconds between re-solves of the model during the crawl (default: --hours split "
         "into the model's 14 periods).", low=0, low_open=True,
