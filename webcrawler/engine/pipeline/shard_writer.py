@@ -5,7 +5,7 @@ and its shard's directory, so it can run on another host
 (`webcrawler index-writer --shard K --shards S`), or be started by the engine
 itself (`webcrawler index --index-shards S`). No message crosses from the engine:
 a writer polls `index_outbox` for its own rows (doc_id % S == K, the shard rule of
-`index/shards.py`) that are not INDEXED yet, oldest batch first, adds them to its
+`index/writing/shards.py`) that are not INDEXED yet, oldest batch first, adds them to its
 shard, commits, and then marks exactly those rows INDEXED, each only if its batch
 is still the one read: a row the engine replaced meanwhile (the page fetched
 again) keeps its new batch and is taken next round. A removal row (`outbox.py`)
@@ -26,9 +26,8 @@ from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from webcrawler.database.schema import INDEXED, REMOVED, connect, index_outbox
-from webcrawler.engine.pipeline.languages import record
-from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
 from webcrawler.engine.pipeline.outbox import apply
+from webcrawler.engine.store.outbox_rows import record_inlinks, record_languages
 from webcrawler.index import IndexWriter, open_shard_writer
 
 log = logging.getLogger(__name__)
@@ -116,7 +115,7 @@ def _acknowledge(engine: Engine, rows: list[tuple[int, int, bytes]],
             conn.execute(update(index_outbox).where(same).values(batch=INDEXED), indexed)
         if removed:
             conn.execute(delete(index_outbox).where(same), removed)
-        record(conn, languages)
+        record_languages(conn, languages)
         record_inlinks(conn, inlinks)
 
 
