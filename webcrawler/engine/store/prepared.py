@@ -11,8 +11,7 @@ server once it has run a few times).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 from sqlalchemy.engine import Connection
@@ -47,23 +46,32 @@ class Prepared:
             self._conn.begin()
         return self._conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
 
-    @contextmanager
-    def _executed(self, given: Mapping[str, Any]) -> Iterator[Any]:
+    def _executed(self, given: Mapping[str, Any]) -> Any:
+        """A cursor that ran the statement; the caller closes it (a plain try/finally: the
+        store runs a few statements a page, and a context manager's frames cost as much as
+        the call they wrap)."""
         cursor = self._cursor()
         try:
             cursor.execute(self.sql, self._params(given))
-            yield cursor
+        except BaseException:
+            cursor.close()
+            raise
+        return cursor
+
+    def rows(self, **given: Any) -> list[tuple[Any, ...]]:
+        cursor = self._executed(given)
+        try:
+            return cursor.fetchall()
         finally:
             cursor.close()
 
-    def rows(self, **given: Any) -> list[tuple[Any, ...]]:
-        with self._executed(given) as cursor:
-            return cursor.fetchall()
-
     def one(self, **given: Any) -> tuple[Any, ...] | None:
         """The first row, or None."""
-        with self._executed(given) as cursor:
+        cursor = self._executed(given)
+        try:
             return cursor.fetchone()
+        finally:
+            cursor.close()
 
     def row(self, **given: Any) -> tuple[Any, ...]:
         """The row a statement always returns (INSERT ... RETURNING, a row known to exist);
@@ -74,8 +82,7 @@ class Prepared:
         return found
 
     def run(self, **given: Any) -> None:
-        with self._executed(given):
-            pass
+        self._executed(given).close()
 
     def run_many(self, rows: Iterable[Mapping[str, Any]]) -> None:
         params = [self._params(row) for row in rows]
