@@ -11,7 +11,8 @@ server once it has run a few times).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from operator import itemgetter
 from typing import Any, cast
 
 from sqlalchemy.engine import Connection
@@ -30,6 +31,11 @@ class Prepared:
         self._conn = conn
         self._defaults: dict[str, Any] = dict(compiled.construct_params(_check=False))
         self._order = list(compiled.positiontup or ()) if compiled.positional else None
+        # the positional values in one C call (itemgetter of one name gives a value, not a tuple)
+        self._pick: Callable[[Mapping[str, Any]], tuple[Any, ...]] | None = None
+        if self._order:
+            getter = itemgetter(*self._order)
+            self._pick = getter if len(self._order) > 1 else lambda values: (getter(values),)
         clean = dialects.param_cleaner(conn.dialect.name)
         if clean is not None:  # PostgreSQL; SQLite's hot path stays as it was
             plain = self._params
@@ -39,7 +45,7 @@ class Prepared:
         values = {**self._defaults, **given} if given else self._defaults
         if self._order is None:
             return values
-        return tuple(values[name] for name in self._order)
+        return self._pick(values) if self._pick is not None else ()
 
     def _cursor(self) -> Any:
         if not self._conn.in_transaction():
