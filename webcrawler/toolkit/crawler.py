@@ -13,11 +13,10 @@ no other way to the network.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from webcrawler.config.layers import from_environment
+from webcrawler.config.layers import from_environment, set_by_environment
 from webcrawler.errors import ToolkitError
 from webcrawler.protocol.urls import host_of
 from webcrawler.settings import Settings
@@ -107,7 +106,7 @@ class Crawler:
         settings = self.settings
         if settings is None:
             settings = from_environment()
-            if "WEBCRAWLER_AGENTS" not in os.environ:
+            if not set_by_environment("agents"):
                 settings = dataclasses.replace(settings, agents=TOOLKIT_AGENTS)
         roots = _root_list(self.roots, type(self).__name__)
         hosts = {*settings.scope_hosts, *(_host(root) for root in roots)}

@@ -14,7 +14,7 @@ them are estimates.py's, the ones the ordering harness (webcrawler/evaluate/) me
 
 `links_found` returns the ids whose key changed, or None when all may have.
 Policies never touch the network; `load` reads the stored links once when a
-crawl resumes.
+crawl resumes, through the store (`interfaces.OrderBook`: either store).
 """
 
 from __future__ import annotations
@@ -23,10 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Protocol
 
-from sqlalchemy import func, select
-from sqlalchemy.engine import Connection
-
-from webcrawler.database.schema import links
+from webcrawler.engine.interfaces import OrderBook
 from webcrawler.engine.records import FoundLink
 from webcrawler.engine.scheduling.orders.best_first import Key
 from webcrawler.engine.scheduling.orders.estimates import Backlinks, HotQueue, PageRankEstimate
@@ -36,7 +33,7 @@ ON_TOPIC_COUNT = 10
 
 
 class DocumentKeys(Protocol):
-    def load(self, conn: Connection) -> None:
+    def load(self, store: OrderBook) -> None:
         """A resumed crawl: read the stored links this policy needs (once, before crawling)."""
 
     def seen(self, doc_id: int, url: str) -> None:
@@ -50,7 +47,7 @@ class DocumentKeys(Protocol):
 
 
 class BreadthFirstKeys:
-    def load(self, conn: Connection) -> None:
+    def load(self, store: OrderBook) -> None:
         pass
 
     def seen(self, doc_id: int, url: str) -> None:
@@ -69,9 +66,8 @@ class BacklinkKeys(BreadthFirstKeys):
     def __init__(self) -> None:
         self.backlinks = Backlinks()
 
-    def load(self, conn: Connection) -> None:
-        self.backlinks.count.update(conn.execute(
-            select(links.c.target_id, func.count()).group_by(links.c.target_id)).all())
+    def load(self, store: OrderBook) -> None:
+        self.backlinks.count.update(store.links_per_target())
 
     def key(self, doc_id: int, depth: int) -> Key:
         return (-self.backlinks.value(doc_id), depth, doc_id)
@@ -89,8 +85,8 @@ class PageRankKeys(BreadthFirstKeys):
     def __init__(self, min_every: int = 50) -> None:
         self.rank = PageRankEstimate(every=min_every, grow=100, tol=1e-3, max_iter=50)
 
-    def load(self, conn: Connection) -> None:
-        for source, target in conn.execute(select(links.c.source_id, links.c.target_id)):
+    def load(self, store: OrderBook) -> None:
+        for source, target in store.stored_links():
             self.rank.add_link(source, target)
         if self.rank.node:
             self.rank.recompute()
@@ -116,8 +112,8 @@ class HotQueryKeys:
         self.base = base
         self._last: tuple[int, list[int]] = (-1, [])
 
-    def load(self, conn: Connection) -> None:
-        self.base.load(conn)
+    def load(self, store: OrderBook) -> None:
+        self.base.load(store)
 
     def seen(self, doc_id: int, url: str) -> None:
         self.queue.seen(doc_id, url)
