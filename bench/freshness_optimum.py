@@ -27,7 +27,7 @@ import argparse
 import heapq
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import formatdate
 
 import numpy as np
@@ -38,6 +38,7 @@ from webcrawler.recrawl.allocation import allocate, freshness
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
 from webcrawler.recrawl.changes import Change
 from webcrawler.recrawl.policies import Buckets, Fetched, RecrawlPlan, make_policy
+from webcrawler.recrawl.priors import CHANGEFREQS, PRIOR_WEIGHT, Evidence
 from webcrawler.recrawl.queues import PULL_SCAN, gain
 from webcrawler.recrawl.recrawler import _Before, _history_after
 from webcrawler.recrawl.replan import Replanner
@@ -58,6 +59,8 @@ class Web:
     seconds: float = 600.0
     spread: str = "flat"
     prehistory: float = 0.0  # seconds the web has existed (changing) when the crawl starts
+    sitemaps: tuple[str, ...] = ("honest", "lying", "none")  # each server's sitemap changefreq
+    prior_weight: float = PRIOR_WEIGHT
 
 
 @dataclass
@@ -73,6 +76,21 @@ class Page:
     first: float = 0.0  # the first fetch
     lastmod: str | None = None  # the last answer's Last-Modified
     ages: float | None = 0.0  # trusted sum of ages (lastmod.py; None: untrusted)
+    freq: str = ""  # its sitemap's changefreq ("": none listed)
+
+
+def sitemap_changefreq(web: Web, changes: Changes, server: int, page: int) -> str:
+    """The changefreq the page's sitemap lists: the true one in the web's days ("honest"), one
+    drawn at random ("lying"), or none."""
+    kind = web.sitemaps[server % len(web.sitemaps)]
+    if kind == "none":
+        return ""
+    if kind == "lying":
+        return CHANGEFREQS[int(np.random.default_rng([changes.seed, server, page, 9]).integers(2, 7))]
+    days = changes.interval(server, page)
+    return next((word for word, limit in (("hourly", 1 / 24), ("daily", 1.0), ("weekly", 7.0),
+                                          ("monthly", 31.0)) if days <= limit),
+                "never" if np.isinf(days) else "yearly")
 
 
 def true_rate(changes: Changes, web: Web, server: int, page: int) -> float:
@@ -86,8 +104,10 @@ class Sim:
     def __init__(self, web: Web, seed: int, policy: str) -> None:
         self.web, self.name = web, policy
         self.changes = Changes(seed, SPREADS[web.spread])
-        self.pages = [Page(s, p, true_rate(self.changes, web, s, p))
+        self.pages = [Page(s, p, true_rate(self.changes, web, s, p),
+                           freq=sitemap_changefreq(web, self.changes, s, p))
                       for p in range(web.pages) for s in range(web.servers)]
+        self.evidence = Evidence(web.prior_weight if policy == "buckets" else 0.0)
         self.plan = RecrawlPlan()
         self.policy = make_policy("uniform" if policy == "optimum" else policy.split("-")[0], self.plan)
         self.replanner = Replanner(self.plan, web.fetch_rate) if policy.startswith("buckets") else None
@@ -161,20 +181,25 @@ class Sim:
             self.spent["too fast"] += bool(page.rate > 0 and self.optimum[k] == 0)
         lastmod = self.last_modified(page, t)
         if page.seen < 0:
-            page.seen, page.last, page.history, page.first = now_events, t, History(1, 0, 0.0), t
+            history = History(1, 0, 0.0, prior=self.evidence.prior(page.server, page.freq))
+            page.seen, page.last, page.history, page.first = now_events, t, history, t
             page.lastmod = lastmod
-            self.place(k, UNKNOWN)
-            return self.schedule(k, t, Fetched(None, UNKNOWN, None))
+            b = bucket(history)
+            page.rate_estimate = None if b == UNKNOWN else 1.0 / (interval_of_bucket(b) or 1.0)
+            self.place(k, b)
+            return self.schedule(k, t, Fetched(None, b, None, history))
         self.recrawls += 1
         changed = now_events != page.seen
         h = page.history  # the product's own history update (recrawler._history_after)
         before = _Before("fetched", None, None, h.fetches, h.changes, 0, 0, 0, EPOCH + page.first,
                          EPOCH + page.last, None, h.changed_span, h.shortest_change, page.lastmod,
                          page.ages)
-        page.history = _history_after(before, changed, EPOCH + t, lastmod)
+        self.evidence.add(page.server, page.freq, t - page.last, changed)
+        page.history = replace(_history_after(before, changed, EPOCH + t, lastmod),
+                               prior=self.evidence.prior(page.server, page.freq))
         page.ages, page.lastmod = page.history.change_ages, lastmod
         if self.name == "buckets-nolm":  # no Last-Modified: the history of the fetches alone
-            page.history = h.after(t - page.last, changed, None)
+            page.history = replace(h, prior=None).after(t - page.last, changed, None)
         page.first = t - page.history.span
         page.seen, page.last = now_events, t
         b = bucket(page.history)
