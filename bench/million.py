@@ -67,8 +67,9 @@ from bench.query_latency import (
     wait_for,
 )
 from webcrawler.engine.pipeline.index_sink import COMMIT_PACE, WRITER_NICENESS
-from webcrawler.index import IndexedDocument, boundfile, open_writer
-from webcrawler.index.writer import open_index
+from webcrawler.index import IndexedDocument, open_writer
+from webcrawler.index.format.opening import open_index
+from webcrawler.index.search import boundfile
 
 TAIL_WORDS = 24  # long-tail words a page
 CRAWL_WRITER = "a crawl's writer committing"
@@ -228,8 +229,8 @@ def during_rebuild(data: Path, queries: int) -> dict[str, list[float]]:
     time): alone, then while the word tools - vocabulary and speller - are rebuilt back to
     back in a thread, as the query server rebuilds them after commits (`lexicon.py`: at
     most every 30 s and 5% of the time), its worst case."""
-    from webcrawler.index import lexicon
-    from webcrawler.index.searcher import Searcher
+    from webcrawler.index.search.searcher import Searcher
+    from webcrawler.index.words import lexicon
 
     stream = query_stream()
     out: dict[str, list[float]] = {}

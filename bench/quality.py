@@ -40,13 +40,8 @@ from dataclasses import replace  # noqa: E402
 from bench import typos  # noqa: E402
 from bench.common import save, section  # noqa: E402
 from webcrawler.agents.parse import HEADINGS, MAX_HEADINGS, heading_texts  # noqa: E402
-from webcrawler.index import (  # noqa: E402
-    IndexedDocument,
-    QueryError,
-    open_searcher,
-    open_writer,
-    schema,  # noqa: E402
-)
+from webcrawler.index import IndexedDocument, QueryError, open_searcher, open_writer  # noqa: E402
+from webcrawler.index.format import schema  # noqa: E402
 
 SITES = {
     "python": Path("/usr/share/doc/python3.11/html"),

@@ -36,7 +36,7 @@ from bench.common import publish, table
 from tests.support.genweb import GenWeb, vocabulary
 from webcrawler.engine.pipeline.index_sink import COMMIT_PACE, lower_priority
 from webcrawler.index import IndexedDocument, open_writer
-from webcrawler.index.analysis import STOP_WORDS
+from webcrawler.index.format.analysis import STOP_WORDS
 
 CACHE = Path("/tmp/bench-cache")
 WEBCRAWLER = Path(sys.executable).with_name("webcrawler")

@@ -2,7 +2,7 @@
 
 Both answer "which word of the index did the user mean?" for misspelled words of the
 judged queries of bench/quality.py (one edit each, bench/typos.py, the distance allowed
-by webcrawler/index/spelling.py's rule). Measured: how often the first answer is the word
+by webcrawler/index/words/spelling.py's rule). Measured: how often the first answer is the word
 before its typo, and how long one lookup takes; for symspellpy also the time and memory
 its lookup table takes to build (Whoosh needs none: it walks a Levenshtein automaton over
 the terms of every segment at each lookup).
@@ -24,9 +24,9 @@ from pathlib import Path
 
 from bench import quality, typos
 from bench.common import median, publish, table
-from webcrawler.index.spelling import Speller, max_distance
-from webcrawler.index.vocabulary import read_vocabulary
-from webcrawler.index.writer import open_index
+from webcrawler.index.format.opening import open_index
+from webcrawler.index.words.spelling import Speller, max_distance
+from webcrawler.index.words.vocabulary import read_vocabulary
 
 
 def misspelled_words(vocabulary: set[str], queries: list[tuple[str, str, set[str]]],
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> str:
         speller = Speller(vocabulary)
         built, (_now, peak) = time.perf_counter() - started, tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        rows = [("symspellpy (webcrawler/index/spelling.py)",
+        rows = [("symspellpy (webcrawler/index/words/spelling.py)",
                  *measure(lambda t: next(iter(speller.near(t)), None), pairs))]
         with ix.searcher() as searcher:
             for prefix in (0, 1):

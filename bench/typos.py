@@ -5,7 +5,7 @@ is one of the four edits people make, chosen at random too: a letter replaced by
 another, two neighbouring letters swapped, a letter left out, a letter typed extra.
 The random generator is seeded, so the misspelled set is fixed. A query with no word
 of four letters or more has no misspelled version (typo tolerance leaves such short
-words alone; see webcrawler/index/spelling.py).
+words alone; see webcrawler/index/words/spelling.py).
 
 `table` measures MRR@10 on the clean and the misspelled queries, with typo tolerance and
 without, and how often "did you mean" names the clean query (`python -m bench.quality`

@@ -188,11 +188,11 @@ def test_the_agents_never_import_the_database_or_the_index() -> None:
 
 
 WRITERS = ("webcrawler.engine", "webcrawler.recrawl", "webcrawler.agents", "webcrawler.toolkit",
-           "webcrawler.index.writer", "webcrawler.index.termwriter", "webcrawler.index.merging",
-           "webcrawler.index.shards", "webcrawler.index.open_writer",
-           "webcrawler.index.IndexWriter", "webcrawler.index.open_shard_writer",
-           "webcrawler.index.optimize", "webcrawler.index.prepare_layout",
-           "webcrawler.index.set_aside")
+           "webcrawler.index.writing.writer", "webcrawler.index.format.termwriter",
+           "webcrawler.index.format.merging", "webcrawler.index.writing.shards",
+           "webcrawler.index.open_writer", "webcrawler.index.IndexWriter",
+           "webcrawler.index.open_shard_writer", "webcrawler.index.optimize",
+           "webcrawler.index.prepare_layout", "webcrawler.index.set_aside")
 SQL_WRITES = {"insert", "update", "delete", "create_all", "drop_all", "commit", "executescript"}
 WRITE_STATEMENT = re.compile(r"^\s*(insert|update|delete|replace|create|drop|alter|vacuum)\s",
                              re.IGNORECASE)
@@ -390,6 +390,22 @@ def test_the_engines_rooms_stand_in_one_order() -> None:
     assert set(engine) == set(rank)
     upward = {name: sorted(d for d in deps if d in rank and rank[d] >= rank[name])
               for name, deps in engine.items()}
+    assert {name: deps for name, deps in upward.items() if deps} == {}
+
+
+INDEX_ROOMS = ("models", "background", "heap", "format", "words", "search", "writing")
+
+
+def test_the_indexs_rooms_stand_in_one_order() -> None:
+    """The index's value types and shared helpers (models, background, heap), then the on-disk
+    format (format/), the word tools and query language (words/), reading and ranking (search/),
+    writing (writing/): each imports only rooms before it, never one above."""
+    index = {name: deps for name, deps in graph_at(3).items()
+             if name.startswith("webcrawler.index.")}
+    rank = {f"webcrawler.index.{room}": i for i, room in enumerate(INDEX_ROOMS)}
+    assert set(index) == set(rank)
+    upward = {name: sorted(d for d in deps if d in rank and rank[d] >= rank[name])
+              for name, deps in index.items()}
     assert {name: deps for name, deps in upward.items() if deps} == {}
 
 

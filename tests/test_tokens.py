@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from webcrawler.index.analysis import MAX_WORD, index_words, words
+from webcrawler.index.format.analysis import MAX_WORD, index_words, words
 from webcrawler.text.shingles import resemblance, sketch
 from webcrawler.text.tokens import utf8_words
 

@@ -1,7 +1,7 @@
 """The data directory's layout, in one place: what lives where under `--data-dir`.
 
     webcrawler.db (-wal, -shm, -journal)   the crawl's database (SQLite, unless --db names another)
-    index/                                 the full-text index (index/shard-K/ when sharded: index/format.py)
+    index/                                 the full-text index (index/shard-K/ if sharded: format/version.py)
     leases/                                politeness across processes: who may ask which server now
     webcrawler.toml                        the optional config file (config/file.py)
     workbench/<crawl id>/                  the workbench's crawls, a folder each (workbench/crawls.py)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.index import open_searcher
-from webcrawler.index.prior import factor
+from webcrawler.index.search.prior import factor
 
 HUB, SHOP = "127.0.18.1", "127.0.18.2"
 

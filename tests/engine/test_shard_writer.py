@@ -27,7 +27,7 @@ from webcrawler.engine.pipeline.shard_writer import (
 )
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import IndexedDocument, open_searcher, open_shard_writer
-from webcrawler.index.format import shard_count
+from webcrawler.index.format.version import shard_count
 from webcrawler.query_server import create_app
 from webcrawler.settings import Settings
 

@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 
 from tests.index.test_pruning import _answers, _document
-from webcrawler.index import boundfile, open_searcher, open_writer, prior, segcache, vectors
-from webcrawler.index.blocks import block_table, extent
-from webcrawler.index.schema import CONTENT
-from webcrawler.index.writer import open_index
+from webcrawler.index import open_searcher, open_writer
+from webcrawler.index.format import segcache, vectors
+from webcrawler.index.format.blocks import block_table, extent
+from webcrawler.index.format.opening import open_index
+from webcrawler.index.format.schema import CONTENT
+from webcrawler.index.search import boundfile, prior
 
 
 @pytest.fixture()

@@ -10,8 +10,8 @@ import pytest
 from whoosh.collectors import TopCollector
 
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
-from webcrawler.index.query import parse, to_whoosh
-from webcrawler.index.weighting import Peculiarity
+from webcrawler.index.search.weighting import Peculiarity
+from webcrawler.index.words.query import parse, to_whoosh
 
 VOCAB = [f"w{i}" for i in range(60)]
 QUERIES = ["w0", "w1 w2", "w0 w59", "w3 w4 w5", "w10 w20", '"w0 w1" w2', "w1 -w2"]

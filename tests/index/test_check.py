@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from webcrawler.index import IndexDamaged, IndexedDocument, check, open_searcher, open_writer
-from webcrawler.index.writer import bounded_merge
+from webcrawler.index.writing.writer import bounded_merge
 
 
 @pytest.fixture

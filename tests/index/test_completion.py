@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.index import IndexedDocument, Searcher, lexicon, open_searcher, open_writer
-from webcrawler.index.completion import Completer
-from webcrawler.index.vocabulary import Vocabulary, normalise_title, read_vocabulary
-from webcrawler.index.writer import open_index
+from webcrawler.index import IndexedDocument, Searcher, open_searcher, open_writer
+from webcrawler.index.format.opening import open_index
+from webcrawler.index.words import lexicon
+from webcrawler.index.words.completion import Completer
+from webcrawler.index.words.vocabulary import Vocabulary, normalise_title, read_vocabulary
 
 DOCS = [
     IndexedDocument(1, "http://p.test/1", "Socket Programming HOWTO - Python docs",
@@ -148,7 +149,7 @@ def test_the_speller_is_built_only_when_a_query_needs_it(
 def test_a_vocabulary_read_again_reads_only_new_segments(index_dir: Path) -> None:
     """What each segment held is remembered between reads: after a commit, a deletion and
     a merge, the remembered read is the fresh read, and merged-away segments are forgotten."""
-    from webcrawler.index import vocabulary as module
+    from webcrawler.index.words import vocabulary as module
 
     remembered: dict = {}
     ix = open_index(index_dir, create=False)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from webcrawler.index import IndexedDocument, QueryError, fastpaths, open_searcher, open_writer
-from webcrawler.index.grouping import PER_SITE, group, more_from
+from webcrawler.index import IndexedDocument, QueryError, open_searcher, open_writer
+from webcrawler.index.format import fastpaths
+from webcrawler.index.search.grouping import PER_SITE, group, more_from
 
 ENGLISH = "the harbour boats sail out at dawn and the sailors mend their nets on the quay"
 GERMAN = "die Boote im Hafen segeln bei Sonnenaufgang hinaus und die Fischer flicken ihre Netze"

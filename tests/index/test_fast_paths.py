@@ -1,6 +1,6 @@
 """The fast paths are taken, on a real index: a Whoosh release that silently sent word
 queries, merges or segment reads back down Whoosh's own way (correct, 15x slower) would
-pass every other test. Counted by `webcrawler.index.fastpaths`, not timed."""
+pass every other test. Counted by `webcrawler.index.format.fastpaths`, not timed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
-from webcrawler.index.fastpaths import reset, taken
+from webcrawler.index.format.fastpaths import reset, taken
 
 
 def pages(start: int, count: int) -> list[IndexedDocument]:

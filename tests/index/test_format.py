@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from webcrawler.index import IndexDamaged, open_searcher, open_writer
-from webcrawler.index.format import FORMAT_FILE, FORMAT_VERSION, WHOOSH_VERSION
+from webcrawler.index.format.version import FORMAT_FILE, FORMAT_VERSION, WHOOSH_VERSION
 
 
 def test_a_new_index_names_its_format_and_whoosh(tiny_index: Path) -> None:
@@ -67,7 +67,7 @@ def test_garbage_in_the_table_of_contents_is_damage(tiny_index: Path) -> None:
 
 def test_another_installed_whoosh_is_refused_before_any_index_is_touched(
         tiny_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from webcrawler.index import format as index_format
+    from webcrawler.index.format import version as index_format
 
     monkeypatch.setattr(index_format, "installed_whoosh", lambda: "2.8.0")
     for index_dir in (tiny_index, tmp_path / "new"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 
-from webcrawler.index.writer import choose_merge
+from webcrawler.index.writing.writer import choose_merge
 
 
 def simulate(commits: list[int], fan_in: int, cap: int) -> tuple[list[int], int, int]:

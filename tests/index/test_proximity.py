@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
-from webcrawler.index.proximity import PROXIMITY_WEIGHT, WINDOW, _near
+from webcrawler.index.search.proximity import PROXIMITY_WEIGHT, WINDOW, _near
 
 FAR = "river " + "stones and pebbles lie along the bank " * 3 + "boat"
 NEAR = "stones and pebbles lie along the bank " * 3 + "river boat"
@@ -37,9 +37,9 @@ def test_positions_read_block_by_block_are_whoosh_matchers_positions(tmp_path: P
     lists of several blocks, across segments, the positions Whoosh's matchers give."""
     from whoosh.reading import SegmentReader
 
-    from webcrawler.index.blocks import values_of
-    from webcrawler.index.schema import CONTENT
-    from webcrawler.index.writer import open_index
+    from webcrawler.index.format.blocks import values_of
+    from webcrawler.index.format.opening import open_index
+    from webcrawler.index.format.schema import CONTENT
 
     with open_writer(tmp_path / "index") as writer:
         for start in (0, 400):

@@ -12,16 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.genweb import vocabulary
-from webcrawler.index import (
-    IndexedDocument,
-    boundfile,
-    fastpaths,
-    open_searcher,
-    open_writer,
-    pruning,
-    segcache,
-    wordsearch,
-)
+from webcrawler.index import IndexedDocument, open_searcher, open_writer
+from webcrawler.index.format import fastpaths, segcache
+from webcrawler.index.search import boundfile, pruning, wordsearch
 
 WORDS = [w for w in vocabulary()[:400] if len(w) > 3]
 SITES = [f"s{n}.test" for n in range(12)]

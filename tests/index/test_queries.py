@@ -114,7 +114,7 @@ def test_anchor_index_ranks_anchor_texts() -> None:
     ("plain WORD, word_x, sword and Word.", "word"),  # str.find on the lower-cased text
 ])
 def test_snippet_bolds_whole_words_either_way(text: str, query: str) -> None:
-    from webcrawler.index.snippets import snippet
+    from webcrawler.index.search.snippets import snippet
 
     out = snippet(text, {query})
     assert out.count("<b>") == 2 and "<b>WORD</b>" in out and "<b>Word</b>" in out

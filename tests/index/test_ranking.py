@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from webcrawler.index.analysis import TITLE_WEIGHT
-from webcrawler.index.proximity import PROXIMITY_WEIGHT
-from webcrawler.index.weighting import word_weight
+from webcrawler.index.format.analysis import TITLE_WEIGHT
+from webcrawler.index.search.proximity import PROXIMITY_WEIGHT
+from webcrawler.index.search.weighting import word_weight
 
 # The tiny collection (conftest.TINY), after the stop list ("for", "and", "is", "from",
 # "an" are stop words; title words count TITLE_WEIGHT = 3 times in a word's count, the

@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webcrawler.index import IndexedDocument, open_writer, segcache
-from webcrawler.index.writer import open_index
+from webcrawler.index import IndexedDocument, open_writer
+from webcrawler.index.format import segcache
+from webcrawler.index.format.opening import open_index
 
 
 def _readers(path: Path, opened: list) -> list:

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from webcrawler.index import IndexDamaged, IndexedDocument, check, open_searcher, open_writer
-from webcrawler.index.format import shard_count, shard_dir
-from webcrawler.index.sharded import ShardedSearcher
-from webcrawler.index.shards import open_shard_writer, optimize, shard_of
+from webcrawler.index.format.version import shard_count, shard_dir
+from webcrawler.index.search.sharded import ShardedSearcher
+from webcrawler.index.writing.shards import open_shard_writer, optimize, shard_of
 
 WORDS = (
     "apple pie cider crust filling recipe cinnamon sugar butter flour oven bake orchard tree "

@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 from whoosh.index import open_dir
 
-from webcrawler.index import IndexedDocument, Searcher, fastpaths, lexicon, open_searcher, open_writer
-from webcrawler.index.query import parse
-from webcrawler.index.shards import open_shard_writer, shard_of
-from webcrawler.index.spelling import Speller, max_distance, suggestion
-from webcrawler.index.vocabulary import read_vocabulary
+from webcrawler.index import IndexedDocument, Searcher, open_searcher, open_writer
+from webcrawler.index.format import fastpaths
+from webcrawler.index.words import lexicon
+from webcrawler.index.words.query import parse
+from webcrawler.index.words.spelling import Speller, max_distance, suggestion
+from webcrawler.index.words.vocabulary import read_vocabulary
+from webcrawler.index.writing.shards import open_shard_writer, shard_of
 
 
 def documents() -> list[IndexedDocument]:

@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from webcrawler.index import IndexedDocument, open_searcher, open_writer
-from webcrawler.index.storage import IndexStorage, MappedFile
+from webcrawler.index.format.storage import IndexStorage, MappedFile
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def test_a_view_reads_the_map_without_a_copy_and_outlives_its_close(
     lives must neither fail nor pull the bytes from under it."""
     import numpy as np
 
-    from webcrawler.index import fastpaths
+    from webcrawler.index.format import fastpaths
 
     storage, body = data_file
     mapped = storage.open_file("x.seg")
@@ -90,7 +90,7 @@ def _held(directory: Path) -> list[str]:
 
 def test_a_segment_open_twice_is_mapped_once_and_unmapped_with_its_last_reader(
         data_file: tuple[IndexStorage, bytes], tmp_path: Path) -> None:
-    from webcrawler.index import fastpaths
+    from webcrawler.index.format import fastpaths
 
     storage, body = data_file
     fastpaths.reset()
@@ -118,7 +118,7 @@ def test_a_file_written_again_under_its_name_is_mapped_anew(
 
 
 def test_a_new_commit_maps_only_its_new_segments(tmp_path: Path) -> None:
-    from webcrawler.index import fastpaths
+    from webcrawler.index.format import fastpaths
 
     def pages(start: int) -> list[IndexedDocument]:
         return [IndexedDocument(i, f"http://h/{i}", "t", f"word{i} common", "h")

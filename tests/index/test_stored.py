@@ -7,7 +7,8 @@ from pathlib import Path
 
 from whoosh.index import open_dir
 
-from webcrawler.index import IndexedDocument, open_searcher, open_writer, segcache
+from webcrawler.index import IndexedDocument, open_searcher, open_writer
+from webcrawler.index.format import segcache
 
 
 def _documents(first: int, count: int) -> list[IndexedDocument]:

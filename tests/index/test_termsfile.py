@@ -10,9 +10,10 @@ from whoosh.codec import whoosh3
 from whoosh.filedb import filetables
 from whoosh.filedb.structfile import BufferFile
 
-from webcrawler.index import IndexedDocument, open_writer, termsfile
-from webcrawler.index.postings import ContentCodec
-from webcrawler.index.writer import open_index
+from webcrawler.index import IndexedDocument, open_writer
+from webcrawler.index.format import termsfile
+from webcrawler.index.format.opening import open_index
+from webcrawler.index.format.postings import ContentCodec
 
 
 def _index(path: Path) -> None:

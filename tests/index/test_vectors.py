@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from whoosh.codec import whoosh3
 
-from webcrawler.index import IndexedDocument, open_writer, vectors
-from webcrawler.index.blocks import extent, posting_blocks, shift_docnums
-from webcrawler.index.schema import CONTENT
-from webcrawler.index.writer import open_index
+from webcrawler.index import IndexedDocument, open_writer
+from webcrawler.index.format import vectors
+from webcrawler.index.format.blocks import extent, posting_blocks, shift_docnums
+from webcrawler.index.format.opening import open_index
+from webcrawler.index.format.schema import CONTENT
 
 
 def test_arrays_agree_with_the_blocks_in_every_segment(tmp_path: Path) -> None:

@@ -116,10 +116,11 @@ def test_fast_merge_writes_what_whoosh_merge_writes(tmp_path: Path, deleted: ran
     from whoosh.codec import whoosh3
     from whoosh.reading import SegmentReader
 
-    from webcrawler.index import vectors
-    from webcrawler.index.blocks import extent, posting_blocks
-    from webcrawler.index.merging import merge_all
-    from webcrawler.index.writer import IndexWriter, open_index
+    from webcrawler.index.format import vectors
+    from webcrawler.index.format.blocks import extent, posting_blocks
+    from webcrawler.index.format.merging import merge_all
+    from webcrawler.index.format.opening import open_index
+    from webcrawler.index.writing.writer import IndexWriter
 
     def whoosh_merge(writer, segments):  # type: ignore[no-untyped-def]
         for segment in segments:
@@ -179,7 +180,8 @@ def test_a_commit_grouped_in_memory_writes_what_a_spilled_one_writes(tmp_path: P
     """The pool groups a commit's postings by term in memory (postings.GroupedPostings);
     a pool too small for the commit spills sorted runs to disk and merges them, Whoosh's
     way: both write the same postings, lengths and term statistics."""
-    from webcrawler.index.writer import IndexWriter, open_index
+    from webcrawler.index.format.opening import open_index
+    from webcrawler.index.writing.writer import IndexWriter
 
     docs = [doc(i, f"word{i % 7} shared text {i % 3} " + "filler " * (i % 50)) for i in range(400)]
     seen = []

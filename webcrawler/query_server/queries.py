@@ -94,7 +94,7 @@ def active_filters(query: str) -> list[tuple[str, str]]:
     for part in query.split():
         operator, colon, value = part.partition(":")
         if colon and value and operator.lower() in FILTER_OPERATORS:
-            found[operator.lower()] = value  # the last one given, as index.query.parse reads it
+            found[operator.lower()] = value  # the last one given, as index.words.query.parse reads it
     return [(operator, found[operator]) for operator in FILTER_OPERATORS if operator in found]
 
 

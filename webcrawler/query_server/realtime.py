@@ -33,7 +33,7 @@ from flask import Blueprint, Flask, abort, current_app, jsonify, render_template
 from flask.typing import ResponseReturnValue
 
 from webcrawler.index import QueryError
-from webcrawler.index.query import parse_with_words as parse_query
+from webcrawler.index.words.query import parse_with_words as parse_query
 from webcrawler.query_server.failures import visitor_reason
 from webcrawler.query_server.queries import check_query
 from webcrawler.web.errors import csp_nonce

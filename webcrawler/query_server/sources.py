@@ -3,7 +3,7 @@
 Both are opened lazily and may not exist yet (before the first `webcrawler
 index`): then `search` returns None and `engine` returns None, and the pages
 say so. The searcher looks for new commits by the indexer in another process
-and opens them in the background (`index/searcher.py`): new documents show up
+and opens them in the background (`index/search/searcher.py`): new documents show up
 within a fraction of a second, and no query waits for the index to reopen. The database
 is opened by `readonly.open_readonly`, which creates no file (not even SQLite's
 -wal and -shm), and is never created here: a missing SQLite file stays missing.

@@ -1,5 +1,5 @@
 r"""The words of a text as `\w+` finds them in its lower case, each in UTF-8, found with bytes
-methods: the one tokenisation of the index's analysis (`index/analysis.py`) and of the
+methods: the one tokenisation of the index's analysis (`index/format/analysis.py`) and of the
 shingle sketches (`shingles.py`), which the regex made the largest part of both.
 
 The characters outside ASCII that `\w` does not match (typographic quotes, dashes,

@@ -5,7 +5,7 @@ similarity to various categories ... A category is represented by a collection
 of documents ... The match between a page and a category is computed using a
 Vector Space document/collection similarity metric [Salton88]."
 
-The vectors use the WebCrawler's own weighting (webcrawler/index/weighting.py,
+The vectors use the WebCrawler's own weighting (webcrawler/index/search/weighting.py,
 through its plain function `word_weight`, and the index's `words`): a word's
 weight is its peculiarity, its frequency in the text over its frequency in a
 reference domain - here all the example documents together. A page's score for
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from webcrawler.errors import ToolkitError
-from webcrawler.index.analysis import TITLE_WEIGHT, words
-from webcrawler.index.weighting import word_weight
+from webcrawler.index.format.analysis import TITLE_WEIGHT, words
+from webcrawler.index.search.weighting import word_weight
 from webcrawler.toolkit.classifiers import Classifier
 from webcrawler.toolkit.markup import text_between
 from webcrawler.toolkit.model import Page

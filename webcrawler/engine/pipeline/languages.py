@@ -6,7 +6,7 @@ must not spend a detection on every page) detects the language of each document 
 code, or `UNKNOWN` for a text too short or too mixed to tell. When the index's commit is
 acknowledged, the same value is written to `documents.language`, in the acknowledgement's
 transaction; NULL there means not indexed yet. The index's value serves the `language`
-facet, the `lang:` filter and the stemmers a query's words are given (`index/stemming.py`);
+facet, the `lang:` filter and the stemmers a query's words are given (`index/words/stemming.py`);
 the database's lets `webcrawler index --reindex` rebuild without detecting again. A page
 fetched again is detected again: its text may have changed.
 """

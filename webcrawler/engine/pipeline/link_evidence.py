@@ -3,7 +3,7 @@
 Before a batch is indexed, each document is given the texts of the links pointing to it
 (from other servers apart from its own server's navigation: the index weighs them
 differently) and its link counts, the distinct pages linking to it and the pages it
-links to (the ranking's prior, `index/prior.py`). The index sees the links known when
+links to (the ranking's prior, `index/search/prior.py`). The index sees the links known when
 the page is indexed; a page indexed early learns of later links when the crawl sends
 it to the index again because its in-links changed (`link_refresh.py`), when it is
 indexed again (a recrawl) or when `webcrawler index --reindex` rebuilds the index

@@ -10,7 +10,7 @@ read through the links table's primary key: a look costs the links of those
 documents, not of the crawl), counts each target's in-links now, and compares
 them with the count its index entry was built with (`index_outbox.inlinks`,
 stored when the index's commit is acknowledged). A target whose link prior
-(`index/prior.py`) would now differ by at least `MIN_CHANGE` is sent to the index
+(`index/search/prior.py`) would now differ by at least `MIN_CHANGE` is sent to the index
 again - its outbox row joins the open batch, and the index re-adds it with its
 anchor texts and counts read afresh - the largest changes first, at most
 `MAX_RESEND` a look, so re-indexing costs at most that share of the crawl's own
@@ -35,7 +35,7 @@ from sqlalchemy.engine import Connection
 
 from webcrawler.database.schema import index_outbox
 from webcrawler.engine.interfaces import LinkBook
-from webcrawler.index.prior import factor
+from webcrawler.index.search.prior import factor
 
 REFRESH_SECONDS = 60.0  # a look at least this often while documents arrive
 MIN_LOOK_SECONDS = 30.0  # ... and no look sooner than this after the last (but the crawl's end)

@@ -8,7 +8,7 @@ refetch. The old index directory is moved aside (`index.damaged-<time>`, or
 from the stored documents in doc_id order, one commit per `BATCH`, with progress
 on stderr; the summary goes to stdout. Then every stored row is marked INDEXED, and
 removal rows not applied yet are dropped (the new index never had their documents).
-With `--index-shards S` the index is rebuilt as S shards (`index/shards.py`); without,
+With `--index-shards S` the index is rebuilt as S shards (`index/writing/shards.py`); without,
 as many as it had.
 
 Documents fetched before the database kept their text (meta

@@ -5,7 +5,7 @@ and its shard's directory, so it can run on another host
 (`webcrawler index-writer --shard K --shards S`), or be started by the engine
 itself (`webcrawler index --index-shards S`). No message crosses from the engine:
 a writer polls `index_outbox` for its own rows (doc_id % S == K, the shard rule of
-`index/shards.py`) that are not INDEXED yet, oldest batch first, adds them to its
+`index/writing/shards.py`) that are not INDEXED yet, oldest batch first, adds them to its
 shard, commits, and then marks exactly those rows INDEXED, each only if its batch
 is still the one read: a row the engine replaced meanwhile (the page fetched
 again) keeps its new batch and is taken next round. A removal row (`outbox.py`)

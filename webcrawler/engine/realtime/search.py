@@ -44,7 +44,7 @@ from webcrawler.engine.records import FrontierEntry, ServerState
 from webcrawler.engine.scheduling.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
 from webcrawler.engine.store.scope import resolve
 from webcrawler.engine.store.sql import CrawlStore
-from webcrawler.index.query import parse_with_words as parse_query
+from webcrawler.index.words.query import parse_with_words as parse_query
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings

@@ -1,0 +1,177 @@
+"""Reading Whoosh's W3 posting lists a block at a time, without its matchers.
+
+A posting list in a W3 postings file is a 4-byte magic number, then blocks:
+a signed length (negative for the last block), a pickled header (count, last
+docnum, top weight, compression, min and max length bytes) and a pickled body
+(docnum gaps - the first one absolute - weights, values), zlib-compressed when
+the header says so. Merging (`merging.py`), the posting arrays (`vectors.py`),
+term-at-a-time search and proximity (`values_of`: only the blocks that hold the
+wanted documents are unpickled) read lists this way; Whoosh reads the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import struct
+import zlib
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from itertools import accumulate, repeat
+
+import numpy as np
+from whoosh.codec import whoosh3
+from whoosh.reading import SegmentReader, TermNotFound
+
+from webcrawler.index.format import segcache
+
+Header = tuple[int, int, float, int, int, int]  # count, last docnum, top weight, comp, lo, hi
+
+_INT = struct.Struct("!i")
+MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
+_PROTOS = (b"\x80\x02", b"\x80\x03")  # Whoosh's blocks, and termwriter's since (BODY_PROTOCOL)
+_INT_WIDTH = {0x4B: 2, 0x4D: 3, 0x4A: 5}  # pickle opcode K, M, J -> bytes with the opcode
+
+
+def is_w3(reader: SegmentReader) -> bool:
+    terms = getattr(reader, "_terms", None)
+    return type(terms) is whoosh3.W3TermsReader and isinstance(reader.codec(), whoosh3.W3Codec)
+
+
+def extent(info: whoosh3.W3TermInfo) -> tuple[int, int]:
+    """(offset, length) of a term's posting list in the postings file."""
+    offset, length = info.extent()
+    if isinstance(length, tuple):  # Whoosh 2.7 decodes the length as a 1-tuple
+        length = length[0]
+    return offset, length
+
+
+def raw_blocks(data: bytes) -> Iterator[tuple[Header, bytes]]:
+    """(header, pickled body, decompressed) of each block of one posting list."""
+    if data[:4] != MAGIC:
+        raise ValueError("not a W3 posting list")
+    pos = 4
+    while pos < len(data):
+        size = _INT.unpack_from(data, pos)[0]
+        pos += 4
+        end = pos + abs(size)
+        stream = io.BytesIO(data[pos:end])
+        header = pickle.load(stream)
+        body = stream.read()
+        if header[3]:
+            body = zlib.decompress(body)
+        yield header, body
+        pos = end
+        if size < 0:
+            break
+
+
+def posting_blocks(data: bytes) -> Iterator[tuple[list[int], object, object]]:
+    """(docnums, weights, values) of each block of one uncompressed or zlib posting list."""
+    for (count, *_rest), body in raw_blocks(data):
+        gaps, weights, values = pickle.loads(body)
+        yield list(accumulate(gaps)), weights_of(weights, count), _values(values, count)
+
+
+def values_of(reader: SegmentReader, field: str, word: str, docnums: Sequence[int],
+              table: tuple[np.ndarray, np.ndarray] | None = None) -> Iterator[tuple[int, bytes]]:
+    """(docnum, posting value) of `word` in those of the W3 segment's `docnums` (sorted)
+    that hold it. Only the blocks whose docnums reach a wanted one are read and
+    unpickled, found in the list's block table (`table` when the caller has it, else
+    `block_table`, made once per segment and word), where a matcher's skips unpickle
+    much more."""
+    terms = reader._terms
+    try:
+        info = terms.term_info(field, word.encode("utf-8"))
+    except (KeyError, TermNotFound):
+        return
+    if info.is_inlined():
+        ids, _weights, values = info.inlined_postings()
+        blocks: Iterator[tuple[list[int], object]] = iter([(list(ids), values)])
+    else:
+        start, length = extent(info)
+        postfile = terms._postfile
+        if table is None:
+            table = segcache.remembered(reader, ("blocks", field, word),
+                                        lambda: block_table(postfile.get(start, length)))
+        blocks = _bodies_reaching(postfile, start, table, docnums)
+    for ids, values in blocks:
+        wanted = [d for d in docnums if ids[0] <= d <= ids[-1]]
+        if not wanted:
+            continue
+        values = _values(values, len(ids))
+        for docnum in wanted:
+            at = bisect_right(ids, docnum) - 1
+            if ids[at] == docnum:
+                yield docnum, values[at]  # type: ignore[index]
+
+
+def block_table(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """(where each block's header starts and ends in the list, the block's last docnum):
+    every header of one posting list read once, so that a query finds the blocks
+    holding its documents without reading the others' headers again."""
+    if data[:4] != MAGIC:
+        raise ValueError("not a W3 posting list")
+    view = memoryview(data)
+    bounds: list[int] = []
+    lasts: list[int] = []
+    pos = 4
+    while pos < len(data):
+        size = _INT.unpack_from(data, pos)[0]
+        pos += 4
+        end = pos + abs(size)
+        header = pickle.loads(view[pos:end])  # the header: loads stops before the body
+        bounds += (pos, end)
+        lasts.append(header[1])
+        pos = end
+        if size < 0:
+            break
+    wide = np.int32 if len(data) < 2**31 else np.int64  # remembered: the narrower, the more
+    return np.array(bounds, dtype=wide).reshape(-1, 2), np.array(lasts, dtype=np.int32)
+
+
+def _bodies_reaching(postfile, start: int, table: tuple[np.ndarray, np.ndarray],
+                     docnums: Sequence[int]) -> Iterator[tuple[list[int], object]]:
+    """(docnums, values) of the blocks of one list whose range holds one of `docnums`."""
+    bounds, lasts = table
+    for block in sorted(set(np.searchsorted(lasts, docnums).tolist())):
+        if block >= len(lasts):
+            break
+        begin, end = bounds[block].tolist()
+        stream = io.BytesIO(postfile.get(start + begin, end - begin))
+        header = pickle.load(stream)
+        body = stream.read()
+        gaps, _weights, values = pickle.loads(zlib.decompress(body) if header[3] else body)
+        yield list(accumulate(gaps)), values
+
+
+def shift_docnums(body: bytes, base: int) -> bytes:
+    """A block's pickled body with every docnum `base` higher: only the first gap changes
+    (it is absolute), so its pickled integer is rewritten in place; the rest is copied.
+    Pickle protocols 2 and 3 write the body as [MARK] first-int ..., and an integer as K
+    (1 byte), M (2), J (4) or LONG1; memo references count objects, not bytes."""
+    pos = 3 if body[2:3] == b"(" else 2
+    width = _INT_WIDTH.get(body[pos]) if body[:2] in _PROTOS else None
+    if width is None:  # not as Whoosh 2.7 or termwriter writes it: decode and encode
+        gaps, weights, values = pickle.loads(body)
+        return pickle.dumps(((gaps[0] + base, *gaps[1:]), weights, values), 3)
+    first = int.from_bytes(body[pos + 1 : pos + width], "little", signed=body[pos] == 0x4A)
+    return body[:pos] + pickle.dumps(first + base, 2)[2:-1] + body[pos + width :]
+
+
+def weights_of(weights: object, count: int) -> object:
+    """A block's weights as stored (None: all 1.0; one float: all that) -> one per posting."""
+    if weights is None:
+        return repeat(1.0, count)
+    if isinstance(weights, float):
+        return repeat(weights, count)
+    return weights
+
+
+def _values(values: object, count: int) -> object:
+    if values is None:
+        return repeat(b"", count)
+    if isinstance(values, bytes):
+        width = len(values) // count
+        return [values[i : i + width] for i in range(0, len(values), width)]
+    return values

@@ -1,0 +1,212 @@
+"""Merging segments: copy their documents and posting lists into the writer's new segment.
+
+Whoosh merges by decoding every posting of every old segment, feeding it to the
+new segment's pool, sorting the pool (spilling it to disk as pickles, one per
+posting) and encoding it again: so slow that the merge policy had to keep merges
+small, which left a large index in many segments, each a cost to every query. Here a
+merged W3 segment's posting lists are not decoded at all: `merge_segment` copies
+its stored fields and lengths (Whoosh's `write_per_doc`) and registers it as a
+`SegmentSource`; the new segment's term writer (`termwriter.py`) then walks the
+pool's terms and every source's terms in order, and copies each source list's
+blocks with the docnums shifted by the source's place in the new segment (only a
+block's first docnum is absolute: its few bytes are rewritten, the rest copied;
+`blocks.shift_docnums`). A segment with deletions is
+decoded and renumbered posting by posting; a segment from another codec goes
+Whoosh's way (`iter_postings` into the pool). The lists are the same lists, so
+the merged segment reads the same as Whoosh's.
+"""
+
+from __future__ import annotations
+
+import heapq
+import weakref
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import accumulate, groupby
+from pickle import dumps, loads
+from typing import Any, cast
+
+import numpy as np
+from whoosh.codec import whoosh3
+from whoosh.reading import SegmentReader
+from whoosh.writing import SegmentWriter
+
+from webcrawler.index.format import vectors
+from webcrawler.index.format.blocks import (
+    extent,
+    is_w3,
+    posting_blocks,
+    raw_blocks,
+    shift_docnums,
+    weights_of,
+)
+from webcrawler.index.format.fastpaths import note
+
+Posting = tuple[int, float, bytes | None, int]  # docnum, weight, value, document length
+Term = tuple[str, bytes]
+
+_SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # new segment -> sources
+
+
+def merge_segment(writer: SegmentWriter, segment: object) -> None:
+    """Add `segment`'s live documents and postings to `writer` (Whoosh's add_reader)."""
+    reader = SegmentReader(writer.storage, writer.schema, segment)
+    schema = writer.schema
+    fieldnames = set(schema.names()) | {f for f in reader.indexed_field_names() if f in schema}
+    basedoc = writer.docnum
+    try:
+        docmap = writer.write_per_doc(fieldnames, reader)
+    except BaseException:
+        reader.close()
+        raise
+    writer._added = True
+    if is_w3(reader) and getattr(writer.fieldwriter, "copies_merged_segments", False):
+        _SOURCES.setdefault(writer.newsegment, []).append(SegmentSource(reader, basedoc, docmap))
+        note("merging.copied")
+        return  # the term writer copies its lists and closes the reader
+    note("merging.decoded")
+    try:
+        add = writer.pool.add
+        for fieldname, btext, docnum, weight, value in reader.iter_postings():
+            if fieldname not in schema:
+                continue
+            if docmap is None:
+                add((fieldname, btext, basedoc + docnum, weight, value))
+            elif docnum in docmap:  # not deleted
+                add((fieldname, btext, docmap[docnum], weight, value))
+    finally:
+        reader.close()
+
+
+def merge_all(writer: SegmentWriter, segments: list) -> list:
+    """A Whoosh merge policy: merge every segment (`optimize`)."""
+    for segment in segments:
+        merge_segment(writer, segment)
+    return []
+
+
+def take_sources(segment: object) -> list[SegmentSource]:
+    """The segments registered to be merged into `segment`, in docnum order (once)."""
+    return _SOURCES.pop(segment, [])
+
+
+@dataclass
+class Copied:
+    """One term's posting list from a merged segment, its blocks already renumbered."""
+
+    blocks: list[bytes]  # pickled header + body of each block, as the postings file holds them
+    total: float
+    df: int
+    maxweight: float
+    minlength: int | None
+    maxlength: int
+    first: int
+    last: int
+    ids: np.ndarray | None  # the new docnums and the weights, for vectors.py (None: a field
+    weights: np.ndarray | None  # that keeps no arrays)
+
+
+class SegmentSource:
+    """A segment being merged: its terms in order, each list as a part of the new list."""
+
+    def __init__(self, reader: SegmentReader, basedoc: int, docmap: dict[int, int] | None) -> None:
+        self.reader = reader
+        self.basedoc = basedoc
+        self.docmap = docmap  # None: no deletions, docnum + basedoc; else old -> new docnum
+
+    def terms(self, schema) -> Iterator[tuple[Term, bytes]]:
+        """(term, raw term info) in the order the segment wrote them: (field, text)."""
+        terms = self.reader._terms
+        names = terms._fieldunmap
+        for key, value in terms._tindex.items():
+            fieldname = names[int.from_bytes(key[:2], "big")]
+            if fieldname in schema:
+                yield (fieldname, key[2:]), value
+
+    def part(self, raw: bytes, field_lengths: list[int] | None, with_arrays: bool) -> Copied | list[Posting]:
+        """`raw`'s list as a part of the new list: copied blocks, or renumbered postings when
+        the segment has deletions. `with_arrays`: the field keeps posting arrays."""
+        info = whoosh3.W3TermInfo.from_bytes(raw)
+        if self.docmap is not None or info.is_inlined():
+            return self._renumbered(info, field_lengths)
+        start, length = extent(info)
+        data = self.reader._terms._postfile.get(start, length)
+        base = self.basedoc
+        blocks = []
+        keep = with_arrays and not vectors.has_arrays(raw)  # the arrays come from these blocks
+        all_ids: list[int] = []
+        all_weights: list[float] = []
+        for (count, last, top, _comp, low, high), body in raw_blocks(data):
+            shifted = shift_docnums(body, base)
+            blocks.append(dumps((count, last + base, top, 0, low, high), 2) + shifted)
+            if keep:
+                gaps, weights, _values = loads(shifted)
+                all_ids += accumulate(gaps)
+                all_weights += weights_of(weights, count)  # type: ignore[arg-type]
+        ids = weights = None
+        if keep:
+            ids, weights = np.array(all_ids, np.int64), np.array(all_weights, np.float64)
+        elif with_arrays:
+            ids, weights = vectors.postings_from(self.reader, raw)
+            ids = ids.astype(np.int64) + base
+        return Copied(
+            blocks=blocks,
+            total=info.weight(),
+            df=info.doc_frequency(),
+            maxweight=info.max_weight(),
+            minlength=info.min_length() or None,
+            maxlength=info.max_length(),
+            first=info.min_id() + base,
+            last=info.max_id() + base,
+            ids=ids,
+            weights=weights,
+        )
+
+    def _renumbered(self, info: whoosh3.W3TermInfo, field_lengths: list[int] | None) -> list[Posting]:
+        """The list's live postings with their new docnums (a segment with deletions)."""
+        docmap = self.docmap
+        if info.is_inlined():
+            ids, weights, values = info.inlined_postings()
+            blocks: Iterable[tuple[Any, Any, Any]] = [(ids, weights, values)]
+        else:
+            blocks = posting_blocks(self.reader._terms._postfile.get(*extent(info)))
+        out: list[Posting] = []
+        for ids, weights, values in blocks:
+            for docnum, weight, value in zip(ids, weights, values, strict=False):
+                new = docnum + self.basedoc if docmap is None else docmap.get(docnum)
+                if new is not None:
+                    out.append((new, weight, value, field_lengths[new] if field_lengths else 0))
+        return out
+
+    def close(self) -> None:
+        self.reader.close()
+
+
+def merged_terms(
+    pool_terms: Iterator[tuple[Term, list[Posting]]],
+    sources: list[SegmentSource],
+    schema,
+    field_lengths: Callable[[str], list[int] | None],
+) -> Iterator[tuple[Term, list]]:
+    """Every term of the new segment in order, with its parts in docnum order: the pool's
+    postings (documents added in this commit come first), then each source's list."""
+    streams = [_numbered(0, pool_terms)]
+    streams += [_numbered(number, source.terms(schema)) for number, source in enumerate(sources, 1)]
+    merged = heapq.merge(*streams, key=lambda item: (item[0], item[1]))
+    for term, group in groupby(merged, key=lambda item: item[0]):
+        parts = []
+        for _term, number, item in group:
+            if number == 0:
+                parts.append(item)
+            else:
+                part = sources[number - 1].part(
+                    cast(bytes, item), field_lengths(term[0]), bool(schema[term[0]].scorable)
+                )
+                if part:
+                    parts.append(part)
+        yield term, parts
+
+
+def _numbered(number: int, terms: Iterator[tuple[Term, object]]) -> Iterator[tuple[Term, int, object]]:
+    for term, item in terms:
+        yield term, number, item

@@ -1,0 +1,247 @@
+"""How the content field is turned into postings and written: the index's hot path.
+
+Whoosh's generic path makes a `Token` per word, pickles each posting's positions
+and reads each posting's document length back from disk while writing: most of
+the indexing time (docs/measurements.md), so here:
+
+- `ContentField` analyses a document in one pass (`analysis.index_words`: the
+  lower-cased text's words as UTF-8 bytes, the terms' own form, a frozenset stop
+  list) and builds the postings directly, with no Token objects. Title words weigh
+  `TITLE_WEIGHT` each in the word's weight (a field-level boost would weigh the
+  whole field; the weight of a word must count its title occurrences only), and
+  count once in the document length.
+- `WordPositions` stores a posting's positions as deltas in a byte string (one
+  byte per position when the gaps are small) instead of a pickle.
+- `ContentCodec` writes uncompressed posting blocks (no zlib on the query path)
+  with `termwriter.TermWriter`: a term's whole list at a time, merged segments'
+  blocks copied, long lists of the content field also as flat arrays.
+
+Both classes are pickled into the index's table of contents: renaming or moving
+them makes existing indexes unreadable. Indexes written with Whoosh's stock
+`Positions` format stay readable (the schema is read from the index).
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from collections.abc import Iterator
+from itertools import accumulate
+from operator import sub
+
+from whoosh import writing
+from whoosh.codec import whoosh3
+from whoosh.fields import TEXT
+from whoosh.formats import Positions
+
+from webcrawler.index.format import termsfile
+from webcrawler.index.format.analysis import TITLE_GAP, analyzer, index_words, parts
+from webcrawler.index.format.termwriter import BLOCK, TermWriter
+
+_ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
+_ONE_SHORT = struct.Struct("=H")
+
+
+def encode_positions(positions: list[int]) -> bytes:
+    """Ascending positions -> a type byte and the gaps ("B": bytes, "H"/"I": arrays)."""
+    if len(positions) == 1:  # most postings: a word once in the document
+        first = positions[0]
+        if first < 256:
+            return _ONE_BYTE[first]
+        if first < 65536:
+            return b"H" + _ONE_SHORT.pack(first)
+        return b"I" + array("I", positions).tobytes()
+    gaps = [positions[0]]
+    gaps += map(sub, positions[1:], positions)
+    top = max(gaps)
+    if top < 256:
+        return b"B" + bytes(gaps)
+    code = "H" if top < 65536 else "I"
+    return code.encode() + array(code, gaps).tobytes()
+
+
+def decode_positions(value: bytes) -> list[int]:
+    code = value[:1]
+    if code == b"B":
+        return list(accumulate(value[1:]))
+    gaps = array(code.decode())
+    gaps.frombytes(value[1:])
+    return list(accumulate(gaps))
+
+
+_ITEM_SIZE = {b"B": 1, b"H": 2, b"I": 4}
+
+
+class WordPositions(Positions):
+    """Whoosh's Positions format with the compact encoding above."""
+
+    def encode(self, poslist):
+        return encode_positions(list(poslist))
+
+    def decode_positions(self, valuestring):
+        return decode_positions(valuestring)
+
+    def decode_frequency(self, valuestring):
+        return (len(valuestring) - 1) // _ITEM_SIZE[valuestring[:1]]
+
+    def decode_weight(self, valuestring):
+        return self.decode_frequency(valuestring) * self.field_boost
+
+
+def word_positions(value: str) -> tuple[dict[bytes, list[int]], dict[bytes, float]]:
+    """(word -> positions, word -> weight beyond one per occurrence: the title's and the
+    other weighted parts') for a str or a `TitledText`; words in UTF-8, as terms are."""
+    positions: dict[bytes, list[int]] = {}
+    get = positions.get
+    boost: dict[bytes, float] = {}
+    *weighted, (body, _one) = parts(value)
+    start = 0
+    for text, weight in weighted:
+        found_words = index_words(text)
+        for pos, word in enumerate(found_words, start):
+            found = get(word)
+            if found is None:
+                positions[word] = [pos]
+            else:
+                found.append(pos)
+            boost[word] = boost.get(word, 0.0) + weight - 1.0
+        start += len(found_words) + TITLE_GAP
+    for pos, word in enumerate(index_words(str(body)), start):
+        found = get(word)
+        if found is None:
+            positions[word] = [pos]
+        else:
+            found.append(pos)
+    return positions, boost
+
+
+class ContentField(TEXT):
+    """A TEXT field (positions, scorable) with the fast analysis and postings above."""
+
+    def __init__(self) -> None:
+        super().__init__(analyzer=analyzer(), phrase=True)
+        self.format = WordPositions()
+
+    def index(self, value, **kwargs) -> Iterator[tuple[bytes, int, float, bytes]]:
+        positions, boost = word_positions(value)
+        for word, poslist in positions.items():
+            weight = len(poslist) + boost.get(word, 0.0)
+            yield word, len(poslist), weight, encode_positions(poslist)
+
+    def pool_items(self, value, fieldname: str, docnum: int) -> tuple[list[tuple], int, int]:
+        """(the pool's items for one document, the field's length, their estimated bytes):
+        what `index` yields, built in one comprehension for `add_document`."""
+        positions, boost = word_positions(value)
+        extra = boost.get
+        items = [(fieldname, word, docnum, len(poslist) + extra(word, 0.0),
+                  encode_positions(poslist)) for word, poslist in positions.items()]
+        length = sum(map(len, positions.values()))
+        size = 160 * len(items) + 2 * sum(len(item[1]) for item in items) + length + len(items)
+        return items, length, size
+
+
+class PostingPool(writing.PostingPool):
+    """Whoosh's posting pool without its per-posting checks; sizes are estimated the same
+    way (bytes of Python objects) so runs spill to disk at about the same `limitmb`."""
+
+    def add(self, item):
+        self.current.append(item)
+        self.currentsize += 160 + 2 * len(item[1]) + len(item[4] or b"")
+        if self.currentsize > self.limit:
+            self.save()
+
+    def iter_postings(self):
+        """The pool's postings for the term writer: grouped by term (`GroupedPostings`)
+        when they all are in memory, else Whoosh's merge of its sorted runs on disk."""
+        return self.items() if self.runs else GroupedPostings(self.current)
+
+    def add_many(self, items: list[tuple], size: int) -> None:
+        """Add one document's items of one field, `size` estimated bytes in all."""
+        self.current.extend(items)
+        self.currentsize += size
+        if self.currentsize > self.limit:
+            self.save()
+
+
+class GroupedPostings:
+    """A commit's postings grouped by term with a dict instead of sorted one by one (a
+    segment has far fewer terms than postings). Each term's postings stay in the order
+    they were added, which is docnum order: documents are numbered as they are added,
+    and a merged segment's documents after them."""
+
+    def __init__(self, items: list[tuple]) -> None:
+        self._items = items
+
+    def terms(self) -> Iterator[tuple[tuple[str, bytes], list[tuple[int, float, bytes | None]]]]:
+        """((fieldname, btext), [(docnum, weight, value), ...]) by term, sorted."""
+        groups: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
+        get = groups.get
+        for fieldname, btext, docnum, weight, value in self._items:
+            if docnum == -1:  # a spelling word, not a posting (never written by Whoosh 2.7)
+                continue
+            found = get((fieldname, btext))
+            if found is None:
+                groups[(fieldname, btext)] = [(docnum, weight, value)]
+            else:
+                found.append((docnum, weight, value))
+        self._items = []
+        for term in sorted(groups):
+            yield term, groups.pop(term)
+
+
+def add_document(writer: writing.SegmentWriter, fields: dict[str, object]) -> None:
+    """Whoosh's `SegmentWriter.add_document` for this index's fields (no boosts, no
+    spelling or vector fields): a `ContentField`'s postings go to the pool as one list
+    (`ContentField.pool_items`, `PostingPool.add_many`) instead of one call per posting."""
+    writer._check_state()
+    perdoc = writer.perdocwriter
+    schema = writer.schema
+    docnum = writer.docnum
+    pool = writer.pool
+    perdoc.start_doc(docnum)
+    try:
+        for fieldname in sorted(fields):
+            value = fields[fieldname]
+            if value is None:
+                continue
+            field = schema[fieldname]
+            length = 0
+            if isinstance(field, ContentField):
+                items, length, size = field.pool_items(value, fieldname, docnum)
+                pool.add_many(items, size)
+            elif field.indexed:
+                scorable = field.scorable
+                for tbytes, freq, weight, vbytes in field.index(value):
+                    if scorable:
+                        length += freq
+                    pool.add((fieldname, tbytes, docnum, weight, vbytes))
+            perdoc.add_field(fieldname, field, value if field.stored else None, length)
+            if field.column_type:
+                perdoc.add_column_value(fieldname, field.column_type, field.to_column_value(value))
+    except Exception:
+        perdoc.cancel_doc()
+        raise
+    perdoc.finish_doc()
+    writer._added = True
+    writer.docnum += 1
+
+
+def fast_pool(writer: writing.SegmentWriter) -> writing.SegmentWriter:
+    """`writer` with the pool above (call before adding anything)."""
+    old = writer.pool
+    writer.pool = PostingPool(old.tempstore, old.segment, limitmb=old.limit // (1024 * 1024))
+    writer.pool.fieldnames = old.fieldnames
+    return writer
+
+
+class ContentCodec(whoosh3.W3Codec):
+    """Whoosh's W3 codec, uncompressed, with the length lookups above."""
+
+    def __init__(self) -> None:
+        super().__init__(blocklimit=BLOCK, compression=0)
+
+    def field_writer(self, storage, segment):
+        return TermWriter(self, storage, segment)
+
+    def terms_reader(self, storage, segment):
+        return termsfile.terms_reader(self, storage, segment)  # the same reader, opened faster

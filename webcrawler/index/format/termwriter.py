@@ -1,0 +1,246 @@
+"""Writing a segment's posting lists: new documents' postings and merged segments' blocks.
+
+Whoosh's W3PostingsWriter makes several method calls and checks per posting;
+`TermWriter` writes what Whoosh reads (uncompressed blocks of `BLOCK` postings,
+their bodies pickled in `BODY_PROTOCOL`, and a W3TermInfo per term) in one loop.
+A term's list is written from parts in docnum order: the postings of documents
+added in this commit (from the pool), then each merged segment's list
+(`merging.py`), whose blocks are copied with their docnums shifted rather than
+decoded posting by posting and sorted again.
+Blocks may therefore hold fewer than `BLOCK` postings; Whoosh reads each
+block's count from its header. A scorable field's lists of at least
+`vectors.MIN_POSTINGS` postings also get their flat arrays (`vectors.py`).
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from collections.abc import Iterator
+from pickle import dumps
+
+import numpy as np
+from whoosh.codec import whoosh3
+from whoosh.system import pack_ushort
+from whoosh.util.numeric import length_to_byte
+
+from webcrawler.index.format import merging, vectors
+from webcrawler.index.format.merging import Copied, Posting
+
+BLOCK = 128  # postings per block (Whoosh's default)
+# A block's body pickled as protocol 3 rather than Whoosh's 2: protocol 2 writes each
+# posting's positions (bytes) as a call of codecs.encode on a str, so a block unpickled in
+# 33 us and took 4.7 KB; in 3 its bytes are bytes: 5 us, 2.4 KB (docs/measurements.md).
+# Whoosh unpickles either; blocks of older segments stay as they were written.
+BODY_PROTOCOL = 3
+_INT = struct.Struct("!i")  # Whoosh's structfile write_int
+_F32 = struct.Struct("f")  # a weight as Whoosh's array("f") keeps it
+_TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max weight, ids
+_LONG_INT = struct.Struct("!qi")  # the posting list's offset and length (pack_long, pack_int)
+
+
+class _Lengths:
+    """A segment's document lengths, read once per field (Whoosh reads one per posting)."""
+
+    def __init__(self, reader: whoosh3.W3PerDocReader) -> None:
+        self._reader = reader
+        self._fields: dict[str, list] = {}
+
+    def of(self, fieldname: str) -> list[int]:
+        """The length of `fieldname` in each document of the segment (0: none)."""
+        lengths = self._fields.get(fieldname)
+        if lengths is None:
+            read = self._reader.doc_field_length
+            count = self._reader.doc_count_all()
+            lengths = self._fields[fieldname] = [read(n, fieldname) or 0 for n in range(count)]
+        return lengths
+
+
+class TermWriter(whoosh3.W3FieldWriter):
+    """A W3 field writer that writes each term's list in one step (see the module)."""
+
+    copies_merged_segments = True  # merging.merge_segment registers sources for it
+
+    def add_postings(self, schema, lengths, items):
+        self._lengths = _Lengths(lengths) if lengths else None
+        self._offset = self._postfile.tell()
+        self._write = self._postfile.file.write
+        sources = merging.take_sources(self._segment)
+        try:
+            terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
+            for term, parts in terms:
+                self._write_term(schema, term, parts)
+        finally:
+            for source in sources:
+                source.close()
+
+    def _field_lengths(self, fieldname: str) -> list[int] | None:
+        return self._lengths.of(fieldname) if self._lengths else None
+
+    def _pool_terms(self, items) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
+        """The pool's sorted postings grouped by term, each with its document's length."""
+        grouped = getattr(items, "terms", None)
+        if grouped is not None:  # postings.GroupedPostings: grouped already
+            yield from self._with_lengths(grouped())
+            return
+        term: tuple[str, bytes] | None = None
+        postings: list[Posting] = []
+        field, field_lengths = None, None
+        for fieldname, btext, docnum, weight, value in items:
+            if docnum == -1:  # a spelling word, not a posting (never written by Whoosh 2.7)
+                continue
+            if (fieldname, btext) != term:
+                if term is not None:
+                    yield term, postings
+                term, postings = (fieldname, btext), []
+                if fieldname != field:
+                    field, field_lengths = fieldname, self._field_lengths(fieldname)
+            postings.append((docnum, weight, value, field_lengths[docnum] if field_lengths else 0))
+        if term is not None:
+            yield term, postings
+
+    def _with_lengths(self, terms) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
+        field, field_lengths = None, None
+        for term, postings in terms:
+            if term[0] != field:
+                field, field_lengths = term[0], self._field_lengths(term[0])
+            if field_lengths:
+                yield term, [(docnum, weight, value, field_lengths[docnum])
+                             for docnum, weight, value in postings]
+            else:
+                yield term, [(docnum, weight, value, 0) for docnum, weight, value in postings]
+
+    def _start(self, schema, fieldname: str) -> None:
+        self.start_field(fieldname, schema[fieldname])
+        fixed = self._format.fixed_value_size()
+        self._values = _values_variable if fixed is None or fixed < 0 else (
+            _values_none if fixed == 0 else _values_joined
+        )
+        self._with_arrays = bool(schema[fieldname].scorable)
+
+    def _write_term(self, schema, term, parts: list[list[Posting] | Copied]) -> None:
+        fieldname, btext = term
+        if fieldname != self._fieldname:
+            self._start(schema, fieldname)
+        stats = _Stats()
+        chunks: list[bytes] = []
+        for part in parts:
+            if isinstance(part, Copied):
+                chunks += part.blocks
+                stats.add_copied(part)
+            else:
+                for i in range(0, len(part), BLOCK):
+                    chunks.append(self._encode_block(part[i : i + BLOCK], stats))
+        if not chunks:
+            return
+        out = [whoosh3.WHOOSH3_HEADER_MAGIC]
+        for n, chunk in enumerate(chunks, 1):
+            out += (_INT.pack(-len(chunk) if n == len(chunks) else len(chunk)), chunk)
+        body = b"".join(out)
+        arrays = b""
+        if self._with_arrays and stats.df >= vectors.MIN_POSTINGS:
+            arrays = vectors.encode(*_arrays(parts))
+        start = self._offset
+        self._write(body + arrays)
+        self._offset += len(body) + len(arrays)
+        info = _TERMINFO.pack(
+            0,
+            stats.total,
+            stats.df,
+            0 if stats.minlength is None else length_to_byte(stats.minlength),
+            length_to_byte(stats.maxlength),
+            stats.maxweight,
+            stats.first,
+            stats.last,
+        )
+        mark = vectors.MARK if arrays else b""
+        self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
+
+    def _encode_block(self, postings: list[Posting], stats: _Stats) -> bytes:
+        """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them
+        (the body in `BODY_PROTOCOL`)."""
+        if len(postings) == 1:  # most terms of a segment: one posting
+            docnum, top, value, bmax = postings[0]
+            single = _F32.unpack(_F32.pack(top))[0]
+            weight_sum, count = single, 1
+            bmin = bmax or None
+            ids: tuple[int, ...] = (docnum,)
+            mini_weights: object = None if single == 1.0 else single
+            mini_values = self._values((value,))
+        else:
+            docnums, weights, values, lens = zip(*postings, strict=True)
+            farray = array("f", weights)
+            top = max(weights)
+            weight_sum, count = sum(farray), len(docnums)
+            positive = [x for x in lens if x]
+            bmin = min(positive) if positive else None
+            bmax = max(lens)
+            first = farray[0]
+            if first == 1.0 and farray.count(1.0) == len(farray):
+                mini_weights = None
+            elif farray.count(first) == len(farray):
+                mini_weights = first
+            else:
+                mini_weights = tuple(farray)
+            gaps = [docnums[0]]
+            gaps += map(int.__sub__, docnums[1:], docnums)
+            ids = tuple(gaps)
+            mini_values = self._values(values)
+        stats.add(weight_sum, count, top, bmin, bmax, postings[0][0], postings[-1][0])
+        data = dumps((ids, mini_weights, mini_values), BODY_PROTOCOL)
+        head = dumps(
+            (len(ids), postings[-1][0], top, 0, length_to_byte(bmin), length_to_byte(bmax)), 2
+        )
+        return head + data
+
+
+class _Stats:
+    """What a term info says about the whole list, summed over its blocks and parts."""
+
+    def __init__(self) -> None:
+        self.total, self.df, self.maxweight = 0.0, 0, 0.0
+        self.minlength: int | None = None
+        self.maxlength = 0
+        self.first: int | None = None
+        self.last = 0
+
+    def add(self, total, df, top, minlength, maxlength, first, last) -> None:
+        self.total += total
+        self.df += df
+        self.maxweight = max(self.maxweight, top)
+        if minlength is not None and (self.minlength is None or minlength < self.minlength):
+            self.minlength = minlength
+        self.maxlength = max(self.maxlength, maxlength)
+        if self.first is None:
+            self.first = first
+        self.last = last
+
+    def add_copied(self, part: Copied) -> None:
+        self.add(part.total, part.df, part.maxweight, part.minlength, part.maxlength, part.first, part.last)
+
+
+def _arrays(parts: list[list[Posting] | Copied]) -> tuple[np.ndarray, np.ndarray]:
+    ids: list[np.ndarray] = []
+    weights: list[np.ndarray] = []
+    for part in parts:
+        if isinstance(part, Copied):
+            assert part.ids is not None and part.weights is not None  # its field keeps arrays
+            part_ids, part_weights = part.ids, part.weights
+        else:
+            part_ids = np.fromiter((p[0] for p in part), np.int64, len(part))
+            part_weights = np.fromiter((p[1] for p in part), np.float64, len(part))
+        ids.append(part_ids)
+        weights.append(part_weights)
+    return np.concatenate(ids), np.concatenate(weights)
+
+
+def _values_variable(values: tuple) -> tuple:
+    return tuple(v or b"" for v in values)
+
+
+def _values_none(values: tuple) -> None:
+    return None
+
+
+def _values_joined(values: tuple) -> bytes:
+    return b"".join(v or b"" for v in values)
