@@ -15,6 +15,13 @@ the known-rate optimum at the same bandwidth, Cho and Garcia-Molina's fixed-inte
 (allocation.allocate) over the pages' true mean change rates, simulated on the same truth with
 the same loop ("optimum") and as its Poisson expectation, mean F(l_i, f_i) ("optimum, expected").
 
+Evidence (issue 35): each server has a sitemap whose changefreq is honest (the page's true one,
+in the web's days), lying (drawn at random) or absent ("honest", "lying", "none"); "buckets"
+pools the recrawls by (server, changefreq) into priors (recrawl/priors.py) and reads
+Last-Modified; "buckets-noprior" reads Last-Modified only, "buckets-nolm" neither;
+"buckets-true" puts every page in its true bucket (perfect estimation, the same allocation),
+which bounds what better estimation can buy.
+
 Not simulated: `--plan auto` (the model needs Ipopt and the crawl's database; the real crawls
 below run it), servers' politeness, new and dying pages (the "flat" web has none).
 
@@ -35,7 +42,14 @@ import numpy as np
 from bench.common import RESULTS, ROOT, publish, table
 from tests.support.changes import SPREADS, Changes
 from webcrawler.recrawl.allocation import allocate, freshness
-from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
+from webcrawler.recrawl.buckets import (
+    SLOWEST,
+    UNKNOWN,
+    History,
+    bucket,
+    bucket_of_interval,
+    interval_of_bucket,
+)
 from webcrawler.recrawl.changes import Change
 from webcrawler.recrawl.policies import Buckets, Fetched, RecrawlPlan, make_policy
 from webcrawler.recrawl.priors import CHANGEFREQS, PRIOR_WEIGHT, Evidence
@@ -43,7 +57,7 @@ from webcrawler.recrawl.queues import PULL_SCAN, gain
 from webcrawler.recrawl.recrawler import _Before, _history_after
 from webcrawler.recrawl.replan import Replanner
 
-POLICIES = ("uniform", "adaptive", "buckets-nolm", "buckets", "optimum")
+POLICIES = ("uniform", "adaptive", "buckets-nolm", "buckets-noprior", "buckets", "buckets-true", "optimum")
 EPOCH = 1_795_000_000.37  # Unix time of the crawl's start: HTTP dates round down to whole seconds
 REAL = ROOT / "bench" / "data" / "freshness_optimum_real.json"  # the real crawls (bench/freshness_real.py)
 
@@ -184,7 +198,7 @@ class Sim:
             history = History(1, 0, 0.0, prior=self.evidence.prior(page.server, page.freq))
             page.seen, page.last, page.history, page.first = now_events, t, history, t
             page.lastmod = lastmod
-            b = bucket(history)
+            b = self.bucket(page, history)
             page.rate_estimate = None if b == UNKNOWN else 1.0 / (interval_of_bucket(b) or 1.0)
             self.place(k, b)
             return self.schedule(k, t, Fetched(None, b, None, history))
@@ -202,12 +216,19 @@ class Sim:
             page.history = replace(h, prior=None).after(t - page.last, changed, None)
         page.first = t - page.history.span
         page.seen, page.last = now_events, t
-        b = bucket(page.history)
+        b = self.bucket(page, page.history)
         interval = interval_of_bucket(b)
         page.rate_estimate = None if interval is None else 1.0 / interval
         self.place(k, b)
         self.schedule(k, t, Fetched(Change.CHANGED if changed else Change.UNMODIFIED, b, page.interval,
                                     page.history))
+
+    def bucket(self, page: Page, history: History) -> int:
+        """The page's bucket: estimated from its history, or its true one ("buckets-true": what
+        perfect estimation would give, with the same allocation)."""
+        if self.name != "buckets-true":
+            return bucket(history)
+        return bucket_of_interval(1.0 / page.rate) if page.rate > 0 else SLOWEST
 
     def place(self, k: int, b: int) -> None:
         if self.replanner is not None:
