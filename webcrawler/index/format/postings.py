@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import accumulate
 from operator import sub
+from typing import Any
 
 from whoosh import writing
 from whoosh.codec import whoosh3
+from whoosh.codec.base import Segment
 from whoosh.fields import TEXT
+from whoosh.filedb.filestore import Storage
 from whoosh.formats import Positions
 
 from webcrawler.index.format import termsfile
@@ -75,16 +78,16 @@ _ITEM_SIZE = {b"B": 1, b"H": 2, b"I": 4}
 class WordPositions(Positions):
     """Whoosh's Positions format with the compact encoding above."""
 
-    def encode(self, poslist):
+    def encode(self, poslist: Iterable[int]) -> bytes:
         return encode_positions(list(poslist))
 
-    def decode_positions(self, valuestring):
+    def decode_positions(self, valuestring: bytes) -> list[int]:
         return decode_positions(valuestring)
 
-    def decode_frequency(self, valuestring):
+    def decode_frequency(self, valuestring: bytes) -> int:
         return (len(valuestring) - 1) // _ITEM_SIZE[valuestring[:1]]
 
-    def decode_weight(self, valuestring):
+    def decode_weight(self, valuestring: bytes) -> float:
         return self.decode_frequency(valuestring) * self.field_boost
 
 
@@ -122,13 +125,13 @@ class ContentField(TEXT):
         super().__init__(analyzer=analyzer(), phrase=True)
         self.format = WordPositions()
 
-    def index(self, value, **kwargs) -> Iterator[tuple[bytes, int, float, bytes]]:
+    def index(self, value: str, **kwargs: object) -> Iterator[tuple[bytes, int, float, bytes]]:
         positions, boost = word_positions(value)
         for word, poslist in positions.items():
             weight = len(poslist) + boost.get(word, 0.0)
             yield word, len(poslist), weight, encode_positions(poslist)
 
-    def pool_items(self, value, fieldname: str, docnum: int) -> tuple[list[tuple], int, int]:
+    def pool_items(self, value: str, fieldname: str, docnum: int) -> tuple[list[tuple], int, int]:
         """(the pool's items for one document, the field's length, their estimated bytes):
         what `index` yields, built in one comprehension for `add_document`."""
         positions, boost = word_positions(value)
@@ -144,13 +147,13 @@ class PostingPool(writing.PostingPool):
     """Whoosh's posting pool without its per-posting checks; sizes are estimated the same
     way (bytes of Python objects) so runs spill to disk at about the same `limitmb`."""
 
-    def add(self, item):
+    def add(self, item: tuple) -> None:
         self.current.append(item)
         self.currentsize += 160 + 2 * len(item[1]) + len(item[4] or b"")
         if self.currentsize > self.limit:
             self.save()
 
-    def iter_postings(self):
+    def iter_postings(self) -> Iterable[tuple] | GroupedPostings:
         """The pool's postings for the term writer: grouped by term (`GroupedPostings`)
         when they all are in memory, else Whoosh's merge of its sorted runs on disk."""
         return self.items() if self.runs else GroupedPostings(self.current)
@@ -189,7 +192,7 @@ class GroupedPostings:
             yield term, groups.pop(term)
 
 
-def add_document(writer: writing.SegmentWriter, fields: dict[str, object]) -> None:
+def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:
     """Whoosh's `SegmentWriter.add_document` for this index's fields (no boosts, no
     spelling or vector fields): a `ContentField`'s postings go to the pool as one list
     (`ContentField.pool_items`, `PostingPool.add_many`) instead of one call per posting."""
@@ -240,8 +243,8 @@ class ContentCodec(whoosh3.W3Codec):
     def __init__(self) -> None:
         super().__init__(blocklimit=BLOCK, compression=0)
 
-    def field_writer(self, storage, segment):
+    def field_writer(self, storage: Storage, segment: Segment) -> TermWriter:
         return TermWriter(self, storage, segment)
 
-    def terms_reader(self, storage, segment):
+    def terms_reader(self, storage: Storage, segment: Segment) -> whoosh3.W3TermsReader:
         return termsfile.terms_reader(self, storage, segment)  # the same reader, opened faster
