@@ -380,7 +380,8 @@ class Fetcher:
             length=len(body), checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
             elapsed=time.monotonic() - started, noindex=True,
             last_modified=response.headers.get("Last-Modified", ""),
-            etag=response.headers.get("ETag", ""), sitemaps=found.sitemaps, lastmods=found.lastmods)
+            etag=response.headers.get("ETag", ""), sitemaps=found.sitemaps, lastmods=found.lastmods,
+            changefreqs=found.changefreqs)
 
     # robots.txt
 
