@@ -78,6 +78,14 @@ def test_a_seed_that_is_not_a_url_is_one_line(tmp_path: Path, seed: str, why: st
     assert result.stderr == f"Error: --seed {seed!r}: {why}\n"
 
 
+def test_an_agents_at_address_that_is_not_one_is_one_line(tmp_path: Path):
+    result = webcrawler("index", "--seed", "http://127.0.0.1:9/", "--agents-at", "tcp://[::1",
+                        "--hours", "0.001", "--data-dir", str(tmp_path / "d"))
+    assert result.returncode == 2  # a setting: ConfigError
+    assert result.stderr == ("Error: --agents-at 'tcp://[::1': Invalid IPv6 URL (give "
+                             "tcp://HOST:PORT or tls://HOST:PORT)\n")
+
+
 def test_index_without_seeds_or_crawl_says_what_to_do(tmp_path: Path):
     result = webcrawler("index", "--hours", "0.001", "--data-dir", str(tmp_path / "empty"))
     assert result.returncode == 1

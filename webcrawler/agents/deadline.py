@@ -135,11 +135,23 @@ class WatchedAdapter(HTTPAdapter):
 
     def __init__(self, watchdog: Watchdog,
                  check_peer: Callable[[Any, socket.socket], None] | None = None,
-                 ssl_context: Any = None) -> None:
+                 trust: Callable[[], Any] | None = None) -> None:
         self.watchdog = watchdog  # before super().__init__, which builds the pool manager
         self.check_peer = check_peer
-        self.ssl_context = ssl_context  # whom HTTPS trusts (fetch.trust_context); None: requests'
+        self.trust = trust  # makes whom HTTPS trusts (fetch.trust_context); None: requests'
+        self.ssl_context: Any = None  # made at the first HTTPS request
         super().__init__()
+
+    def get_connection_with_tls_context(self, request: Any, verify: Any, proxies: Any = None,
+                                        cert: Any = None) -> Any:
+        """The trust context is made when the first HTTPS request needs it: loading the
+        system's certificates costs tens of milliseconds of CPU, which every agent of a crawl
+        of plain HTTP sites paid at its start for nothing."""
+        if (self.trust is not None and self.ssl_context is None
+                and str(request.url).lower().startswith("https:")):
+            self.ssl_context = self.trust()
+            self.poolmanager.connection_pool_kw["ssl_context"] = self.ssl_context
+        return super().get_connection_with_tls_context(request, verify, proxies, cert)
 
     def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
         """requests points every verified connection at certifi's bundle, which urllib3 would

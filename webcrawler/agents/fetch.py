@@ -20,6 +20,7 @@ import ssl
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -379,7 +380,8 @@ class Fetcher:
             length=len(body), checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
             elapsed=time.monotonic() - started, noindex=True,
             last_modified=response.headers.get("Last-Modified", ""),
-            etag=response.headers.get("ETag", ""), sitemaps=found.sitemaps, lastmods=found.lastmods)
+            etag=response.headers.get("ETag", ""), sitemaps=found.sitemaps, lastmods=found.lastmods,
+            changefreqs=found.changefreqs)
 
     # robots.txt
 
@@ -457,7 +459,7 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     """
     session = _Session()
     adapter = WatchedAdapter(watchdog, peer_check(config),  # and --deny-private
-                             trust_context(config))
+                             _trust(config))
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter)
     session.trust_env = False
@@ -470,6 +472,16 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     session.headers.update(dict(config.extra_headers))
     _tls(session, config, watchdog)
     return session
+
+
+def _trust(config: AgentConfig) -> Callable[[], ssl.SSLContext]:
+    """What makes the trust context when HTTPS first needs it (deadline.WatchedAdapter): the
+    system's store then; a configured CA bundle or client certificate is read now, so that a
+    bad file stops the agent at its start, as it always did."""
+    if config.ca_bundle or config.client_cert:
+        context = trust_context(config)
+        return lambda: context
+    return lambda: trust_context(config)
 
 
 def trust_context(config: AgentConfig) -> ssl.SSLContext:

@@ -98,11 +98,15 @@ class Limits:
     def __post_init__(self) -> None:
         """A bound that is not a number, or is negative, is the crawler file's error in one
         line (it used to surface mid-crawl as a TypeError's traceback, or stop it silently)."""
-        for name in ("pages", "depth", "seconds", "bytes"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not 0 <= value < math.inf):
-                raise ToolkitError(f"Limits({name}={value!r}): give a number, 0 or more, or None")
+        check_bounds("Limits", {name: getattr(self, name) for name in ("pages", "depth", "seconds", "bytes")})
+
+
+def check_bounds(owner: str, bounds: dict[str, object]) -> None:
+    """ToolkitError naming the first bound that is not None or a number 0 or more (finite)."""
+    for name, value in bounds.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 <= value < math.inf):
+            raise ToolkitError(f"{owner}({name}={value!r}): give a number, 0 or more, or None")
 
 
 def as_limits(value: object, owner: str) -> Limits:

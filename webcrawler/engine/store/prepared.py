@@ -11,8 +11,8 @@ server once it has run a few times).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
+from operator import itemgetter
 from typing import Any, cast
 
 from sqlalchemy.engine import Connection
@@ -31,6 +31,11 @@ class Prepared:
         self._conn = conn
         self._defaults: dict[str, Any] = dict(compiled.construct_params(_check=False))
         self._order = list(compiled.positiontup or ()) if compiled.positional else None
+        # the positional values in one C call (itemgetter of one name gives a value, not a tuple)
+        self._pick: Callable[[Mapping[str, Any]], tuple[Any, ...]] | None = None
+        if self._order:
+            getter = itemgetter(*self._order)
+            self._pick = getter if len(self._order) > 1 else lambda values: (getter(values),)
         clean = dialects.param_cleaner(conn.dialect.name)
         if clean is not None:  # PostgreSQL; SQLite's hot path stays as it was
             plain = self._params
@@ -40,30 +45,39 @@ class Prepared:
         values = {**self._defaults, **given} if given else self._defaults
         if self._order is None:
             return values
-        return tuple(values[name] for name in self._order)
+        return self._pick(values) if self._pick is not None else ()
 
     def _cursor(self) -> Any:
         if not self._conn.in_transaction():
             self._conn.begin()
         return self._conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
 
-    @contextmanager
-    def _executed(self, given: Mapping[str, Any]) -> Iterator[Any]:
+    def _executed(self, given: Mapping[str, Any]) -> Any:
+        """A cursor that ran the statement; the caller closes it (a plain try/finally: the
+        store runs a few statements a page, and a context manager's frames cost as much as
+        the call they wrap)."""
         cursor = self._cursor()
         try:
             cursor.execute(self.sql, self._params(given))
-            yield cursor
+        except BaseException:
+            cursor.close()
+            raise
+        return cursor
+
+    def rows(self, **given: Any) -> list[tuple[Any, ...]]:
+        cursor = self._executed(given)
+        try:
+            return cursor.fetchall()
         finally:
             cursor.close()
 
-    def rows(self, **given: Any) -> list[tuple[Any, ...]]:
-        with self._executed(given) as cursor:
-            return cursor.fetchall()
-
     def one(self, **given: Any) -> tuple[Any, ...] | None:
         """The first row, or None."""
-        with self._executed(given) as cursor:
+        cursor = self._executed(given)
+        try:
             return cursor.fetchone()
+        finally:
+            cursor.close()
 
     def row(self, **given: Any) -> tuple[Any, ...]:
         """The row a statement always returns (INSERT ... RETURNING, a row known to exist);
@@ -74,8 +88,7 @@ class Prepared:
         return found
 
     def run(self, **given: Any) -> None:
-        with self._executed(given):
-            pass
+        self._executed(given).close()
 
     def run_many(self, rows: Iterable[Mapping[str, Any]]) -> None:
         params = [self._params(row) for row in rows]
