@@ -87,7 +87,9 @@ def _walked(identifier: Any, depth: int | None) -> Any:
 
     import numpy as np
 
-    class Walked(identifier):  # type: ignore[misc, valid-type]
+    steps = depth
+
+    class Walked(identifier):
         __slots__ = ("_moves", "_rows", "_features")
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -101,7 +103,7 @@ def _walked(identifier: Any, depth: int | None) -> Any:
             data = np.frombuffer(text, np.uint8)
             n = len(data)
             states = np.zeros(n, np.intp)
-            for back in range(min(depth, n) - 1, -1, -1):  # the byte `back` before each
+            for back in range(min(steps, n) - 1, -1, -1):  # the byte `back` before each
                 moves = self._rows[states[back:]]
                 moves += data[: n - back]
                 states[back:] = self._moves[moves]
