@@ -101,7 +101,10 @@ class TermWriter(whoosh3.W3FieldWriter):
 
     def _with_lengths(self, terms) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         field, field_lengths = None, None
-        for term, postings in terms:
+        for term, postings, with_lengths in terms:
+            if with_lengths:  # postings.PostingPool.add_terms: as written
+                yield term, postings
+                continue
             if term[0] != field:
                 field, field_lengths = term[0], self._field_lengths(term[0])
             if field_lengths:
