@@ -37,6 +37,7 @@ _INT = struct.Struct("!i")  # Whoosh's structfile write_int
 _F32 = struct.Struct("f")  # a weight as Whoosh's array("f") keeps it
 _TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max weight, ids
 _LONG_INT = struct.Struct("!qi")  # the posting list's offset and length (pack_long, pack_int)
+_MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
 
 
 class _Lengths:
@@ -125,6 +126,9 @@ class TermWriter(whoosh3.W3FieldWriter):
         fieldname, btext = term
         if fieldname != self._fieldname:
             self._start(schema, fieldname)
+        if len(parts) == 1 and type(parts[0]) is list and len(parts[0]) == 1:
+            self._write_single(btext, parts[0][0])
+            return
         stats = _Stats()
         chunks: list[bytes] = []
         for part in parts:
@@ -158,6 +162,22 @@ class TermWriter(whoosh3.W3FieldWriter):
         )
         mark = vectors.MARK if arrays else b""
         self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
+
+    def _write_single(self, btext: bytes, posting: Posting) -> None:
+        """`_write_term` for a term with one posting, most of a commit's terms (rare words):
+        the same block and term info, without the general path's lists and statistics."""
+        docnum, top, value, length = posting
+        single = _F32.unpack(_F32.pack(top))[0]
+        low = length_to_byte(length or None)
+        high = length_to_byte(length)
+        chunk = dumps((1, docnum, top, 0, low, high), 2) + dumps(
+            ((docnum,), None if single == 1.0 else single, self._values((value,))), BODY_PROTOCOL)
+        body = _MAGIC + _INT.pack(-len(chunk)) + chunk
+        start = self._offset
+        self._write(body)
+        self._offset += len(body)
+        info = _TERMINFO.pack(0, single, 1, low, high, max(0.0, top), docnum, docnum)
+        self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
 
     def _encode_block(self, postings: list[Posting], stats: _Stats) -> bytes:
         """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them
