@@ -165,17 +165,22 @@ class PostingPool(writing.PostingPool):
         if words is None:
             words = self.words[fieldname] = {}
         get, extra, encode = words.get, boost.get, encode_positions
-        size = 0
+        one_byte, one_short = _ONE_BYTE, _ONE_SHORT.pack
         for word, poslist in positions.items():
-            posting = (docnum, len(poslist) + extra(word, 0.0), encode(poslist), length)
+            if len(poslist) == 1:  # encode_positions' commonest cases, without the call
+                first = poslist[0]
+                value = one_byte[first] if first < 256 else (
+                    b"H" + one_short(first) if first < 65536 else encode(poslist))
+            else:
+                value = encode(poslist)
+            posting = (docnum, len(poslist) + extra(word, 0.0), value, length)
             found = get(word)
             if found is None:
                 words[word] = [posting]
             else:
                 found.append(posting)
-            size += len(word)
         count = len(positions)
-        self.currentsize += 160 * count + 2 * size + length + count
+        self.currentsize += 160 * count + 2 * sum(map(len, positions)) + length + count
         if self.currentsize > self.limit:
             self.save()
 
@@ -232,7 +237,7 @@ class GroupedPostings:
             found = groups.pop(term, None)
             grouped = words[term[0]].pop(term[1], None) if term[0] in words else None
             if found is None:
-                yield term, grouped, True
+                yield term, grouped or [], True
             elif grouped is None:
                 yield term, found, False
             else:  # a merged segment's postings decoded into the pool, beside new documents'
