@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from hashlib import md5
 from pickle import dumps
 
 import numpy as np
 from whoosh.codec import whoosh3
+from whoosh.filedb import filetables
 from whoosh.system import pack_ushort
 from whoosh.util.numeric import length_to_byte
 
@@ -38,6 +40,7 @@ _F32 = struct.Struct("f")  # a weight as Whoosh's array("f") keeps it
 _TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max weight, ids
 _LONG_INT = struct.Struct("!qi")  # the posting list's offset and length (pack_long, pack_int)
 _MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
+_RECORD = struct.Struct("!ii")  # a terms file record's key and value lengths (filetables._lengths)
 
 
 class _Lengths:
@@ -66,6 +69,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._lengths = _Lengths(lengths) if lengths else None
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
+        self._add_info = _TermIndex.of(self._tindex)
         sources = merging.take_sources(self._segment)
         try:
             terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
@@ -161,7 +165,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             stats.last,
         )
         mark = vectors.MARK if arrays else b""
-        self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
+        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
 
     def _write_single(self, btext: bytes, posting: Posting) -> None:
         """`_write_term` for a term with one posting, most of a commit's terms (rare words):
@@ -177,7 +181,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._write(body)
         self._offset += len(body)
         info = _TERMINFO.pack(0, single, 1, low, high, max(0.0, top), docnum, docnum)
-        self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
+        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
 
     def _encode_block(self, postings: list[Posting], stats: _Stats) -> bytes:
         """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them
@@ -267,3 +271,37 @@ def _values_none(values: tuple) -> None:
 
 def _values_joined(values: tuple) -> bytes:
     return b"".join(v or b"" for v in values)
+
+
+class _TermIndex:
+    """Whoosh's `OrderedHashWriter.add` (the terms file's records and hash buckets) with its
+    position counted rather than asked of the file, a record written in one call and the
+    key's MD5 taken from the digest's bytes (Whoosh's hex round trip gives the same number):
+    the same file. Only the term writer writes to the terms file while it adds terms."""
+
+    def __init__(self, tindex: filetables.OrderedHashWriter) -> None:
+        self._tindex = tindex
+        self._write = tindex.dbfile.write
+        self._position = tindex.dbfile.tell()
+        self._buckets = tindex.buckets
+        self._index = tindex.index.append
+
+    @classmethod
+    def of(cls, tindex: filetables.HashWriter) -> Callable[[bytes, bytes], None]:
+        """`tindex`'s add: this one for Whoosh's ordered MD5 hash writer, else its own."""
+        if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash:
+            return cls(tindex).add
+        return tindex.add
+
+    def add(self, key: bytes, value: bytes) -> None:
+        tindex = self._tindex
+        if key <= tindex.lastkey:
+            raise ValueError(f"Keys must increase: {tindex.lastkey!r}..{key!r}")
+        position = self._position
+        self._index(position)
+        record = _RECORD.pack(len(key), len(value)) + key + value
+        self._write(record)
+        self._position = position + len(record)
+        digest = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")
+        self._buckets[digest & 255].append((digest, position))
+        tindex.lastkey = key
