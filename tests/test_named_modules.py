@@ -1,4 +1,4 @@
-"""No docstring, comment, README or docs/ page names a module that does not exist.
+"""No docstring, comment, README, docs/ page or build file names a module that does not exist.
 
 Modules move (the house's rooms were rearranged more than once); a docstring that still points
 at the old place sends its reader nowhere. Three spellings are checked: dotted names
@@ -21,6 +21,7 @@ import whoosh
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("webcrawler", "tests", "bench", "examples")
+BUILD_FILES = (ROOT / "pyproject.toml", ROOT / "Makefile")  # their comments say which module needs what
 DATA_FILES = {"webcrawler.db", "webcrawler.toml"}  # the data directory's files, not modules
 NOT_OURS = {"langid.py"}  # a project's name (py3langid's origin), not a file of ours
 MADE = {"webcrawler/workbench/static/vendor"}  # made by `make install` (cytoscape.js), not kept
@@ -42,7 +43,8 @@ def texts() -> Iterator[tuple[Path, str]]:
                 if doc := ast.get_docstring(node, clean=False):
                     yield path, doc
         yield path, "\n".join(line[line.index("#"):] for line in source.splitlines() if "#" in line)
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *BUILD_FILES,
+                 *sorted((ROOT / "webcrawler").rglob("static/*.js"))]:
         if page.name != "benchmarks-history.md":
             yield page, page.read_text(encoding="utf-8")
 

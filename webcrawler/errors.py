@@ -18,6 +18,7 @@ error lives (beside the code that raises it):
     │   ├── DefinitionError              workbench/definition.py: a crawl definition
     │   ├── UnsafePath                   toolkit/actions/files.py: a path outside its folder
     │   └── SettingError                 engine/, recrawl/: a setting the Python API was given
+    │       └── UnknownOption            an option a factory does not know (create_app(per_pgae=5))
     ├── ExtraMissing                     an optional part of the install is missing
     │   └── PlotsUnavailable             plots.py: webcrawler-search[plots]
     ├── DataDamaged                      a file of the data directory cannot be used as it is
@@ -78,6 +79,19 @@ class OrderingError(WebcrawlerError, ValueError):
 class SettingError(UsageError, ValueError):
     """A setting the engine or the recrawl cannot run with, given through the Python API (the
     command line's and the config files' own checks come first: `ConfigError`)."""
+
+
+class UnknownOption(SettingError, TypeError):
+    """An option an app factory (`query_server.create_app`, `workbench.create_app`) does not
+    know: a misspelt name would otherwise be dropped without a word. A TypeError too, as
+    Python's own for an unexpected keyword argument."""
+
+
+def refuse_unknown(what: str, given: dict[str, object], known: dict[str, object]) -> None:
+    """UnknownOption naming every option of `given` that `known` does not hold."""
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise UnknownOption(f"unknown {what} option(s): {', '.join(unknown)}")
 
 
 class ExtraMissing(WebcrawlerError):

@@ -343,3 +343,62 @@ def test_every_seed_failed_is_told_on_the_in_memory_store(web, settings):
     loop, _ = crawl(settings, [seed])
     assert failed_seeds(loop, loop.store, [seed]) == (
         f"nothing was fetched, every seed failed: {seed} (http-error: HTTP 404)")
+
+
+@pytest.mark.parametrize("order", ["pagerank", "backlink"])
+def test_the_priority_orders_on_the_in_memory_store(web, settings, order):
+    """The live orders ask the store only through `interfaces.OrderBook`: a crawl in each of
+    them on the in-memory store fetches what the default order does, and obeys robots.txt."""
+    from webcrawler.engine.scheduling.orders.batch import make_ordering
+
+    store = MemoryStore()
+    pool = InProcessPool(settings)
+    loop = index_loop(settings, store, pool_factory=lambda: pool,
+                      ordering=make_ordering(order, store, hot_query="page"))
+    assert loop.add_seeds([web.url(B)]) == []
+    loop.run()
+    fetched = sorted(path for path, (state, _) in states(loop, web.origin(B)).items()
+                     if state == "fetched")
+    assert fetched == ["/", *(f"/b{i}" for i in range(6))]
+    default, _ = crawl(settings, [web.url(A)])
+    store = MemoryStore()
+    loop = index_loop(settings, store, pool_factory=lambda: InProcessPool(settings),
+                      ordering=make_ordering(order, store))
+    assert loop.add_seeds([web.url(A)]) == []
+    loop.run()
+    assert states(loop, web.origin(A)) == states(default, web.origin(A))
+    assert "/private/x" not in web.log.paths(web.name(A))
+
+
+def test_an_incremental_crawl_on_the_in_memory_store(settings):
+    """The recrawl asks the store only through `interfaces.RecrawlBook`: a batch crawl, then an
+    incremental one on the same in-memory store schedules the stored pages, finds the page
+    that changed (it goes to the index again) and keeps each page's history."""
+    from webcrawler.recrawl.policies import RecrawlPlan
+    from webcrawler.recrawl.recrawler import incremental
+
+    site = Site("127.0.17.5", {"/": html("home", "start", [("/same", "same"), ("/news", "news")]),
+                               "/same": html("same", "never changes"),
+                               "/news": html("news", "the first story")}, robots_txt="")
+    store, sink = MemoryStore(), Removals()
+    with LoopbackWeb([site]) as web:
+        batch = index_loop(settings, store, pool_factory=lambda: InProcessPool(settings), sink=sink)
+        assert batch.add_seeds([web.url(site.address)]) == []
+        batch.run()
+        site.routes["/news"] = html("news", " ".join(f"story{i}" for i in range(300)))  # rewritten
+        again = dataclasses.replace(settings, incremental=True, hours=1.5 / 3600, recrawl="uniform",
+                                    fetch_rate=8.0)
+        ordering, recrawler = incremental(store, sink, "uniform", RecrawlPlan(), 8.0)
+        assert recrawler.load() == 3  # the stored pages, scheduled
+        loop = index_loop(again, store, pool_factory=lambda: InProcessPool(again), sink=sink,
+                          ordering=ordering, recrawl=recrawler)
+        loop.run()
+    server = store.server(web.origin(site.address))
+    assert server is not None
+    news, same = store.lookup(server, "/news"), store.lookup(server, "/same")
+    assert news is not None and same is not None
+    assert recrawler.stats.changed == 1 and recrawler.stats.recrawled >= 3
+    assert sink.added.count(news) == 2 and sink.added.count(same) == 1  # the change re-indexed
+    assert store.urls[news].values["times_changed"] == 1
+    assert int(str(store.urls[same].values["times_fetched"])) >= 2
+    assert store.urls[same].values["times_changed"] == 0

@@ -12,11 +12,16 @@ from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.engine.records import FoundLink, NewURL
 from webcrawler.engine.scheduling.orders.batch import make_ordering
 from webcrawler.engine.scheduling.scheduler import Scheduler
+from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.engine.store.sql import CrawlStore
 
 
-@pytest.fixture
-def store(tmp_path):
+@pytest.fixture(params=["sql", "memory"])
+def store(request, tmp_path):
+    """Either store: the orders ask it only through `interfaces.OrderBook`."""
+    if request.param == "memory":
+        yield MemoryStore()
+        return
     engine = connect(f"sqlite:///{tmp_path / 'o.db'}")
     store = CrawlStore(engine)
     yield store
@@ -58,6 +63,18 @@ def test_hot_query_and_resume_load_from_the_database(store):
     ordering = make_ordering("breadth-first", store, hot_query="topic")
     assert ordering.frontier.next_document(a).path == "/about-topic"  # named by its URL
     assert ordering.frontier.next_document(a).path == "/plain"
+
+
+def test_a_resumed_backlink_order_counts_the_stored_links(store):
+    """The links stored before the order was made (a resumed crawl) rank the queued pages
+    (a self-link counts, as it always did; ties go breadth-first)."""
+    a = store.add_server("http://a", time.time())
+    ids, _ = store.add_urls(a, [NewURL(p, 1) for p in ("/few", "/many", "/s1", "/s2")], time.time())
+    for source in ("/s1", "/s2"):
+        store.add_links(ids[source], [(ids["/many"], "many"), (ids[source], "self")])
+    store.add_links(ids["/s1"], [(ids["/few"], "few")])
+    ordering = make_ordering("backlink", store)
+    assert [ordering.frontier.next_document(a).path for _ in range(4)] == ["/many", "/few", "/s1", "/s2"]
 
 
 def test_pagerank_server_order_prefers_the_best_document(store):

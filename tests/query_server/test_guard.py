@@ -16,6 +16,7 @@ import pytest
 
 from tests.query_server.conftest import build_app
 from webcrawler.query_server import ServerThread
+from webcrawler.web.hosts import answers_to
 
 HOST = "127.0.0.1"
 
@@ -108,3 +109,13 @@ def test_same_origin_json_gets_through(server: ServerThread, headers: dict[str, 
                               {"Host": own_host(server), "Content-Type": "application/json",
                                **headers}, b'{"q": "sailing"}')
     assert status == 429, text  # past the guard: refused only because realtime_max_jobs is 0
+
+
+@pytest.mark.parametrize("host", ["evil.example", "127.0.0.1.evil.example", "[::1]:80", "[::1",
+                                  "LOCALHOST:1234", "search.example.:8080", "search.example:x"])
+def test_the_guard_answers_as_hosts_answers_to(server: ServerThread, host: str) -> None:
+    """One rule for every server of ours: the guard's 421 is hosts.answers_to's no (the
+    crawl's --metrics-port asks answers_to directly)."""
+    status, _, _ = request(server, "GET", "/api/stats", {"Host": host})
+    answered = answers_to(host, ("search.example", HOST))
+    assert (status != 421) == answered, (host, status)

@@ -15,7 +15,7 @@ from webcrawler.protocol.messages import Reason
 from webcrawler.settings import Settings
 from webcrawler.toolkit import Crawler, Limits
 from webcrawler.toolkit.actions import LinkReport
-from webcrawler.toolkit.actions.links import verdict
+from webcrawler.toolkit.actions.links import NOT_FETCHED, UNCHECKED, verdict
 
 ADDRESS = "127.0.13.7"
 
@@ -63,3 +63,12 @@ def test_a_target_that_answered_an_error_or_could_not_be_reached_is_broken(reaso
                                     Reason.POLICY, Reason.AGENT_DIED, "unchecked"])
 def test_a_target_the_crawl_did_not_read_whole_is_unchecked(reason: str) -> None:
     assert verdict(reason) == "unchecked"
+
+
+def test_every_unchecked_reason_is_one_the_crawl_gives() -> None:
+    """UNCHECKED spells the crawl's reasons by their constants: a reason renamed or gone is
+    seen here, not by a report that calls a target broken."""
+    reasons = {value for name, value in vars(Reason).items() if name.isupper()}
+    assert UNCHECKED - {NOT_FETCHED} <= reasons
+    assert verdict(NOT_FETCHED) == "unchecked"
+    assert {verdict(r) for r in (Reason.HTTP_ERROR, Reason.TIMEOUT, Reason.REFUSED, Reason.DNS)} == {"broken"}

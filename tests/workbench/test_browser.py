@@ -8,15 +8,13 @@ WEBCRAWLER_SCREENSHOTS to a folder to keep screenshots (docs/workbench.md).
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.workbench_tab import chromium, number, shoot, watch
 from tests.workbench.conftest import CHAPTERS, Workbench, docs_pages
 from webcrawler.demoweb.server import LoopbackWeb, Site
 from webcrawler.workbench.page import GRAPH_LIBRARY
@@ -34,13 +32,8 @@ def slow_web() -> Iterator[LoopbackWeb]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    assert Path(CHROMIUM).exists(), "install Debian's chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture
@@ -53,32 +46,6 @@ def page(browser: Browser, workbench: Workbench) -> Iterator[Page]:
     yield tab
     tab.close()
     assert problems == []  # nothing blocked by the CSP, no script error
-
-
-def shoot(tab: Page, name: str) -> None:
-    folder = os.environ.get("WEBCRAWLER_SCREENSHOTS")
-    if folder:
-        tab.screenshot(path=str(Path(folder) / name), full_page=True)
-
-
-def number(tab: Page, counter: str) -> int:
-    return int(float(tab.inner_text(f"#c-{counter}")))
-
-
-def watch(tab: Page, until: Callable[[str], bool], timeout: float = 60.0,
-          screenshot: str = "") -> list[int]:
-    """The node count, sampled every 0.1 s until the state satisfies `until` (bounded)."""
-    counts: list[int] = []
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        counts.append(number(tab, "nodes"))
-        if screenshot and counts[-1] >= 6:  # mid-crawl
-            shoot(tab, screenshot)
-            screenshot = ""
-        if until(tab.inner_text("#c-state")):
-            return counts
-        tab.wait_for_timeout(100)
-    raise AssertionError(f"the crawl did not end within {timeout} s: {counts[-5:]}")
 
 
 def test_define_watch_narrow_and_download_in_a_real_browser(

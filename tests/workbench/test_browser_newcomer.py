@@ -7,16 +7,13 @@ Set WEBCRAWLER_SCREENSHOTS to a folder to keep screenshots (docs/workbench.md)."
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.workbench_tab import chromium, run_until_over, shoot
 from tests.workbench.conftest import CHAPTERS, Workbench, start_workbench, stop_workbench
-from tests.workbench.test_browser import shoot
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.demoweb.server import Page as Page_
 
@@ -27,13 +24,8 @@ BLOCKED = "/vendor/cytoscape.min.js"  # the graph library, kept from the page wh
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    assert Path(CHROMIUM).exists(), "install Debian's chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(params=WIDTHS, ids=[f"{w}px" for w in WIDTHS])
@@ -47,18 +39,6 @@ def page(request: pytest.FixtureRequest, browser: Browser, workbench: Workbench)
     yield tab
     tab.close()
     assert problems == []  # nothing blocked by the CSP, no script error
-
-
-def run_until_over(tab: Page, roots: str, timeout: float = 60.0) -> str:
-    tab.fill("textarea[name=roots]", roots)
-    tab.click("#run")
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        state = tab.inner_text("#c-state")
-        if state in ("done", "stopped", "failed"):
-            return state
-        tab.wait_for_timeout(100)
-    raise AssertionError(f"the crawl did not end within {timeout} s")
 
 
 def test_a_refused_root_says_why_and_how_to_allow_it(page: Page) -> None:

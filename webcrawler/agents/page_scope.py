@@ -12,20 +12,40 @@ without it, nothing is fetched). The browser asks only for the page's own origin
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 
 from webcrawler.protocol.messages import AgentConfig, Reason, Retrieve
 from webcrawler.protocol.robots import RobotsRules
 from webcrawler.protocol.urls import try_normalize
 
+# Servers whose parsed robots.txt an agent keeps: a rendering crawl sends each of a server's
+# pages with the same rules, so they are parsed once per server, not once per page.
+ROBOTS_KEPT = 64
+
+Robots = tuple[int | None, str]  # a robots.txt answer as the engine obeys it: (status, body)
+
 
 class PageScope:
-    """The crawl's scope as an agent can apply it: patterns compiled once per agent."""
+    """The crawl's scope as an agent can apply it: patterns compiled once per agent, each
+    server's robots.txt parsed once (the last `ROBOTS_KEPT` kept)."""
 
     def __init__(self, config: AgentConfig, robots_token: str) -> None:
         self.include = [re.compile(p) for p in config.allowed_patterns]
         self.exclude = [re.compile(p) for p in config.exclude]
         self.max_url_length = config.max_url_length
         self.robots_token = robots_token
+        self._parsed: OrderedDict[Robots, RobotsRules] = OrderedDict()
+
+    def rules(self, robots: Robots) -> RobotsRules:
+        """The rules of this robots.txt answer, parsed once while it is among the last kept."""
+        rules = self._parsed.get(robots)
+        if rules is None:
+            rules = self._parsed[robots] = RobotsRules.from_response(*robots, self.robots_token)
+            if len(self._parsed) > ROBOTS_KEPT:
+                self._parsed.popitem(last=False)
+        else:
+            self._parsed.move_to_end(robots)
+        return rules
 
     def gate(self, request: Retrieve) -> Gate:
         """What the page `request` names may fetch, under its server's robots.txt."""
@@ -43,9 +63,10 @@ class PageScope:
 
 
 class Gate:
-    """One page's: may its scripts have `url` fetched? (robots.txt parsed on the first ask)."""
+    """One page's: may its scripts have `url` fetched? (its server's rules asked for on the
+    first request that needs them)."""
 
-    def __init__(self, scope: PageScope, robots: tuple[int | None, str] | None) -> None:
+    def __init__(self, scope: PageScope, robots: Robots | None) -> None:
         self.scope = scope
         self.robots = robots
         self._rules: RobotsRules | None = None
@@ -61,5 +82,5 @@ class Gate:
         if self.robots is None:
             return Reason.ROBOTS  # the engine sent no rules: nothing is known to be allowed
         if self._rules is None:
-            self._rules = RobotsRules.from_response(*self.robots, self.scope.robots_token)
+            self._rules = self.scope.rules(self.robots)
         return None if self._rules.allowed(normal) else Reason.ROBOTS

@@ -11,7 +11,9 @@ interfaces:
   SQL `CrawlStore` (store/sql.py) for crawls that keep what they find, the
   in-memory `MemoryStore` (store/memory.py) for toolkit crawls and tests. Both
   answer every book below, canonical aliases and sketches (`OneURLBook`) and the
-  index's link counts (`LinkBook`) included, so the loop never speaks SQL.
+  index's link counts (`LinkBook`), the priority orders' graph (`OrderBook`) and an
+  incremental crawl's page histories (`RecrawlBook`) included, so neither the loop, the
+  orders nor the recrawl speak SQL.
 - the **pool** of agents (`Pool`): local agent processes (loop/pool.py), Dask agent
   hosts (agenthosts/), the in-process pool for tests (tests/support/inprocess.py); the
   toolkit's request policy (toolkit/gate.py) wraps any of them.
@@ -22,7 +24,7 @@ interfaces:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -105,6 +107,75 @@ class LinkBook(Protocol):
     def indexed_in_links(self, ids: Sequence[int]) -> dict[int, int | None]: ...
 
 
+class OrderBook(Protocol):
+    """What the priority orders ask of the store (scheduling/orders/): a resumed crawl's
+    queued documents of a server, and the stored link graph their keys start from."""
+
+    servers_by_id: dict[int, ServerState]
+
+    def queued_of(self, server: ServerState) -> list[tuple[int, str, int, int | None]]:
+        """(id, path, depth, redirects) of the server's queued documents."""
+    def redirects_of(self, doc_id: int) -> int: ...
+    def stored_links(self) -> Iterable[tuple[int, int]]:
+        """(source id, target id) of every stored link, self-links included."""
+    def links_per_target(self) -> Iterable[tuple[int, int]]:
+        """(target id, stored links to it, self-links included) of every linked document."""
+
+
+PageHistory = tuple[str, str | None, bytes | None, int | None, int | None, int | None, int | None,
+                    int | None, float | None, float | None, float | None, float | None,
+                    float | None, str | None, float | None]
+"""A stored page's row as an incremental crawl reads it before a recrawl's answer: state,
+checksum, sketch, times fetched, changed, trivial, unmodified, not modified, first fetch,
+last fetch, next due, changed seconds, shortest change, last modified, change ages."""
+
+RecrawlRow = tuple[str, int, int, str | None, str | None, str, float | None]
+"""A page due for a recrawl as the recrawl queues read it: path, depth, redirects, etag,
+last modified, state, next due."""
+
+
+class RecrawlBook(Protocol):
+    """What an incremental crawl asks of the store (webcrawler/recrawl/): each stored page's
+    change history and its next due time (the page's row changes through `finish`)."""
+
+    def schedule_stored(self, states: Sequence[str], first: float, now: float
+                        ) -> list[tuple[int, int, float, int | None, float | None]]:
+        """Give the pages in `states` with no due time one (`first` after their last fetch),
+        make the sitemaps among them due `now`; (id, server id, next due, change bucket,
+        last fetch) of every page in `states` with a due time."""
+    def page_history(self, doc_id: int) -> PageHistory | None: ...
+    def recrawl_row(self, doc_id: int) -> RecrawlRow | None: ...
+    def listed_row(self, doc_id: int) -> tuple[str, float | None] | None:
+        """(state, last fetch) of a page a sitemap lists."""
+    def set_due(self, doc_id: int, due: float | None) -> None: ...
+
+
+class OutboxBook(Protocol):
+    """What the index's sinks ask of the store (engine/pipeline/): the outbox the index
+    writers drain. Only the SQL store keeps one, as its writers read it from other processes;
+    a crawl on the in-memory store indexes through a sink of its own, or not at all."""
+
+    def database_url(self) -> str:
+        """Where the writers read the outbox (the password included)."""
+    def outbox_put(self, doc_id: int, batch: int, payload: bytes) -> None: ...
+    def outbox_rebatch(self, doc_ids: Sequence[int], batch: int) -> int:
+        """Move the committed document rows of `doc_ids` to `batch`; how many."""
+    def outbox_acknowledge(self, batches: Sequence[int], removals: Iterable[int],
+                           languages: Mapping[int, str], inlinks: Mapping[int, int]) -> None:
+        """The index committed `batches` (`removals`: those that may hold a removal), with the
+        languages it detected and the in-links it counted."""
+    def outbox_unsent(self) -> tuple[int, list[int]]:
+        """(the highest batch number used, the batches not acknowledged), committed."""
+    def outbox_lowest(self) -> int: ...
+    def outbox_top(self) -> int:
+        """The highest batch number committed, read outside the crawl's transaction."""
+    def outbox_waiting(self) -> int:
+        """Committed rows no writer has indexed yet, counted outside the crawl's transaction."""
+    def outbox_commit(self) -> None:
+        """Commit what the sink wrote (the crawl's own commit writes its counters too)."""
+    def pending(self) -> bool: ...
+
+
 class RunBook(Protocol):
     """The store's transaction and the record of each crawl run."""
 
@@ -117,8 +188,8 @@ class RunBook(Protocol):
     def rollback(self) -> None: ...
 
 
-class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, LinkBook, RunBook,
-            Protocol):
+class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, LinkBook, OrderBook,
+            RecrawlBook, RunBook, Protocol):
     """Everything the loop and the engine's document path ask of a store."""
 
 

@@ -2,13 +2,14 @@
 
 Every order gives a queued page an estimate I'(P) (higher goes first; ties
 in discovery order), computed only from the pages visited so far, as in
-Cho, Garcia-Molina & Page's `reorder_queue()`:
+Cho, Garcia-Molina & Page's `reorder_queue()`. The estimates are the live crawl's
+(webcrawler/engine/scheduling/orders/estimates.py), so the harness measures the orders
+`webcrawler index --order` crawls by:
 
 - `breadth-first`: first discovered, first visited (estimate = -discovery number);
-- `backlink`: IB'(P), links to P seen so far;
-- `pagerank`: IR'(P) over the graph seen so far (unvisited pages have no known
-  links, so they count as linking to every page), recomputed every `every`
-  visits; between recomputes a newly seen link adds d * IR'(source) / c(source);
+- `backlink`: IB'(P), links to P seen so far (`Backlinks`);
+- `pagerank`: IR'(P) over the graph seen so far (`PageRankEstimate`), recomputed every
+  `every` visits;
 - `random`: a random number drawn when the page is discovered.
 
 `visited(page, targets)` is told each visit and returns the pages whose
@@ -20,10 +21,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-import numpy as np
-
+from webcrawler.engine.scheduling.orders.estimates import Backlinks, PageRankEstimate
 from webcrawler.errors import OrderingError
-from webcrawler.importance.pagerank import DAMPING, pagerank_edges
 
 
 class EstimateOrder:
@@ -32,14 +31,13 @@ class EstimateOrder:
     name = "breadth-first"
 
     def __init__(self) -> None:
-        self.estimate: dict[int, float] = {}
         self.discovery: dict[int, int] = {}
 
     def discovered(self, page: int) -> None:
         self.discovery[page] = len(self.discovery)
-        self.estimate[page] = self.initial(page)
 
-    def initial(self, page: int) -> float:
+    def value(self, page: int) -> float:
+        """I'(P) now (higher goes first)."""
         return -float(self.discovery[page])
 
     def visited(self, page: int, targets: Sequence[int]) -> list[int] | None:
@@ -52,9 +50,14 @@ class RandomOrder(EstimateOrder):
     def __init__(self, seed: int = 0) -> None:
         super().__init__()
         self.rng = random.Random(seed)
+        self.drawn: dict[int, float] = {}
 
-    def initial(self, page: int) -> float:
-        return self.rng.random()
+    def discovered(self, page: int) -> None:
+        super().discovered(page)
+        self.drawn[page] = self.rng.random()
+
+    def value(self, page: int) -> float:
+        return self.drawn[page]
 
 
 class BacklinkOrder(EstimateOrder):
@@ -62,13 +65,15 @@ class BacklinkOrder(EstimateOrder):
 
     name = "backlink"
 
-    def initial(self, page: int) -> float:
-        return 0.0
+    def __init__(self) -> None:
+        super().__init__()
+        self.backlinks = Backlinks()
+
+    def value(self, page: int) -> float:
+        return float(self.backlinks.value(page))
 
     def visited(self, page: int, targets: Sequence[int]) -> list[int] | None:
-        for target in targets:
-            self.estimate[target] += 1.0
-        return list(targets)
+        return self.backlinks.linked(targets)
 
 
 class PageRankOrder(EstimateOrder):
@@ -76,44 +81,19 @@ class PageRankOrder(EstimateOrder):
 
     name = "pagerank"
 
-    def __init__(self, every: int = 10, d: float = DAMPING) -> None:
+    def __init__(self, every: int = 10) -> None:
         super().__init__()
-        self.every = max(1, every)
-        self.d = d
-        self.nodes: list[int] = []  # compact index (= discovery number) -> page
-        self.sources: list[int] = []
-        self.targets: list[int] = []
-        self.out_degree: dict[int, int] = {}
-        self.rank = np.zeros(0)
-        self._since = 0
+        self.rank = PageRankEstimate(every=every)
 
-    def initial(self, page: int) -> float:
-        self.nodes.append(page)
-        return 1.0 - self.d
+    def discovered(self, page: int) -> None:
+        super().discovered(page)
+        self.rank.seen(page)  # numbered in discovery order
+
+    def value(self, page: int) -> float:
+        return self.rank.value(page)
 
     def visited(self, page: int, targets: Sequence[int]) -> list[int] | None:
-        source = self.discovery[page]
-        self.sources.extend([source] * len(targets))
-        self.targets.extend(self.discovery[t] for t in targets)
-        self.out_degree[page] = len(targets)
-        if targets:
-            share = self.d * self.estimate[page] / len(targets)
-            for target in targets:
-                self.estimate[target] += share
-        self._since += 1
-        if self._since < self.every:
-            return list(targets)
-        self._since = 0
-        self.recompute()
-        return None
-
-    def recompute(self) -> None:
-        n = len(self.nodes)
-        self.rank = pagerank_edges(n, np.asarray(self.sources, dtype=np.int64),
-                                   np.asarray(self.targets, dtype=np.int64), self.d,
-                                   start=self.rank, tol=1e-4)
-        for index, page in enumerate(self.nodes):
-            self.estimate[page] = float(self.rank[index])
+        return self.rank.linked(page, targets)
 
 
 ORDER_NAMES = ("breadth-first", "backlink", "pagerank", "server-first", "random")

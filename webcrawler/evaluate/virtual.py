@@ -10,7 +10,7 @@ server's second, then servers least recently visited first, each server's
 pages breadth-first.
 
 With a hot query (Fig. 5), URLs whose anchor text or URL mention every
-query word, or that lie within `HOT_DISTANCE` links of a visited page on the
+query word, or that lie within `estimates.HOT_DISTANCE` links of a visited page on the
 topic, go before the rest.
 
 Limited buffers (PBC) ride along: each keeps at most B visited pages and
@@ -21,45 +21,30 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from webcrawler.engine.scheduling.orders import estimates
 from webcrawler.evaluate.orders import EstimateOrder, make_estimate_order
 from webcrawler.importance.graph import CrawlGraph
-from webcrawler.importance.similarity import mentions, query_words
+from webcrawler.importance.similarity import query_words
 from webcrawler.protocol.urls import split
 
-HOT_DISTANCE = 3
-FAR = 1 << 30
 
+class HotQueue(estimates.HotQueue):
+    """The paper's hot queue over the graph: a visited page's text is known, so `on_topic`
+    says at once whether its links are one link from a page on the topic."""
 
-@dataclass
-class HotQueue:
-    """The paper's hot queue: which queued URLs go first for a driving query."""
-
-    words: list[str]
-    on_topic: Callable[[int], bool]  # known once a page is visited (its text is seen)
-    distance: dict[int, int] = field(default_factory=dict)  # links from a visited on-topic page
-    named: set[int] = field(default_factory=set)  # URL or some anchor mentions the query
+    def __init__(self, words: list[str], on_topic: Callable[[int], bool]) -> None:
+        super().__init__(words)
+        self.on_topic_page = on_topic
 
     def discovered(self, page: int, url: str) -> None:
-        if mentions(url, self.words):
-            self.named.add(page)
+        self.seen(page, url)
 
     def visited(self, page: int, targets: Sequence[int], anchors: dict[tuple[int, int], str]
                 ) -> list[int]:
-        here = 0 if self.on_topic(page) else self.distance.get(page, FAR)
-        changed = []
-        for target in targets:
-            if target not in self.named and mentions(anchors.get((page, target), ""), self.words):
-                self.named.add(target)
-                changed.append(target)
-            if here + 1 < self.distance.get(target, FAR):
-                self.distance[target] = here + 1
-                changed.append(target)
-        return changed
-
-    def hot(self, page: int) -> bool:
-        return page in self.named or self.distance.get(page, FAR) <= HOT_DISTANCE
+        named = [t for t in targets if self.anchored(t, anchors.get((page, t), ""))]
+        return named + self.spread(page, targets, self.on_topic_page(page))
 
 
 class Buffer:
@@ -72,14 +57,14 @@ class Buffer:
         self._heap: list[tuple[float, int, int]] = []
 
     def _push(self, page: int) -> None:
-        heapq.heappush(self._heap, (self.order.estimate[page], -self.order.discovery[page], page))
+        heapq.heappush(self._heap, (self.order.value(page), -self.order.discovery[page], page))
 
     def add(self, page: int) -> None:
         self.pages.add(page)
         self._push(page)
         while len(self.pages) > self.capacity:
             estimate, _, victim = heapq.heappop(self._heap)
-            if victim in self.pages and estimate == self.order.estimate[victim]:
+            if victim in self.pages and estimate == self.order.value(victim):
                 self.pages.discard(victim)
 
     def changed(self, pages: Sequence[int] | None) -> None:
@@ -147,7 +132,7 @@ class VirtualCrawler:
 
     def _key_of(self, page: int) -> tuple[int, float, int]:
         hot = 0 if self.hot is None or self.hot.hot(page) else 1
-        return hot, -self.order.estimate[page], self.order.discovery[page]
+        return hot, -self.order.value(page), self.order.discovery[page]
 
     def _push(self, page: int) -> None:
         key = self._key_of(page)

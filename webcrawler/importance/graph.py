@@ -1,7 +1,7 @@
 """The crawled Web as a graph: pages (fetched documents) and the links between them.
 
-Read-only: it opens the database with `connect(url, readonly=True)` and
-never writes. A page is a fetched document that is not a duplicate of
+Read-only: the database room reads the rows (database/graph_rows.py, the database opened
+read-only) and nothing is written. A page is a fetched document that is not a duplicate of
 another; a link to a redirected URL counts as a link to where the redirect
 leads; links to pages outside the graph (failed, excluded, never fetched)
 and links from a page to itself are dropped, as the paper's repository
@@ -12,12 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import and_, or_, select
-from sqlalchemy.engine import Engine
-
-from webcrawler.database.schema import connect, documents, links, servers
-from webcrawler.database.states import State
-from webcrawler.protocol import urls
+from webcrawler.database.graph_rows import Database, graph_rows
 
 MAX_REDIRECT_HOPS = 6
 
@@ -58,40 +53,23 @@ class CrawlGraph:
                    dict(anchors or {}))
 
 
-def load_graph(db: str | Engine) -> CrawlGraph:
+def load_graph(db: Database) -> CrawlGraph:
     """The pages and links of the stored crawl at `db` (an SQLAlchemy URL or engine)."""
-    engine = connect(db, readonly=True) if isinstance(db, str) else db
-    try:
-        with engine.connect() as conn:
-            origins = {row.id: urls.origin(row.scheme, row.host, row.port)
-                       for row in conn.execute(select(servers.c.id, servers.c.scheme,
-                                                      servers.c.host, servers.c.port))}
-            pages = conn.execute(
-                select(documents.c.id, documents.c.server_id, documents.c.path, documents.c.title)
-                .where(and_(documents.c.state == State.FETCHED,
-                            or_(documents.c.reason.is_(None), documents.c.reason != "duplicate")))
-                .order_by(documents.c.id)
-            ).all()
-            redirected = {row.id for row in conn.execute(
-                select(documents.c.id).where(documents.c.state == State.REDIRECTED))}
-            rows = conn.execute(select(links.c.source_id, links.c.target_id, links.c.anchor)).all()
-    finally:
-        if isinstance(db, str):
-            engine.dispose()
-    redirect_to = {r.source_id: r.target_id for r in rows if r.source_id in redirected}
-    graph = CrawlGraph([p.id for p in pages], [origins[p.server_id] + p.path for p in pages],
-                       [p.title or "" for p in pages], [[] for _ in pages])
+    stored = graph_rows(db)
+    redirect_to = {source: target for source, target, _ in stored.links if source in stored.redirected}
+    graph = CrawlGraph([p[0] for p in stored.pages], [stored.origins[p[1]] + p[2] for p in stored.pages],
+                       [p[3] or "" for p in stored.pages], [[] for _ in stored.pages])
     node = graph.node_of()
     seen: set[tuple[int, int]] = set()
-    for r in rows:
-        source = node.get(r.source_id)
-        target = node.get(_follow(r.target_id, redirect_to))
+    for source_id, target_id, anchor in stored.links:
+        source = node.get(source_id)
+        target = node.get(_follow(target_id, redirect_to))
         if source is None or target is None or source == target or (source, target) in seen:
             continue
         seen.add((source, target))
         graph.out[source].append(target)
-        if r.anchor:
-            graph.anchors[(source, target)] = r.anchor
+        if anchor:
+            graph.anchors[(source, target)] = anchor
     return graph
 
 

@@ -26,8 +26,10 @@ from typing import Any
 from flask import Flask
 
 from webcrawler.datadir import DataDir
+from webcrawler.errors import refuse_unknown
 from webcrawler.query_server import api, metrics, openapi, opensearch, realtime, stats, views
 from webcrawler.query_server.sources import Sources
+from webcrawler.settings.serve import ServeSettings
 from webcrawler.web import errors, guard
 from webcrawler.web.server import (
     PortInUseError,
@@ -53,25 +55,16 @@ __all__ = [
 
 MAX_BODY = 64 * 1024  # bytes: the largest request body (a real-time search's JSON is tiny); 413 past it
 
-# Options create_app accepts (lower case), with their defaults; they land in app.config upper-cased.
-OPTIONS: dict[str, Any] = {
-    "per_page": 10,  # results on a page of /search (and the API's default n)
-    "max_per_page": 100,  # the API's largest n
-    "max_page": 1000,  # deepest page anyone may ask for
-    "max_query_length": 1000,  # characters; longer queries are refused with a message
-    "stats_ttl": 5.0,  # seconds the statistics are cached
-    "testing": False,  # Flask's TESTING flag
-    "allowed_hosts": (),  # Host names answered besides localhost and the bound address (guard.py)
-    **realtime.OPTIONS,  # real-time search jobs: limits, and allow_from_url (off)
-}
+# Options create_app accepts (lower case), with their defaults: the query server's settings
+# table's (settings/serve.py) but where to listen, and Flask's TESTING flag. They land in
+# app.config upper-cased.
+OPTIONS: dict[str, Any] = {**ServeSettings().app_options(), "testing": False}
 
 
 def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Flask:
     """Build the query server for `data_dir` (index in `data_dir/index`, database
-    at `db_url` or `data_dir/webcrawler.db`). Unknown options raise TypeError."""
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise TypeError(f"unknown query server option(s): {', '.join(unknown)}")
+    at `db_url` or `data_dir/webcrawler.db`). Unknown options raise UnknownOption (a TypeError)."""
+    refuse_unknown("query server", options, OPTIONS)
     app = Flask(__name__, template_folder=str(templates_dir()), static_folder=None)
     app.config.update({key.upper(): value for key, value in {**OPTIONS, **options}.items()})
     app.config["JSON_SORT_KEYS"] = False

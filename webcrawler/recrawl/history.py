@@ -7,8 +7,8 @@ last_fetch, beside state) and the `crawls` table this estimates, per bucket: its
 b_i0, its change rate (buckets.change_rate over the bucket's pooled history), its
 pages obsolete now; and for the crawl: seconds per fetch, new pages found per fetch, and
 no pages appearing unless a fetch finds them (nconst = 0: a crawl has no other source
-once seeded). Columns are read by name (reflected), so a crawl made before
-incremental crawling existed gets one clear line, not a traceback. Read only.
+once seeded). The store reads the columns by name (engine/store/history.py), so a crawl made
+before incremental crawling existed gets one clear line, not a traceback. Read only.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import MetaData, Table, func, select
-from sqlalchemy.exc import SQLAlchemyError
 
+from webcrawler.engine.store.history import stored_history
 from webcrawler.errors import NothingToDo
 from webcrawler.recrawl.buckets import History, change_rate
 from webcrawler.recrawl.instances import Scenario
@@ -58,32 +57,13 @@ def change_rates(h: BucketHistory) -> np.ndarray:
 
 def read_history(url: str) -> tuple[BucketHistory, dict[str, float]]:
     """Per-bucket history and crawl-wide figures; NoHistory when the columns or rows are missing."""
-    from webcrawler.database.schema import connect
-
-    try:
-        engine = connect(url, readonly=True)
-        try:
-            with engine.connect() as conn:
-                docs = Table("documents", MetaData(), autoload_with=conn)
-                missing = [name for name in NEEDED if name not in docs.c]
-                if missing:
-                    raise NoHistory(f"the crawl at {url} keeps no change history (no documents."
-                                    f"{', '.join(missing)}): recrawl it incrementally first")
-                rows = conn.execute(select(*(docs.c[n] for n in NEEDED))).all()
-                seconds, fetched = _crawl_seconds(conn)
-        finally:
-            engine.dispose()
-    except SQLAlchemyError as exc:
-        raise NoHistory(f"cannot read the crawl at {url}: {str(exc).splitlines()[0]}") from None
-    return _summarise(rows, seconds, fetched)
-
-
-def _crawl_seconds(conn: Any) -> tuple[float, float]:
-    """Wall seconds the crawls ran and the documents they retrieved (the crawl cost)."""
-    crawls = Table("crawls", MetaData(), autoload_with=conn)
-    row = conn.execute(select(func.sum(crawls.c.ended_at - crawls.c.started_at),
-                              func.sum(crawls.c.documents)).where(crawls.c.ended_at.is_not(None))).one()
-    return float(row[0] or 0.0), float(row[1] or 0.0)
+    stored = stored_history(url, NEEDED)
+    if stored.unreadable:
+        raise NoHistory(f"cannot read the crawl at {url}: {stored.unreadable}")
+    if stored.missing:
+        raise NoHistory(f"the crawl at {url} keeps no change history (no documents."
+                        f"{', '.join(stored.missing)}): recrawl it incrementally first")
+    return _summarise(stored.rows, stored.seconds, stored.fetched)
 
 
 def _summarise(rows: Sequence[Any], seconds: float, fetched: float) -> tuple[BucketHistory, dict[str, float]]:

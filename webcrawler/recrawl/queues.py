@@ -26,15 +26,11 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from sqlalchemy import bindparam, select
-
-from webcrawler.database.schema import documents
 from webcrawler.database.states import State
+from webcrawler.engine.interfaces import RecrawlBook, ServerBook
 from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
 from webcrawler.engine.scheduling.frontier import Frontier
 from webcrawler.engine.scheduling.sequencers import FifoQueue
-from webcrawler.engine.store.prepared import Prepared
-from webcrawler.engine.store.sql import CrawlStore
 
 RECRAWLABLE = (State.FETCHED, State.REDIRECTED)
 PULL_SCAN = 256  # waiting pages (soonest due first) pull_ahead weighs at most
@@ -50,6 +46,10 @@ def gain(rate: float, since: float, until_due: float) -> float:
     if rate <= 0:
         return 0.0
     return -math.expm1(-rate * since) * -math.expm1(-rate * max(until_due, 0.0)) / rate
+
+
+class Book(RecrawlBook, ServerBook, Protocol):
+    """The store as the recrawl queues ask it (either store: engine/interfaces.py)."""
 
 
 class Notify(Protocol):
@@ -80,7 +80,7 @@ class WeightedAggregator:
 class RecrawlQueues:
     """The incremental crawl's frontier: new documents and due recrawls, per server."""
 
-    def __init__(self, store: CrawlStore, inner: Frontier, share: float,
+    def __init__(self, store: Book, inner: Frontier, share: float,
                  min_revisit: float = 0.0) -> None:
         self.store = store
         self.min_revisit = min_revisit
@@ -93,10 +93,6 @@ class RecrawlQueues:
         self._due: dict[int, FifoQueue[int]] = {}
         self._turns: dict[int, WeightedAggregator] = {}
         self.recrawls = 0  # recrawl entries handed out (the rest of the fetches are new URLs)
-        d = documents.c
-        self._row = Prepared(store.conn, select(
-            d.path, d.depth, d.redirects, d.etag, d.last_modified, d.state, d.next_due
-        ).where(d.id == bindparam("p_id")))
 
     # --- the schedule -----------------------------------------------------
     def schedule(self, doc_id: int, server_id: int, due: float | None,
@@ -200,7 +196,7 @@ class RecrawlQueues:
         while due.has_next():
             doc_id = due.next()
             server.recrawl_ready = max(0, server.recrawl_ready - 1)
-            row = self._row.one(p_id=doc_id)
+            row = self.store.recrawl_row(doc_id)
             if row is None or row[5] not in RECRAWLABLE or row[6] is None:
                 continue  # gone, or no longer scheduled
             path, depth, redirects, etag, last_modified = row[:5]

@@ -28,17 +28,13 @@ from dataclasses import dataclass
 from email.utils import formatdate
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, bindparam, select, update
-
-from webcrawler.database.schema import documents
 from webcrawler.database.states import State
+from webcrawler.engine.interfaces import Store
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.records import FoundLink, FrontierEntry
 from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
-from webcrawler.engine.store.prepared import Prepared
-from webcrawler.engine.store.sql import CrawlStore
-from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Failure, NotModified, Reason
+from webcrawler.protocol.messages import Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
 from webcrawler.recrawl.changes import Change, classify
 from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, http_date, stored_ages
@@ -116,7 +112,7 @@ class _Before:
 class Recrawler:
     """Owns the recrawl queues, the policy and the pace; the crawler hands it answers."""
 
-    def __init__(self, store: CrawlStore, sink: DocumentSink, policy: Policy,
+    def __init__(self, store: Store, sink: DocumentSink, policy: Policy,
                  plan: RecrawlPlan, fetch_rate: float, min_revisit: float = 0.0) -> None:
         self.store = store
         self.sink = sink
@@ -128,16 +124,6 @@ class Recrawler:
         # ours: the optimum's revisit table from the live bucket counts (unless a model set one)
         self.replanner: Replanner | ModelDriver | None = (Replanner(plan, fetch_rate, min_revisit=min_revisit)
                           if isinstance(policy, Buckets) and not plan.revisit else None)
-        d = documents.c
-        self._before = Prepared(store.conn, select(
-            d.state, d.checksum, d.sketch, d.times_fetched, d.times_changed, d.times_trivial,
-            d.times_unmodified, d.times_not_modified, d.first_fetch, d.last_fetch, d.next_due,
-            d.changed_seconds, d.shortest_change, d.last_modified, d.change_ages,
-        ).where(d.id == bindparam("p_id")))
-        self._set_due = Prepared(store.conn, update(documents).where(
-            d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
-        self._listed_row = Prepared(store.conn, select(d.state, d.last_fetch).where(
-            d.id == bindparam("p_id")))
         self._sitemap_dates: dict[int, float] = {}  # doc id -> lastmod, pages a sitemap made due
         self._pull_after = 0.0  # monotonic: no pull_ahead before (the last one found nothing)
         self._spare = 0  # free agents at the last tick
@@ -147,16 +133,10 @@ class Recrawler:
     def load(self) -> int:
         """Schedule every stored page: pages of a batch crawl (no due time yet) get their
         first one from the policy; return how many pages are scheduled."""
-        d, conn = documents.c, self.store.conn
         if self.policy.name == "none":
             return 0
-        unscheduled = and_(d.state.in_(RECRAWLABLE), d.next_due.is_(None), d.last_fetch.is_not(None))
         first = self.policy.next_due(0.0, Fetched(None, UNKNOWN, None)) or 0.0
-        conn.execute(update(documents).where(unscheduled).values(next_due=d.last_fetch + first))
-        conn.execute(update(documents).where(  # a sitemap's news is read first
-            d.content_type == SITEMAP_TYPE, d.state.in_(RECRAWLABLE)).values(next_due=time.time()))
-        rows = conn.execute(select(d.id, d.server_id, d.next_due, d.change_bucket, d.last_fetch).where(
-            and_(d.state.in_(RECRAWLABLE), d.next_due.is_not(None)))).all()
+        rows = self.store.schedule_stored(RECRAWLABLE, first, time.time())  # sitemaps due now
         for doc_id, server_id, due, page_bucket, last_fetch in rows:
             self.queues.schedule(doc_id, server_id, due)
             self._place(doc_id, page_bucket or UNKNOWN)
@@ -231,12 +211,12 @@ class Recrawler:
             lastmod = lastmods.get(page.server.origin + page.path)
             if lastmod is None or page.new:
                 continue
-            row = self._listed_row.one(p_id=page.target_id)
+            row = self.store.listed_row(page.target_id)
             if row is None or row[0] not in RECRAWLABLE or row[1] is None or lastmod <= row[1]:
                 continue  # not fetched yet, or the store's copy is as new as the sitemap says
             self._sitemap_dates[page.target_id] = lastmod
             self.queues.schedule(page.target_id, page.server.id, now)
-            self._set_due.run(p_id=page.target_id, p_due=now)
+            self.store.set_due(page.target_id, now)
             made_due += 1
         self.stats.listed += made_due
         return made_due
@@ -308,7 +288,7 @@ class Recrawler:
 
     # --- internals ----------------------------------------------------------
     def _read(self, entry: FrontierEntry) -> _Before:
-        row = self._before.one(p_id=entry.doc_id)
+        row = self.store.page_history(entry.doc_id)
         assert row is not None, f"document {entry.doc_id} vanished"
         state, checksum, sketch, fetches, changes, trivial, unmodified, not_modified, first, last, \
             due, changed_seconds, shortest_change, last_modified, change_ages = row
@@ -354,7 +334,7 @@ class Recrawler:
     def _schedule(self, entry: FrontierEntry, due: float | None) -> None:
         """`entry` was just asked for: its next time, never within min_revisit of now."""
         due = self.queues.schedule(entry.doc_id, entry.server_id, due, fetched=time.time())
-        self._set_due.run(p_id=entry.doc_id, p_due=due)
+        self.store.set_due(entry.doc_id, due)
 
 
 def _history_after(before: _Before, changed: bool, now: float, lastmod: str | None) -> History:
@@ -379,7 +359,7 @@ def _history_after(before: _Before, changed: bool, now: float, lastmod: str | No
     return past.after(max(0.0, now - last), changed, ages)
 
 
-def incremental(store: CrawlStore, sink: DocumentSink, policy_name: str, plan: RecrawlPlan,
+def incremental(store: Store, sink: DocumentSink, policy_name: str, plan: RecrawlPlan,
                 fetch_rate: float, min_revisit: float = 0.0) -> tuple[Ordering, Recrawler]:
     """The ordering and the recrawler of `webcrawler index --incremental`: the WebCrawler's
     server order (new servers first, then round robin by last access) over each server's two

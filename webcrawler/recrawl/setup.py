@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 
+from webcrawler.engine.interfaces import Store
 from webcrawler.engine.loop.policies import DocumentSink
 from webcrawler.engine.scheduling.frontier import Ordering
-from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.recrawl.auto_plan import planned
 from webcrawler.recrawl.model_driver import ModelDriver
 from webcrawler.recrawl.policies import RecrawlPlan
@@ -17,7 +17,7 @@ from webcrawler.settings import Settings
 log = logging.getLogger(__name__)
 
 
-def incremental_parts(settings: Settings, store: CrawlStore, sink: DocumentSink
+def incremental_parts(settings: Settings, store: Store, sink: DocumentSink
                       ) -> tuple[Ordering | None, Recrawler | None]:
     """(ordering, recrawler) of an incremental crawl, with every stored page scheduled;
     (None, None) for a batch crawl. ValueError for an unknown policy."""

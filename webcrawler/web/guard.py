@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from webcrawler.web.hosts import DEFAULT_HOSTS, host_name, normal
+from webcrawler.web.hosts import DEFAULT_HOSTS, answers_to, host_name, normal
 
 __all__ = ["DEFAULT_HOSTS", "allow_host", "allowed_hosts", "check_host", "check_origin",
            "host_name", "init_app"]
@@ -46,13 +46,13 @@ def allow_host(app: Flask, name: str) -> None:
     app.config["ALLOWED_HOSTS"] = tuple(sorted(hosts))
 
 
-def allowed_hosts(app: Flask) -> frozenset[str]:
-    return frozenset(normal(h) for h in (*DEFAULT_HOSTS, *(app.config.get("ALLOWED_HOSTS") or ())))
+def allowed_hosts(app: Flask) -> tuple[str, ...]:
+    """The names `app` answers to besides hosts.DEFAULT_HOSTS (as `allow_host` added them)."""
+    return tuple(app.config.get("ALLOWED_HOSTS") or ())
 
 
 def check_host() -> ResponseReturnValue | None:
-    name = host_name(request.headers.get("Host", ""))
-    if name is None or name not in allowed_hosts(current_app):
+    if not answers_to(request.headers.get("Host", ""), allowed_hosts(current_app)):
         return Response("This server does not answer to that host name.\n", status=421,
                         mimetype="text/plain")
     return None

@@ -6,7 +6,7 @@ followed), redirects as links to their targets, failures with their reason.
 An incremental crawl (`recrawl`, webcrawler/recrawl/) also paces the loop
 (`--fetch-rate`), releases pages as they fall due, and takes the answers to
 recrawls; it runs for `--hours`, so "nothing left to fetch" does not stop it.
-Real-time search (engine/realtime/search.py) extends these hooks with its own clock.
+Real-time search (engine/realtime/search.py) composes these hooks with its own clock.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Incremental(Protocol):
 
 
 class IndexHooks(BaseHooks):
-    """The hooks of `webcrawler index` (and of the real-time search, which extends them)."""
+    """The hooks of `webcrawler index` (and of the real-time search, whose hooks hold them)."""
 
     def __init__(self, loop: CrawlLoop, recrawl: Incremental | None = None,
                  progress: Callable[[CrawlLoop], None] | None = None) -> None:

@@ -16,8 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from webcrawler.database.states import State
+from webcrawler.engine.interfaces import PageHistory, RecrawlRow
 from webcrawler.engine.records import FrontierEntry, NewURL, ServerState
-from webcrawler.protocol.messages import Document
+from webcrawler.protocol.messages import SITEMAP_TYPE, Document
 
 
 @dataclass
@@ -158,9 +159,13 @@ class MemoryStore:
     # --- documents ----------------------------------------------------------
     def record_fetch(self, entry: FrontierEntry, state: str, checksum: str, now: float,
                      **values: object) -> bool:
-        old = self.urls[entry.doc_id].values.get("checksum")
-        self.finish(entry, state, checksum=checksum, last_fetch=now, **values)
-        return bool(old) and old != checksum
+        stored = self.urls[entry.doc_id].values
+        old = stored.get("checksum")
+        changed = bool(old) and old != checksum
+        self.finish(entry, state, checksum=checksum, last_fetch=now,
+                    times_fetched=_count(stored.get("times_fetched")) + 1,
+                    times_changed=_count(stored.get("times_changed")) + int(changed), **values)
+        return changed
 
     def duplicate_of(self, checksum: str, doc_id: int) -> int | None:
         same = self._by_checksum.get(checksum, set()) - {doc_id}
@@ -198,6 +203,67 @@ class MemoryStore:
     def save_response(self, doc_id: int, now: float, document: Document) -> None:
         self.urls[doc_id].values["response"] = (now, document.status, document.body)
 
+    # --- the priority orders (scheduling/orders/) ----------------------------
+    def queued_of(self, server: ServerState) -> list[tuple[int, str, int, int | None]]:
+        queued = {doc_id for _, doc_id in self._queues.get(server.id, ())
+                  if self.urls[doc_id].state == State.QUEUED}
+        return [(u.doc_id, u.path, u.depth, u.redirects) for u in map(self.urls.__getitem__, sorted(queued))]
+
+    def redirects_of(self, doc_id: int) -> int:
+        return self.urls[doc_id].redirects
+
+    def stored_links(self) -> Iterable[tuple[int, int]]:
+        return [(source, target) for source, targets in self.links.items() for target in targets]
+
+    def links_per_target(self) -> Iterable[tuple[int, int]]:
+        return [(target, len(sources)) for target, sources in self._linked_from.items() if sources]
+
+    # --- an incremental crawl's pages (webcrawler/recrawl/) -------------------
+    def schedule_stored(self, states: Sequence[str], first: float, now: float
+                        ) -> list[tuple[int, int, float, int | None, float | None]]:
+        scheduled = []
+        for url in self.urls.values():
+            if url.state not in states:
+                continue
+            values = url.values
+            if values.get("next_due") is None and values.get("last_fetch") is not None:
+                values["next_due"] = _float(values["last_fetch"]) + first
+            if values.get("content_type") == SITEMAP_TYPE:  # a sitemap's news is read first
+                values["next_due"] = now
+            if values.get("next_due") is not None:
+                bucket = values.get("change_bucket")
+                scheduled.append((url.doc_id, url.server_id, _float(values["next_due"]),
+                                  None if bucket is None else _count(bucket),
+                                  _maybe_float(values.get("last_fetch"))))
+        return scheduled
+
+    def page_history(self, doc_id: int) -> PageHistory | None:
+        url = self.urls.get(doc_id)
+        if url is None:
+            return None
+        v = url.values
+        return (url.state, _maybe_str(v.get("checksum")), _maybe_bytes(v.get("sketch")),
+                *(_maybe_int(v.get(k)) for k in ("times_fetched", "times_changed", "times_trivial",
+                                                  "times_unmodified", "times_not_modified")),
+                *(_maybe_float(v.get(k)) for k in ("first_fetch", "last_fetch", "next_due",
+                                                    "changed_seconds", "shortest_change")),
+                _maybe_str(v.get("last_modified")), _maybe_float(v.get("change_ages")))  # type: ignore[return-value]
+
+    def recrawl_row(self, doc_id: int) -> RecrawlRow | None:
+        url = self.urls.get(doc_id)
+        if url is None:
+            return None
+        v = url.values
+        return (url.path, url.depth, url.redirects, _maybe_str(v.get("etag")),
+                _maybe_str(v.get("last_modified")), url.state, _maybe_float(v.get("next_due")))
+
+    def listed_row(self, doc_id: int) -> tuple[str, float | None] | None:
+        url = self.urls.get(doc_id)
+        return None if url is None else (url.state, _maybe_float(url.values.get("last_fetch")))
+
+    def set_due(self, doc_id: int, due: float | None) -> None:
+        self.urls[doc_id].values["next_due"] = due
+
     # --- runs ---------------------------------------------------------------
     def start_run(self, mode: str = "index") -> int:
         self.runs.append({"mode": mode})
@@ -223,3 +289,27 @@ class MemoryStore:
         server = self.server(origin)
         doc_id = None if server is None else self.lookup(server, path)
         return None if doc_id is None else self.urls[doc_id].state
+
+
+def _count(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def _float(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def _maybe_float(value: object) -> float | None:
+    return None if value is None else _float(value)
+
+
+def _maybe_int(value: object) -> int | None:
+    return None if value is None else _count(value)
+
+
+def _maybe_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _maybe_bytes(value: object) -> bytes | None:
+    return bytes(value) if isinstance(value, (bytes, bytearray)) and value else None

@@ -21,6 +21,7 @@ from itertools import accumulate, repeat
 
 import numpy as np
 from whoosh.codec import whoosh3
+from whoosh.filedb.structfile import StructFile
 from whoosh.reading import SegmentReader, TermNotFound
 
 from webcrawler.index.format import segcache
@@ -130,7 +131,7 @@ def block_table(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     return np.array(bounds, dtype=wide).reshape(-1, 2), np.array(lasts, dtype=np.int32)
 
 
-def _bodies_reaching(postfile, start: int, table: tuple[np.ndarray, np.ndarray],
+def _bodies_reaching(postfile: StructFile, start: int, table: tuple[np.ndarray, np.ndarray],
                      docnums: Sequence[int]) -> Iterator[tuple[list[int], object]]:
     """(docnums, values) of the blocks of one list whose range holds one of `docnums`."""
     bounds, lasts = table

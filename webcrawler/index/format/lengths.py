@@ -16,7 +16,7 @@ BYTE_LENGTH = [byte_to_length(b) for b in range(256)]  # a stored length byte ->
 _SEGMENT_LENGTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def segment_lengths(reader, fieldname: str) -> bytes | None:
+def segment_lengths(reader: object, fieldname: str) -> bytes | None:
     """A segment's quantised document lengths of `fieldname`, one byte per document, read
     once per open segment (Whoosh reads them one seek at a time, per scored document);
     None when the segment does not keep them the way Whoosh 2.7's W3 codec does."""
@@ -30,7 +30,7 @@ def segment_lengths(reader, fieldname: str) -> bytes | None:
     return per_field[fieldname]
 
 
-def _read_lengths(reader, fieldname: str) -> bytes | None:
+def _read_lengths(reader: SegmentReader, fieldname: str) -> bytes | None:
     perdoc = reader._perdoc
     if not isinstance(perdoc, W3PerDocReader):
         return None

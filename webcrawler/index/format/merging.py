@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import numpy as np
 from whoosh.codec import whoosh3
+from whoosh.fields import Schema
 from whoosh.reading import SegmentReader
 from whoosh.writing import SegmentWriter
 
@@ -114,7 +115,7 @@ class SegmentSource:
         self.basedoc = basedoc
         self.docmap = docmap  # None: no deletions, docnum + basedoc; else old -> new docnum
 
-    def terms(self, schema) -> Iterator[tuple[Term, bytes]]:
+    def terms(self, schema: Schema) -> Iterator[tuple[Term, bytes]]:
         """(term, raw term info) in the order the segment wrote them: (field, text)."""
         terms = self.reader._terms
         names = terms._fieldunmap
@@ -185,7 +186,7 @@ class SegmentSource:
 def merged_terms(
     pool_terms: Iterator[tuple[Term, list[Posting]]],
     sources: list[SegmentSource],
-    schema,
+    schema: Schema,
     field_lengths: Callable[[str], list[int] | None],
 ) -> Iterator[tuple[Term, list]]:
     """Every term of the new segment in order, with its parts in docnum order: the pool's

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import accumulate
 from operator import itemgetter, sub
+from typing import Any
 
 from whoosh import writing
 from whoosh.codec import whoosh3
+from whoosh.codec.base import Segment
 from whoosh.fields import TEXT
+from whoosh.filedb.filestore import Storage
 from whoosh.formats import Positions
 
 from webcrawler.index.format import termsfile
@@ -76,16 +79,16 @@ _ITEM_SIZE = {b"B": 1, b"H": 2, b"I": 4}
 class WordPositions(Positions):
     """Whoosh's Positions format with the compact encoding above."""
 
-    def encode(self, poslist):
+    def encode(self, poslist: Iterable[int]) -> bytes:
         return encode_positions(list(poslist))
 
-    def decode_positions(self, valuestring):
+    def decode_positions(self, valuestring: bytes) -> list[int]:
         return decode_positions(valuestring)
 
-    def decode_frequency(self, valuestring):
+    def decode_frequency(self, valuestring: bytes) -> int:
         return (len(valuestring) - 1) // _ITEM_SIZE[valuestring[:1]]
 
-    def decode_weight(self, valuestring):
+    def decode_weight(self, valuestring: bytes) -> float:
         return self.decode_frequency(valuestring) * self.field_boost
 
 
@@ -123,13 +126,13 @@ class ContentField(TEXT):
         super().__init__(analyzer=analyzer(), phrase=True)
         self.format = WordPositions()
 
-    def index(self, value, **kwargs) -> Iterator[tuple[bytes, int, float, bytes]]:
+    def index(self, value: str, **kwargs: object) -> Iterator[tuple[bytes, int, float, bytes]]:
         positions, boost = word_positions(value)
         for word, poslist in positions.items():
             weight = len(poslist) + boost.get(word, 0.0)
             yield word, len(poslist), weight, encode_positions(poslist)
 
-    def pool_postings(self, value, fieldname: str, docnum: int, pool: PostingPool) -> int:
+    def pool_postings(self, value: str, fieldname: str, docnum: int, pool: PostingPool) -> int:
         """Add one document's postings of this field to `pool` (`PostingPool.add_terms`);
         returns the field's length in the document."""
         positions, boost = word_positions(value)
@@ -148,11 +151,11 @@ class PostingPool(writing.PostingPool):
     of one tuple per posting sorted or grouped at commit time. Other fields' items (a few a
     document) are Whoosh's; a pool that spills turns its words back into items first."""
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.words: dict[str, dict[bytes, list[Posting]]] = {}  # field -> word -> postings
 
-    def add(self, item):
+    def add(self, item: tuple) -> None:
         self.current.append(item)
         self.currentsize += 160 + 2 * len(item[1]) + len(item[4] or b"")
         if self.currentsize > self.limit:
@@ -193,11 +196,11 @@ class PostingPool(writing.PostingPool):
                     append((fieldname, word, docnum, weight, value))
         self.words = {}
 
-    def save(self):
+    def save(self) -> None:
         self._as_items()
         super().save()
 
-    def iter_postings(self):
+    def iter_postings(self) -> Iterable[tuple] | GroupedPostings:
         """The pool's postings for the term writer: grouped by term (`GroupedPostings`)
         when they all are in memory, else Whoosh's merge of its sorted runs on disk."""
         if self.runs:
@@ -245,7 +248,7 @@ class GroupedPostings:
                 yield term, sorted(both, key=itemgetter(0)), False
 
 
-def add_document(writer: writing.SegmentWriter, fields: dict[str, object]) -> None:
+def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:
     """Whoosh's `SegmentWriter.add_document` for this index's fields (no boosts, no
     spelling or vector fields): a `ContentField`'s postings go to the pool as one list
     (`ContentField.pool_postings`, `PostingPool.add_terms`) instead of one call per posting."""
@@ -295,8 +298,8 @@ class ContentCodec(whoosh3.W3Codec):
     def __init__(self) -> None:
         super().__init__(blocklimit=BLOCK, compression=0)
 
-    def field_writer(self, storage, segment):
+    def field_writer(self, storage: Storage, segment: Segment) -> TermWriter:
         return TermWriter(self, storage, segment)
 
-    def terms_reader(self, storage, segment):
+    def terms_reader(self, storage: Storage, segment: Segment) -> whoosh3.W3TermsReader:
         return termsfile.terms_reader(self, storage, segment)  # the same reader, opened faster

@@ -14,6 +14,9 @@ shared by all the readers open on it (`_SharedMap`), so that a new commit maps o
 its new segments, and closing the commit it replaces unmaps only the segments that
 went away. Unmapping a segment whose pages queries have touched takes milliseconds of
 CPU, and the new map's pages would be faulted in again (docs/measurements.md).
+
+`MemoryStorage` is the other place an index lives: in memory, for the real-time search's
+small anchor-text index (`search/anchors.py`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import os
 import threading
 from array import array
 
-from whoosh.filedb.filestore import FileStorage
+from whoosh.filedb.filestore import FileStorage, RamStorage
 from whoosh.filedb.structfile import BufferFile, StructFile
 
 from webcrawler.index.format.fastpaths import note
@@ -174,3 +177,11 @@ class _MapReader:
 
     def close(self) -> None:
         pass
+
+
+class MemoryStorage(RamStorage):
+    """RamStorage whose writers keep their scratch files in memory too: stock RamStorage puts
+    them in one shared /tmp/MAIN.tmp, a race between two anchor indexes built at once."""
+
+    def temp_storage(self, name: str | None = None) -> RamStorage:
+        return RamStorage()

@@ -17,6 +17,7 @@ import zlib
 import numpy as np
 from whoosh.codec.whoosh3 import STORED_COLUMN, W3PerDocReader
 from whoosh.columns import CompressedBytesColumn, PickleColumn
+from whoosh.filedb.structfile import StructFile
 from whoosh.reading import SegmentReader
 
 from webcrawler.index.format import segcache
@@ -27,7 +28,7 @@ COLUMN = "_stored"  # Whoosh's name for the stored fields' column
 class _Directory(CompressedBytesColumn.Reader):
     """Whoosh's reader of the stored column, given its directory instead of reading it."""
 
-    def __init__(self, dbfile, basepos: int, length: int, doccount: int,
+    def __init__(self, dbfile: StructFile, basepos: int, length: int, doccount: int,
                  offsets: np.ndarray, lengths: np.ndarray) -> None:
         self._dbfile, self._basepos, self._length, self._doccount = dbfile, basepos, length, doccount
         self.had_stored_offsets = True
@@ -58,13 +59,13 @@ def open_stored(reader: SegmentReader) -> None:
                                                              offsets, lengths))
 
 
-def _directory(colfile, base: int, length: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+def _directory(colfile: StructFile, base: int, length: int, count: int) -> tuple[np.ndarray, np.ndarray]:
     """(offsets, lengths) of every document in the column, as Whoosh reads them, each in
     the narrowest of uint32 and int64 that holds it (`segcache` counts their bytes)."""
     whoosh_reader = STORED_COLUMN.reader(colfile, base, length, count)._child
     return _narrow(whoosh_reader._offsets), _narrow(whoosh_reader._lengths)
 
 
-def _narrow(values) -> np.ndarray:
+def _narrow(values: np.ndarray) -> np.ndarray:
     wide = np.asarray(values, dtype=np.int64)
     return wide.astype(np.uint32) if not len(wide) or int(wide.max()) < 2**32 else wide

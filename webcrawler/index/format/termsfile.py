@@ -11,7 +11,9 @@ directory read in one piece.
 from __future__ import annotations
 
 from whoosh.codec import whoosh3
+from whoosh.codec.base import Segment
 from whoosh.filedb import filetables
+from whoosh.filedb.filestore import Storage
 from whoosh.filedb.structfile import StructFile
 from whoosh.system import _INT_SIZE
 
@@ -19,7 +21,7 @@ MAGIC = b"HSH3"
 _HEADER = len(MAGIC) + 1 + 2 * _INT_SIZE  # magic, hash type, two unused ints
 
 
-def terms_reader(codec: whoosh3.W3Codec, storage, segment) -> whoosh3.W3TermsReader:
+def terms_reader(codec: whoosh3.W3Codec, storage: Storage, segment: Segment) -> whoosh3.W3TermsReader:
     """What `W3Codec.terms_reader` returns for `segment`."""
     name = segment.make_filename(codec.TERMS_EXT)
     length = storage.file_length(name)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from hashlib import md5
 from pickle import dumps
+from typing import Any
 
 import numpy as np
 from whoosh.codec import whoosh3
+from whoosh.fields import Schema
 from whoosh.filedb import filetables
 from whoosh.system import pack_ushort
 from whoosh.util.numeric import length_to_byte
@@ -65,7 +67,7 @@ class TermWriter(whoosh3.W3FieldWriter):
 
     copies_merged_segments = True  # merging.merge_segment registers sources for it
 
-    def add_postings(self, schema, lengths, items):
+    def add_postings(self, schema: Schema, lengths: Any, items: Iterable[tuple]) -> None:
         self._lengths = _Lengths(lengths) if lengths else None
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
@@ -82,7 +84,7 @@ class TermWriter(whoosh3.W3FieldWriter):
     def _field_lengths(self, fieldname: str) -> list[int] | None:
         return self._lengths.of(fieldname) if self._lengths else None
 
-    def _pool_terms(self, items) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
+    def _pool_terms(self, items: Iterable[tuple]) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         """The pool's sorted postings grouped by term, each with its document's length."""
         grouped = getattr(items, "terms", None)
         if grouped is not None:  # postings.GroupedPostings: grouped already
@@ -104,7 +106,8 @@ class TermWriter(whoosh3.W3FieldWriter):
         if term is not None:
             yield term, postings
 
-    def _with_lengths(self, terms) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
+    def _with_lengths(self, terms: Iterable[tuple[tuple[str, bytes], list[tuple], bool]]
+                      ) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         field, field_lengths = None, None
         for term, postings, with_lengths in terms:
             if with_lengths:  # postings.PostingPool.add_terms: as written
@@ -118,7 +121,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             else:
                 yield term, [(docnum, weight, value, 0) for docnum, weight, value in postings]
 
-    def _start(self, schema, fieldname: str) -> None:
+    def _start(self, schema: Schema, fieldname: str) -> None:
         self.start_field(fieldname, schema[fieldname])
         fixed = self._format.fixed_value_size()
         self._values = _values_variable if fixed is None or fixed < 0 else (
@@ -126,7 +129,8 @@ class TermWriter(whoosh3.W3FieldWriter):
         )
         self._with_arrays = bool(schema[fieldname].scorable)
 
-    def _write_term(self, schema, term, parts: list[list[Posting] | Copied]) -> None:
+    def _write_term(self, schema: Schema, term: tuple[str, bytes],
+                    parts: list[list[Posting] | Copied]) -> None:
         fieldname, btext = term
         if fieldname != self._fieldname:
             self._start(schema, fieldname)
@@ -231,7 +235,8 @@ class _Stats:
         self.first: int | None = None
         self.last = 0
 
-    def add(self, total, df, top, minlength, maxlength, first, last) -> None:
+    def add(self, total: float, df: int, top: float, minlength: int | None, maxlength: int,
+            first: int, last: int) -> None:
         self.total += total
         self.df += df
         self.maxweight = max(self.maxweight, top)

@@ -12,21 +12,13 @@ from collections.abc import Iterable
 
 from whoosh.collectors import TopCollector
 from whoosh.fields import ID, Schema
-from whoosh.filedb.filestore import RamStorage
 
 from webcrawler.index.format.postings import ContentField
 from webcrawler.index.format.schema import CONTENT
+from webcrawler.index.format.storage import MemoryStorage
 from webcrawler.index.models import QueryError
 from webcrawler.index.search.weighting import Peculiarity
 from webcrawler.index.words.query import parse, to_whoosh
-
-
-class _MemoryStorage(RamStorage):
-    """RamStorage whose writers keep their scratch files in memory too: stock RamStorage puts
-    them in one shared /tmp/MAIN.tmp, a race between two anchor indexes built at once."""
-
-    def temp_storage(self, name: str | None = None) -> RamStorage:
-        return RamStorage()
 
 
 class AnchorIndex:
@@ -34,7 +26,7 @@ class AnchorIndex:
 
     def __init__(self, pairs: Iterable[tuple[int, str]]) -> None:
         schema = Schema(key=ID(stored=True), **{CONTENT: ContentField()})
-        self._ix = _MemoryStorage().create_index(schema)
+        self._ix = MemoryStorage().create_index(schema)
         with self._ix.writer() as writer:
             for key, text in pairs:
                 writer.add_document(key=str(key), **{CONTENT: text})

@@ -31,17 +31,26 @@ import struct
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from whoosh.codec import whoosh3
+from whoosh.index import Index
 from whoosh.reading import SegmentReader
 
 from webcrawler.index.format import vectors
-from webcrawler.index.format.blocks import block_table, extent, is_w3
+from webcrawler.index.format.blocks import block_table, is_w3
 from webcrawler.index.format.schema import CONTENT
 from webcrawler.index.format.segcache import segment_key
+from webcrawler.index.format.segments import (
+    Segment,
+    doc_frequency,
+    field_terms,
+    posting_list,
+    segment_folder,
+    segments,
+)
 from webcrawler.index.search import prior
 from webcrawler.index.search.weighting import word_scores
 
@@ -53,7 +62,6 @@ MAGIC = b"WCB2"
 _HEAD = struct.Struct("<4sII")  # magic, header bytes, crc32 of all that follows
 KEPT = 64  # segments whose files stay mapped (a merged-away one's disk space is freed when dropped)
 RETRY = 5.0  # seconds before a segment's missing or damaged file is looked for again
-_DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
 
 Row = tuple[str, np.ndarray | None, float, tuple[np.ndarray, np.ndarray]]  # word, bounds, p_ref, blocks
 
@@ -100,15 +108,15 @@ def window_max(ids: np.ndarray, values: np.ndarray, windows: int) -> np.ndarray:
     return out
 
 
-def path_of(folder: Path, segment) -> Path:
+def path_of(folder: Path, segment: Segment) -> Path:
     return Path(folder) / f"{segment.segment_id()}{SUFFIX}"
 
 
-def write_missing(ix) -> int:
+def write_missing(ix: Index) -> int:
     """Write the bounds file of every segment of `ix`'s newest commit that may hold a long
     list and has no sound one (a sound file is checked once a process); returns how many
     were written."""
-    if all(segment.doc_count_all() < LONG for segment in ix._segments()):
+    if all(segment.doc_count_all() < LONG for segment in segments(ix)):
         return 0  # nothing to write: a small index's commits open no searcher for this
     folder = Path(ix.storage.folder)
     written = 0
@@ -129,7 +137,7 @@ def write_missing(ix) -> int:
     return written
 
 
-def _rows(reader, p_of, mu: float) -> list[Row] | None:
+def _rows(reader: SegmentReader, p_of: Callable[[str], float], mu: float) -> list[Row] | None:
     """(word, unit window maxima (None below `LONG` postings), p_ref, block table) of each of
     the segment's lists of `TABLED` postings or more."""
     lengths = vectors.lengths(reader, CONTENT)
@@ -137,21 +145,15 @@ def _rows(reader, p_of, mu: float) -> list[Row] | None:
         return None
     priors = prior.factors(reader)
     windows = windows_of(lengths)
-    terms = reader._terms
-    start = terms._keycoder(CONTENT, b"")
     rows: list[Row] = []
-    for key, raw in terms._tindex.items_from(start):
-        if key[:2] != start:
-            break
-        count = _DOC_FREQUENCY.unpack_from(raw)[2]
+    for word, raw in field_terms(reader, CONTENT):
+        count = doc_frequency(raw)
         if count < min(TABLED, LONG):
             continue
-        word = key[2:].decode("utf-8")
-        info = whoosh3.W3TermInfo.from_bytes(raw)
-        if info.is_inlined():
+        data = posting_list(reader, raw)
+        if data is None:
             continue
-        begin, length = extent(info)
-        table = block_table(terms._postfile.get(begin, length))
+        table = block_table(data)
         if count < LONG:
             rows.append((word, None, 0.0, table))
             continue
@@ -198,7 +200,7 @@ def _rounded_up(values: np.ndarray) -> np.ndarray:
     return narrow
 
 
-def bounds(reader, word: str) -> tuple[np.ndarray, float, float] | None:
+def bounds(reader: SegmentReader, word: str) -> tuple[np.ndarray, float, float] | None:
     """(unit window maxima, p_ref, mu) of `word`'s long list in `reader`'s segment, from
     its bounds file; None when the file or the word is not there."""
     table = _table(reader)
@@ -208,7 +210,7 @@ def bounds(reader, word: str) -> tuple[np.ndarray, float, float] | None:
     return table.matrix[row[0]], row[1], table.mu
 
 
-def blocks(reader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
+def blocks(reader: SegmentReader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
     """`word`'s block table (`blocks.block_table`) in `reader`'s segment, from its bounds
     file; None when the file or the word is not there."""
     table = _table(reader)
@@ -219,13 +221,13 @@ def blocks(reader, word: str) -> tuple[np.ndarray, np.ndarray] | None:
     return table.extents[first:first + count], table.lasts[first:first + count]
 
 
-def warm(reader) -> None:
+def warm(reader: SegmentReader) -> None:
     """Read the segment's file now, as a searcher opens a commit, not in the first query that
     needs it: a large segment's takes tens of milliseconds (its checksum, its word list)."""
     _table(reader)
 
 
-def _table(reader) -> Table | None:
+def _table(reader: SegmentReader) -> Table | None:
     key = _long_segment(reader)
     if key is None:
         return None
@@ -248,20 +250,19 @@ def _table(reader) -> Table | None:
     return table
 
 
-def _long_segment(reader) -> tuple | None:
+def _long_segment(reader: object) -> tuple | None:
     """The segment's key (`segcache.segment_key`) when it may hold a list of `LONG` postings."""
     key = segment_key(reader) if isinstance(reader, SegmentReader) else None
     return key if key is not None and key[1] >= LONG else None
 
 
-def _read(reader, segment) -> Table | None:
+def _read(reader: SegmentReader, segment: Segment) -> Table | None:
     """The segment's bounds file, checked whole (None: missing, damaged, or not for it)."""
-    storage = reader._storage
-    folder = getattr(getattr(storage, "b", storage), "folder", None)
+    folder = segment_folder(reader)
     if folder is None:
         return None
     try:
-        with open(path_of(Path(folder), segment), "rb") as raw:
+        with open(path_of(folder, segment), "rb") as raw:
             mapped = mmap.mmap(raw.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None

@@ -22,11 +22,11 @@ from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
-from whoosh.columns import RefBytesColumn
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
 
 from webcrawler.index.format import segcache
+from webcrawler.index.format.columns import ref_column
 
 FACETS = {"site": "site", "type": "kind", "language": "lang"}  # facet name -> index field
 FACET_VALUES = 10  # values listed per facet, most matches first
@@ -38,7 +38,6 @@ _SHARED: dict[str, dict[str, int]] = {}  # field -> value -> its shared number
 _NAMES: dict[str, list[str]] = {}  # field -> shared number -> value
 _NAME_ARRAYS: dict[str, np.ndarray] = {}  # field -> _NAMES[field] as an array
 _SHARING = threading.Lock()
-_DTYPES: dict[str, np.dtype] = {"B": np.dtype(np.uint8), "H": np.dtype(">u2")}
 
 
 def column(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | None:
@@ -61,15 +60,11 @@ def warm(reader: SegmentReader) -> None:
 
 
 def _read(reader: SegmentReader, field: str) -> tuple[np.ndarray, list[str]] | None:
-    if field not in reader.schema or not reader.has_column(field):
+    found = ref_column(reader, field)
+    if found is None:
         return None
-    found = reader.column_reader(field, translate=False)
-    if not isinstance(found, RefBytesColumn.Reader):
-        return None
-    dtype = _DTYPES[found._typecode]
-    raw = found._dbfile.get(found._basepos, found._doccount * found._itemsize)
-    refs = np.frombuffer(raw, dtype=dtype, count=found._doccount)
-    return refs, [value.decode("utf-8", "replace") for value in found._uniques]
+    refs, values = found
+    return refs, [value.decode("utf-8", "replace") for value in values]
 
 
 def _mapping(reader: SegmentReader, field: str, values: list[str]) -> np.ndarray:

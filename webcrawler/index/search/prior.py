@@ -25,10 +25,10 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
-from whoosh.columns import NumericColumn
 from whoosh.reading import SegmentReader
 
 from webcrawler.index.format import segcache
+from webcrawler.index.format.columns import count_column
 
 IN_WEIGHT = 0.2
 OUT_WEIGHT = 0.2
@@ -52,22 +52,8 @@ def factors(reader: object) -> tuple[np.ndarray, float] | None:
 
 
 def _factors(reader: SegmentReader) -> tuple[np.ndarray, float] | None:
-    inlinks, outlinks = _counts(reader, "inlinks"), _counts(reader, "outlinks")
+    inlinks, outlinks = count_column(reader, "inlinks"), count_column(reader, "outlinks")
     if inlinks is None or outlinks is None:
         return None
     priors = (1.0 + IN_WEIGHT * np.log1p(inlinks)) / (1.0 + OUT_WEIGHT * np.log1p(outlinks))
     return priors, float(priors.max()) if len(priors) else 1.0
-
-
-def _counts(reader: SegmentReader, field: str) -> np.ndarray | None:
-    """A count column as float64 (documents past the column's end count 0)."""
-    if field not in reader.schema or not reader.has_column(field):
-        return None
-    column = reader.column_reader(field, translate=False)
-    if not isinstance(column, NumericColumn.Reader) or column._fixedlen != 4:
-        return None
-    count = min(column._count, reader.doc_count_all())
-    values = np.frombuffer(column._dbfile.get(column._basepos, 4 * count), ">u4", count)
-    out = np.zeros(reader.doc_count_all())
-    out[:count] = values
-    return out

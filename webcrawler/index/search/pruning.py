@@ -26,6 +26,7 @@ threshold, with a margin for rounding).
 from __future__ import annotations
 
 import numpy as np
+from whoosh.reading import SegmentReader
 
 from webcrawler.index.format import segcache, vectors
 from webcrawler.index.format.schema import CONTENT
@@ -41,7 +42,7 @@ MARGIN = 1e-9  # relative: bounds are raised by this against rounding
 Parameters = tuple[float, float, float, float]  # (factor, p_ref, cf, mu), as `Peculiarity` gives
 
 
-def window_bounds(reader, words: list[str], postings: list[vectors.Postings],
+def window_bounds(reader: SegmentReader, words: list[str], postings: list[vectors.Postings],
                   parameters: list[Parameters], lengths: np.ndarray,
                   priors: tuple[np.ndarray, float] | None) -> list[np.ndarray]:
     """For each word, the most it can add to a score in each window of the segment."""
@@ -148,7 +149,7 @@ def score(docnums: np.ndarray, postings: list[vectors.Postings], parameters: lis
     return summed
 
 
-def missing(reader, words: list[str], postings: list[vectors.Postings]) -> list[int]:
+def missing(reader: SegmentReader, words: list[str], postings: list[vectors.Postings]) -> list[int]:
     """Which of the words have long lists whose window bounds are not remembered yet: the
     segment is then scored every posting, and `remember` keeps their bounds from it."""
     return [i for i, (word, (ids, _weights)) in enumerate(zip(words, postings, strict=True))
@@ -156,7 +157,7 @@ def missing(reader, words: list[str], postings: list[vectors.Postings]) -> list[
             and boundfile.bounds(reader, word) is None]
 
 
-def remember(reader, word: str, ids: np.ndarray, scores: np.ndarray, params: Parameters,
+def remember(reader: SegmentReader, word: str, ids: np.ndarray, scores: np.ndarray, params: Parameters,
              windows: int) -> None:
     """Keep the window bounds of `word` from its postings' exact `scores` (weighted by the
     query: divided by its factor here, the margin covers the rounding)."""
@@ -169,8 +170,8 @@ def _key(word: str) -> tuple:
     return ("window bounds", CONTENT, word, boundfile.WINDOW)
 
 
-def _bounds(reader, word: str, found: vectors.Postings, params: Parameters, lengths: np.ndarray,
-            priors: tuple[np.ndarray, float] | None, windows: int) -> np.ndarray:
+def _bounds(reader: SegmentReader, word: str, found: vectors.Postings, params: Parameters,
+            lengths: np.ndarray, priors: tuple[np.ndarray, float] | None, windows: int) -> np.ndarray:
     """The most `word` (its list `found`) can add to a score in each window of the segment."""
     factor, p_ref, _cf, mu = params
     if len(found[0]) < boundfile.LONG:

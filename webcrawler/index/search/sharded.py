@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,7 +179,7 @@ class ShardedSearcher:
         return [first, *(future.result() for future in others)]
 
     @contextlib.contextmanager
-    def _holding(self):
+    def _holding(self) -> Iterator[list[Searcher]]:
         """Every open shard, locked in shard order, each on its newest opened commit."""
         with self._lock, contextlib.ExitStack() as stack:
             self._open_new()

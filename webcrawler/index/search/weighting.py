@@ -46,11 +46,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
-from whoosh.scoring import WeightingModel, WeightLengthScorer
 
-from webcrawler.index.format.lengths import BYTE_LENGTH, segment_lengths
+from webcrawler.index.format.scoring import LengthModel, LengthScorer
 from webcrawler.index.search import prior
 
 MU = None  # prior document length in words; None: the collection's average document length
@@ -61,7 +61,7 @@ Reference = Callable[[str], float]  # word -> relative frequency in a reference 
 Collection = Callable[[str, bytes], tuple[float, float, float]]
 
 
-class Peculiarity(WeightingModel):
+class Peculiarity(LengthModel):
     """The weighting model for one query.
 
     `query_weights` maps each query word to its weight in the query (missing words
@@ -71,8 +71,6 @@ class Peculiarity(WeightingModel):
     given, is blended into the collection's frequencies with `reference_share` (1.0: it
     replaces the collection as the reference domain).
     """
-
-    use_final = False
 
     def __init__(
         self,
@@ -97,14 +95,13 @@ class Peculiarity(WeightingModel):
         # that one shard scores its documents exactly as one index over every shard would
         self.collection = collection
 
-    def supports_block_quality(self) -> bool:
-        return True
-
-    def scorer(self, searcher, fieldname, text, qf=1):
+    def word_scorer(self, searcher: Any, fieldname: str, text: bytes | str,
+                    qf: float) -> PeculiarityScorer:
         factor, p_ref, cf, mu = self.parameters(searcher.get_parent(), fieldname, text, qf)
         return PeculiarityScorer(searcher, fieldname, text, self, p_ref, cf, factor, mu)
 
-    def parameters(self, parent, fieldname, text, qf=1):
+    def parameters(self, parent: Any, fieldname: str, text: bytes | str,
+                   qf: float = 1) -> tuple[float, float, float, float]:
         """(factor, p_ref, cf, mu) of a word: w(t, d) * w(t, q) / |q| is
         factor * log(1 + tf / (len + mu) / p_ref). Whole-index statistics, the same for
         every segment (`parent` is the index's top-level Whoosh searcher)."""
@@ -118,7 +115,8 @@ class Peculiarity(WeightingModel):
         mu = self.mu if self.mu is not None else average
         return factor, p_ref, cf, mu
 
-    def _collection_stats(self, parent, fieldname, text):
+    def _collection_stats(self, parent: Any, fieldname: str,
+                          text: bytes | str) -> tuple[float, float, float]:
         """(N, cf, average length) over the whole index. Each sums over every segment, so
         they are kept in `self.stats` (a searcher may share one dict between queries while
         its index does not change)."""
@@ -134,37 +132,19 @@ class Peculiarity(WeightingModel):
         return found[:3]
 
 
-class PeculiarityScorer(WeightLengthScorer):
+class PeculiarityScorer(LengthScorer):
     """Scores one word: w(t, d) * w(t, q) / |q|; monotone in (weight up, length down)."""
 
-    def __init__(self, searcher, fieldname, text, model, p_ref, cf, factor, mu):
+    def __init__(self, searcher: Any, fieldname: str, text: bytes | str, model: Peculiarity,
+                 p_ref: float, cf: float, factor: float, mu: float) -> None:
         self.mu = mu
         self.mode = model.mode
         self.p_ref = p_ref
         self.cf = max(cf, 1.0)
         self.factor = factor
-        self.setup(searcher, fieldname, text)
-        self._lengths = segment_lengths(searcher.reader(), fieldname)
-        found = prior.factors(searcher.reader())
-        self._prior: np.ndarray | None = None if found is None else found[0]
-        self._max_prior = 1.0 if found is None else found[1]
+        super().__init__(searcher, fieldname, text, prior.factors)
 
-    def score(self, matcher):
-        lengths = self._lengths
-        docnum = matcher.id()
-        if lengths is None:
-            score = self._score(matcher.weight(), self.dfl(docnum))
-        else:
-            score = self._score(matcher.weight(), BYTE_LENGTH[lengths[docnum]])
-        return score if self._prior is None else score * float(self._prior[docnum])
-
-    def max_quality(self):
-        return self._maxquality * self._max_prior
-
-    def block_quality(self, matcher):
-        return self._score(matcher.block_max_weight(), matcher.block_min_length()) * self._max_prior
-
-    def _score(self, weight: float, length: float) -> float:
+    def word_score(self, weight: float, length: float) -> float:
         if self.mode == "literal":
             return self.factor * weight / self.cf
         peculiarity = weight / (length + self.mu) / self.p_ref

@@ -15,7 +15,7 @@ Only the facets need every match: in a segment where the query's lists are long,
 `pruning.py` scores only the documents that can still reach the top N (per-window score
 bounds, remembered per segment), after finding every match with a boolean scatter.
 
-Scores follow `PeculiarityScorer._score` step by step in float64; numpy's log1p
+Scores follow `PeculiarityScorer.word_score` step by step in float64; numpy's log1p
 may differ from the C library's in the last bit, so a score can differ from the
 matcher path's by one part in 10^16 (ranks and the 1000-normalised scores do not).
 Ties break as Whoosh's collector breaks them: lower document number first.
@@ -36,7 +36,9 @@ from webcrawler.index.format import vectors
 from webcrawler.index.format.blocks import is_w3
 from webcrawler.index.format.fastpaths import note
 from webcrawler.index.format.schema import CONTENT
+from webcrawler.index.format.segments import deleted_docs
 from webcrawler.index.search import boundfile, facets, prior, pruning
+from webcrawler.index.search.pruning import Parameters
 from webcrawler.index.search.weighting import Peculiarity, word_scores
 from webcrawler.index.words.query import ParsedQuery
 
@@ -100,7 +102,7 @@ def _kth(found_scores: list[np.ndarray], limit: int) -> float:
     return float(np.partition(joined, len(joined) - limit)[len(joined) - limit])
 
 
-def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: list,
+def _rank_segment(reader: SegmentReader, parsed: ParsedQuery, words: list[str], parameters: list,
                   lengths: np.ndarray, limit: int, threshold: Callable[[], float],
                   counts: facets.Tally) -> tuple[np.ndarray, np.ndarray, int]:
     """(docnums, scores) of the segment's matches that can be among the best `limit` (all
@@ -142,7 +144,8 @@ def _rank_segment(reader, parsed: ParsedQuery, words: list[str], parameters: lis
     return docnums, scores, len(matched)
 
 
-def _matches(reader, postings: list[vectors.Postings], size: int, filters: dict[str, str]) -> np.ndarray:
+def _matches(reader: SegmentReader, postings: list[vectors.Postings], size: int,
+             filters: dict[str, str]) -> np.ndarray:
     """The segment's live documents (sorted) that hold any of the words and pass the filters."""
     lists = [ids for ids, _weights in postings if len(ids)]
     if len(lists) == 1:
@@ -160,14 +163,17 @@ def _matches(reader, postings: list[vectors.Postings], size: int, filters: dict[
     return docnums
 
 
-def _live(reader, docnums: np.ndarray) -> np.ndarray | None:
+def _live(reader: SegmentReader, docnums: np.ndarray) -> np.ndarray | None:
     """Which of `docnums` are not deleted (a mask; None: the segment deletes none)."""
     if not reader.has_deletions():
         return None
-    return ~np.isin(docnums, np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64))
+    return ~np.isin(docnums, deleted_docs(reader))
 
 
-def _score_segment(reader, postings, parameters, lengths, priors, unbounded=None):
+def _score_segment(reader: SegmentReader, postings: list[vectors.Postings],
+                   parameters: list[Parameters],
+                   lengths: np.ndarray, priors: tuple[np.ndarray, float] | None,
+                   unbounded: dict[int, str] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(docnums, scores) of the segment's live documents that hold any of the words
     (`postings`: their lists); each word's score times the document's prior (`prior.py`)
     as Whoosh's path multiplies it. The window bounds of the `unbounded` words (index in

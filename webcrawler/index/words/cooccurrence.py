@@ -19,6 +19,7 @@ from whoosh.searching import Searcher as WhooshSearcher
 from webcrawler.index.format import vectors
 from webcrawler.index.format.blocks import is_w3
 from webcrawler.index.format.schema import CONTENT
+from webcrawler.index.format.segments import deleted_docs
 
 MAX_DOCUMENTS = 5000  # documents of the earlier words a segment looks in, at most
 
@@ -63,7 +64,7 @@ def _documents(reader: SegmentReader, words: list[str]) -> np.ndarray:
     if documents is None:
         return np.zeros(0, np.int32)
     if reader.has_deletions():
-        deleted = np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64)
+        deleted = deleted_docs(reader)
         documents = documents[~np.isin(documents, deleted)]
     return documents[:MAX_DOCUMENTS]
 

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from whoosh import query as wq
-from whoosh.matching import RequireMatcher
 
 from webcrawler.index.format.analysis import WORD, words
+from webcrawler.index.format.matching import Require
 from webcrawler.index.format.schema import CONTENT, host_terms
 from webcrawler.index.models import QueryError
 
@@ -168,25 +168,6 @@ def expand(parsed: ParsedQuery, synonyms: Callable[[str], list[str]]) -> None:
                     added += 1
 
 
-class _RequireMatcher(RequireMatcher):
-    """Whoosh's RequireMatcher asserts when a quality skip lands both children on one
-    document (whoosh-reloaded 2.7.5); re-align only when they differ."""
-
-    def skip_to_quality(self, minquality):
-        skipped = self.a.skip_to_quality(minquality)
-        if self.a.is_active() and self.b.is_active() and self.a.id() != self.b.id():
-            self.child._find_next()
-        return skipped
-
-
-class _Require(wq.Require):
-    matcherclass = _RequireMatcher
-
-    def matcher(self, searcher, context=None):
-        scored = self.a.matcher(searcher, context)
-        return _RequireMatcher(scored, self.b.matcher(searcher, searcher.boolean_context()))
-
-
 def to_whoosh(parsed: ParsedQuery) -> wq.Query:
     """The Whoosh query: OR over the words (the relevance sums them), phrases and site
     required, exclusions masked out. Only the word terms score."""
@@ -196,7 +177,7 @@ def to_whoosh(parsed: ParsedQuery) -> wq.Query:
     q: wq.Query = terms[0] if len(terms) == 1 else wq.compound.DefaultOr(terms)
     needed = required(parsed)
     if needed:
-        q = _Require(q, needed[0] if len(needed) == 1 else wq.And(needed))
+        q = Require(q, needed[0] if len(needed) == 1 else wq.And(needed))
     return without_excluded(q, parsed)
 
 

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import bisect
 import re
-import struct
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import islice
 
-from whoosh.codec import whoosh3
 from whoosh.index import Index
 from whoosh.reading import IndexReader
 
@@ -32,13 +30,13 @@ from webcrawler.index.background import Pacer
 from webcrawler.index.format.analysis import STOP_WORDS, WORD
 from webcrawler.index.format.blocks import is_w3
 from webcrawler.index.format.schema import CONTENT
+from webcrawler.index.format.segments import doc_frequency, field_terms
 
 MAX_TITLE_DOCS = 100_000  # documents whose titles are read (each one's stored fields are unpickled)
 MAX_TITLE_CHARS = 80  # a longer title is no query anyone types
 PLACEHOLDER_WORDS = 3
 
 _SEPARATOR = re.compile(r"\s+[-|\u2013\u2014\u00b7]\s+")  # "page - site", "page | site", en/em dash
-_DOC_FREQUENCY = struct.Struct("!BfI")  # W3TermInfo's first fields: flags, weight, doc frequency
 
 
 @dataclass(frozen=True)
@@ -146,14 +144,9 @@ def _add_frequencies(reader: IndexReader, frequencies: Counter[str]) -> None:
         for term, info in reader.iter_field(CONTENT):
             frequencies[term.decode("utf-8")] += info.doc_frequency()
         return
-    terms: whoosh3.W3TermsReader = reader._terms
-    start = terms._keycoder(CONTENT, b"")
-    unpack = _DOC_FREQUENCY.unpack_from
     pacer = Pacer()
-    for key, value in terms._tindex.items_from(start):
-        if key[:2] != start:
-            break
-        frequencies[key[2:].decode("utf-8")] += unpack(value)[2]
+    for word, raw in field_terms(reader, CONTENT):
+        frequencies[word] += doc_frequency(raw)
         pacer.step()
 
 

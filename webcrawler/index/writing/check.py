@@ -16,14 +16,17 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
 from whoosh.filedb.filestore import FileStorage
+from whoosh.index import Index
 from whoosh.reading import SegmentReader
 
 from webcrawler.index.format.opening import has_index, open_index, refuse_orphan_segments
 from webcrawler.index.format.schema import CONTENT
+from webcrawler.index.format.segments import Segment, compound_parts, segments
 from webcrawler.index.format.storage import SEGMENT_SUFFIX
 from webcrawler.index.format.version import index_dirs
 from webcrawler.index.models import IndexDamaged
@@ -66,7 +69,7 @@ def _check_index(index_dir: Path) -> None:
 def _check_commit(index_dir: Path) -> None:
     ix = open_index(index_dir, create=False)
     try:
-        for segment in ix._segments():
+        for segment in segments(ix):
             _check_segment(ix, segment, index_dir / segment.make_filename(SEGMENT_SUFFIX))
     finally:
         ix.close()
@@ -78,7 +81,7 @@ def _latest_generation(index_dir: Path) -> int:
     return max((int(n) for n in numbers if n.isdigit()), default=-1)
 
 
-def _check_segment(ix, segment, path: Path) -> None:
+def _check_segment(ix: Index, segment: Segment, path: Path) -> None:
     if not path.exists():
         raise IndexDamaged(path, "is missing (the table of contents lists it)")
     try:
@@ -100,11 +103,7 @@ def _check_segment(ix, segment, path: Path) -> None:
 def _read_parts(reader: SegmentReader, path: Path) -> None:
     """Touch what queries touch first: the compound directory, lengths, terms, stored fields."""
     size = path.stat().st_size
-    compound = reader._storage
-    if not hasattr(compound, "range"):  # an OverlayStorage: the compound file, then the folder
-        compound = compound.a
-    for name in compound.list():
-        offset, length = compound.range(name)
+    for name, offset, length in compound_parts(reader):
         if offset + length > size:
             raise IndexDamaged(path, f"is truncated ({size} bytes; its part {name} ends at "
                                      f"{offset + length})")
@@ -142,7 +141,7 @@ def _aside_name(index_dir: Path, why: str) -> Path:
 
 
 @contextlib.contextmanager
-def _write_lock(index_dir: Path):
+def _write_lock(index_dir: Path) -> Iterator[None]:
     """Whoosh's write lock of `index_dir`, or IndexDamaged when a writer holds it."""
     lock = FileStorage(str(index_dir)).lock(WRITE_LOCK)
     if not lock.acquire(blocking=False):

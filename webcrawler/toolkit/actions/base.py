@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from webcrawler.errors import ToolkitError
 from webcrawler.toolkit.model import Page
 
 if TYPE_CHECKING:
@@ -50,7 +51,8 @@ class VisitAction:
 
     def __call__(self, page: Page) -> None:
         if self.closed:
-            raise RuntimeError(f"{type(self).__name__} is closed")
+            raise ToolkitError(f"{type(self).__name__} is closed: it takes no more pages "
+                               "(make a new one for another crawl)")
         if page.data and not self.takes_files:
             return  # an image is not a page to save, print or search
         if self.when is not None and not self.when(page):

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from webcrawler.protocol.messages import Reason
 from webcrawler.toolkit.actions import sanitize
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.actions.extract import csv_cell
@@ -37,10 +38,11 @@ MAX_LINKS = 1_000_000
 _STATUS = re.compile(r"\b([1-5][0-9][0-9])\b")
 # Reasons that say nothing of whether the target works: the crawl did not try it, kept itself
 # from it, or stopped reading it (a page over the size cap answered fine); or its own agent failed.
-UNCHECKED = frozenset({"unchecked", "robots", "unindexable-type", "excluded", "noindex", "duplicate",
-                       "policy", "refused-by-policy", "too-large", "private-address", "trap",
-                       "agent-died", "agent-hung", "agent-memory"})
-SHOWN = {"unchecked": "not fetched"}  # a reason as the report's line names it
+NOT_FETCHED = "unchecked"  # the report's own reason: no answer of the crawl names the URL
+UNCHECKED = frozenset({NOT_FETCHED, Reason.ROBOTS, Reason.UNINDEXABLE, Reason.EXCLUDED, Reason.NOINDEX,
+                       Reason.DUPLICATE, Reason.POLICY, Reason.TOO_LARGE, Reason.PRIVATE, Reason.TRAP,
+                       Reason.AGENT_DIED, Reason.AGENT_HUNG, Reason.AGENT_MEMORY})
+SHOWN = {NOT_FETCHED: "not fetched"}  # a reason as the report's line names it
 FIELDS = ("source", "target", "anchor", "element", "status", "reason", "verdict")
 
 
@@ -112,7 +114,7 @@ class LinkReport(VisitAction):
 
     def rows(self) -> list[Row]:
         """Every link with its target's outcome (broken ones only unless `everything`)."""
-        unchecked = Outcome(None, "unchecked")
+        unchecked = Outcome(None, NOT_FETCHED)
         rows = [Row(s, t, a, e, o.status, o.reason) for s, t, a, e in self.links
                 for o in [self.outcomes.get(t, unchecked)]]
         if self.everything:

@@ -18,7 +18,7 @@
   const $ = (id) => document.getElementById(id);
   const form = $("definition");
   let cy = null, source = null, crawlId = null, pending = [], outline = new Map(), nextLayout = 0;
-  let roots = [], parentOf = new Map(), sizeScale = 1;
+  let parentOf = new Map(), sizeScale = 1;
   const css = getComputedStyle(document.documentElement);
   const colour = (name) => css.getPropertyValue("--" + name).trim();
   const sized = (px) => () => px * sizeScale;  // a node's width in model units at this zoom
@@ -133,7 +133,7 @@
       const at = parent && parent.nonempty() ? parent.position() : { x: 0, y: 0 };
       node = cy.add({ group: "nodes", data: { id: url, title: "" },
                       position: { x: at.x + (Math.random() - 0.5) * 60, y: at.y + 40 } });
-      if (!from) { node.addClass("root"); roots.push(url); } else parentOf.set(url, from);
+      if (!from) node.addClass("root"); else parentOf.set(url, from);
       if (cls === "queued") node.addClass("queued");
       addOutline(url, from, cls);
     }
@@ -325,7 +325,6 @@
     crawlId = started.id;
     newGraph();
     outline = new Map();
-    roots = [];
     parentOf = new Map();
     $("outline").firstElementChild.replaceChildren();
     $("c-state").textContent = "running";

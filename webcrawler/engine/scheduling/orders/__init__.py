@@ -10,8 +10,10 @@ asks for robots.txt first, whatever the order. Which module is which:
   `ServerFirstOrder` over the database's breadth-first frontier),
   `breadth-first`, `backlink` and `pagerank` (Cho, Garcia-Molina & Page 1998),
   and `--hot-query`'s hot queue in front of any of them. `make_ordering(name)`.
+- `estimates`: IB'(P), IR'(P) and the hot queue, the one implementation the live orders
+  and the ordering harness (webcrawler/evaluate/) share.
 - `document_keys`: what ranks one queued document against another in those
-  orders (depth, IB'(P), IR'(P), the hot queue): key policies, no I/O.
+  orders (depth and `estimates`): key policies.
 - `priority_frontier`: the machinery under every order but server-first: per-server
   heaps of queued documents under a key policy (`PriorityFrontier`).
 - `best_first`: `BestFirstServers`, the server order that offers the ready server

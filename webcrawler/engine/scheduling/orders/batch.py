@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from webcrawler.engine.interfaces import Store
 from webcrawler.engine.scheduling.frontier import Ordering, server_first
 from webcrawler.engine.scheduling.orders.document_keys import (
     BacklinkKeys,
@@ -30,11 +31,10 @@ from webcrawler.engine.scheduling.orders.document_keys import (
     PageRankKeys,
 )
 from webcrawler.engine.scheduling.orders.priority_frontier import PageReadingSink, PriorityFrontier
-from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.errors import SettingError
 
 
-def by_priority(name: str, store: CrawlStore, keys: DocumentKeys) -> Ordering:
+def by_priority(name: str, store: Store, keys: DocumentKeys) -> Ordering:
     frontier = PriorityFrontier(store, keys)
     return Ordering(name, frontier.order, frontier)
 
@@ -46,14 +46,14 @@ KEYS: dict[str, Callable[[], DocumentKeys]] = {
     "pagerank": PageRankKeys,
 }
 
-ORDERINGS: dict[str, Callable[[CrawlStore], Ordering]] = {
+ORDERINGS: dict[str, Callable[[Store], Ordering]] = {
     "server-first": server_first,
     **{name: (lambda store, name=name: by_priority(name, store, KEYS[name]()))  # type: ignore[misc]
        for name in ("breadth-first", "backlink", "pagerank")},
 }
 
 
-def make_ordering(name: str, store: CrawlStore, hot_query: str = "") -> Ordering:
+def make_ordering(name: str, store: Store, hot_query: str = "") -> Ordering:
     """The ordering called `name`, behind a hot queue for `hot_query` when one is given.
 
     ValueError naming the choices for an unknown name.

@@ -18,20 +18,16 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
-from sqlalchemy import and_, select
-
-from webcrawler.database.schema import documents
-from webcrawler.database.states import State
+from webcrawler.engine.interfaces import OrderBook
 from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
 from webcrawler.engine.scheduling.orders.best_first import NOTHING, BestFirstServers, Key
 from webcrawler.engine.scheduling.orders.document_keys import DocumentKeys
-from webcrawler.engine.store.sql import CrawlStore
 
 
 class PriorityFrontier:
     """Each server's queued documents in a heap by `keys`."""
 
-    def __init__(self, store: CrawlStore, keys: DocumentKeys) -> None:
+    def __init__(self, store: OrderBook, keys: DocumentKeys) -> None:
         self.store = store
         self.keys = keys
         self.order = BestFirstServers(self.best_key)  # told when a server's best document changes
@@ -39,7 +35,7 @@ class PriorityFrontier:
         self._live: dict[int, Key] = {}  # doc id -> key of its live heap entry
         self._docs: dict[int, tuple[int, str, int, int | None]] = {}  # id -> server, path, depth, redirects
         self._loaded: set[int] = set()
-        keys.load(store.conn)
+        keys.load(store)
 
     # --- Frontier -------------------------------------------------------
     def next_document(self, server: ServerState) -> FrontierEntry | None:
@@ -126,20 +122,14 @@ class PriorityFrontier:
 
     def _load(self, server: ServerState) -> None:
         """A resumed crawl's queued documents of `server` (those not already known here)."""
-        rows = self.store.conn.execute(
-            select(documents.c.id, documents.c.path, documents.c.depth, documents.c.redirects)
-            .where(and_(documents.c.server_id == server.id, documents.c.state == State.QUEUED))
-        ).all()
-        for row in rows:
-            if row.id not in self._docs:
-                self._docs[row.id] = (server.id, row.path, row.depth, row.redirects)
-                self.keys.seen(row.id, server.origin + row.path)
-                self._push(row.id)
+        for doc_id, path, depth, redirects in self.store.queued_of(server):
+            if doc_id not in self._docs:
+                self._docs[doc_id] = (server.id, path, depth, redirects)
+                self.keys.seen(doc_id, server.origin + path)
+                self._push(doc_id)
 
     def _redirects(self, doc_id: int) -> int:
-        value = self.store.conn.execute(
-            select(documents.c.redirects).where(documents.c.id == doc_id)).scalar()
-        return int(value or 0)
+        return self.store.redirects_of(doc_id)
 
 
 class PageReadingSink:
