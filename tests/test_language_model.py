@@ -69,3 +69,30 @@ def test_a_copy_of_another_model_file_and_an_old_half_copy_are_removed(tmp_path:
     assert not old.exists() and not abandoned.exists()
     assert unpacking.exists()
     assert len(list(folder.glob("py3langid-model-*.npz"))) == 1
+
+
+def test_the_vectorised_walk_knows_the_model_and_scores_as_py3langid() -> None:
+    """`WALK_DEPTHS` holds the installed model's automaton depth (every state within that many
+    bytes of the start, breadth first), and the walked identifier's scores are py3langid's own."""
+    import numpy as np
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+
+    from webcrawler.text.language import WALK_DEPTHS, _identifier
+
+    ours, theirs = _identifier(), LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    moves = np.frombuffer(theirs.tk_nextmove, dtype=np.dtype(theirs.tk_nextmove.typecode)) \
+        if not isinstance(theirs.tk_nextmove, np.ndarray) else theirs.tk_nextmove
+    rows = np.asarray(theirs.tk_row, dtype=np.intp)
+    seen = np.zeros(len(rows), bool)
+    seen[0], frontier, depth = True, np.array([0]), 0
+    while True:
+        reached = np.unique(moves[(rows[frontier] << 8)[:, None] + np.arange(256)])
+        frontier = reached[~seen[reached]]
+        if not len(frontier):
+            break
+        seen[frontier] = True
+        depth += 1
+    assert WALK_DEPTHS[Path(MODEL_DIR, MODEL_FILE).stat().st_size] == depth
+    samples = [*TEXTS, " ".join(TEXTS) * 40, "Grüße aus München, schöne Straße", "日本語のテキストです",
+               "Привет мир, это текст", "a", "ab", "", "!!!", "x" * 7]
+    assert [ours.classify(s) for s in samples] == [theirs.classify(s) for s in samples]

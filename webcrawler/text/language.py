@@ -26,6 +26,7 @@ import tempfile
 import time
 import zipfile
 from array import array
+from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,9 @@ MIN_PROBABILITY = 0.5
 # counting them all made a list of every character of the sample.
 _ENOUGH_LETTERS = re.compile(rf"(?:[\W\d_]*[^\W\d_]){{{MIN_LETTERS}}}")
 _UNPACKED_PREFIX = "py3langid-model-"
+# The depth of the automaton of each packed model known (by the file's size: py3langid
+# 0.3-0.4's model.npz.xz), which `_walked` needs; tests/test_language_model.py measures it.
+WALK_DEPTHS = {4586720: 6}
 _ABANDONED_SECONDS = 600.0  # a half-unpacked copy this old was left by a killed process
 _UNUSABLE = (OSError, RuntimeError, ValueError, KeyError, EOFError, lzma.LZMAError, zipfile.BadZipFile)
 
@@ -55,15 +59,61 @@ def _identifier() -> Any:
     from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
     unpacked = None
+    packed = Path(MODEL_DIR, MODEL_FILE)
+    walked = _walked(LanguageIdentifier, WALK_DEPTHS.get(packed.stat().st_size))
     try:
-        unpacked = _unpacked(Path(MODEL_DIR, MODEL_FILE))
-        return _from_unpacked(LanguageIdentifier, unpacked)
+        unpacked = _unpacked(packed)
+        return _from_unpacked(walked, unpacked)
     except _UNUSABLE as exc:
         log.debug("the unpacked language model is not usable (%s): reading the packed one", exc)
         if unpacked is not None:  # damaged: the next process unpacks it again
             with contextlib.suppress(OSError):
                 unpacked.unlink(missing_ok=True)
-        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        return walked.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def _walked(identifier: Any, depth: int | None) -> Any:
+    """py3langid's identifier whose walk of the model's automaton over a sample's bytes is
+    done by NumPy, all bytes at once, when the automaton's `depth` is known (else its own
+    walk, a Python loop over the bytes, most of a detection's time).
+
+    The automaton is Aho-Corasick's over the model's byte n-grams: its state after a byte
+    is the longest suffix of the bytes read so far that is a prefix of an n-gram, which
+    `depth` bytes decide. So every byte's state is the state reached from the start state
+    by the `depth` bytes ending at it: `depth` vectorised steps, the same states, and the
+    same features counted in the same order (`Counter`), hence the same scores."""
+    if depth is None:
+        return identifier
+
+    import numpy as np
+
+    steps = depth
+
+    class Walked(identifier):
+        __slots__ = ("_moves", "_rows", "_features")
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._moves = np.frombuffer(self.tk_nextmove, dtype=np.dtype(self.tk_nextmove.typecode)) \
+                if isinstance(self.tk_nextmove, array) else np.asarray(self.tk_nextmove)
+            self._rows = np.asarray(self._rowbase, dtype=np.intp)
+            self._features = np.asarray(self.tk_output, dtype=np.int64)
+
+        def _raw_score(self, text: bytes) -> Any:
+            data = np.frombuffer(text, np.uint8)
+            n = len(data)
+            states = np.zeros(n, np.intp)
+            for back in range(min(steps, n) - 1, -1, -1):  # the byte `back` before each
+                moves = self._rows[states[back:]]
+                moves += data[: n - back]
+                states[back:] = self._moves[moves]
+            features = self._features[states]
+            features = features[features >= 0]
+            if not len(features):
+                return super()._raw_score(b"")
+            return self._sparse_score(Counter(features.tolist()), self.nb_ptc)
+
+    return Walked
 
 
 def cache_dir() -> Path:

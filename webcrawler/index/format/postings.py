@@ -27,7 +27,7 @@ import struct
 from array import array
 from collections.abc import Iterable, Iterator
 from itertools import accumulate
-from operator import sub
+from operator import itemgetter, sub
 from typing import Any
 
 from whoosh import writing
@@ -39,6 +39,7 @@ from whoosh.formats import Positions
 
 from webcrawler.index.format import termsfile
 from webcrawler.index.format.analysis import TITLE_GAP, analyzer, index_words, parts
+from webcrawler.index.format.merging import Posting
 from webcrawler.index.format.termwriter import BLOCK, TermWriter
 
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
@@ -131,21 +132,28 @@ class ContentField(TEXT):
             weight = len(poslist) + boost.get(word, 0.0)
             yield word, len(poslist), weight, encode_positions(poslist)
 
-    def pool_items(self, value: str, fieldname: str, docnum: int) -> tuple[list[tuple], int, int]:
-        """(the pool's items for one document, the field's length, their estimated bytes):
-        what `index` yields, built in one comprehension for `add_document`."""
+    def pool_postings(self, value: str, fieldname: str, docnum: int, pool: PostingPool) -> int:
+        """Add one document's postings of this field to `pool` (`PostingPool.add_terms`);
+        returns the field's length in the document."""
         positions, boost = word_positions(value)
-        extra = boost.get
-        items = [(fieldname, word, docnum, len(poslist) + extra(word, 0.0),
-                  encode_positions(poslist)) for word, poslist in positions.items()]
         length = sum(map(len, positions.values()))
-        size = 160 * len(items) + 2 * sum(len(item[1]) for item in items) + length + len(items)
-        return items, length, size
+        pool.add_terms(fieldname, docnum, positions, boost, length)
+        return length
 
 
 class PostingPool(writing.PostingPool):
     """Whoosh's posting pool without its per-posting checks; sizes are estimated the same
-    way (bytes of Python objects) so runs spill to disk at about the same `limitmb`."""
+    way (bytes of Python objects) so runs spill to disk at about the same `limitmb`.
+
+    A `ContentField`'s postings are kept grouped by word as they are added (`add_terms`),
+    each already as the term writer writes it, with its document's length (known here:
+    Whoosh reads it back from the segment's length column, one posting at a time), instead
+    of one tuple per posting sorted or grouped at commit time. Other fields' items (a few a
+    document) are Whoosh's; a pool that spills turns its words back into items first."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.words: dict[str, dict[bytes, list[Posting]]] = {}  # field -> word -> postings
 
     def add(self, item: tuple) -> None:
         self.current.append(item)
@@ -153,30 +161,68 @@ class PostingPool(writing.PostingPool):
         if self.currentsize > self.limit:
             self.save()
 
+    def add_terms(self, fieldname: str, docnum: int, positions: dict[bytes, list[int]],
+                  boost: dict[bytes, float], length: int) -> None:
+        """Add one document's postings of `fieldname`: word -> positions, word -> extra weight."""
+        words = self.words.get(fieldname)
+        if words is None:
+            words = self.words[fieldname] = {}
+        get, extra, encode = words.get, boost.get, encode_positions
+        one_byte, one_short = _ONE_BYTE, _ONE_SHORT.pack
+        for word, poslist in positions.items():
+            if len(poslist) == 1:  # encode_positions' commonest cases, without the call
+                first = poslist[0]
+                value = one_byte[first] if first < 256 else (
+                    b"H" + one_short(first) if first < 65536 else encode(poslist))
+            else:
+                value = encode(poslist)
+            posting = (docnum, len(poslist) + extra(word, 0.0), value, length)
+            found = get(word)
+            if found is None:
+                words[word] = [posting]
+            else:
+                found.append(posting)
+        count = len(positions)
+        self.currentsize += 160 * count + 2 * sum(map(len, positions)) + length + count
+        if self.currentsize > self.limit:
+            self.save()
+
+    def _as_items(self) -> None:
+        """The grouped words back into Whoosh's items (the pool spills them into a run)."""
+        append = self.current.append
+        for fieldname, words in self.words.items():
+            for word, postings in words.items():
+                for docnum, weight, value, _length in postings:
+                    append((fieldname, word, docnum, weight, value))
+        self.words = {}
+
+    def save(self) -> None:
+        self._as_items()
+        super().save()
+
     def iter_postings(self) -> Iterable[tuple] | GroupedPostings:
         """The pool's postings for the term writer: grouped by term (`GroupedPostings`)
         when they all are in memory, else Whoosh's merge of its sorted runs on disk."""
-        return self.items() if self.runs else GroupedPostings(self.current)
-
-    def add_many(self, items: list[tuple], size: int) -> None:
-        """Add one document's items of one field, `size` estimated bytes in all."""
-        self.current.extend(items)
-        self.currentsize += size
-        if self.currentsize > self.limit:
-            self.save()
+        if self.runs:
+            self._as_items()
+            return self.items()
+        return GroupedPostings(self.current, self.words)
 
 
 class GroupedPostings:
     """A commit's postings grouped by term with a dict instead of sorted one by one (a
     segment has far fewer terms than postings). Each term's postings stay in the order
     they were added, which is docnum order: documents are numbered as they are added,
-    and a merged segment's documents after them."""
+    and a merged segment's documents after them. `words`: the postings the pool grouped
+    already (`PostingPool.add_terms`), each with its document's length; the others' lengths
+    are the term writer's to find (None)."""
 
-    def __init__(self, items: list[tuple]) -> None:
+    def __init__(self, items: list[tuple], words: dict[str, dict[bytes, list[Posting]]]) -> None:
         self._items = items
+        self._words = words
 
-    def terms(self) -> Iterator[tuple[tuple[str, bytes], list[tuple[int, float, bytes | None]]]]:
-        """((fieldname, btext), [(docnum, weight, value), ...]) by term, sorted."""
+    def terms(self) -> Iterator[tuple[tuple[str, bytes], list, bool]]:
+        """((fieldname, btext), postings, whether each posting has its length) by term, sorted."""
         groups: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
         get = groups.get
         for fieldname, btext, docnum, weight, value in self._items:
@@ -188,14 +234,24 @@ class GroupedPostings:
             else:
                 found.append((docnum, weight, value))
         self._items = []
-        for term in sorted(groups):
-            yield term, groups.pop(term)
+        words, self._words = self._words, {}
+        keys = sorted({*groups, *((field, word) for field, grouped in words.items() for word in grouped)})
+        for term in keys:
+            found = groups.pop(term, None)
+            grouped = words[term[0]].pop(term[1], None) if term[0] in words else None
+            if found is None:
+                yield term, grouped or [], True
+            elif grouped is None:
+                yield term, found, False
+            else:  # a merged segment's postings decoded into the pool, beside new documents'
+                both = found + [posting[:3] for posting in grouped]
+                yield term, sorted(both, key=itemgetter(0)), False
 
 
 def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:
     """Whoosh's `SegmentWriter.add_document` for this index's fields (no boosts, no
     spelling or vector fields): a `ContentField`'s postings go to the pool as one list
-    (`ContentField.pool_items`, `PostingPool.add_many`) instead of one call per posting."""
+    (`ContentField.pool_postings`, `PostingPool.add_terms`) instead of one call per posting."""
     writer._check_state()
     perdoc = writer.perdocwriter
     schema = writer.schema
@@ -210,8 +266,7 @@ def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:
             field = schema[fieldname]
             length = 0
             if isinstance(field, ContentField):
-                items, length, size = field.pool_items(value, fieldname, docnum)
-                pool.add_many(items, size)
+                length = field.pool_postings(value, fieldname, docnum, pool)
             elif field.indexed:
                 scorable = field.scorable
                 for tbytes, freq, weight, vbytes in field.index(value):

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import struct
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from hashlib import md5
 from pickle import dumps
 from typing import Any
 
 import numpy as np
 from whoosh.codec import whoosh3
 from whoosh.fields import Schema
+from whoosh.filedb import filetables
 from whoosh.system import pack_ushort
 from whoosh.util.numeric import length_to_byte
 
@@ -39,6 +41,8 @@ _INT = struct.Struct("!i")  # Whoosh's structfile write_int
 _F32 = struct.Struct("f")  # a weight as Whoosh's array("f") keeps it
 _TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max weight, ids
 _LONG_INT = struct.Struct("!qi")  # the posting list's offset and length (pack_long, pack_int)
+_MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
+_RECORD = struct.Struct("!ii")  # a terms file record's key and value lengths (filetables._lengths)
 
 
 class _Lengths:
@@ -67,6 +71,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._lengths = _Lengths(lengths) if lengths else None
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
+        self._add_info = _TermIndex.of(self._tindex)
         sources = merging.take_sources(self._segment)
         try:
             terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
@@ -101,10 +106,13 @@ class TermWriter(whoosh3.W3FieldWriter):
         if term is not None:
             yield term, postings
 
-    def _with_lengths(self, terms: Iterable[tuple[tuple[str, bytes], list[tuple]]]
+    def _with_lengths(self, terms: Iterable[tuple[tuple[str, bytes], list[tuple], bool]]
                       ) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         field, field_lengths = None, None
-        for term, postings in terms:
+        for term, postings, with_lengths in terms:
+            if with_lengths:  # postings.PostingPool.add_terms: as written
+                yield term, postings
+                continue
             if term[0] != field:
                 field, field_lengths = term[0], self._field_lengths(term[0])
             if field_lengths:
@@ -126,6 +134,9 @@ class TermWriter(whoosh3.W3FieldWriter):
         fieldname, btext = term
         if fieldname != self._fieldname:
             self._start(schema, fieldname)
+        if len(parts) == 1 and type(parts[0]) is list and len(parts[0]) == 1:
+            self._write_single(btext, parts[0][0])
+            return
         stats = _Stats()
         chunks: list[bytes] = []
         for part in parts:
@@ -158,7 +169,23 @@ class TermWriter(whoosh3.W3FieldWriter):
             stats.last,
         )
         mark = vectors.MARK if arrays else b""
-        self._tindex.add(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
+        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
+
+    def _write_single(self, btext: bytes, posting: Posting) -> None:
+        """`_write_term` for a term with one posting, most of a commit's terms (rare words):
+        the same block and term info, without the general path's lists and statistics."""
+        docnum, top, value, length = posting
+        single = _F32.unpack(_F32.pack(top))[0]
+        low = length_to_byte(length or None)
+        high = length_to_byte(length)
+        chunk = dumps((1, docnum, top, 0, low, high), 2) + dumps(
+            ((docnum,), None if single == 1.0 else single, self._values((value,))), BODY_PROTOCOL)
+        body = _MAGIC + _INT.pack(-len(chunk)) + chunk
+        start = self._offset
+        self._write(body)
+        self._offset += len(body)
+        info = _TERMINFO.pack(0, single, 1, low, high, max(0.0, top), docnum, docnum)
+        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
 
     def _encode_block(self, postings: list[Posting], stats: _Stats) -> bytes:
         """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them
@@ -249,3 +276,37 @@ def _values_none(values: tuple) -> None:
 
 def _values_joined(values: tuple) -> bytes:
     return b"".join(v or b"" for v in values)
+
+
+class _TermIndex:
+    """Whoosh's `OrderedHashWriter.add` (the terms file's records and hash buckets) with its
+    position counted rather than asked of the file, a record written in one call and the
+    key's MD5 taken from the digest's bytes (Whoosh's hex round trip gives the same number):
+    the same file. Only the term writer writes to the terms file while it adds terms."""
+
+    def __init__(self, tindex: filetables.OrderedHashWriter) -> None:
+        self._tindex = tindex
+        self._write = tindex.dbfile.write
+        self._position = tindex.dbfile.tell()
+        self._buckets = tindex.buckets
+        self._index = tindex.index.append
+
+    @classmethod
+    def of(cls, tindex: filetables.HashWriter) -> Callable[[bytes, bytes], None]:
+        """`tindex`'s add: this one for Whoosh's ordered MD5 hash writer, else its own."""
+        if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash:
+            return cls(tindex).add
+        return tindex.add
+
+    def add(self, key: bytes, value: bytes) -> None:
+        tindex = self._tindex
+        if key <= tindex.lastkey:
+            raise ValueError(f"Keys must increase: {tindex.lastkey!r}..{key!r}")
+        position = self._position
+        self._index(position)
+        record = _RECORD.pack(len(key), len(value)) + key + value
+        self._write(record)
+        self._position = position + len(record)
+        digest = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")
+        self._buckets[digest & 255].append((digest, position))
+        tindex.lastkey = key
