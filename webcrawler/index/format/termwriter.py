@@ -26,7 +26,7 @@ from whoosh.codec import whoosh3
 from whoosh.fields import Schema
 from whoosh.filedb import filetables
 from whoosh.system import pack_ushort
-from whoosh.util.numeric import length_to_byte
+from whoosh.util.numeric import _length_byte_cache, length_to_byte
 
 from webcrawler.index.format import merging, vectors
 from webcrawler.index.format.merging import Copied, Posting
@@ -43,6 +43,11 @@ _TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max
 _LONG_INT = struct.Struct("!qi")  # the posting list's offset and length (pack_long, pack_int)
 _MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
 _RECORD = struct.Struct("!ii")  # a terms file record's key and value lengths (filetables._lengths)
+# length_to_byte of every length below _TOP_LENGTH (its bisection done once, as a table)
+_TOP_LENGTH = 106374
+assert length_to_byte(_TOP_LENGTH) == 255  # Whoosh 2.7: every length from here is 255
+_LENGTH_BYTE = np.searchsorted(np.asarray(_length_byte_cache, dtype=np.int64),
+                               np.arange(_TOP_LENGTH), side="left").astype(np.uint8).tobytes()
 
 
 class _Lengths:
@@ -176,8 +181,8 @@ class TermWriter(whoosh3.W3FieldWriter):
         the same block and term info, without the general path's lists and statistics."""
         docnum, top, value, length = posting
         single = _F32.unpack(_F32.pack(top))[0]
-        low = length_to_byte(length or None)
-        high = length_to_byte(length)
+        high = _LENGTH_BYTE[length] if length < _TOP_LENGTH else 255
+        low = high if length else 0
         chunk = dumps((1, docnum, top, 0, low, high), 2) + dumps(
             ((docnum,), None if single == 1.0 else single, self._values((value,))), BODY_PROTOCOL)
         body = _MAGIC + _INT.pack(-len(chunk)) + chunk
@@ -194,7 +199,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             docnum, top, value, bmax = postings[0]
             single = _F32.unpack(_F32.pack(top))[0]
             weight_sum, count = single, 1
-            bmin = bmax or None
+            bmin = bmax
             ids: tuple[int, ...] = (docnum,)
             mini_weights: object = None if single == 1.0 else single
             mini_values = self._values((value,))
@@ -204,7 +209,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             top = max(weights)
             weight_sum, count = sum(farray), len(docnums)
             positive = [x for x in lens if x]
-            bmin = min(positive) if positive else None
+            bmin = min(positive) if positive else 0
             bmax = max(lens)
             first = farray[0]
             if first == 1.0 and farray.count(1.0) == len(farray):
@@ -217,11 +222,11 @@ class TermWriter(whoosh3.W3FieldWriter):
             gaps += map(int.__sub__, docnums[1:], docnums)
             ids = tuple(gaps)
             mini_values = self._values(values)
-        stats.add(weight_sum, count, top, bmin, bmax, postings[0][0], postings[-1][0])
+        stats.add(weight_sum, count, top, bmin or None, bmax, postings[0][0], postings[-1][0])
         data = dumps((ids, mini_weights, mini_values), BODY_PROTOCOL)
-        head = dumps(
-            (len(ids), postings[-1][0], top, 0, length_to_byte(bmin), length_to_byte(bmax)), 2
-        )
+        high = _LENGTH_BYTE[bmax] if bmax < _TOP_LENGTH else 255
+        low = 0 if not bmin else _LENGTH_BYTE[bmin] if bmin < _TOP_LENGTH else 255
+        head = dumps((len(ids), postings[-1][0], top, 0, low, high), 2)
         return head + data
 
 
@@ -259,15 +264,16 @@ def _arrays(parts: list[list[Posting] | Copied]) -> tuple[np.ndarray, np.ndarray
             assert part.ids is not None and part.weights is not None  # its field keeps arrays
             part_ids, part_weights = part.ids, part.weights
         else:
-            part_ids = np.fromiter((p[0] for p in part), np.int64, len(part))
-            part_weights = np.fromiter((p[1] for p in part), np.float64, len(part))
+            columns = list(zip(*part, strict=True))
+            part_ids = np.array(columns[0], np.int64)
+            part_weights = np.array(columns[1], np.float64)
         ids.append(part_ids)
         weights.append(part_weights)
     return np.concatenate(ids), np.concatenate(weights)
 
 
 def _values_variable(values: tuple) -> tuple:
-    return tuple(v or b"" for v in values)
+    return values if None not in values else tuple(v or b"" for v in values)
 
 
 def _values_none(values: tuple) -> None:
