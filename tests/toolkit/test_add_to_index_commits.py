@@ -3,8 +3,12 @@ cadence, the crawl's `commit_every`, not a copy of the default one."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
-from contextlib import closing
+import subprocess
+import sys
+from contextlib import closing, suppress
 from pathlib import Path
 
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
@@ -85,3 +89,77 @@ def test_outside_a_crawl_there_is_no_loop_and_pages_commit_on_close(tmp_path):
                     "<body><p>okapi</p></body></html>", text="okapi", title="solo"))
         assert committed(data) == 0
     assert committed(data) == 1 and action.added == 1
+
+
+KILLED = """
+import os, signal, sqlite3
+from webcrawler.settings import Settings
+from webcrawler.toolkit import Crawler, Limits
+from webcrawler.toolkit.actions import AddToIndex
+from webcrawler.toolkit.running import running_loop
+
+DATA = {data!r}
+
+
+class Probe:
+    def pending(self):
+        return False
+
+    def commit(self):
+        db = sqlite3.connect(f"file:{{DATA}}/webcrawler.db?mode=ro", uri=True)
+        count = db.execute("SELECT count(*) FROM documents WHERE state = 'fetched'").fetchone()[0]
+        db.close()
+        print("committed", count, flush=True)
+
+
+probe, visits = Probe(), []
+
+
+def visited(page):
+    running_loop().on_commit(probe)
+    visits.append(page.url)
+    if len(visits) == {kill_at}:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+settings = Settings(delay=0.0, agents=1, data_dir={leases!r}, commit_every=2,
+                    commit_seconds=3600.0)
+crawler = Crawler(roots=[{root!r}], limits=Limits(pages=20, seconds=60), settings=settings)
+AddToIndex(DATA).attach(crawler)
+crawler.on("page-visited", visited)
+crawler.run()
+"""
+
+
+def test_a_killed_toolkit_crawl_keeps_what_the_loop_committed(tmp_path):
+    """SIGKILL in the middle of a crawl: the data directory holds the pages of the loop's last
+    commit; a second crawl adds the rest, and every page is searchable once."""
+    routes = {f"/p{i}": html(f"page {i}", f"zebra{i} words", []) for i in range(PAGES)}
+    routes["/"] = html("home", "start", [(path, path) for path in routes])
+    data, script = tmp_path / "data", tmp_path / "killed.py"
+    with LoopbackWeb([Site(ADDRESS, routes)]) as web:
+        root = web.url(ADDRESS, "/")
+        script.write_text(KILLED.format(data=str(data), kill_at=5, root=root,
+                                        leases=str(tmp_path / "leases")))
+        child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                                 start_new_session=True)
+        try:
+            out, err = child.communicate(timeout=180)
+        finally:
+            with suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)  # its agents and index writer, if left
+        assert child.returncode == -signal.SIGKILL, err[-2000:]
+        commits = [int(line.split()[1]) for line in out.splitlines() if line.startswith("committed")]
+        assert commits and 0 < commits[-1] < PAGES + 1
+        assert committed(data) == commits[-1]  # what the loop committed, nothing more or less
+        settings = Settings(delay=0.0, agents=2, hours=0.02, data_dir=tmp_path / "leases",
+                            connect_timeout=2.0, read_timeout=2.0, total_timeout=5.0)
+        crawler = Crawler(roots=[root], limits=Limits(pages=20, seconds=60), settings=settings)
+        AddToIndex(data).attach(crawler)
+        assert crawler.run().pages == PAGES + 1  # a repeat crawl visits every page again
+        assert committed(data) == PAGES + 1
+        client = create_app(data, testing=True).test_client()
+        for i in range(PAGES):
+            answer = client.get("/api/search", query_string={"q": f"zebra{i}"}).get_json()
+            assert {hit["url"] for hit in answer["results"]} == {web.url(ADDRESS, f"/p{i}")}
