@@ -9,7 +9,7 @@ CYTOSCAPE_VERSION := 3.34.4
 TEST_WORKERS ?= 3
 CYTOSCAPE := webcrawler/workbench/static/vendor/cytoscape.min.js
 
-.PHONY: install test lint demo serve bench bench-report clean
+.PHONY: install test lint docs demo serve bench bench-report clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,9 @@ endif
 lint: $(STAMP)  ## ruff, and mypy over webcrawler/ (configured in pyproject.toml)
 	$(VENV)/bin/ruff check webcrawler tests bench examples
 	$(VENV)/bin/mypy
+
+docs: $(STAMP)  ## docs/configuration.md's settings tables, generated from the settings tables (webcrawler/settings/)
+	$(PY) -m webcrawler.config.docs
 
 demo: $(STAMP) $(CYTOSCAPE)  ## crawl a local demo web, index it, serve the search page (and a working workbench)
 	$(VENV)/bin/webcrawler demo

@@ -100,7 +100,7 @@ def write_profiles(records: Path, pages: int, target: Path, top: int = 45) -> li
         name = role.replace(" ", "-") + ".txt"
         head = (f"# {role}: cProfile of one crawl of {pages} pages ({len(files)} process(es) "
                 f"merged), commit {commit()}, by own time\n"
-                f"# python -m bench.crawl_profile --profile {target.relative_to(ROOT)}\n")
+                f"# python -m bench.crawl_profile --profile {os.path.relpath(target, ROOT)}\n")
         (target / name).write_text(head + _sorted(stats, "tottime", top) + "\n# by cumulative time\n"
                                    + _sorted(stats, "cumulative", top))
         written.append(name)

@@ -15,6 +15,13 @@ the known-rate optimum at the same bandwidth, Cho and Garcia-Molina's fixed-inte
 (allocation.allocate) over the pages' true mean change rates, simulated on the same truth with
 the same loop ("optimum") and as its Poisson expectation, mean F(l_i, f_i) ("optimum, expected").
 
+Evidence (issue 35): each server has a sitemap whose changefreq is honest (the page's true one,
+in the web's days), lying (drawn at random) or absent ("honest", "lying", "none"); "buckets"
+pools the recrawls by (server, changefreq) into priors (recrawl/priors.py) and reads
+Last-Modified; "buckets-noprior" reads Last-Modified only, "buckets-nolm" neither;
+"buckets-true" puts every page in its true bucket (perfect estimation, the same allocation),
+which bounds what better estimation can buy.
+
 Not simulated: `--plan auto` (the model needs Ipopt and the crawl's database; the real crawls
 below run it), servers' politeness, new and dying pages (the "flat" web has none).
 
@@ -27,7 +34,7 @@ import argparse
 import heapq
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import formatdate
 
 import numpy as np
@@ -35,14 +42,22 @@ import numpy as np
 from bench.common import RESULTS, ROOT, publish, table
 from tests.support.changes import SPREADS, Changes
 from webcrawler.recrawl.allocation import allocate, freshness
-from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
+from webcrawler.recrawl.buckets import (
+    SLOWEST,
+    UNKNOWN,
+    History,
+    bucket,
+    bucket_of_interval,
+    interval_of_bucket,
+)
 from webcrawler.recrawl.changes import Change
 from webcrawler.recrawl.policies import Buckets, Fetched, RecrawlPlan, make_policy
+from webcrawler.recrawl.priors import CHANGEFREQS, PRIOR_WEIGHT, Evidence
 from webcrawler.recrawl.queues import PULL_SCAN, gain
 from webcrawler.recrawl.recrawler import _Before, _history_after
 from webcrawler.recrawl.replan import Replanner
 
-POLICIES = ("uniform", "adaptive", "buckets-nolm", "buckets", "optimum")
+POLICIES = ("uniform", "adaptive", "buckets-nolm", "buckets-noprior", "buckets", "buckets-true", "optimum")
 EPOCH = 1_795_000_000.37  # Unix time of the crawl's start: HTTP dates round down to whole seconds
 REAL = ROOT / "bench" / "data" / "freshness_optimum_real.json"  # the real crawls (bench/freshness_real.py)
 
@@ -58,6 +73,8 @@ class Web:
     seconds: float = 600.0
     spread: str = "flat"
     prehistory: float = 0.0  # seconds the web has existed (changing) when the crawl starts
+    sitemaps: tuple[str, ...] = ("honest", "lying", "none")  # each server's sitemap changefreq
+    prior_weight: float = PRIOR_WEIGHT
 
 
 @dataclass
@@ -73,6 +90,21 @@ class Page:
     first: float = 0.0  # the first fetch
     lastmod: str | None = None  # the last answer's Last-Modified
     ages: float | None = 0.0  # trusted sum of ages (lastmod.py; None: untrusted)
+    freq: str = ""  # its sitemap's changefreq ("": none listed)
+
+
+def sitemap_changefreq(web: Web, changes: Changes, server: int, page: int) -> str:
+    """The changefreq the page's sitemap lists: the true one in the web's days ("honest"), one
+    drawn at random ("lying"), or none."""
+    kind = web.sitemaps[server % len(web.sitemaps)]
+    if kind == "none":
+        return ""
+    if kind == "lying":
+        return CHANGEFREQS[int(np.random.default_rng([changes.seed, server, page, 9]).integers(2, 7))]
+    days = changes.interval(server, page)
+    return next((word for word, limit in (("hourly", 1 / 24), ("daily", 1.0), ("weekly", 7.0),
+                                          ("monthly", 31.0)) if days <= limit),
+                "never" if np.isinf(days) else "yearly")
 
 
 def true_rate(changes: Changes, web: Web, server: int, page: int) -> float:
@@ -86,8 +118,10 @@ class Sim:
     def __init__(self, web: Web, seed: int, policy: str) -> None:
         self.web, self.name = web, policy
         self.changes = Changes(seed, SPREADS[web.spread])
-        self.pages = [Page(s, p, true_rate(self.changes, web, s, p))
+        self.pages = [Page(s, p, true_rate(self.changes, web, s, p),
+                           freq=sitemap_changefreq(web, self.changes, s, p))
                       for p in range(web.pages) for s in range(web.servers)]
+        self.evidence = Evidence(web.prior_weight if policy == "buckets" else 0.0)
         self.plan = RecrawlPlan()
         self.policy = make_policy("uniform" if policy == "optimum" else policy.split("-")[0], self.plan)
         self.replanner = Replanner(self.plan, web.fetch_rate) if policy.startswith("buckets") else None
@@ -161,28 +195,40 @@ class Sim:
             self.spent["too fast"] += bool(page.rate > 0 and self.optimum[k] == 0)
         lastmod = self.last_modified(page, t)
         if page.seen < 0:
-            page.seen, page.last, page.history, page.first = now_events, t, History(1, 0, 0.0), t
+            history = History(1, 0, 0.0, prior=self.evidence.prior(page.server, page.freq))
+            page.seen, page.last, page.history, page.first = now_events, t, history, t
             page.lastmod = lastmod
-            self.place(k, UNKNOWN)
-            return self.schedule(k, t, Fetched(None, UNKNOWN, None))
+            b = self.bucket(page, history)
+            page.rate_estimate = None if b == UNKNOWN else 1.0 / (interval_of_bucket(b) or 1.0)
+            self.place(k, b)
+            return self.schedule(k, t, Fetched(None, b, None, history))
         self.recrawls += 1
         changed = now_events != page.seen
         h = page.history  # the product's own history update (recrawler._history_after)
         before = _Before("fetched", None, None, h.fetches, h.changes, 0, 0, 0, EPOCH + page.first,
                          EPOCH + page.last, None, h.changed_span, h.shortest_change, page.lastmod,
                          page.ages)
-        page.history = _history_after(before, changed, EPOCH + t, lastmod)
+        self.evidence.add(page.server, page.freq, t - page.last, changed)
+        page.history = replace(_history_after(before, changed, EPOCH + t, lastmod),
+                               prior=self.evidence.prior(page.server, page.freq))
         page.ages, page.lastmod = page.history.change_ages, lastmod
         if self.name == "buckets-nolm":  # no Last-Modified: the history of the fetches alone
-            page.history = h.after(t - page.last, changed, None)
+            page.history = replace(h, prior=None).after(t - page.last, changed, None)
         page.first = t - page.history.span
         page.seen, page.last = now_events, t
-        b = bucket(page.history)
+        b = self.bucket(page, page.history)
         interval = interval_of_bucket(b)
         page.rate_estimate = None if interval is None else 1.0 / interval
         self.place(k, b)
         self.schedule(k, t, Fetched(Change.CHANGED if changed else Change.UNMODIFIED, b, page.interval,
                                     page.history))
+
+    def bucket(self, page: Page, history: History) -> int:
+        """The page's bucket: estimated from its history, or its true one ("buckets-true": what
+        perfect estimation would give, with the same allocation)."""
+        if self.name != "buckets-true":
+            return bucket(history)
+        return bucket_of_interval(1.0 / page.rate) if page.rate > 0 else SLOWEST
 
     def place(self, k: int, b: int) -> None:
         if self.replanner is not None:

@@ -378,6 +378,28 @@ def test_the_crawl_loop_asks_its_store_only_through_the_protocol() -> None:
     assert offenders(modules("engine/loop"), *banned) == {}
 
 
+# Outside the store and the database room, the modules that may speak SQL: the index writer's
+# read path (the processes that read committed rows, and what they read with), the read-only
+# query server and export; and the modules that make a concrete SQL store.
+SQL_READERS = ("engine/pipeline/index_sink.py", "engine/pipeline/shard_writer.py",
+               "engine/pipeline/reindex.py", "engine/pipeline/link_evidence.py",
+               "engine/pipeline/languages.py", "engine/pipeline/outbox.py", "query_server",
+               "export", "cli/export.py")
+STORE_MAKERS = ("commands", "engine/realtime/search.py", "toolkit/actions/index.py")
+
+
+def test_only_the_store_speaks_sql() -> None:
+    """Every query the crawl makes (its orders, the recrawl, link refresh, the index's sinks)
+    goes through the store's protocol (engine/interfaces.py); the concrete SQL store is named
+    only where one is made."""
+    kept = {PACKAGE / "engine" / "store", PACKAGE / "database"}
+    outside = [p for p in modules() if not kept.intersection(p.parents)]
+    readers = set(modules(*SQL_READERS))
+    assert offenders([p for p in outside if p not in readers], "sqlalchemy") == {}
+    makers = set(modules(*STORE_MAKERS))
+    assert offenders([p for p in outside if p not in makers], "webcrawler.engine.store.sql.CrawlStore") == {}
+
+
 ENGINE_ROOMS = ("records", "interfaces", "store", "scheduling", "pipeline", "loop", "realtime")
 
 

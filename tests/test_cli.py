@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from webcrawler.config.layers import from_environment
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.settings import Settings
@@ -63,6 +65,25 @@ def test_bad_environment_value_is_a_clear_error(tmp_path: Path):
     result = webcrawler("index", "--hours", "0.001", "--data-dir", str(tmp_path), env=env)
     assert result.returncode == 2
     assert "WEBCRAWLER_AGENTS='many'" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("seed", "why"), [
+    ("http://[::1", "Invalid IPv6 URL"),  # urlsplit's ValueError was a traceback
+    ("ftp://[::1]/", "ftp scheme: only http and https are crawled"),
+    ("127.0.0.1/", "not a URL: write it with http:// or https://"),
+])
+def test_a_seed_that_is_not_a_url_is_one_line(tmp_path: Path, seed: str, why: str):
+    result = webcrawler("index", "--seed", seed, "--hours", "0.001", "--data-dir", str(tmp_path / "d"))
+    assert result.returncode == 1
+    assert result.stderr == f"Error: --seed {seed!r}: {why}\n"
+
+
+def test_an_agents_at_address_that_is_not_one_is_one_line(tmp_path: Path):
+    result = webcrawler("index", "--seed", "http://127.0.0.1:9/", "--agents-at", "tcp://[::1",
+                        "--hours", "0.001", "--data-dir", str(tmp_path / "d"))
+    assert result.returncode == 2  # a setting: ConfigError
+    assert result.stderr == ("Error: --agents-at 'tcp://[::1': Invalid IPv6 URL (give "
+                             "tcp://HOST:PORT or tls://HOST:PORT)\n")
 
 
 def test_index_without_seeds_or_crawl_says_what_to_do(tmp_path: Path):

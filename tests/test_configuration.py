@@ -15,8 +15,8 @@ from tests.cli_runner import run_cli
 from webcrawler.cli import main
 from webcrawler.config.credentials import read_credentials
 from webcrawler.config.kinds import ConfigError
-from webcrawler.config.serve import ServeSettings
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
+from webcrawler.settings.serve import ServeSettings
 
 ADDRESS = "127.0.4.61"
 

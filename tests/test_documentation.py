@@ -14,8 +14,8 @@ import pytest
 
 from webcrawler.cli import main
 from webcrawler.config.layers import variables
-from webcrawler.config.serve import ServeSettings
 from webcrawler.settings import Settings
+from webcrawler.settings.serve import ServeSettings
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 SECTIONS = {Settings: "Crawl settings", ServeSettings: "Query server settings"}
@@ -111,3 +111,12 @@ def test_every_command_is_in_the_readmes_command_list() -> None:
     assert named == set(main.commands), (
         f"missing from README: {sorted(set(main.commands) - named)}; "
         f"not a command: {sorted(named - set(main.commands))}")
+
+
+def test_the_pages_settings_tables_are_generated_and_current() -> None:
+    """Each table is generated from its program's settings table: `make docs` (python -m
+    webcrawler.config.docs) writes them; a declaration changed without it fails here."""
+    from webcrawler.config.docs import rendered
+
+    text = DOC.read_text(encoding="utf-8")
+    assert rendered(text) == text, "docs/configuration.md is not current: run make docs"

@@ -9,6 +9,7 @@ Last-Modified: without the sitemap's date the change could not be dated at all).
 from __future__ import annotations
 
 import dataclasses
+import random
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ from tests.support.waiting import wait_until
 from webcrawler.agents import sitemap
 from webcrawler.commands.index import run_index
 from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
+from webcrawler.recrawl.buckets import History, bucket
 from webcrawler.recrawl.lastmod import UNTRUSTED
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.settings import Settings
@@ -109,3 +111,61 @@ def test_a_newer_lastmod_makes_a_page_due_and_dates_its_change(settings: Setting
     assert edited["change_ages"] not in (None, UNTRUSTED)  # dated by the sitemap
     assert 0 <= edited["change_ages"] <= edited["last_change"] - edited_at + 1
     assert after["/same"]["times_changed"] == 0
+
+
+def test_changefreq_is_read_as_written() -> None:
+    body = (f'<urlset xmlns="{NS}"><url><loc>/a</loc><changefreq>Daily</changefreq></url>'
+            "<url><loc>/b</loc><changefreq>now and then</changefreq></url><url><loc>/c</loc></url>"
+            "</urlset>").encode()
+    found = sitemap.parse(body, "http://a.test/sitemap.xml")
+    assert dict(found.changefreqs) == {"http://a.test/a": "daily", "http://a.test/b": "now and then"}
+
+
+WORDS = ("harbour ferry island tower library museum winter summer crossing festival map room "
+         "garden bridge market river mill school chapel square").split()
+
+
+def words(seed: int, count: int = 60) -> str:
+    """`count` words drawn by `seed` (no digits: shingles read every number as one)."""
+    draw = random.Random(seed)
+    return " ".join(draw.choice(WORDS) + draw.choice(WORDS) for _ in range(count))
+
+
+def test_a_sitemaps_changefreq_groups_give_pages_their_priors(settings: Settings) -> None:
+    """Six pages the sitemap calls "always" change at every request, six it calls "never" never
+    do. Recrawled alike (uniform), each group's pooled recrawls become its pages' prior
+    (recrawl/priors.py): a "never" page's bucket is far slower than its own few recrawls alone
+    would say, an "always" page's no slower."""
+    served = {"n": 0}
+    always, never = [f"/always{k}" for k in range(6)], [f"/never{k}" for k in range(6)]
+
+    def route(path: str) -> Page | None:
+        if path == "/sitemap.xml":
+            body = "".join(f"<url><loc>{web.url(ADDRESS, p)}</loc><changefreq>{freq}</changefreq></url>"
+                           for group, freq in ((always, "always"), (never, "never")) for p in group)
+            return Page(f'<?xml version="1.0"?><urlset xmlns="{NS}">{body}</urlset>',
+                        content_type="application/xml")
+        if path in always:
+            served["n"] += 1
+            n = served["n"]
+            return html(path, words(n))
+        if path in never:
+            return html(path, words(-1 - never.index(path)))
+        return html("home", "nothing linked") if path == "/" else None
+
+    robots = "User-agent: *\nSitemap: /sitemap.xml\n"
+    with LoopbackWeb([Site(ADDRESS, route, robots_txt=robots)]) as web:
+        crawl(dataclasses.replace(settings, recrawl="uniform", hours=10 / 3600, fetch_rate=50.0),
+              web.url(ADDRESS, "/"), RecrawlPlan(first_interval=0.2))
+    found = rows(settings)
+
+    def alone(row: dict) -> int:  # the bucket of the page's own history, no prior
+        return bucket(History(row["times_fetched"], row["times_changed"],
+                              row["last_fetch"] - row["first_fetch"]))
+
+    slow = [found[p] for p in never if found[p]["times_fetched"] >= 3]
+    fast = [found[p] for p in always if found[p]["times_fetched"] >= 3]
+    assert len(slow) >= 4 and len(fast) >= 4  # the crawl recrawled both groups
+    assert all(row["times_changed"] == 0 for row in slow)
+    assert all(row["change_bucket"] > alone(row) for row in slow)
+    assert all(row["change_bucket"] <= alone(row) for row in fast)

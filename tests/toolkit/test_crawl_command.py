@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = '''
 from webcrawler.toolkit import Crawler, Limits, Wildcard
 
@@ -66,6 +68,30 @@ def test_a_toolkit_error_is_one_line_with_its_exit_status(tmp_path):
     done = run_command(tmp_path, str(script), "--root", "http://[::1")  # urlsplit's ValueError
     assert done.returncode == ToolkitError.exit_code
     assert done.stderr == "Error: 'http://[::1' is not an http(s) URL that can be crawled\n"
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("limits = {'pages': 5}", "Error: Bad.limits is a dict: give Limits(pages=..., depth=..., "
+                              "seconds=..., bytes=...)\n"),
+    ("limits = Limits(seconds='ten')", "Error: bad.py: ToolkitError: Limits(seconds='ten'): give a "
+                                       "number, 0 or more, or None\n"),
+    ("limits = Limits(pages=-1)", "Error: bad.py: ToolkitError: Limits(pages=-1): give a number, "
+                                  "0 or more, or None\n"),
+    ("roots = 'http://127.0.0.1:9/'", "Error: Bad(): ToolkitError: Bad's roots are one string: give "
+                                      "a list, roots=['http://127.0.0.1:9/']\n"),
+])
+def test_limits_and_roots_of_the_wrong_kind_are_one_line(tmp_path, line: str, said: str) -> None:
+    """A crawler's limits that are not a Limits of numbers, or roots that are one string, are
+    its file's error in one line (a dict or a string of seconds was a TypeError's traceback,
+    a negative bound stopped the crawl without a word, a string root crawled its letters)."""
+    from webcrawler.errors import ToolkitError
+
+    script = tmp_path / "bad.py"
+    script.write_text("from webcrawler.toolkit import Crawler, Limits\nclass Bad(Crawler):\n"
+                      f"    roots = ['http://127.0.0.1:9/']\n    {line}\n")
+    done = run_command(tmp_path, script.name)  # in its folder: the line names the file so
+    assert done.returncode == ToolkitError.exit_code
+    assert done.stderr == said and done.stdout == ""
 
 
 def test_a_script_that_runs_at_import_does_not_start_crawls_in_its_agents(tree_web, tmp_path):

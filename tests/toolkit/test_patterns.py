@@ -70,3 +70,20 @@ def test_tagexp_on_malformed_html():
 def test_tagexp_rejects_stray_text():
     with pytest.raises(ValueError, match="only tags"):
         Tagexp("<li>hello</li>")
+
+
+def test_a_malformed_regexp_is_a_toolkit_error_in_one_line(tmp_path):
+    """Python's re.error is no ValueError and no WebcrawlerError: a crawler file's bad Regexp was
+    a traceback in a visit callback, or for the Python API's caller."""
+    from tests.toolkit.test_crawl_command import run_command
+    from webcrawler.errors import ToolkitError
+
+    with pytest.raises(ToolkitError, match=r"^Regexp '\(': missing \), unterminated subpattern"):
+        Regexp("(")
+    (tmp_path / "bad.py").write_text("from webcrawler.toolkit import Crawler, Regexp\n"
+                                     "class Bad(Crawler):\n    roots = ['http://127.0.0.1:9/']\n"
+                                     "    pattern = Regexp('(')\n")
+    done = run_command(tmp_path, "bad.py")
+    assert done.returncode == ToolkitError.exit_code and done.stdout == ""
+    assert done.stderr == ("Error: bad.py: ToolkitError: Regexp '(': missing ), unterminated "
+                           "subpattern at position 0\n")

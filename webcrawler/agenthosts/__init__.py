@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from webcrawler.agenthosts.errors import NoAgentHosts
 from webcrawler.config.agent_config import agent_config
+from webcrawler.config.kinds import ConfigError
 from webcrawler.errors import install_command
 from webcrawler.settings import Settings
 
@@ -33,7 +34,7 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
         tls.check(settings.agents_at)
     except UnsafeRole as exc:
         raise NoAgentHosts(str(exc)) from None
-    if not tls.on and not is_loopback(urlsplit(settings.agents_at).hostname or ""):
+    if not tls.on and not is_loopback(_host(settings.agents_at)):
         log.warning("the agent scheduler at %s is reached without TLS: whoever is on the way can "
                     "read the crawl and send this engine code to run (docs/scale-out.md, "
                     "\"Mutual TLS\")", settings.agents_at)
@@ -50,6 +51,16 @@ def pool_factory(settings: Settings) -> Callable[[], Any] | None:
                           security=tls.security())
 
     return make
+
+
+def _host(address: str) -> str:
+    """The scheduler's host; ConfigError for an address urlsplit refuses (tcp://[::1 was
+    its ValueError, a traceback at the command line)."""
+    try:
+        return urlsplit(address).hostname or ""
+    except ValueError as error:
+        raise ConfigError(f"--agents-at {address!r}: {error} (give tcp://HOST:PORT or "
+                          "tls://HOST:PORT)") from None
 
 
 __all__ = ["NoAgentHosts", "pool_factory"]

@@ -237,7 +237,7 @@ class Fetcher:
                 text, parsed = rendered, self._parse(mime, rendered, final_url)
                 digest = rendered.encode("utf-8", "replace")
         return self._document_of(request, response, body, started, mime, charset, parsed,
-                                 text if request.kind == "page" else "", digest)
+                                 text if request.kind == "page" else "", digest, final_url)
 
     def _wants_render(self, request: Retrieve, mime: str, text: str, parsed: Parsed) -> bool:
         """--render always: every HTML page; auto: a page that looks like a script shell
@@ -298,12 +298,13 @@ class Fetcher:
     def _document_of(
         self, request: Retrieve, response: requests.Response, body: bytes, started: float,
         mime: str, charset: str, parsed: Parsed, html: str, digest: bytes = b"",
+        final_url: str = "",
     ) -> Document:
         header_noindex, header_nofollow = x_robots_tag(
             response.headers.get("X-Robots-Tag", ""), self.robots_token)
         return Document(
             job_id=request.job_id, url=request.url,
-            final_url=try_normalize(response.url or request.url) or request.url,
+            final_url=final_url or try_normalize(response.url or request.url) or request.url,
             status=response.status_code, content_type=mime, charset=charset,
             title=parsed.title, text=parsed.text, headings=parsed.headings,
             links=() if header_nofollow else parsed.links,
@@ -378,7 +379,8 @@ class Fetcher:
             length=len(body), checksum=hashlib.blake2b(body, digest_size=16).hexdigest(),
             elapsed=time.monotonic() - started, noindex=True,
             last_modified=response.headers.get("Last-Modified", ""),
-            etag=response.headers.get("ETag", ""), sitemaps=found.sitemaps, lastmods=found.lastmods)
+            etag=response.headers.get("ETag", ""), sitemaps=found.sitemaps, lastmods=found.lastmods,
+            changefreqs=found.changefreqs)
 
     # robots.txt
 

@@ -231,20 +231,21 @@ def visible_text(root: etree._Element) -> str:
 
 # Boilerplate: navigation, banners, sidebars, footers, by element, ARIA role or class/id name.
 # Not "toc": Sphinx's toctree and DocBook's chapter contents are what a hub page says.
-BOILERPLATE = " | ".join((
-    "nav", "header", "footer", "aside",
-    *(f"{tag}[contains(@class,'{word}') or contains(@id,'{word}')]"
-      for tag in ("div", "ul", "section", "table", "td")
-      for word in ("sidebar", "navbar", "navigation", "nav-", "menu", "footer", "breadcrumb",
-                   "related", "masthead")),
-))
+BOILERPLATE_TAGS = ("nav", "header", "footer", "aside")
+BOILERPLATE = " | ".join(BOILERPLATE_TAGS)  # the stylesheet's pattern
+BOILERPLATE_NAMED = ("div", "ul", "section", "table", "td")  # boilerplate by a word of class/id
+BOILERPLATE_WORDS = ("sidebar", "navbar", "navigation", "nav-", "menu", "footer", "breadcrumb",
+                     "related", "masthead")
 MIN_MAIN_SHARE = 0.2  # main content shorter than this share of the page: the page is its text
-# Elements whose ARIA role says boilerplate: renamed <nav> before the stylesheet runs, because
-# a `*[@role=...]` pattern is tried on every element (it tripled the pass), and found by one
-# walk over the tree in Python, because the XPath with those tests costs more than the
-# stylesheet itself (docs/main-content.md); the tree is the agent's own, and its links were
-# gathered before.
+# Elements whose ARIA role, or (`BOILERPLATE_NAMED` ones) whose class or id, says boilerplate are
+# renamed <nav> before the stylesheet runs, so that its only boilerplate pattern is a few element
+# names: a pattern with tests (`*[@role=...]`, `div[contains(@class, ...)]`) is tried on every
+# element it could match, which made the stylesheet cost twice the parse's share of it, and XPath
+# with the same tests costs more still (docs/main-content.md). Renaming keeps the visible text:
+# every renamed tag is a block, as <nav> is. The tree is the agent's own.
 BOILERPLATE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "search"))
+_NAMED = re.compile("|".join(map(re.escape, BOILERPLATE_WORDS)))  # any word, anywhere in the value
+_ROLES = etree.XPath("//@role")  # the attributes themselves: cheaper than testing each element
 
 
 def main_text(root: etree._Element) -> str:
@@ -253,14 +254,22 @@ def main_text(root: etree._Element) -> str:
     page says and boilerplate words weigh nothing in ranking; the page's own outline among
     them (`OUTLINE`, which differs on every page) stays. A page whose main content would be
     under a fifth of its text (a hub page of links) keeps all of it."""
-    for element in root.iter():
-        if element.get("role") in BOILERPLATE_ROLES:
-            element.tag = "nav"
+    _mark_boilerplate(root)
     main = collapse(str(_stylesheet("main", _MAIN_XSLT)(root)))
     if len(main) >= 200:
         return main
     full = visible_text(root)
     return main if len(main) >= MIN_MAIN_SHARE * len(full) and main else full
+
+
+def _mark_boilerplate(root: etree._Element) -> None:
+    """Rename to <nav> the elements that are boilerplate by their role, class or id."""
+    for role in _ROLES(root):
+        if role in BOILERPLATE_ROLES:
+            role.getparent().tag = "nav"
+    for element in root.iter(*BOILERPLATE_NAMED):
+        if _NAMED.search(element.get("class") or "") or _NAMED.search(element.get("id") or ""):
+            element.tag = "nav"
 
 
 _local = threading.local()
@@ -311,36 +320,44 @@ def extract_links(
     elements: list[etree._Element], base: str, max_links: int, max_url_length: int,
     names: ParamNames | None = None,
 ) -> tuple[Outlink, ...]:
-    """Followable links in page order, de-duplicated; anchors of repeated targets merged."""
+    """Followable links in page order, de-duplicated; anchors of repeated targets merged.
+
+    A link's target is resolved once per distinct href (menus repeat them); the loop is
+    written out, a page has a hundred links and each call was a tenth of its cost."""
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
     names = names or None  # asked once a page, not once a link
     for element in elements:
-        url = _link_target(element, base, max_url_length, seen, names)
+        href = element.get("href")
+        if not href:
+            continue
+        if href in seen:
+            url = seen[href]
+        else:
+            url = seen[href] = _link_target(href, base, max_url_length, names)
         if url is None:
             continue
-        if url not in anchors:
+        rel = element.get("rel")
+        if rel and "nofollow" in rel.lower().split():
+            continue
+        texts = anchors.get(url)
+        if texts is None:
             if len(anchors) >= max_links:
                 break
-            anchors[url] = []
-        _add_anchor(anchors[url], anchor_text(element))
+            texts = anchors[url] = []
+        _add_anchor(texts, anchor_text(element))
     return tuple(Outlink(url, " | ".join(texts)) for url, texts in anchors.items())
 
 
-def _link_target(
-    element: etree._Element, base: str, max_url_length: int, seen: dict[str, str | None],
-    names: ParamNames | None = None,
-) -> str | None:
-    """The normalised target of an <a>/<area>, or None for nofollow, self and uncrawlable links."""
-    href = (element.get("href") or "").strip()
+def _link_target(href: str, base: str, max_url_length: int,
+                 names: ParamNames | None = None) -> str | None:
+    """The normalised target of a link's href, or None for a link into the page itself or
+    an uncrawlable one."""
+    href = href.strip()
     if not href or href.startswith("#"):
         return None
-    if "nofollow" in (element.get("rel") or "").lower().split():
-        return None
-    if href not in seen:
-        url = resolve(href, base, max_url_length)
-        seen[href] = strip_params(url, names) if url is not None and names is not None else url
-    return seen[href]
+    url = resolve(href, base, max_url_length)
+    return strip_params(url, names) if url is not None and names is not None else url
 
 
 def anchor_text(element: etree._Element) -> str:

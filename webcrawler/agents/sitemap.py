@@ -47,13 +47,15 @@ DEFAULT_PRIORITY = 0.5  # the protocol's
 @dataclass(frozen=True, slots=True)
 class Sitemap:
     """What a sitemap names: `urls` (pages, highest priority first), `sitemaps` (an index's
-    entries), the pages' `lastmod` as (URL, Unix time) pairs where one was readable, and how
-    many URLs were `dropped` past the protocol's count."""
+    entries), the pages' `lastmod` as (URL, Unix time) pairs where one was readable, their
+    `changefreq` as written (the recrawl groups pages by it: recrawl/priors.py), and how many
+    URLs were `dropped` past the protocol's count."""
 
     urls: tuple[str, ...] = ()
     sitemaps: tuple[str, ...] = ()
     dropped: int = 0
     lastmods: tuple[tuple[str, float], ...] = ()
+    changefreqs: tuple[tuple[str, str], ...] = ()  # the pages' changefreq as written (lower case)
 
 
 def w3c_datetime(value: str) -> float | None:
@@ -106,7 +108,8 @@ def inflate(body: bytes, max_bytes: int = MAX_BYTES) -> bytes:
     return body
 
 
-_FIELDS = frozenset({"loc", "lastmod", "priority"})
+_FIELDS = frozenset({"loc", "lastmod", "changefreq", "priority"})
+_MAX_CHANGEFREQ = 16  # characters: the longest of the protocol's words is 7
 _MAX_FIELD = 1 << 16  # characters of one field: a longer loc is no URL anyone serves
 
 
@@ -180,13 +183,14 @@ class _Reader:
         self.urls: dict[str, float] = {}  # URL -> priority, in the sitemap's order
         self.sitemaps: dict[str, None] = {}
         self.lastmods: dict[str, float] = {}
+        self.changefreqs: dict[str, str] = {}
         self.dropped = 0
         self.read = 0  # entries read, duplicates included
 
     def result(self) -> Sitemap:
         ordered = sorted(self.urls, key=lambda url: -self.urls[url])  # stable: ties keep order
         return Sitemap(tuple(ordered), tuple(self.sitemaps), self.dropped,
-                       tuple(self.lastmods.items()))
+                       tuple(self.lastmods.items()), tuple(self.changefreqs.items()))
 
     def read_xml(self, data: bytes) -> None:
         try:
@@ -223,6 +227,9 @@ class _Reader:
             lastmod = w3c_datetime(fields.get("lastmod", ""))
             if url is not None and not sitemap and lastmod is not None:
                 self.lastmods[url] = max(lastmod, self.lastmods.get(url, lastmod))
+            changefreq = fields.get("changefreq", "").lower()
+            if url is not None and not sitemap and 0 < len(changefreq) <= _MAX_CHANGEFREQ:
+                self.changefreqs.setdefault(url, changefreq)
 
     def _add(self, loc: str, sitemap: bool, priority: float = DEFAULT_PRIORITY) -> str | None:
         """Keep one URL; the normalised URL, or None when it is unreadable."""

@@ -2,16 +2,15 @@
 
     main.py         the `webcrawler` group: index, search, stats, serve, demo, ...; errors become
                     one line and an exit status here, once
-    shards.py       `webcrawler index-writer`, and the sharded index's options of `index`, `optimize`
-    recrawl.py      the incremental crawl's `index` options
+    crawl_options.py  which crawl settings each command takes, by name (the flags are generated
+                    from the crawl's settings table, webcrawler/settings/)
+    shards.py       `webcrawler index-writer`, and `optimize`'s --shard
     plan.py         `webcrawler plan-recrawl`
     export.py       `webcrawler export`
     config.py       `webcrawler config`
     toolkit.py      `webcrawler crawl FILE.py`
     workbench.py    `webcrawler workbench`, `webcrawler crawl definition.json [--on URL]`
     agent_hosts.py  `webcrawler agent-scheduler`, `webcrawler agent-host`
-    content_options.py  the `index` options that say what counts as one document, which kinds
-                    are fetched
     demo.py         `webcrawler demo`: the demo web crawled, indexed and searched
     help.py         every option's default written once, as "(default X)"
 

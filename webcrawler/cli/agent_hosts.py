@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from webcrawler.agenthosts.security import Tls, UnsafeRole, exposure
+from webcrawler.cli.crawl_options import role_tls_options
 from webcrawler.errors import needs_extra
 
 
@@ -31,19 +32,6 @@ def _roles(command: str) -> Any:
     except ImportError as exc:
         raise needs_extra("distributed", f"webcrawler {command}", exc) from None
     return roles
-
-
-def tls_options(command: Any, envvar: bool = True) -> Any:
-    """`--tls-ca`, `--tls-cert`, `--tls-key`: one set of options on every role, each also read
-    from WEBCRAWLER_TLS_*. `index` takes them with `envvar=False`: its settings read those."""
-    helps = {"ca": "Mutual TLS: the cluster's CA certificate (PEM); peers must show a certificate "
-                   "it signed.",
-             "cert": "Mutual TLS: this role's certificate (PEM), signed by --tls-ca.",
-             "key": "Mutual TLS: this role's private key (PEM)."}
-    for part in reversed(list(helps)):
-        command = click.option(f"--tls-{part}", default=None, help=helps[part],
-                               envvar=f"WEBCRAWLER_TLS_{part.upper()}" if envvar else None)(command)
-    return command
 
 
 def _insecure(command: Any) -> Any:
@@ -69,7 +57,7 @@ def _secured(role: str, host: str, tls: Tls, insecure: bool, address: str = "") 
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8786, show_default=True,
               help="Port to listen on (0 = any free port).")
-@tls_options
+@role_tls_options
 @_insecure
 def agent_scheduler(host: str, port: int, tls_ca: str | None, tls_cert: str | None,
                     tls_key: str | None, insecure: bool) -> None:
@@ -89,7 +77,7 @@ def agent_scheduler(host: str, port: int, tls_ca: str | None, tls_cert: str | No
 @click.option("--host", default="127.0.0.1", show_default=True, help="This host's address to listen on.")
 @click.option("--agents", type=click.IntRange(1, 256), default=15, show_default=True,
               help="Agents (worker threads) on this host.")
-@tls_options
+@role_tls_options
 @_insecure
 def agent_host(scheduler: str, host: str, agents: int, tls_ca: str | None, tls_cert: str | None,
                tls_key: str | None, insecure: bool) -> None:

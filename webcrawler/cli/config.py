@@ -14,14 +14,15 @@ from typing import Any
 import click
 
 from webcrawler.config.layers import Configuration, Layered, Origin
-from webcrawler.config.options import serve_configuration
+from webcrawler.config.options import options, serve_configuration
+from webcrawler.settings import Settings
 
 
 @click.command("config")
-@click.option("--data-dir", type=click.Path(path_type=Path), default=None,
-              help="The data directory whose webcrawler.toml to read (default ./webcrawler-data, "
-                   "or $WEBCRAWLER_DATA).")
-@click.option("--db", "db_url", default=None, help="SQLAlchemy database URL, as other commands take it.")
+@options(Settings, ("data_dir", "db_url"), special={
+    "data_dir": {"help": "The data directory whose webcrawler.toml to read (default "
+                         "./webcrawler-data, or $WEBCRAWLER_DATA)."},
+    "db_url": {"help": "SQLAlchemy database URL, as other commands take it."}})
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def config_command(data_dir: Path | None, db_url: str | None, as_json: bool) -> None:
     """Print the effective configuration and where each value came from (docs/configuration.md)."""

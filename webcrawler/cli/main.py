@@ -8,36 +8,37 @@ stderr, results (summaries, answers) to stdout.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import logging
 import signal
 import sys
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import click
 
-from webcrawler.cli.agent_hosts import agent_host, agent_scheduler, tls_options
+from webcrawler.cli.agent_hosts import agent_host, agent_scheduler
 from webcrawler.cli.config import config_command
-from webcrawler.cli.content_options import content_options
+from webcrawler.cli.crawl_options import (
+    SEARCH_AGENTS,
+    data_dir_option,
+    db_option,
+    index_head_options,
+    index_options,
+    search_options,
+)
 from webcrawler.cli.export import export
 from webcrawler.cli.help import defaults_in_help
-from webcrawler.cli.plan import plan_options, plan_recrawl
-from webcrawler.cli.recrawl import recrawl_options
-from webcrawler.cli.shards import index_shard_options, optimize_option, register_shard_commands
+from webcrawler.cli.plan import plan_recrawl
+from webcrawler.cli.shards import optimize_option, register_shard_commands
 from webcrawler.cli.workbench import crawl_command, workbench_command
 from webcrawler.config.kinds import FiniteFloat
-from webcrawler.config.options import (
-    crawl_settings,
-    search_tuning_options,
-    serve_configuration,
-    serve_options,
-    tuning_options,
-)
+from webcrawler.config.options import crawl_settings, options, serve_configuration
 from webcrawler.errors import DISTRIBUTION, NothingToDo, WebcrawlerError
 from webcrawler.settings import Settings
+from webcrawler.settings.serve import ServeSettings
 
 log = logging.getLogger("webcrawler")
 
@@ -90,48 +91,6 @@ def main(verbose: int) -> None:
     _setup_logging(verbose)
 
 
-data_dir_option = click.option(
-    "--data-dir", type=click.Path(path_type=Path), default=None,
-    help="Where the database and index live (default ./webcrawler-data, or $WEBCRAWLER_DATA).")
-db_option = click.option("--db", "db_url", default=None,
-                         help="SQLAlchemy database URL (default: SQLite in the data dir; $WEBCRAWLER_DB).")
-
-
-def scope_options(command: Any) -> Any:
-    """The crawl's scope: stored by `index`, kept by every later command unless given again."""
-    options = [
-        click.option("--include", multiple=True, callback=_regexes,
-                     help="Regex a URL must match to be fetched (repeatable; replaces the stored "
-                          "list; --include '' lifts it)."),
-        click.option("--exclude", multiple=True, callback=_regexes,
-                     help="Regex of URLs never to fetch (repeatable; replaces the stored list)."),
-        click.option("--max-depth", type=click.IntRange(0), default=None,
-                     help="Links from a seed (default 50; 0: the seeds only)."),
-        click.option("--max-docs-per-server", type=click.IntRange(0), default=None,
-                     help="Documents per server (default 0: no cap)."),
-        click.option("--user-agent-token", "robots_token", default=None,
-                     help="Product token for robots.txt and the User-Agent (default WebCrawler)."),
-        click.option("--deny-private/--allow-private", "deny_private", default=None,
-                     help="Refuse loopback, private, link-local, ... addresses, after DNS too, "
-                          "except the seeds' hosts (default: allow)."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def _regexes(_ctx: Any, param: Any, values: tuple[str, ...]) -> tuple[str, ...]:
-    import re
-
-    for value in values:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise click.BadParameter(f"{value!r} is not a regular expression ({exc})",
-                                     param=param) from None
-    return values
-
-
 def _existing_data(settings: Settings) -> None:
     """Commands that read a crawl refuse a data directory that does not exist (a mistyped
     --data-dir), in one line, before anything could create a file in it."""
@@ -147,40 +106,13 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 
 
 @main.command()
-@click.option("--hours", type=FiniteFloat(0), default=None,
-              help="Stop after this many hours (default 1; 0: queue the seeds, fetch nothing).")
-@click.option("--max-docs", type=click.IntRange(0), default=None,
-              help="Stop after retrieving this many documents (default 0: no limit).")
-@click.option("--seed", "seeds", multiple=True, help="A URL to start from (repeatable).")
+@index_head_options
 @click.option("--seeds-file", type=click.File("r"), default=None, help="A file of seed URLs, one a line.")
-@click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 15).")
-@click.option("--delay", type=FiniteFloat(0), default=None,
-              help="Seconds between two requests to one server (default 1).")
-@scope_options
-@content_options
-@recrawl_options
-@plan_options
-@click.option("--commit-every", type=click.IntRange(1), default=None,
-              help="Documents per transaction (default 200).")
-@click.option("--link-refresh", type=click.IntRange(0), default=None,
-              help="Documents between two refreshes of the index's link counts (default 1000; 0: off).")
-@click.option("--order", type=click.Choice(["server-first", "breadth-first", "backlink", "pagerank"]),
-              default=None, help="Crawl order (default server-first, the WebCrawler's; docs/ordering.md).")
-@click.option("--hot-query", default=None,
-              help="Words: URLs whose anchor text or URL mention them, or within 3 links of a page "
-                   "that does, are fetched first (the hot queue of Cho et al. 1998).")
-@click.option("--agents-at", default=None, help="A Dask scheduler (tcp://HOST:PORT, or tls://HOST:PORT "
-              "with --tls-ca, --tls-cert, --tls-key) whose agent hosts fetch, instead of local agents "
-              "(docs/scale-out.md).")
-@functools.partial(tls_options, envvar=False)
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
 @click.option("--reindex", is_flag=True,
               help="Rebuild the index from the database's documents (the old index is moved "
                    "aside), then stop; no crawl.")
-@index_shard_options
-@tuning_options
-@data_dir_option
-@db_option
+@index_options
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
     from webcrawler.commands.index import run_index
@@ -312,15 +244,9 @@ def _exit_if_stopped(received: list[int]) -> None:
               help="Retrieve at most this many documents.")
 @click.option("--threshold", type=click.IntRange(1, 1000), default=300, show_default=True,
               help="Relevance (of 1000) a new document needs to count as found.")
-@click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 4).")
-@click.option("--delay", type=FiniteFloat(0), default=None,
-              help="Seconds between two requests to one server (default 1).")
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON object a line: results, progress, then the summary.")
-@scope_options
-@search_tuning_options
-@data_dir_option
-@db_option
+@search_options
 def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], max_fetches: int,
            threshold: int, as_json: bool, agents: int | None, **flags: Any) -> None:
     """Real-time search: run QUERY on the index, then crawl the links whose anchor text matches it;
@@ -329,17 +255,17 @@ def search(query: str, seconds: float, want: int, start_urls: tuple[str, ...], m
     from webcrawler.engine.realtime.search import RealtimeOptions, run_realtime
     from webcrawler.index import QueryError
 
-    settings = _settings(agents=agents or 4, **flags)
+    settings = _settings(agents=agents or SEARCH_AGENTS, **flags)
     _existing_data(settings)
     _check_database(settings)
-    options = RealtimeOptions(query, seconds=seconds, want=want, threshold=threshold,
-                              max_fetches=max_fetches, start_urls=start_urls)
+    asked = RealtimeOptions(query, seconds=seconds, want=want, threshold=threshold,
+                            max_fetches=max_fetches, start_urls=start_urls)
     stop: list[str] = []
     received: list[int] = []
     _install_signals(stop.append, received)
     try:
         with _disk_full(settings):
-            summary = run_realtime(settings, options, lambda e: _echo(show_event(e, as_json)),
+            summary = run_realtime(settings, asked, lambda e: _echo(show_event(e, as_json)),
                                    cancelled=lambda: bool(stop), explicit=_explicit(flags))
     except QueryError as exc:
         raise click.UsageError(str(exc)) from None
@@ -431,7 +357,7 @@ def robots(robots_file: Path, user_agent: str, urls: tuple[str, ...]) -> None:
 @main.command()
 @data_dir_option
 @db_option
-@serve_options
+@options(ServeSettings, [f.name for f in fields(ServeSettings)])
 def serve(data_dir: Path | None, db_url: str | None, **flags: Any) -> None:
     """Serve the search page and its JSON API (waitress, a production WSGI server)."""
     from webcrawler.commands.index import check_data

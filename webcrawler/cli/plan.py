@@ -56,18 +56,6 @@ def scenario_options(command: Any) -> Any:
     return command
 
 
-def plan_options(command: Any) -> Any:
-    """`index --plan auto --plan-strategy N`: the model sets each cycle's recrawl plan."""
-    command = click.option("--plan-cycle", type=FiniteFloat(0, min_open=True), default=None,
-                           help="Seconds between re-solves of the model during the crawl "
-                                "(default: --hours split into the model's 14 periods).")(command)
-    command = click.option("--plan-strategy", type=click.IntRange(1, 3), default=None,
-                           help="The model's strategy under --plan auto (default 3).")(command)
-    return click.option("--plan", type=click.Choice(["auto"]), default=None,
-                        help="With --incremental: solve WebFountain's model from the crawl's "
-                             "history at the start of each period and recrawl by its plan.")(command)
-
-
 @click.command("plan-recrawl")
 @click.option("--strategy", "strategies", type=click.IntRange(1, 3), multiple=True,
               help="1 equal weights, 2 last period only, 3 last period and small weights "

@@ -20,18 +20,6 @@ import click
 PROGRESS_SECONDS = 2.0
 
 
-def index_shard_options(command: Any) -> Any:
-    """`webcrawler index`'s options for a sharded index."""
-    command = click.option(
-        "--external-index-writers", is_flag=True, default=None,
-        help="With --index-shards: start no writers; `webcrawler index-writer` runs them "
-             "(on other hosts).")(command)
-    return click.option(
-        "--index-shards", type=click.IntRange(1, 64), default=None,
-        help="Split the index into this many shards, one writer process each (default: as "
-             "the index is; 1 for a new one; docs/scale-out.md).")(command)
-
-
 def register_shard_commands(group: click.Group, data_dir_option: Callable, db_option: Callable) -> None:
     """Add `index-writer` to the CLI group, with the group's --data-dir and --db options."""
     group.add_command(db_option(data_dir_option(_index_writer)))

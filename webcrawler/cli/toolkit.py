@@ -18,8 +18,11 @@ from typing import Any
 import click
 
 from webcrawler.config.kinds import FiniteFloat
+from webcrawler.config.options import options
 from webcrawler.errors import WebcrawlerError
-from webcrawler.toolkit.crawler import Crawler
+from webcrawler.settings import Settings
+from webcrawler.toolkit.crawler import TOOLKIT_AGENTS, Crawler
+from webcrawler.toolkit.model import as_limits
 from webcrawler.toolkit.ready import ORDERS
 
 
@@ -105,9 +108,7 @@ class ProgressLine:
               help="bfs (FIFO), dfs (LIFO) or priority.")
 @click.option("--class", "class_name", default=None,
               help="The Crawler subclass to run, when the file has several.")
-@click.option("--agents", type=click.IntRange(1, 64), default=None, help="Agent processes (default 4).")
-@click.option("--delay", type=FiniteFloat(0), default=None,
-              help="Seconds between two requests to one server (default 1).")
+@options(Settings, ("agents", "delay"), special={"agents": {"shown": TOOLKIT_AGENTS}})
 @click.option("--use-credentials", is_flag=True, default=False,
               help="Send the data directory's [[credentials]] (webcrawler.toml) to their servers "
                    "(not sent without it).")
@@ -119,7 +120,7 @@ def crawl_command(file: Path, roots: tuple[str, ...], pages: int | None, depth: 
     crawler.use_credentials = crawler.use_credentials or use_credentials
     changes: dict[str, Any] = {k: v for k, v in {"pages": pages, "depth": depth, "seconds": seconds}.items()
                if v is not None}
-    crawler.limits = dataclasses.replace(crawler.limits, **changes)
+    crawler.limits = dataclasses.replace(as_limits(crawler.limits, type(crawler).__name__), **changes)
     crawler.order = order or crawler.order
     settings = crawler.engine_settings()
     tuned: dict[str, Any] = {k: v for k, v in {"agents": agents, "delay": delay}.items() if v is not None}

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import signal
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import click
 
 from webcrawler.cli import toolkit as toolkit_cli
-from webcrawler.config.kinds import FiniteFloat
-from webcrawler.config.layers import from_environment
+from webcrawler.config.layers import from_environment, set_by_environment
+from webcrawler.config.options import options
+from webcrawler.settings.workbench import WorkbenchSettings
+from webcrawler.toolkit.crawler import TOOLKIT_AGENTS
 from webcrawler.workbench.definition import DefinitionError, parse
 
 
@@ -84,8 +86,8 @@ def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, d
             finished = run_remote(on, data, out_dir, progress, token)
         else:
             settings = from_environment()
-            tuned: dict[str, Any] = {"agents": agents or int(os.environ.get("WEBCRAWLER_AGENTS", 4)),
-                                     "delay": delay}
+            personal = settings.agents if set_by_environment("agents") else TOOLKIT_AGENTS
+            tuned: dict[str, Any] = {"agents": agents or personal, "delay": delay}
             settings = dataclasses.replace(settings, **{k: v for k, v in tuned.items() if v is not None})
             finished = run_definition(parse(data), out_dir, settings, None, progress,
                                       use_credentials=use_credentials)
@@ -136,62 +138,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 @click.command("workbench")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The data directory (default ./webcrawler-data, or $WEBCRAWLER_DATA): crawls "
-                   "and their results are kept in its workbench/ folder.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=5001, show_default=True,
-              help="Port to listen on (0: any free port).")
-@click.option("--threads", type=click.IntRange(2, 64), default=16, show_default=True,
-              help="Request threads (each open page holds one for its event stream).")
-@click.option("--max-crawls", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Crawls running at once.")
-@click.option("--max-pages", type=click.IntRange(1), default=1000, show_default=True,
-              help="Most pages one crawl may visit.")
-@click.option("--max-seconds", type=FiniteFloat(1), default=600.0, show_default=True,
-              help="Longest a crawl may run.")
-@click.option("--max-depth", type=click.IntRange(0), default=None, help="Deepest a crawl may go.")
-@click.option("--max-bytes", type=click.IntRange(1), default=100_000_000, show_default=True,
-              help="Most bytes one crawl may retrieve.")
-@click.option("--agents", type=click.IntRange(1, 64), default=None,
-              help="Agent processes per crawl (default: the data directory's crawl settings, "
-                   "else 4).")
-@click.option("--delay", type=FiniteFloat(0), default=None,
-              help="Seconds between two requests to one server (default: the crawl settings', 1).")
-@click.option("--allow-private-fetch", is_flag=True, default=False,
-              help="Let crawls reach any loopback or private address (refused by default).")
-@click.option("--allow-private-host", "private_hosts", multiple=True, metavar="HOST",
-              help="A host crawls may reach although it is loopback or private (repeatable; "
-                   "any port).")
-@click.option("--token", default=None, envvar="WEBCRAWLER_WORKBENCH_TOKEN", show_envvar=True,
-              help="Every request must carry this token (default: none on loopback; one is "
-                   "generated and printed when --host is not loopback).")
-@click.option("--keep-events", type=click.IntRange(100), default=20_000, show_default=True,
-              help="Events one crawl keeps (in its folder); the rest are counted.")
-@click.option("--keep-crawls", type=click.IntRange(1), default=200, show_default=True,
-              help="Crawl folders kept; the oldest finished ones are removed.")
-@click.option("--policy-host", "policy_hosts", multiple=True,
-              help="RequestPolicy: a host crawls may reach (repeatable; wildcards; default any).")
-@click.option("--policy-rate", type=FiniteFloat(0.01), default=None,
-              help="RequestPolicy: requests per second per crawl.")
-@click.option("--policy-bytes", type=click.IntRange(1), default=None,
-              help="RequestPolicy: byte budget per crawl.")
-@click.option("--audit-log", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="RequestPolicy: append every request's decision here (JSON lines).")
-@click.option("--allowed-host", "allowed_hosts", multiple=True,
-              help="A host name to answer to besides localhost and --host (repeatable).")
-@click.option("--tls-cert", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="Serve HTTPS with this PEM certificate (with --tls-key).")
-@click.option("--tls-key", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="The certificate's private key (PEM).")
-@click.option("--use-credentials", is_flag=True, default=False,
-              help="Crawls send the data directory's [[credentials]] to their servers (not sent "
-                   "without it: anyone who may use the workbench reads what they open).")
-@click.option("--insecure", is_flag=True, default=False,
-              help="Listen beyond loopback over plain HTTP (the token and every page cross "
-                   "the network in clear); refused without it.")
+@options(WorkbenchSettings, [f.name for f in fields(WorkbenchSettings)], defaulted=True)
 def workbench_command(data_dir: Path | None, host: str, port: int, threads: int,
-                      tls_cert: str | None, tls_key: str | None, insecure: bool,
+                      tls_cert: Path | None, tls_key: Path | None, insecure: bool,
                       **options: Any) -> None:
     """The Crawler Workbench: define, run and watch crawls in the browser (docs/workbench.md)."""
     from webcrawler.web.server import exposure_warning, make_server, make_tls_server
@@ -212,7 +161,7 @@ def workbench_command(data_dir: Path | None, host: str, port: int, threads: int,
     app = create_app(data_dir, **options)  # a bad settings file: ConfigError (one line)
     crawls = app.extensions["webcrawler.workbench"]
     try:
-        server = (make_tls_server(app, host, port, threads, tls_cert, tls_key)  # or ServeError
+        server = (make_tls_server(app, host, port, threads, str(tls_cert), str(tls_key))  # or ServeError
                   if tls_cert and tls_key else make_server(app, host=host, port=port, threads=threads))
     except BaseException:
         crawls.close()

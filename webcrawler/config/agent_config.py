@@ -1,8 +1,8 @@
 """What every agent is told: the settings an agent needs, and the data directory's credentials.
 
 Here, not a method of Settings, because the credentials are read from the data directory at the
-moment a pool starts (config/credentials.py: never held by a settings object), and settings.py
-is a plain dataclass that imports nothing of config/.
+moment a pool starts (config/credentials.py: never held by a settings object), and the
+settings tables (webcrawler/settings/) are plain dataclasses that import nothing of config/.
 """
 
 from __future__ import annotations

@@ -21,17 +21,13 @@ from pathlib import Path
 
 from webcrawler.config.credentials import parse as parse_credentials
 from webcrawler.config.kinds import ConfigError, from_toml
-from webcrawler.config.serve import ServeSettings
 from webcrawler.config.toml_file import read_toml
 from webcrawler.datadir import DataDir
 from webcrawler.settings import Settings
+from webcrawler.settings.declare import spec_of
+from webcrawler.settings.serve import ServeSettings
 
 SECTIONS: dict[str, type] = {"crawl": Settings, "serve": ServeSettings}
-# Fields a file may not set: the file lives in the data directory, and the scope's hosts
-# are the crawl's own record of its seeds.
-NOT_IN_FILE = {"crawl": {"data_dir": "it is the directory the file is in: use --data-dir or "
-                                     "WEBCRAWLER_DATA",
-                         "scope_hosts": "the crawl derives it from its seeds"}}
 
 
 def config_path(data_dir: Path) -> Path:
@@ -68,7 +64,7 @@ def _value(path: Path, section: str, key: str, value: object, known: dict[str, F
         near = difflib.get_close_matches(key.replace("-", "_"), known, n=1)
         hint = f" (did you mean {near[0]}?)" if near else " (docs/configuration.md lists them)"
         raise ConfigError(f"{where} is not a setting of [{section}]{hint}")
-    refused = NOT_IN_FILE.get(section, {}).get(key)
+    refused = spec_of(known[key]).not_in_file
     if refused:
         raise ConfigError(f"{where} cannot be set in the file: {refused}")
     return from_toml(known[key], value, where)

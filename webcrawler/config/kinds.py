@@ -1,5 +1,5 @@
 """What a settings field holds, read from its annotation: the one place that checks a TOML
-value and parses an environment variable's text, for Settings and ServeSettings alike."""
+value and parses an environment variable's text, for every settings table alike."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ TRUE_WORDS = ("1", "true", "yes", "on")  # anything else in a boolean variable i
 
 # annotation (as written under `from __future__ import annotations`) -> kind
 KINDS = {
-    "int": "integer", "float": "number", "float | None": "number", "bool": "boolean",
-    "str": "string", "Path": "path", "tuple[str, ...]": "list of strings",
+    "int": "integer", "int | None": "integer", "float": "number", "float | None": "number",
+    "bool": "boolean", "str": "string", "str | None": "string", "Path": "path",
+    "Path | None": "path", "tuple[str, ...]": "list of strings",
 }
 
 

@@ -9,13 +9,16 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from webcrawler.config.bounds import check
 from webcrawler.config.file import config_path, read_config
 from webcrawler.config.kinds import from_text
-from webcrawler.config.serve import ServeSettings
 from webcrawler.settings import Settings
+from webcrawler.settings.declare import NO_FLAG, fields_of, spec_of
+from webcrawler.settings.serve import ServeSettings
 
 T = TypeVar("T")
-ALIASES = {"data_dir": "WEBCRAWLER_DATA", "db_url": "WEBCRAWLER_DB"}  # shorter, and older
+# The tables whose every setting has a variable, PREFIX + NAME; the Workbench's settings have
+# only those their declarations name (WEBCRAWLER_WORKBENCH_TOKEN).
 PREFIXES = {Settings: "WEBCRAWLER_", ServeSettings: "WEBCRAWLER_SERVE_"}
 
 
@@ -50,11 +53,13 @@ class Configuration:
 
 
 def variables(cls: type, name: str) -> list[str]:
-    """The environment variables of a field, the later winning when both are set."""
-    names = [PREFIXES[cls] + name.upper()]
-    if cls is Settings and name in ALIASES:
-        names.append(ALIASES[name])
-    return names
+    """The environment variables of a setting of table `cls`, the later winning when both
+    are set: PREFIX + NAME, and the older, shorter name its declaration gives (WEBCRAWLER_DATA)."""
+    env = spec_of(fields_of(cls)[name]).env
+    if env == NO_FLAG:
+        return []
+    usual = [PREFIXES[cls] + name.upper()] if cls in PREFIXES else []
+    return [*usual, *([env] if env else [])]
 
 
 def configure(crawl_flags: Mapping[str, tuple[Any, str]] | None = None,
@@ -71,9 +76,10 @@ def configure(crawl_flags: Mapping[str, tuple[Any, str]] | None = None,
     sections = read_config(data_dir)
     return Configuration(
         file=path, file_found=path.is_file(),
-        crawl=_layer(Settings(), sections.get("crawl", {}), str(path), crawl_env, crawl_flags),
+        crawl=_layer(Settings(), sections.get("crawl", {}), str(path), crawl_env, crawl_flags,
+                     "crawl"),
         serve=_layer(ServeSettings(), sections.get("serve", {}), str(path),
-                     environment_values(ServeSettings, env), serve_flags))
+                     environment_values(ServeSettings, env), serve_flags, "serve"))
 
 
 def environment_values(cls: type, env: Mapping[str, str]) -> dict[str, tuple[Any, str]]:
@@ -86,6 +92,13 @@ def environment_values(cls: type, env: Mapping[str, str]) -> dict[str, tuple[Any
     return found
 
 
+def set_by_environment(name: str, env: Mapping[str, str] | None = None) -> bool:
+    """Does a variable set the crawl setting `name`? (A personal crawl takes fewer agents
+    than the engine's default unless one says otherwise.)"""
+    env = os.environ if env is None else env
+    return any(env.get(variable, "") != "" for variable in variables(Settings, name))
+
+
 def _top(defaults: Any, name: str, *layers: Mapping[str, tuple[Any, str]]) -> Any:
     value = getattr(defaults, name)
     for layer in layers:
@@ -95,7 +108,9 @@ def _top(defaults: Any, name: str, *layers: Mapping[str, tuple[Any, str]]) -> An
 
 
 def _layer(defaults: T, file: Mapping[str, Any], path: str, env: Mapping[str, tuple[Any, str]],
-           flags: Mapping[str, tuple[Any, str]]) -> Layered[T]:
+           flags: Mapping[str, tuple[Any, str]], section: str) -> Layered[T]:
+    """The layers over `defaults`, each value within its setting's bounds (ConfigError, one
+    line naming the setting and where its value came from, otherwise)."""
     values: dict[str, Any] = {}
     origins = {f.name: Origin("default") for f in fields(defaults)}  # type: ignore[arg-type]
     for name, value in file.items():
@@ -103,11 +118,14 @@ def _layer(defaults: T, file: Mapping[str, Any], path: str, env: Mapping[str, tu
     for source, layer in (("environment", env), ("flag", flags)):
         for name, (value, where) in layer.items():
             values[name], origins[name] = value, Origin(source, where)
-    return Layered(replace(defaults, **values), origins)  # type: ignore[type-var]
+    layered = replace(defaults, **values)  # type: ignore[type-var]
+    check(type(defaults), layered, origins, section)
+    return Layered(layered, origins)
 
 
 def from_environment(env: Mapping[str, str] | None = None, base: Settings | None = None) -> Settings:
     """Apply ``WEBCRAWLER_<FIELD>`` variables (and WEBCRAWLER_DATA / WEBCRAWLER_DB) to `base`;
-    a variable that is not a number where one is expected raises ConfigError (a ValueError)."""
+    a variable that is not a number where one is expected, or is out of its setting's bounds,
+    raises ConfigError (a ValueError)."""
     found = environment_values(Settings, os.environ if env is None else env)
-    return replace(base or Settings(), **{name: value for name, (value, _) in found.items()})
+    return _layer(base or Settings(), {}, "", found, {}, "crawl").value

@@ -24,7 +24,7 @@ interfaces:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -148,6 +148,32 @@ class RecrawlBook(Protocol):
     def listed_row(self, doc_id: int) -> tuple[str, float | None] | None:
         """(state, last fetch) of a page a sitemap lists."""
     def set_due(self, doc_id: int, due: float | None) -> None: ...
+
+
+class OutboxBook(Protocol):
+    """What the index's sinks ask of the store (engine/pipeline/): the outbox the index
+    writers drain. Only the SQL store keeps one, as its writers read it from other processes;
+    a crawl on the in-memory store indexes through a sink of its own, or not at all."""
+
+    def database_url(self) -> str:
+        """Where the writers read the outbox (the password included)."""
+    def outbox_put(self, doc_id: int, batch: int, payload: bytes) -> None: ...
+    def outbox_rebatch(self, doc_ids: Sequence[int], batch: int) -> int:
+        """Move the committed document rows of `doc_ids` to `batch`; how many."""
+    def outbox_acknowledge(self, batches: Sequence[int], removals: Iterable[int],
+                           languages: Mapping[int, str], inlinks: Mapping[int, int]) -> None:
+        """The index committed `batches` (`removals`: those that may hold a removal), with the
+        languages it detected and the in-links it counted."""
+    def outbox_unsent(self) -> tuple[int, list[int]]:
+        """(the highest batch number used, the batches not acknowledged), committed."""
+    def outbox_lowest(self) -> int: ...
+    def outbox_top(self) -> int:
+        """The highest batch number committed, read outside the crawl's transaction."""
+    def outbox_waiting(self) -> int:
+        """Committed rows no writer has indexed yet, counted outside the crawl's transaction."""
+    def outbox_commit(self) -> None:
+        """Commit what the sink wrote (the crawl's own commit writes its counters too)."""
+    def pending(self) -> bool: ...
 
 
 class RunBook(Protocol):

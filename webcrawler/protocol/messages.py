@@ -133,6 +133,7 @@ class Document:
     canonical: str = ""  # the canonical URL the page declares (tag or Link header), normalised
     headings: tuple[str, ...] = ()  # the texts of its h1-h3 headings (agents/parse.py)
     lastmods: tuple[tuple[str, float], ...] = ()  # a sitemap's pages' lastmod: (URL, Unix time)
+    changefreqs: tuple[tuple[str, str], ...] = ()  # a sitemap's pages' changefreq: (URL, word)
     rendered: bool = False  # its scripts ran in Chromium (--render) before its text was read
 
 

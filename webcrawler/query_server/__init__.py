@@ -29,6 +29,7 @@ from webcrawler.datadir import DataDir
 from webcrawler.errors import refuse_unknown
 from webcrawler.query_server import api, metrics, openapi, opensearch, realtime, stats, views
 from webcrawler.query_server.sources import Sources
+from webcrawler.settings.serve import ServeSettings
 from webcrawler.web import errors, guard
 from webcrawler.web.server import (
     PortInUseError,
@@ -54,17 +55,10 @@ __all__ = [
 
 MAX_BODY = 64 * 1024  # bytes: the largest request body (a real-time search's JSON is tiny); 413 past it
 
-# Options create_app accepts (lower case), with their defaults; they land in app.config upper-cased.
-OPTIONS: dict[str, Any] = {
-    "per_page": 10,  # results on a page of /search (and the API's default n)
-    "max_per_page": 100,  # the API's largest n
-    "max_page": 1000,  # deepest page anyone may ask for
-    "max_query_length": 1000,  # characters; longer queries are refused with a message
-    "stats_ttl": 5.0,  # seconds the statistics are cached
-    "testing": False,  # Flask's TESTING flag
-    "allowed_hosts": (),  # Host names answered besides localhost and the bound address (guard.py)
-    **realtime.OPTIONS,  # real-time search jobs: limits, and allow_from_url (off)
-}
+# Options create_app accepts (lower case), with their defaults: the query server's settings
+# table's (settings/serve.py) but where to listen, and Flask's TESTING flag. They land in
+# app.config upper-cased.
+OPTIONS: dict[str, Any] = {**ServeSettings().app_options(), "testing": False}
 
 
 def create_app(data_dir: Path, db_url: str | None = None, **options: Any) -> Flask:

@@ -36,6 +36,7 @@ from webcrawler.index import QueryError
 from webcrawler.index.words.query import parse_with_words as parse_query
 from webcrawler.query_server.failures import visitor_reason
 from webcrawler.query_server.queries import check_query
+from webcrawler.settings.serve import ServeSettings
 from webcrawler.web.errors import csp_nonce
 from webcrawler.web.jobs import BackgroundJob, JobList
 from webcrawler.web.payload import (
@@ -51,17 +52,10 @@ log = logging.getLogger(__name__)
 
 bp = Blueprint("realtime", __name__)
 
-OPTIONS: dict[str, Any] = {
-    "realtime_max_jobs": 2,  # real-time searches running at once
-    "realtime_seconds": 30.0,  # the longest a job may run (and the default)
-    "realtime_max_fetches": 100,  # documents a job may retrieve
-    "realtime_want": 10,  # new documents a job looks for (the default)
-    "realtime_agents": 3,  # agent processes per job
-    "realtime_delay": None,  # seconds between two requests to one server (None: the crawl's)
-    "allow_from_url": False,  # may a job start from a URL not in the index?
-    "allow_private_fetch": False,  # may a job reach private addresses the crawl's seeds do not name?
-    "realtime_grace": 30.0,  # seconds past its limit before a job's processes are killed
-}
+# The app options of real-time search jobs (limits, and what a job may reach): the query
+# server's settings table declares them (settings/serve.py), as it declares every option.
+OPTIONS: dict[str, Any] = {name: value for name, value in ServeSettings().app_options().items()
+                           if name.startswith("realtime_") or name.startswith("allow_")}
 KEEP_FINISHED = 50  # finished jobs remembered
 MAX_RESULTS = 10_000  # no job finds more (max_fetches is far smaller): the largest `after`
 

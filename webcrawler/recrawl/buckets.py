@@ -57,6 +57,17 @@ _BISECTIONS = 80  # halvings of the log(rate) bracket: far below a bucket's widt
 
 
 @dataclass(frozen=True, slots=True)
+class Prior:
+    """A change rate believed before the page's own history (its server's, its sitemap
+    changefreq's: priors.py), worth `weight` of the page's own recrawls: a Gamma prior of mode
+    `rate` whose pseudo-exposure is `weight` of the page's mean recrawl intervals, so that it
+    matters after one recrawl and fades as n / (n + weight) of the evidence is the page's."""
+
+    rate: float  # changes a second
+    weight: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
 class History:
     """What a document's row says of its past: fetches, non-trivial changes seen, and the time
     between its first and last fetch."""
@@ -68,6 +79,7 @@ class History:
     shortest_change: float | None = None  # the shortest of them
     change_ages: float | None = None  # sum of the last change's age at each changed recrawl,
     #                                   from a trusted Last-Modified (None: not trusted / not kept)
+    prior: Prior | None = None  # what the page's server and sitemap say before its own history
 
     def changed_intervals(self) -> tuple[float, float]:
         """(shortest changed recrawl, mean length of the other changed ones); equal intervals
@@ -87,7 +99,7 @@ class History:
             changed_span += gap
             shortest = gap if shortest is None else min(shortest, gap)
         return History(self.fetches + 1, self.changes + changed, self.span + gap, changed_span,
-                       shortest, ages)
+                       shortest, ages, self.prior)
 
     @property
     def recrawls(self) -> int:
@@ -95,23 +107,35 @@ class History:
 
 
 def change_rate(history: History) -> float | None:
-    """Estimated non-trivial changes per second, or None before any recrawl: the
-    likelihood's maximum (module docstring), by bisection on its slope in log(rate)."""
-    n = history.recrawls
+    """Estimated non-trivial changes per second, or None before any recrawl (the prior's rate,
+    when the page has one): the likelihood's maximum (module docstring) times the prior's,
+    by bisection on its slope in log(rate)."""
+    n, prior = history.recrawls, history.prior
     if n == 0 or history.span <= 0:
-        return None
+        return prior.rate if prior is not None else None
     changes = min(history.changes, n)
-    dated = _dated_rate(history, changes)
+    # the prior as a Gamma(1 + w l0 I, w I) density: pseudo-exposure w mean intervals I
+    exposure = prior.weight * history.span / n if prior is not None else 0.0
+    pseudo = exposure * prior.rate if prior is not None else 0.0
+    dated = _dated_rate(history, changes, pseudo, exposure)
     if dated is not None:
         return dated
-    if changes == 0:  # all unchanged: the pseudo-recrawl alone, over the mean interval
+    if changes == 0 and prior is None:  # all unchanged: the pseudo-recrawl alone, over the mean interval
         return -math.log((n + 0.5) / (n + 1)) / (history.span / n)
-    shortest, rest = history.changed_intervals()
-    unchanged = max(0.0, history.span - shortest - rest * (changes - 1))
+    # Cho and Garcia-Molina's half-changed pseudo-recrawl (of the shortest changed recrawl, or
+    # of the mean one), which keeps the estimate finite; a prior does that in its place
+    half = 0.0 if prior is not None else 0.5
+    if changes == 0:
+        shortest = rest = history.span / n
+        unchanged, weights = history.span, (half, 0.0)
+    else:
+        shortest, rest = history.changed_intervals()
+        unchanged = max(0.0, history.span - shortest - rest * (changes - 1))
+        weights = (1.0 + half, changes - 1.0)
 
-    def slope(rate: float) -> float:  # d/d rate of the log-likelihood: falls from +inf to < 0
-        return (1.5 * _hazard(rate, shortest) + (changes - 1) * _hazard(rate, rest)
-                - unchanged - 0.5 * shortest)
+    def slope(rate: float) -> float:  # d/d rate of the log-posterior: falls from +inf to < 0
+        return (weights[0] * _hazard(rate, shortest) + weights[1] * _hazard(rate, rest)
+                - unchanged - half * shortest + pseudo / rate - exposure)
 
     low, high = -60.0, 30.0  # log(rate): e^-60 .. e^30 changes a second
     for _ in range(_BISECTIONS):
@@ -120,16 +144,18 @@ def change_rate(history: History) -> float | None:
     return math.exp(0.5 * (low + high))
 
 
-def _dated_rate(history: History, changes: int) -> float | None:
+def _dated_rate(history: History, changes: int, pseudo: float = 0.0,
+                prior_exposure: float = 0.0) -> float | None:
     """Cho and Garcia-Molina's (2003) estimator when the last change's time is known: each
     changed recrawl saw its last change a_i seconds before the fetch (density rate e^(-rate a_i)),
     each unchanged one none in its I_j seconds (e^(-rate I_j)), so the MLE is
-    X / (sum a_i + sum I_j). None when the ages are not trusted or nothing changed yet."""
+    X / (sum a_i + sum I_j); with the prior's pseudo-changes and pseudo-exposure added, its
+    posterior mode. None when the ages are not trusted or nothing changed yet."""
     ages = history.change_ages
     if ages is None or changes == 0 or history.changed_span <= 0:
         return None
-    exposure = ages + max(0.0, history.span - history.changed_span)
-    return changes / exposure if exposure > 0 else None
+    exposure = ages + max(0.0, history.span - history.changed_span) + prior_exposure
+    return (changes + pseudo) / exposure if exposure > 0 else None
 
 
 def _hazard(rate: float, interval: float) -> float:
@@ -157,7 +183,8 @@ def interval_of_bucket(bucket: int) -> float | None:
 
 
 def bucket(history: History) -> int:
-    """The one-byte change bucket of a document's history."""
+    """The one-byte change bucket of a document's history (a page with a prior but no recrawl
+    yet: the prior's, on the coarsest grid)."""
     rate = change_rate(history)
     if rate is None:
         return UNKNOWN

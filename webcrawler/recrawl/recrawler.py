@@ -14,7 +14,9 @@ the pages a sitemap lists.
 Sitemaps say when a page last changed (`lastmod`): a page listed with a lastmod after its
 last fetch is due at once, and the date serves its change history as a Last-Modified header
 does (the header wins when the answer has one; a date the shingles do not confirm makes the
-page's dates untrusted, lastmod.py). So that their news is read, a server's sitemaps are due
+page's dates untrusted, lastmod.py); its `changefreq` puts the page in a group whose pooled
+recrawls give the page a prior change rate before its own history can (priors.py), from its
+first fetch on. So that their news is read, a server's sitemaps are due
 at the start of every incremental crawl, and as the policy says afterwards. A page made due
 early keeps its earlier place in the schedule too: it is fetched again then, as the policy
 had planned.
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.utils import formatdate
 from typing import TYPE_CHECKING, Any
 
@@ -35,11 +37,12 @@ from webcrawler.engine.records import FoundLink, FrontierEntry
 from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier, Ordering
 from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
 from webcrawler.protocol.messages import Document, Failure, NotModified, Reason
-from webcrawler.recrawl.buckets import UNKNOWN, History, bucket, interval_of_bucket
+from webcrawler.recrawl.buckets import UNKNOWN, History, Prior, bucket, interval_of_bucket
 from webcrawler.recrawl.changes import Change, classify
 from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, http_date, stored_ages
 from webcrawler.recrawl.pace import FetchPace
 from webcrawler.recrawl.policies import Buckets, Fetched, Policy, RecrawlPlan, make_policy
+from webcrawler.recrawl.priors import Evidence, changefreq
 from webcrawler.recrawl.queues import RECRAWLABLE, Notify, RecrawlQueues
 from webcrawler.recrawl.replan import Replanner
 
@@ -125,6 +128,8 @@ class Recrawler:
         self.replanner: Replanner | ModelDriver | None = (Replanner(plan, fetch_rate, min_revisit=min_revisit)
                           if isinstance(policy, Buckets) and not plan.revisit else None)
         self._sitemap_dates: dict[int, float] = {}  # doc id -> lastmod, pages a sitemap made due
+        self._changefreqs: dict[int, str] = {}  # doc id -> its sitemap's changefreq (priors.py)
+        self.evidence = Evidence()
         self._pull_after = 0.0  # monotonic: no pull_ahead before (the last one found nothing)
         self._spare = 0  # free agents at the last tick
         self.queues.prior_rate = 1.0 / plan.first_interval
@@ -198,17 +203,29 @@ class Recrawler:
     # --- answers ------------------------------------------------------------
     def first_fetch(self, entry: FrontierEntry, now: float) -> None:
         """A page fetched for the first time (stored by the crawler's batch path): schedule
-        its first recrawl."""
-        self._place(entry.doc_id, UNKNOWN)
-        self.queues.note(entry.doc_id, now, None)
-        self._schedule(entry, self.policy.next_due(now, Fetched(None, UNKNOWN, None)))
+        its first recrawl, by the prior its server's and its sitemap's evidence give it when
+        they give one (its bucket is the prior's), else the policy's default."""
+        history = History(1, 0, 0.0, prior=self._prior(entry))
+        page_bucket = bucket(history)
+        self._place(entry.doc_id, page_bucket)
+        self.queues.note(entry.doc_id, now, rate_of_bucket(page_bucket))
+        self._schedule(entry, self.policy.next_due(now, Fetched(None, page_bucket, None, history)))
 
-    def listed(self, pages: list[FoundLink], lastmods: dict[str, float], now: float) -> int:
-        """A sitemap listed `pages` with these lastmod dates (URL -> Unix time): each stored page
-        changed since its last fetch is due now; returns how many."""
+    def _prior(self, entry: FrontierEntry) -> Prior | None:
+        return self.evidence.prior(entry.server_id, self._changefreqs.get(entry.doc_id, ""))
+
+    def listed(self, pages: list[FoundLink], lastmods: dict[str, float], now: float,
+               changefreqs: dict[str, str] | None = None) -> int:
+        """A sitemap listed `pages` with these lastmod dates (URL -> Unix time) and changefreqs
+        (URL -> word): each page's changefreq is kept for its prior; each stored page changed
+        since its last fetch is due now; returns how many."""
         made_due = 0
         for page in pages:
-            lastmod = lastmods.get(page.server.origin + page.path)
+            url = page.server.origin + page.path
+            freq = changefreq((changefreqs or {}).get(url))
+            if freq:
+                self._changefreqs[page.target_id] = freq
+            lastmod = lastmods.get(url)
             if lastmod is None or page.new:
                 continue
             row = self.store.listed_row(page.target_id)
@@ -313,6 +330,10 @@ class Recrawler:
         if listed is not None and not values.get("last_modified"):  # the header wins
             lastmod = formatdate(listed, usegmt=True)
         history = _history_after(before, change is Change.CHANGED, now, lastmod)
+        if before.last_fetch is not None and before.state == State.FETCHED:
+            self.evidence.add(entry.server_id, self._changefreqs.get(entry.doc_id, ""),
+                              now - before.last_fetch, change is Change.CHANGED)
+        history = replace(history, prior=self._prior(entry))
         page_bucket = bucket(history)
         due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval(), history))
         self.store.finish(

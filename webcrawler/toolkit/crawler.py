@@ -13,17 +13,16 @@ no other way to the network.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from webcrawler.config.layers import from_environment
+from webcrawler.config.layers import from_environment, set_by_environment
 from webcrawler.errors import ToolkitError
 from webcrawler.protocol.urls import host_of
 from webcrawler.settings import Settings
 from webcrawler.toolkit.classifiers import Classifier, StandardClassifier, link_labels
 from webcrawler.toolkit.events import CallbackError, Events
-from webcrawler.toolkit.model import Limits, Link, Page, Summary
+from webcrawler.toolkit.model import Limits, Link, Page, Summary, as_limits
 from webcrawler.toolkit.policy import RequestPolicy
 
 TOOLKIT_AGENTS = 4  # a personal crawl needs fewer agents than the engine's 15 (unless told)
@@ -47,7 +46,7 @@ class Crawler:
                  order: str | None = None, classifiers: list[Classifier] | None = None,
                  policy: RequestPolicy | None = None, settings: Settings | None = None,
                  **attributes: Any) -> None:
-        self.roots = list(roots if roots is not None else type(self).roots)
+        self.roots = _root_list(roots if roots is not None else type(self).roots, type(self).__name__)
         self.limits = limits or type(self).limits
         self.order = order or type(self).order
         given = classifiers if classifiers is not None else type(self).classifiers
@@ -96,6 +95,7 @@ class Crawler:
 
         if not self.roots:
             raise ToolkitError(f"{type(self).__name__} has no roots: give roots=[URL, ...]")
+        as_limits(self.limits, type(self).__name__)
         self.aborted = False
         run = CrawlRun(self, self.engine_settings(), progress=progress)
         self.summary = run.run()
@@ -106,10 +106,18 @@ class Crawler:
         settings = self.settings
         if settings is None:
             settings = from_environment()
-            if "WEBCRAWLER_AGENTS" not in os.environ:
+            if not set_by_environment("agents"):
                 settings = dataclasses.replace(settings, agents=TOOLKIT_AGENTS)
-        hosts = {*settings.scope_hosts, *(_host(root) for root in self.roots)}
+        roots = _root_list(self.roots, type(self).__name__)
+        hosts = {*settings.scope_hosts, *(_host(root) for root in roots)}
         return dataclasses.replace(settings, scope_hosts=tuple(sorted(h for h in hosts if h)))
+
+
+def _root_list(roots: Iterable[str], owner: str) -> list[str]:
+    """The roots as a list; ToolkitError for one string (a list of its letters otherwise)."""
+    if isinstance(roots, str):
+        raise ToolkitError(f"{owner}'s roots are one string: give a list, roots=[{roots!r}]")
+    return list(roots)
 
 
 def _host(root: str) -> str:

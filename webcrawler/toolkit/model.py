@@ -12,9 +12,11 @@ Nothing here does I/O; these are plain objects a callback may keep.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from webcrawler.errors import ToolkitError
 from webcrawler.protocol.messages import Document
 
 
@@ -92,6 +94,27 @@ class Limits:
     depth: int | None = None
     seconds: float | None = 3600.0
     bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        """A bound that is not a number, or is negative, is the crawler file's error in one
+        line (it used to surface mid-crawl as a TypeError's traceback, or stop it silently)."""
+        check_bounds("Limits", {name: getattr(self, name) for name in ("pages", "depth", "seconds", "bytes")})
+
+
+def check_bounds(owner: str, bounds: dict[str, object]) -> None:
+    """ToolkitError naming the first bound that is not None or a number 0 or more (finite)."""
+    for name, value in bounds.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 <= value < math.inf):
+            raise ToolkitError(f"{owner}({name}={value!r}): give a number, 0 or more, or None")
+
+
+def as_limits(value: object, owner: str) -> Limits:
+    """`value` when it is a Limits; else ToolkitError naming `owner` (the crawler class)."""
+    if not isinstance(value, Limits):
+        raise ToolkitError(f"{owner}.limits is a {type(value).__name__}: give "
+                           "Limits(pages=..., depth=..., seconds=..., bytes=...)")
+    return value
 
 
 STOP_REASONS = ("queue-empty", "limit-pages", "limit-bytes", "limit-time", "aborted")

@@ -92,7 +92,10 @@ class Regexp(Pattern):
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.source = pattern
-        self._re = re.compile(pattern, flags)
+        try:
+            self._re = re.compile(pattern, flags)
+        except re.error as error:  # re.error is no ValueError: callers would see a traceback
+            raise ToolkitError(f"Regexp {pattern!r}: {error}") from None
 
     def matches(self, text: str) -> bool:
         return self._re.search(text) is not None

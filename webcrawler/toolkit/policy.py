@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from webcrawler.errors import ToolkitError
+from webcrawler.toolkit.model import check_bounds
 from webcrawler.toolkit.patterns import Pattern, Wildcard
 
 
@@ -58,6 +60,15 @@ class RequestPolicy:
     audit: list[AuditEntry] = field(default_factory=list)
     bytes_received: int = 0
     _last_request: float = field(default=float("-inf"), repr=False)
+
+    def __post_init__(self) -> None:
+        """Bounds that are not numbers, or negative, and an audit log whose folder is missing
+        are refused here in one line (they were a TypeError or an OSError mid-crawl, or a
+        budget spent before the first request)."""
+        check_bounds("RequestPolicy", {"max_rate": self.max_rate, "max_bytes": self.max_bytes})
+        if self.audit_path is not None and not Path(self.audit_path).parent.is_dir():
+            raise ToolkitError(f"RequestPolicy(audit_path={str(self.audit_path)!r}): its folder "
+                               "does not exist")
 
     def why_refused(self, url: str) -> str | None:
         """None when a request for `url` may go out now (rate aside), else the reason."""

@@ -8,19 +8,18 @@ search does), and, with a token, answer no API call without it (access.py).
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
-from webcrawler.config.file import read_config
 from webcrawler.config.layers import configure
 from webcrawler.datadir import DataDir
 from webcrawler.errors import refuse_unknown
 from webcrawler.query_server import templates_dir
 from webcrawler.settings import Settings
+from webcrawler.settings.workbench import WorkbenchSettings
 from webcrawler.toolkit.crawler import TOOLKIT_AGENTS
 from webcrawler.web import errors, guard
 from webcrawler.workbench import access, api, openapi, page
@@ -28,29 +27,10 @@ from webcrawler.workbench.crawls import Crawls
 
 MAX_BODY = 64 * 1024  # bytes: a crawl definition is small
 
-# Options create_app accepts, with their defaults: the operator's bounds and request policy.
-OPTIONS: dict[str, Any] = {
-    "max_crawls": 2,  # crawls running at once
-    "max_pages": 1000,  # per-crawl caps: a definition asking for more is refused
-    "max_depth": None,
-    "max_seconds": 600.0,
-    "max_bytes": 100_000_000,
-    "agents": None,  # agent processes per crawl (None: the settings' agents, or 4 if unset)
-    "delay": None,  # seconds between two requests to one server (None: the settings' delay)
-    "settings": None,  # the crawl Settings (None: the data directory's file and variables)
-    "allow_private_fetch": False,  # may crawls reach any loopback or private address?
-    "private_hosts": (),  # hosts crawls may reach though private (names or IP literals, any port)
-    "token": None,  # every request must carry it (None: no token)
-    "keep_events": 20_000,  # events one crawl keeps, in its folder (the rest are counted)
-    "keep_crawls": 200,  # crawl folders kept on disk (the oldest finished ones are removed)
-    "policy_hosts": (),  # the RequestPolicy: hosts crawls may reach (empty: any)
-    "policy_rate": None,  # requests per second per crawl
-    "policy_bytes": None,  # byte budget per crawl
-    "audit_log": None,  # a file receiving every request's decision (JSON lines)
-    "allowed_hosts": (),  # Host names answered besides localhost and the bound address
-    "use_credentials": False,  # crawls send the data directory's [[credentials]]: only when said
-    "testing": False,
-}
+# Options create_app accepts, with their defaults: the Workbench's settings table's
+# (settings/workbench.py) but where to listen; `settings`, the crawl Settings (None: the data
+# directory's file and variables); and Flask's TESTING flag.
+OPTIONS: dict[str, Any] = {**WorkbenchSettings().app_options(), "settings": None, "testing": False}
 
 
 def create_app(data_dir: Path, **options: Any) -> Flask:
@@ -85,17 +65,14 @@ def crawl_settings(data_dir: Path, config: dict[str, Any]) -> Settings:
     safety, which only the workbench's own options relax. ConfigError for a bad file."""
     settings = config["settings"]
     if settings is None:
-        settings = configure({"data_dir": (data_dir, "--data-dir")}).crawl.value
-        if "WEBCRAWLER_AGENTS" not in os.environ and not _file_sets(data_dir, "agents"):
+        layered = configure({"data_dir": (data_dir, "--data-dir")}).crawl
+        settings = layered.value
+        if layered.origins["agents"].source == "default":  # neither file nor variable says
             settings = replace(settings, agents=TOOLKIT_AGENTS)
     chosen = {k: config[k] for k in ("agents", "delay") if config[k] is not None}
     return replace(settings, data_dir=data_dir, **chosen,
                    deny_private=not config["allow_private_fetch"],
                    scope_hosts=tuple(sorted({h.lower() for h in config["private_hosts"]})))
-
-
-def _file_sets(data_dir: Path, name: str) -> bool:
-    return name in read_config(data_dir).get("crawl", {})
 
 
 def policy(config: dict[str, Any]) -> dict[str, Any] | None:

@@ -132,7 +132,8 @@ class CrawlLoop:
     def __init__(self, settings: Settings, store: Store, hooks: Callable[[CrawlLoop], Hooks], *,
                  pool_factory: Callable[[], Pool], sink: DocumentSink | None = None,
                  ordering: Ordering | None = None, scope: Scope | None = None,
-                 seconds: float | None = None, sketch: bool = False, sitemaps: bool = False) -> None:
+                 seconds: float | None = None, sketch: bool = False, sitemaps: bool = False,
+                 run_mode: str = "index") -> None:
         self.settings = settings
         self.store = store
         self.sink = sink or NullSink()
@@ -154,6 +155,7 @@ class CrawlLoop:
         self.hooks = hooks(self)  # the client's, made for this loop
         self.seconds = settings.hours * 3600.0 if seconds is None else seconds
         self.sketch = sketch  # agents make shingle sketches (an incremental crawl compares them)
+        self.run_mode = run_mode  # what the store's record of the run says it was
         self._pool_factory = pool_factory
         self._jobs: dict[int, Job] = {}
         self._job_ids = 0
@@ -199,7 +201,7 @@ class CrawlLoop:
 
     # --- the loop -------------------------------------------------------
     def run(self) -> CrawlStats:
-        run_id = self.store.start_run()
+        run_id = self.store.start_run(self.run_mode)
         self.hooks.tick(time.monotonic())  # something on screen while the agents start
         pool = self.pool = self._pool_factory()
         try:

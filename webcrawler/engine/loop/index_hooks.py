@@ -6,7 +6,7 @@ followed), redirects as links to their targets, failures with their reason.
 An incremental crawl (`recrawl`, webcrawler/recrawl/) also paces the loop
 (`--fetch-rate`), releases pages as they fall due, and takes the answers to
 recrawls; it runs for `--hours`, so "nothing left to fetch" does not stop it.
-Real-time search (engine/realtime/search.py) extends these hooks with its own clock.
+Real-time search (engine/realtime/search.py) composes these hooks with its own clock.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ class Incremental(Protocol):
     never the other way round."""
 
     def first_fetch(self, entry: FrontierEntry, now: float) -> None: ...
-    def listed(self, pages: list[FoundLink], lastmods: dict[str, float], now: float) -> int: ...
+    def listed(self, pages: list[FoundLink], lastmods: dict[str, float], now: float,
+               changefreqs: dict[str, str] | None = None) -> int: ...
     def document(self, entry: FrontierEntry, doc: Document, now: float) -> bool: ...
     def not_modified(self, entry: FrontierEntry, answer: NotModified, now: float) -> None: ...
     def failure(self, entry: FrontierEntry, failure: Failure, now: float) -> None: ...
@@ -50,7 +51,7 @@ class Incremental(Protocol):
 
 
 class IndexHooks(BaseHooks):
-    """The hooks of `webcrawler index` (and of the real-time search, which extends them)."""
+    """The hooks of `webcrawler index` (and of the real-time search, whose hooks hold them)."""
 
     def __init__(self, loop: CrawlLoop, recrawl: Incremental | None = None,
                  progress: Callable[[CrawlLoop], None] | None = None) -> None:
@@ -85,12 +86,13 @@ class IndexHooks(BaseHooks):
 
     def _follow(self, entry: FrontierEntry, doc: Document, now: float) -> None:
         """Store and queue the document's links; a sitemap's lastmod dates make the stored
-        pages it lists that changed since their last fetch due (recrawl/recrawler.py)."""
+        pages it lists that changed since their last fetch due, its changefreqs group them for
+        their change-rate priors (recrawl/recrawler.py)."""
         found = self.loop.follow(entry, doc.links)
         if self.links is not None:
             self.links.fetched(entry.doc_id)
-        if doc.lastmods and self.recrawl is not None:
-            self.recrawl.listed(found, dict(doc.lastmods), now)
+        if (doc.lastmods or doc.changefreqs) and self.recrawl is not None:
+            self.recrawl.listed(found, dict(doc.lastmods), now, dict(doc.changefreqs))
 
     def found(self) -> str:
         """Sitemaps read, aliases and near-duplicates kept out, pages sent to the index again

@@ -33,13 +33,20 @@ def seed_problem(url: str, max_length: int) -> str | None:
     try:
         normalize(url, max_length=max_length)
     except InvalidURL as error:
-        scheme = urlsplit(url.strip()).scheme.lower() if "://" in url else ""
         if "://" not in url:
             return "not a URL: write it with http:// or https://"
+        scheme = _scheme(url)
         if scheme not in ("http", "https"):
             return f"{scheme or 'no'} scheme: only http and https are crawled"
         return str(error).split(":")[0]
     return None
+
+
+def _scheme(url: str) -> str:
+    try:
+        return urlsplit(url.strip()).scheme.lower()
+    except ValueError:  # urlsplit refuses the address (http://[::1), not the scheme before it
+        return url.strip().partition("://")[0].lower()
 
 
 def failed_seeds(crawler: CrawlLoop, store: Store, seeds: list[str]) -> str | None:

@@ -25,6 +25,9 @@ from webcrawler.protocol.filetypes import unindexable_url
 from webcrawler.protocol.messages import DOCUMENT_TYPES, Document, Reason
 from webcrawler.protocol.urls import split
 
+MAX_VERDICTS = 100_000  # URLs whose verdict a Scope remembers (a few MB), forgotten all at once
+_UNJUDGED = "unjudged"
+
 
 class Scope:
     """The part of the Web a crawl may visit."""
@@ -42,6 +45,7 @@ class Scope:
         self.trap_repeats = trap_repeats
         self.types = types  # the kinds of document fetched (--types)
         self._sitemaps: set[str] = set()  # URLs known to be sitemaps: read whatever their extension
+        self._verdicts: dict[str, str | None] = {}  # URL -> why_not's reason but for the depth
 
     def admit_sitemap(self, url: str) -> None:
         """`url` is a sitemap (a robots.txt or a sitemap index named it): admitted whatever its
@@ -55,8 +59,24 @@ class Scope:
         return self.why_not(url, depth) is None
 
     def why_not(self, url: str, depth: int) -> str | None:
-        """None when `url` (found `depth` links from a seed) may be visited, else a reason code."""
-        if depth > self.max_depth or len(url) > self.max_url_length:
+        """None when `url` (found `depth` links from a seed) may be visited, else a reason code.
+
+        All but the depth depends on the URL alone, and a site's menus repeat the same links on
+        every page: the URL's verdict is remembered (`MAX_VERDICTS` of them; a sitemap admitted
+        later still passes)."""
+        if depth > self.max_depth:
+            return Reason.EXCLUDED
+        reason = self._verdicts.get(url, _UNJUDGED)
+        if reason is _UNJUDGED:
+            if len(self._verdicts) >= MAX_VERDICTS:
+                self._verdicts.clear()
+            reason = self._verdicts[url] = self._url_reason(url)
+        if reason == Reason.UNINDEXABLE and url in self._sitemaps:
+            return None  # by the extension: the type itself is the agent's to check
+        return reason
+
+    def _url_reason(self, url: str) -> str | None:
+        if len(url) > self.max_url_length:
             return Reason.EXCLUDED
         if self.include and not any(p.search(url) for p in self.include):
             return Reason.EXCLUDED
@@ -66,8 +86,8 @@ class Scope:
             return Reason.TRAP
         if self.deny_private and self.refuses_server(split(url)[0]):
             return Reason.PRIVATE
-        if unindexable_url(url, self.types) and url not in self._sitemaps:
-            return Reason.UNINDEXABLE  # by the extension: the type itself is the agent's to check
+        if unindexable_url(url, self.types):
+            return Reason.UNINDEXABLE
         return None
 
     def refuses_server(self, origin: str) -> bool:

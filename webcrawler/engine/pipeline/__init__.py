@@ -6,4 +6,10 @@ from the database. link_evidence.py reads what the links table says of a documen
 indexed, and link_refresh.py sends a page to the index again when its in-links change during
 the crawl; languages.py keeps each document's language, as the index detected it, in the
 database.
+
+The crawl's side (the sinks, link refresh) asks its store only through `interfaces.OutboxBook`
+and `LinkBook`; SQL stays with the index writer's read path, the processes that read
+committed rows: index_sink.py's writer process, shard_writer.py, reindex.py and what they
+read with (link_evidence.py, languages.py, outbox.py's `apply`). The outbox's statements are
+engine/store/outbox_rows.py's.
 """

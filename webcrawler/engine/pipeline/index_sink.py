@@ -33,15 +33,13 @@ import queue
 import time
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from webcrawler.database.schema import INDEXED, connect, index_outbox
+from webcrawler.database.schema import connect, index_outbox
 from webcrawler.database.storage_errors import StorageFull, is_disk_full
-from webcrawler.engine.pipeline.languages import record
-from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
-from webcrawler.engine.pipeline.outbox import OutboxWriter, acknowledge_batches, apply
-from webcrawler.engine.store.sql import CrawlStore
+from webcrawler.engine.interfaces import OutboxBook
+from webcrawler.engine.pipeline.outbox import OutboxWriter, apply
 from webcrawler.errors import StorageError
 from webcrawler.index import IndexWriter, open_writer
 from webcrawler.processes import child_context, main_module_hidden
@@ -188,18 +186,26 @@ def _next_message(inbox: multiprocessing.Queue) -> Message | None:
 
 class IndexSink(OutboxWriter):
     """The crawl's `DocumentSink` for the full-text index (see the module docstring): rows
-    written by `OutboxWriter`, announced to the index process after each commit."""
+    written by `OutboxWriter`, announced to the index process after each commit.
+
+    A second writer beside a running crawl (a real-time search, engine/realtime/search.py)
+    gives its own `pace` (0: each batch committed as it comes, its searcher waits for them)
+    and `resend=False`: its batches are numbered below every other writer's (negative), so
+    the acknowledgements of one never delete another's rows, and it leaves re-sending after
+    a crash to `webcrawler index`, which re-sends every row."""
 
     commit_pace = COMMIT_PACE  # seconds between two commits of the index, at least
 
-    def __init__(self, store: CrawlStore, index_dir: Path) -> None:
+    def __init__(self, store: OutboxBook, index_dir: Path, *, pace: float = COMMIT_PACE,
+                 resend: bool = True) -> None:
+        self.commit_pace = pace
         self.store = store
         self.index_dir = index_dir
         self.failed = False
         ctx = child_context()
         self._inbox: multiprocessing.Queue = ctx.Queue()
         self._acks: multiprocessing.Queue = ctx.Queue()
-        db_url = store.engine.url.render_as_string(hide_password=False)
+        db_url = store.database_url()
         self._process = ctx.Process(target=index_process,
                                     args=(index_dir, db_url, self._inbox, self._acks, self.commit_pace),
                                     name="webcrawler-indexer", daemon=True)
@@ -210,7 +216,7 @@ class IndexSink(OutboxWriter):
         self._languages: dict[int, str] = {}  # of acknowledged documents, to store
         self._inlinks: dict[int, int] = {}  # ... and the in-links they were indexed with
         self._removal_batches: set[int] = set()  # sent batches that may hold a removal row
-        self._number = self._resend_outbox()
+        self._number = self._resend_outbox() if resend else self._below_others()
 
     def commit(self) -> None:
         """Called after the database committed: announce the batch, forget acknowledged ones."""
@@ -226,7 +232,7 @@ class IndexSink(OutboxWriter):
     def close(self) -> None:
         """Send the rest, wait for the index to commit it, clean the outbox."""
         self.commit()
-        self.store.conn.commit()
+        self.store.outbox_commit()
         self._inbox.put(None)
         end = time.monotonic() + CLOSE_TIMEOUT
         while self._in_flight and time.monotonic() < end and self._process.is_alive():
@@ -236,7 +242,7 @@ class IndexSink(OutboxWriter):
             log.warning("the index did not acknowledge %d batches: they stay in the outbox "
                         "and are indexed on the next start", len(self._in_flight))
         self._mark_indexed()
-        self.store.conn.commit()
+        self.store.outbox_commit()
         self._inbox.close()
         self._acks.close()
 
@@ -244,9 +250,7 @@ class IndexSink(OutboxWriter):
         """Acknowledged batches are in the index: documents' rows stay (INDEXED), removals go,
         and the documents' languages and the in-links they were indexed with are stored."""
         removals = self._removal_batches.intersection(self._acked)
-        acknowledge_batches(self.store.conn, self._acked, removals)
-        record(self.store.conn, self._languages)
-        record_inlinks(self.store.conn, self._inlinks)
+        self.store.outbox_acknowledge(self._acked, removals, self._languages, self._inlinks)
         self._removal_batches -= removals
         self._acked = []
         self._languages, self._inlinks = {}, {}
@@ -293,18 +297,19 @@ class IndexSink(OutboxWriter):
             self._inbox.close()
             self._acks.close()
 
+    def _below_others(self) -> int:
+        """A batch number below every other writer's (see the class's docstring)."""
+        lowest = self.store.outbox_lowest()
+        self.store.outbox_commit()
+        return min(lowest, 0) - 1_000_000
+
     def _resend_outbox(self) -> int:
         """After a crash: announce again what the index may not have committed."""
-        conn = self.store.conn
-        top = conn.execute(select(func.max(index_outbox.c.batch))).scalar() or 0
-        waiting = [n for (n,) in conn.execute(select(index_outbox.c.batch).distinct()
-                                              .where(index_outbox.c.batch != INDEXED))]
+        top, waiting = self.store.outbox_unsent()  # committed
         if waiting:
             log.info("re-sending %d batches from the index outbox", len(waiting))
             self._removal_batches.update(waiting)  # what they hold is not known here
-            waiting.sort()
             for start in range(0, len(waiting), MAX_BATCHES_PER_COMMIT):  # commit-sized messages
                 self._send(tuple(waiting[start : start + MAX_BATCHES_PER_COMMIT]))
-        conn.commit()
-        return int(top)
+        return top
 

@@ -5,18 +5,19 @@ must not spend a detection on every page) detects the language of each document 
 (`webcrawler/text/language.py`, py3langid), as the index's `lang` field holds it: an ISO 639-1
 code, or `UNKNOWN` for a text too short or too mixed to tell. When the index's commit is
 acknowledged, the same value is written to `documents.language`, in the acknowledgement's
-transaction; NULL there means not indexed yet. The index's value serves the `language`
-facet, the `lang:` filter and the stemmers a query's words are given (`index/words/stemming.py`);
-the database's lets `webcrawler index --reindex` rebuild without detecting again. A page
-fetched again is detected again: its text may have changed.
+transaction (engine/store/outbox_rows.py's `record_languages`); NULL there means not indexed
+yet. The index's value serves the `language` facet, the `lang:` filter and the stemmers a
+query's words are given (`index/words/stemming.py`); the database's lets `webcrawler index
+--reindex` rebuild without detecting again. A page fetched again is detected again: its
+text may have changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from sqlalchemy import and_, bindparam, select, update
+from sqlalchemy import and_, select
 from sqlalchemy.engine import Connection
 
 from webcrawler.database.schema import documents
@@ -50,11 +51,3 @@ def with_stored(conn: Connection, docs: Sequence[IndexedDocument]) -> list[Index
     return [replace(doc, language=stored[doc.doc_id]) if not doc.language and stored.get(doc.doc_id)
             else doc for doc in docs]
 
-
-def record(conn: Connection, languages: Mapping[int, str]) -> None:
-    """Store the languages of documents the index has committed (uncommitted here)."""
-    if languages:
-        conn.execute(update(documents).where(documents.c.id == bindparam("p_id"))
-                     .values(language=bindparam("p_language")),
-                     [{"p_id": doc_id, "p_language": language[:16]}
-                      for doc_id, language in languages.items()])

@@ -28,12 +28,8 @@ between any two), for a freshness nobody sees; the look at the crawl's end catch
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
-from sqlalchemy import bindparam, update
-from sqlalchemy.engine import Connection
-
-from webcrawler.database.schema import index_outbox
 from webcrawler.engine.interfaces import LinkBook
 from webcrawler.index.search.prior import factor
 
@@ -99,12 +95,3 @@ def _change(before: int | None, now: int) -> float:
     old, new = factor(before or 0, 0), factor(now, 0)
     return max(old, new) / min(old, new) - 1.0
 
-
-def record(conn: Connection, inlinks: Mapping[int, int]) -> None:
-    """Store the in-link counts the index's committed entries were built with (uncommitted):
-    the index writer's side, on its own connection; the crawl reads them back through its
-    store (`LinkBook.indexed_in_links`)."""
-    if inlinks:
-        conn.execute(update(index_outbox).where(index_outbox.c.doc_id == bindparam("p_id"))
-                     .values(inlinks=bindparam("p_inlinks")),
-                     [{"p_id": doc_id, "p_inlinks": n} for doc_id, n in inlinks.items()])

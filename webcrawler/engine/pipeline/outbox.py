@@ -13,8 +13,9 @@ Both sinks write rows through `OutboxWriter`; the single index process
 (`index_sink.py`) and each shard's writer (`shard_writer.py`) apply them with `apply()`
 and acknowledge them to the same end: a document's row stays (INDEXED: the text
 `--reindex` rebuilds from), a removal's row goes. The index process acknowledges whole
-batches (`acknowledge_batches`); a shard writer, which reads by shard rather than by
-batch, acknowledges row by row, each only if its batch is still the one it applied.
+batches (the store's `outbox_acknowledge`, engine/store/outbox_rows.py); a shard writer,
+which reads by shard rather than by batch, acknowledges row by row, each only if its batch
+is still the one it applied.
 """
 
 from __future__ import annotations
@@ -25,18 +26,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
-from sqlalchemy import and_, delete, func, update
-from sqlalchemy.engine import Connection
-
-from webcrawler.database.schema import INDEXED, REMOVED, index_outbox
+from webcrawler.database.schema import REMOVED
+from webcrawler.engine.interfaces import OutboxBook
 from webcrawler.engine.pipeline.languages import detected
 from webcrawler.engine.pipeline.link_evidence import with_links
 from webcrawler.index import IndexedDocument, IndexWriter, document_kind
 from webcrawler.protocol.messages import Document
 from webcrawler.protocol.urls import split
 
-if TYPE_CHECKING:  # only a type here: the store imports this module for stored text
-    from webcrawler.engine.store.sql import CrawlStore
+if TYPE_CHECKING:  # the writer's connection, passed through to link_evidence.py
+    from sqlalchemy.engine import Connection
 
 
 
@@ -46,7 +45,7 @@ class OutboxWriter:
     A subclass decides how a committed batch reaches the index (`_next_batch()`, called
     after the database committed, closes the batch)."""
 
-    store: CrawlStore
+    store: OutboxBook
     _number: int  # the last batch number used
     _pending: int = 0  # rows written for the next batch
     _pending_removals: int = 0  # of which removals
@@ -65,7 +64,7 @@ class OutboxWriter:
     def resend(self, doc_ids: Sequence[int]) -> None:
         """Send documents the index holds to it again with the next batch (their links
         changed: `link_refresh.py`); those whose row waits already, or is a removal, stay."""
-        self._pending += rebatch(self.store.conn, doc_ids, self._number + 1)
+        self._pending += self.store.outbox_rebatch(doc_ids, self._number + 1)
 
     def _next_batch(self) -> tuple[int, bool] | None:
         """Close the batch being written: (its number, does it hold a removal?), or None when
@@ -99,32 +98,6 @@ def apply(writer: IndexWriter, payloads: Iterable[tuple[int, bytes]],
     writer.delete(removed)
     inlinks = {doc.doc_id: doc.inlinks for doc in docs} if conn is not None else {}
     return Applied(len(rows) - len(removed), len(removed), languages, inlinks)
-
-
-def acknowledge_batches(conn: Connection, batches: Sequence[int], removals: Iterable[int]) -> None:
-    """The index has committed `batches`: documents stay as INDEXED, and the removal rows of
-    those of them in `removals` (the batches that may hold one) go."""
-    removing = sorted(removals)
-    if removing:
-        conn.execute(delete(index_outbox).where(and_(index_outbox.c.batch.in_(removing),
-                                                     func.length(index_outbox.c.payload) == 0)))
-    if batches:
-        conn.execute(update(index_outbox).where(index_outbox.c.batch.in_(batches)).values(batch=INDEXED))
-
-
-def rebatch(conn: Connection, doc_ids: Sequence[int], batch: int) -> int:
-    """Move the committed document rows of `doc_ids` to `batch` (uncommitted); how many."""
-    if not doc_ids:
-        return 0
-    result = conn.execute(update(index_outbox).where(and_(
-        index_outbox.c.doc_id.in_(list(doc_ids)), index_outbox.c.batch == INDEXED,
-        func.length(index_outbox.c.payload) > 0)).values(batch=batch))
-    return int(result.rowcount or 0)
-
-
-def forget_removals(conn: Connection) -> None:
-    """A rebuilt index never had the removed documents: their rows have nothing left to do."""
-    conn.execute(delete(index_outbox).where(func.length(index_outbox.c.payload) == 0))
 
 
 def payload_of(doc_id: int, document: Document) -> bytes:

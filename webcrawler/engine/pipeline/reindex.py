@@ -39,10 +39,10 @@ from webcrawler.database.schema import (
     meta,
 )
 from webcrawler.database.states import State
-from webcrawler.engine.pipeline.languages import detected, record, with_stored
+from webcrawler.engine.pipeline.languages import detected, with_stored
 from webcrawler.engine.pipeline.link_evidence import with_links
-from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
-from webcrawler.engine.pipeline.outbox import forget_removals, unpack
+from webcrawler.engine.pipeline.outbox import unpack
+from webcrawler.engine.store.outbox_rows import forget_removals, record_inlinks, record_languages
 from webcrawler.errors import NothingToDo
 from webcrawler.index import (
     IndexDamaged,
@@ -136,7 +136,7 @@ def _stored(engine: Engine) -> Iterator[list[IndexedDocument]]:
         if not rows:
             return
         with engine.begin() as conn:
-            record(conn, languages)
+            record_languages(conn, languages)
             record_inlinks(conn, {doc.doc_id: doc.inlinks for doc in docs})
         last = rows[-1][0]
         yield docs

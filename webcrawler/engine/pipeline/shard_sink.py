@@ -18,13 +18,10 @@ import time
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
-from sqlalchemy import func, select
-
-from webcrawler.database.schema import INDEXED, connect, index_outbox
+from webcrawler.engine.interfaces import OutboxBook
 from webcrawler.engine.pipeline.index_sink import CLOSE_TIMEOUT, IndexFailed, IndexSink, lower_priority
 from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.pipeline.shard_writer import run_shard_writer
-from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import prepare_layout, shards_wanted
 from webcrawler.processes import child_context
 from webcrawler.settings import Settings
@@ -36,7 +33,7 @@ WAIT_SECONDS = 0.5
 LOG_SECONDS = 30.0  # while the crawl waits for the writers, a line this often
 
 
-def make_index_sink(store: CrawlStore, settings: Settings) -> IndexSink | ShardedIndexSink:
+def make_index_sink(store: OutboxBook, settings: Settings) -> IndexSink | ShardedIndexSink:
     """The crawl's index sink for `settings.index_shards` shards (one: today's IndexSink;
     none given: as many as the index has). Raises IndexDamaged, before starting anything,
     when the index has another layout."""
@@ -61,14 +58,12 @@ def shard_writer_process(index_dir: Path, db_url: str, shard: int, shards: int, 
 class ShardedIndexSink(OutboxWriter):
     """Writes documents (and removals) to the outbox; the shard writers index them."""
 
-    def __init__(self, store: CrawlStore, index_dir: Path, shards: int, start_writers: bool) -> None:
+    def __init__(self, store: OutboxBook, index_dir: Path, shards: int, start_writers: bool) -> None:
         self.store = store
         self.index_dir = index_dir
         self.failed = False
-        db_url = store.engine.url.render_as_string(hide_password=False)
-        self._reader = connect(db_url, readonly=True)  # counts, outside the crawl's transaction
-        with self._reader.connect() as conn:
-            self._number = int(conn.execute(select(func.max(index_outbox.c.batch))).scalar() or 0)
+        db_url = store.database_url()
+        self._number = store.outbox_top()  # counts are read outside the crawl's transaction
         ctx = child_context()
         self._stop = ctx.Event()
         self._processes = [
@@ -94,7 +89,7 @@ class ShardedIndexSink(OutboxWriter):
     def close(self) -> None:
         """Local writers: wait (bounded) until they have indexed everything, then stop them."""
         self.commit()
-        self.store.conn.commit()
+        self.store.outbox_commit()
         end = time.monotonic() + CLOSE_TIMEOUT
         while self._processes and self._waiting() and time.monotonic() < end and self._writers_alive():
             time.sleep(WAIT_SECONDS)
@@ -110,9 +105,7 @@ class ShardedIndexSink(OutboxWriter):
 
     def _waiting(self) -> int:
         """Committed outbox rows that no shard writer has indexed yet (an index range scan)."""
-        query = select(func.count()).select_from(index_outbox).where(index_outbox.c.batch > INDEXED)
-        with self._reader.connect() as conn:
-            return int(conn.execute(query).scalar() or 0)
+        return self.store.outbox_waiting()
 
     def _writers_alive(self) -> bool:
         return not self._processes or all(p.is_alive() for p in self._processes)
@@ -132,4 +125,3 @@ class ShardedIndexSink(OutboxWriter):
             if process.is_alive():
                 process.kill()
                 process.join()
-        self._reader.dispose()

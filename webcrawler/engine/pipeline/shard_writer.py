@@ -26,9 +26,8 @@ from sqlalchemy import and_, bindparam, delete, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from webcrawler.database.schema import INDEXED, REMOVED, connect, index_outbox
-from webcrawler.engine.pipeline.languages import record
-from webcrawler.engine.pipeline.link_refresh import record as record_inlinks
 from webcrawler.engine.pipeline.outbox import apply
+from webcrawler.engine.store.outbox_rows import record_inlinks, record_languages
 from webcrawler.index import IndexWriter, open_shard_writer
 
 log = logging.getLogger(__name__)
@@ -116,7 +115,7 @@ def _acknowledge(engine: Engine, rows: list[tuple[int, int, bytes]],
             conn.execute(update(index_outbox).where(same).values(batch=INDEXED), indexed)
         if removed:
             conn.execute(delete(index_outbox).where(same), removed)
-        record(conn, languages)
+        record_languages(conn, languages)
         record_inlinks(conn, inlinks)
 
 

@@ -25,17 +25,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-
-from sqlalchemy import and_, func, select
-from sqlalchemy.engine import Engine
+from pathlib import Path
 
 from webcrawler import index
-from webcrawler.database import dialects
-from webcrawler.database.schema import connect, documents, index_outbox, links, servers
-from webcrawler.database.states import State
 from webcrawler.datadir import create_private
+from webcrawler.engine.interfaces import Job, OutboxBook
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, CrawlLoop
 from webcrawler.engine.loop.index_hooks import IndexHooks
 from webcrawler.engine.loop.pool import start_agents
@@ -43,10 +39,9 @@ from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.records import FrontierEntry, ServerState
 from webcrawler.engine.scheduling.orders.anchor_text import AnchorFrontier, Candidate, anchor_ordering
 from webcrawler.engine.store.scope import resolve
-from webcrawler.engine.store.sql import CrawlStore
+from webcrawler.engine.store.sql import CrawlStore, waiting_engine
 from webcrawler.index.words.query import parse_with_words as parse_query
-from webcrawler.protocol import urls
-from webcrawler.protocol.messages import Document
+from webcrawler.protocol.messages import Document, Failure, NotModified, Redirect
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -100,51 +95,87 @@ class RealtimeSummary:
     scope: str = ""  # the scope in force, and where it came from
 
 
-class RealtimeStore(CrawlStore):
-    """The crawl store, recording its runs as real-time searches."""
-
-    def start_run(self, mode: str = "realtime") -> int:
-        return super().start_run(mode)
-
-
-class RealtimeSink(IndexSink):
-    """The index sink of a job: tells the job what it fetched; keeps no transaction open.
-
-    Its outbox batches are numbered below every other writer's (negative), so the
-    acknowledgements of one never delete another's rows; it leaves re-sending
-    after a crash to `webcrawler index`, which re-sends every row. Its searcher waits for
-    what it fetched: each batch is committed as it comes.
-    """
+class RealtimeSink:
+    """The index sink of a job, composed around an `IndexSink` of its own kind (a second
+    writer: batches numbered below every other writer's, none re-sent; each committed as it
+    comes, as its searcher waits for what it fetched): tells the job what it fetched, and
+    keeps no transaction open."""
 
     commit_pace = 0.0
 
-    def __init__(self, store: CrawlStore, index_dir: object,
+    def __init__(self, store: OutboxBook, index_dir: Path,
                  on_add: Callable[[int], None]) -> None:
+        self.store = store
         self._on_add = on_add
-        super().__init__(store, index_dir)  # type: ignore[arg-type]
+        self.index = IndexSink(store, index_dir, pace=self.commit_pace, resend=False)
 
     def add(self, doc_id: int, document: Document) -> None:
-        super().add(doc_id, document)
+        self.index.add(doc_id, document)
         self._on_add(doc_id)
 
+    def remove(self, doc_id: int) -> None:
+        self.index.remove(doc_id)
+
+    def resend(self, doc_ids: Sequence[int]) -> None:
+        self.index.resend(doc_ids)
+
     def commit(self) -> None:
-        super().commit()
-        if self.store.conn.in_transaction():  # the outbox clean-up
-            self.store.conn.commit()
+        self.index.commit()
+        if self.store.pending():  # the outbox clean-up
+            self.store.outbox_commit()
 
-    def _resend_outbox(self) -> int:
-        lowest = self.store.conn.execute(select(func.min(index_outbox.c.batch))).scalar() or 0
-        self.store.conn.commit()
-        return min(int(lowest), 0) - 1_000_000
+    def close(self) -> None:
+        self.index.close()
+
+    def abort(self) -> None:
+        self.index.abort()
 
 
-class RealtimeHooks(IndexHooks):
-    """The engine's hooks, with the job's clock and its reasons to stop."""
+class RealtimeHooks:
+    """The job's hooks, composed: the index's (`IndexHooks`) take the answers, the job keeps
+    the clock and its reasons to stop."""
 
     def __init__(self, loop: CrawlLoop, job: RealtimeJob) -> None:
-        super().__init__(loop)
+        self.index = IndexHooks(loop)
+        self.loop = loop
         self.job = job
+        self._next_report = 0.0
 
+    # --- the answers: the index's --------------------------------------------
+    def document(self, entry: FrontierEntry, server: ServerState, doc: Document) -> None:
+        self.index.document(entry, server, doc)
+
+    def redirect(self, entry: FrontierEntry, answer: Redirect, hops: int) -> None:
+        self.index.redirect(entry, answer, hops)
+
+    def failure(self, entry: FrontierEntry, server: ServerState, failure: Failure) -> None:
+        self.index.failure(entry, server, failure)
+
+    def not_modified(self, entry: FrontierEntry, answer: NotModified) -> None:
+        self.index.not_modified(entry, answer)
+
+    def excluded(self, entry: FrontierEntry, reason: str) -> None:
+        self.index.excluded(entry, reason)
+
+    def kind(self, entry: FrontierEntry) -> str:
+        return self.index.kind(entry)
+
+    def report(self) -> str:
+        return self.index.report()
+
+    def found(self) -> str:
+        return self.index.found()
+
+    def ending(self) -> None:
+        self.index.ending()
+
+    def wait_hint(self, now: float) -> float | None:
+        return self.index.wait_hint(now)
+
+    def dispatched(self, job: Job, now: float) -> None:
+        self.index.dispatched(job, now)
+
+    # --- the job's clock and stop ---------------------------------------------
     def tick(self, now: float) -> None:
         if now >= self._next_report or self.loop.stats.stop_reason:
             self._next_report = now + TICK
@@ -187,12 +218,11 @@ class RealtimeJob:
     def run(self) -> RealtimeSummary:
         s = self.settings
         create_private(s.data_dir)
-        engine = _writer_engine(s.database_url)
+        engine = waiting_engine(s.database_url, BUSY_TIMEOUT_MS)  # beside `webcrawler index`
         s, self._scope = resolve(engine, s, self._explicit)  # the stored scope, unless flags replace it
         self.settings = s
         log.info("%s", self._scope)
-        self._reader = connect(s.database_url, readonly=True)
-        store = RealtimeStore(engine)
+        store = self.store = CrawlStore(engine)  # its reads of links: outside its transaction
         sink: RealtimeSink | None = None
         try:
             index.prepare_layout(s.index_dir, 1)  # refuses a sharded index: it writes one index
@@ -203,7 +233,7 @@ class RealtimeJob:
                 work_added=self._work_added)
             self.crawler = CrawlLoop(s, store, lambda loop: RealtimeHooks(loop, self), sink=sink,
                                      ordering=anchor_ordering(self.frontier),
-                                     pool_factory=lambda: start_agents(s))
+                                     pool_factory=lambda: start_agents(s), run_mode="realtime")
             rejected = self.crawler.add_seeds(list(self.options.start_urls))
             if rejected:
                 log.warning("not crawlable http(s) URLs, or outside the crawl's scope, skipped: %s",
@@ -216,7 +246,6 @@ class RealtimeJob:
                 self._searcher.close()
             store.close()
             engine.dispose()
-            self._reader.dispose()
         return RealtimeSummary(self.options.query, stats.answered, self._found, self._elapsed(),
                                stats.stop_reason, tuple(self._reported.values()), self._scope)
 
@@ -290,30 +319,19 @@ class RealtimeJob:
             self.frontier.explore(self._index_links(doc_id), relevance)
 
     def _queued(self, doc_ids: list[int]) -> set[int]:
-        with self._reader.connect() as conn:
-            return set(conn.execute(select(documents.c.id).where(
-                and_(documents.c.id.in_(doc_ids), documents.c.state == State.QUEUED))).scalars())
+        return self.store.queued_among(doc_ids)
 
     def _index_links(self, doc_id: int) -> list[Candidate]:
         """The unexplored links of a document crawled before: queued targets, with anchors."""
-        with self._reader.connect() as conn:
-            rows = conn.execute(
-                select(links.c.target_id, links.c.anchor, documents.c.path, documents.c.depth,
-                       documents.c.redirects, documents.c.server_id, servers.c.scheme,
-                       servers.c.host, servers.c.port)
-                .join(documents, documents.c.id == links.c.target_id)
-                .join(servers, servers.c.id == documents.c.server_id)
-                .where(and_(links.c.source_id == doc_id, documents.c.state == State.QUEUED))
-            ).all()
         store, result = self.crawler.store, []
-        for r in rows:
-            if self.crawler.scope.why_not(urls.origin(r.scheme, r.host, r.port) + r.path, r.depth):
+        for target_id, anchor, origin, path, depth, redirects, server_id in self.store.queued_links(doc_id):
+            if self.crawler.scope.why_not(origin + path, depth):
                 continue  # queued under a wider scope: not even its robots.txt is asked
-            server = store.servers_by_id.get(r.server_id)
+            server = store.servers_by_id.get(server_id)
             if server is None:  # added by another writer since the job started
-                server = self.crawler.server(urls.origin(r.scheme, r.host, r.port))
-            entry = FrontierEntry(r.target_id, server.id, r.path, r.depth, r.redirects)
-            result.append(Candidate(entry, server, r.anchor))
+                server = self.crawler.server(origin)
+            entry = FrontierEntry(target_id, server.id, path, depth, redirects)
+            result.append(Candidate(entry, server, anchor))
         return result
 
     def _open_searcher(self) -> index.SearchIndex | None:
@@ -333,10 +351,4 @@ def run_realtime(settings: Settings, options: RealtimeOptions,
     It keeps the crawl's stored scope unless `explicit` settings override it."""
     return RealtimeJob(settings, options, on_event, cancelled, explicit).run()
 
-
-def _writer_engine(url: str) -> Engine:
-    """The job's database connection: it waits longer than `webcrawler index` for the lock."""
-    engine = connect(url)
-    dialects.wait_for_writers(engine, BUSY_TIMEOUT_MS)
-    return engine
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
@@ -23,6 +23,7 @@ from webcrawler.database import dialects
 from webcrawler.database.schema import (
     INDEXED,
     aliases,
+    connect,
     crawls,
     documents,
     index_outbox,
@@ -41,11 +42,13 @@ from webcrawler.engine.records import (
     NewURL,
     ServerState,
 )
+from webcrawler.engine.store import outbox_rows
 from webcrawler.engine.store.prepared import Prepared
 from webcrawler.protocol import urls
 from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Reason
 
 CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters
+LOOKUP_CHUNK = 256  # a page's paths on one server asked in one statement (add_urls)
 
 
 class CrawlStore:
@@ -59,6 +62,8 @@ class CrawlStore:
         self._sql = _HotStatements(self.conn)
         self._finish_sql: dict[tuple[str, ...], Prepared] = {}
         self._recrawl: _RecrawlStatements | None = None  # compiled for an incremental crawl
+        self._read_only: Engine | None = None  # reads outside the transaction, opened when asked
+        self._lookups: dict[int, Prepared] = {}  # IN lists of 1, 2, 4, ... paths (add_urls)
 
     # --- transactions -------------------------------------------------
     def commit(self) -> None:
@@ -84,6 +89,8 @@ class CrawlStore:
     def close(self) -> None:
         self.conn.rollback()
         self.conn.close()
+        if self._read_only is not None:
+            self._read_only.dispose()
 
     # --- servers --------------------------------------------------------
     def load_servers(self) -> list[ServerState]:
@@ -159,26 +166,44 @@ class CrawlStore:
                  state: str = State.QUEUED) -> tuple[dict[str, int], set[str]]:
         """Store the URLs of `server` not known yet; return (path -> document id, new paths).
 
-        One indexed lookup per URL ("is this URL known?"), one insert per new one.
+        One indexed lookup for all of them ("which of these URLs are known?": a page's links
+        to one server asked at once, not one statement each), one insert per new one.
         """
+        known = self._known_ids(server.id, list(dict.fromkeys(u.path for u in urls)))
         ids: dict[str, int] = {}
         fresh: set[str] = set()
         for u in urls:
             if u.path in ids:
                 continue
-            row = self._sql.lookup.one(p_sid=server.id, p_path=u.path)
-            if row is None:
-                row = self._sql.insert_document.row(
+            doc_id = known.get(u.path)
+            if doc_id is None:
+                doc_id = self._sql.insert_document.row(
                     p_sid=server.id, p_path=u.path, p_state=state, p_depth=u.depth,
-                    p_redirects=u.redirects, p_now=now)
+                    p_redirects=u.redirects, p_now=now)[0]
                 fresh.add(u.path)
-            ids[u.path] = row[0]
+            ids[u.path] = doc_id
         if fresh:
             server.docs_known += len(fresh)
             if state == State.QUEUED:
                 server.queued += len(fresh)
             server.dirty = True
         return ids, fresh
+
+    def _known_ids(self, server_id: int, paths: list[str]) -> dict[str, int]:
+        """path -> id of those of `paths` (distinct) stored for the server: one statement per
+        `LOOKUP_CHUNK` paths, its IN list padded to a power of two so that a few compiled
+        statements serve every count."""
+        known: dict[str, int] = {}
+        for start in range(0, len(paths), LOOKUP_CHUNK):
+            chunk = paths[start : start + LOOKUP_CHUNK]
+            size = 1 << (len(chunk) - 1).bit_length()
+            statement = self._lookups.get(size)
+            if statement is None:
+                statement = self._lookups[size] = _lookup_many(self.conn, size)
+            padded = chunk + [chunk[0]] * (size - len(chunk))
+            known.update((path, doc_id) for doc_id, path in statement.rows(
+                p_sid=server_id, **{f"p_{i}": path for i, path in enumerate(padded)}))
+        return known
 
     def lookup(self, server: ServerState, path: str) -> int | None:
         """The id of a stored URL of `server`, or None when it was never stored."""
@@ -382,6 +407,67 @@ class CrawlStore:
             self._recrawl = _RecrawlStatements(self.conn)
         return self._recrawl
 
+    # --- the index outbox (engine/pipeline/: interfaces.OutboxBook) --------
+    def database_url(self) -> str:
+        return self.engine.url.render_as_string(hide_password=False)
+
+    def outbox_rebatch(self, doc_ids: Sequence[int], batch: int) -> int:
+        return outbox_rows.rebatch(self.conn, doc_ids, batch)
+
+    def outbox_acknowledge(self, batches: Sequence[int], removals: Iterable[int],
+                           languages: Mapping[int, str], inlinks: Mapping[int, int]) -> None:
+        outbox_rows.acknowledge_batches(self.conn, batches, removals)
+        outbox_rows.record_languages(self.conn, languages)
+        outbox_rows.record_inlinks(self.conn, inlinks)
+
+    def outbox_unsent(self) -> tuple[int, list[int]]:
+        top, waiting = outbox_rows.top_batch(self.conn), outbox_rows.unsent_batches(self.conn)
+        self.conn.commit()
+        return top, waiting
+
+    def outbox_lowest(self) -> int:
+        return outbox_rows.lowest_batch(self.conn)
+
+    def outbox_waiting(self) -> int:
+        """On a read-only connection of its own, outside the crawl's transaction."""
+        with self._reader().connect() as conn:
+            return outbox_rows.rows_waiting(conn)
+
+    def outbox_top(self) -> int:
+        """The highest batch number committed, read outside the crawl's transaction."""
+        with self._reader().connect() as conn:
+            return outbox_rows.top_batch(conn)
+
+    def outbox_commit(self) -> None:
+        self.conn.commit()
+
+    # --- a real-time search's reads (engine/realtime/search.py) -------------
+    def queued_among(self, doc_ids: Sequence[int]) -> set[int]:
+        """Those of `doc_ids` still queued, read outside the crawl's transaction."""
+        with self._reader().connect() as conn:
+            return set(conn.execute(select(documents.c.id).where(
+                and_(documents.c.id.in_(doc_ids), documents.c.state == State.QUEUED))).scalars())
+
+    def queued_links(self, source_id: int) -> list[tuple[int, str, str, str, int, int, int]]:
+        """(target id, anchor, origin, path, depth, redirects, server id) of the queued pages
+        `source_id` links to, read outside the crawl's transaction."""
+        with self._reader().connect() as conn:
+            rows = conn.execute(
+                select(links.c.target_id, links.c.anchor, documents.c.path, documents.c.depth,
+                       documents.c.redirects, documents.c.server_id, servers.c.scheme,
+                       servers.c.host, servers.c.port)
+                .join(documents, documents.c.id == links.c.target_id)
+                .join(servers, servers.c.id == documents.c.server_id)
+                .where(and_(links.c.source_id == source_id, documents.c.state == State.QUEUED))
+            ).all()
+        return [(r.target_id, r.anchor, urls.origin(r.scheme, r.host, r.port), r.path, r.depth,
+                 r.redirects, r.server_id) for r in rows]
+
+    def _reader(self) -> Engine:
+        if self._read_only is None:
+            self._read_only = connect(self.database_url(), readonly=True)
+        return self._read_only
+
     # --- crawl runs -----------------------------------------------------
     def start_run(self, mode: str = "index") -> int:
         run_id = _new_key(self.conn.execute(
@@ -401,6 +487,14 @@ class CrawlStore:
         if ended:
             values.update(ended_at=time.time(), stop_reason=stop_reason)
         self.conn.execute(update(crawls).where(crawls.c.id == run_id).values(**values))
+
+
+def waiting_engine(url: str, busy_timeout_ms: int) -> Engine:
+    """An engine for a second writer beside a running crawl (a real-time search): it waits
+    up to `busy_timeout_ms` for the other's commits."""
+    engine = connect(url)
+    dialects.wait_for_writers(engine, busy_timeout_ms)
+    return engine
 
 
 def stored_text(conn: Connection, doc_id: int) -> str | None:
@@ -465,6 +559,14 @@ class _RecrawlStatements:
         self.listed = Prepared(conn, select(d.state, d.last_fetch).where(d.id == bindparam("p_id")))
         self.set_due = Prepared(conn, update(documents).where(
             d.id == bindparam("p_id")).values(next_due=bindparam("p_due")))
+
+
+def _lookup_many(conn: Connection, size: int) -> Prepared:
+    """(id, path) of the stored URLs of server `p_sid` among the paths `p_0` .. `p_<size-1>`."""
+    d = documents.c
+    return Prepared(conn, select(d.id, d.path).where(and_(
+        d.server_id == bindparam("p_sid"),
+        d.path.in_([bindparam(f"p_{i}") for i in range(size)]))))
 
 
 def _server_counters(server: ServerState) -> dict[str, object]:

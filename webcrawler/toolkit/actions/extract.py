@@ -40,6 +40,9 @@ class ExtractMatches(VisitAction):
     def __init__(self, pattern: Pattern, path: str | Path, when: PagePredicate | None = None,
                  format: str | None = None) -> None:  # noqa: A002 - the user's word for it
         super().__init__(when)
+        if not isinstance(pattern, Pattern):  # a str would fail at the first page, in Pattern.find
+            raise ToolkitError(f"ExtractMatches needs a Pattern (Regexp, Wildcard or Tagexp), not "
+                               f"{type(pattern).__name__}: ExtractMatches(Regexp({pattern!r}), ...)")
         self.pattern = pattern
         self.path = Path(path)
         self.format = format or ("jsonl" if self.path.suffix in (".jsonl", ".json") else "csv")

@@ -43,8 +43,6 @@ if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Who
     from webcrawler.engine.records import FrontierEntry
     from webcrawler.engine.store.sql import CrawlStore
 
-COMMIT_EVERY = 200  # pages, as the engine's crawl commits
-
 
 class AddToIndex(VisitAction):
     """``AddToIndex("webcrawler-data")``: every visited page stored and indexed there."""
@@ -89,7 +87,7 @@ class AddToIndex(VisitAction):
             store_links(store, Scope(), entry, beyond)
         self.added += kept.reason is None
         self._since_commit += 1
-        if self._since_commit >= COMMIT_EVERY:
+        if self._since_commit >= Settings.commit_every:  # the engine's crawl's cadence
             self._commit()
 
     def _open(self) -> tuple[CrawlStore, IndexSink]:
