@@ -145,8 +145,8 @@ def report(runs: dict[str, list[dict[str, float]]], found: list, web: Web, seeds
         "", table(["crawl", "fresh (mean ± sd)", "per seed", "below the optimum", "fetches/s",
                    "second half's fetches to pages that never change"], rows),
         "", "The model's buckets at the end of each `auto (freshness)` run against the truth "
-        "(all seeds; bands of the model's pooled estimate):", "",
-        table(["estimated interval", "buckets", "pages", "model's interval (pooled)",
+        "(all seeds; bands of the model's estimate):", "",
+        table(["estimated interval", "buckets", "pages", "model's interval",
                "true mean interval", "never change", "model's obsolete now (y_i0)",
                "truly obsolete now"], assumption_rows(found))])
     auto = mean["auto (freshness)"]
