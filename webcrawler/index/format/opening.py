@@ -11,6 +11,7 @@ from pathlib import Path
 
 from whoosh import index
 
+from webcrawler.index.format.pickled import know_old_names
 from webcrawler.index.format.schema import build_schema
 from webcrawler.index.format.storage import SEGMENT_SUFFIX, IndexStorage
 from webcrawler.index.format.version import check_format, check_whoosh, shard_count, write_format
@@ -27,6 +28,7 @@ def open_index(index_dir: Path, create: bool) -> index.Index:
     IndexDamaged for an index in another format (`format/version.py`) or whose table of contents
     cannot be read."""
     index_dir = Path(index_dir)
+    know_old_names()  # an older table of contents pickles our classes under their old names
     storage = IndexStorage(str(index_dir))
     if has_index(index_dir):
         try:
