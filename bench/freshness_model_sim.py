@@ -8,7 +8,7 @@ history.summarise) instead of the database. Everything else (the web's truth, th
 the freshness measure, the known-rate optimum) is the simulator's.
 
 Also the model's assumptions against the truth (docs/recrawl-model.md's table): at the end of
-each run, per band of the model's estimated change interval, its buckets' pages, pooled rate
+each run, per band of the model's estimated change interval, its buckets' pages, estimated rate
 and pages it holds obsolete now (y_i0) beside the true rates and obsolete pages.
 
     python -m bench.freshness_model_sim [--seeds 7 8 9 10 11] [--publish]

@@ -125,7 +125,8 @@ def from_history(history: BucketHistory, crawl: dict[str, float], scenario: Scen
         c=np.full((len(b0), T), cost), d=np.full(T, cost), capacity=np.full(T, period),
         oldwt=np.zeros((len(b0), T)), newwt=np.zeros(T),
         oldnwt=np.full((len(b0), T), scenario.old_finds_new),
-        newnwt=np.full(T, min(crawl["new_per_fetch"], 0.99)), nconst=0.0, p=b0 / b0.sum())
+        newnwt=np.full(T, min(crawl["new_per_fetch"], 0.99)), nconst=0.0, p=b0 / b0.sum(),
+        shape=history.changes / np.maximum(b0, 1.0) + 0.5)
     source = {"kind": "crawl", "bucket_ids": history.ids.tolist(),
               "changes_per_day": (rates * 86400).round(6).tolist(), "period_seconds": period, **crawl}
     return with_strategy(data, strategy), source
