@@ -188,6 +188,17 @@ class RunBook(Protocol):
     def rollback(self) -> None: ...
 
 
+class Committer(Protocol):
+    """A client's own writes that commit when the loop commits (`CrawlLoop.on_commit`): a
+    toolkit action that keeps pages elsewhere (AddToIndex) follows the loop's cadence, so a
+    crawl has one commit rhythm, not one per writer."""
+
+    def pending(self) -> bool:
+        """Is anything written since the last commit (the loop's time cadence asks)?"""
+    def commit(self) -> None:
+        """Commit now: the loop has just committed its own store."""
+
+
 class Store(ServerBook, RobotsBook, URLBook, DocumentBook, OneURLBook, LinkBook, OrderBook,
             RecrawlBook, RunBook, Protocol):
     """Everything the loop and the engine's document path ask of a store."""

@@ -45,6 +45,7 @@ from webcrawler.toolkit.gate import PolicedPool
 from webcrawler.toolkit.model import Limits, Link, Page, Summary
 from webcrawler.toolkit.pages import make_page
 from webcrawler.toolkit.ready import ReadyLinks
+from webcrawler.toolkit.running import running
 
 if TYPE_CHECKING:
     from webcrawler.toolkit.spec import CrawlerSpec as Crawler
@@ -90,6 +91,10 @@ class CrawlRun(BaseHooks):
 
     # --- the run --------------------------------------------------------
     def run(self) -> Summary:
+        with running(self.loop):  # an action that writes elsewhere commits with the loop
+            return self._run()
+
+    def _run(self) -> Summary:
         self.events.emit("crawl-started", self.crawler)
         for root in self.crawler.roots:
             url = try_normalize(root, max_length=self.settings.max_url_length)

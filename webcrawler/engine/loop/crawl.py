@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from webcrawler.database.states import State
 from webcrawler.database.storage_errors import StorageFull, is_disk_full
-from webcrawler.engine.interfaces import Hooks, Job, Pool, Store
+from webcrawler.engine.interfaces import Committer, Hooks, Job, Pool, Store
 from webcrawler.engine.loop.documents import queue_urls, store_links
 from webcrawler.engine.loop.policies import DocumentSink, NullSink, Scope
 from webcrawler.engine.loop.retries import Retries
@@ -161,6 +161,7 @@ class CrawlLoop:
         self._job_ids = 0
         self._since_commit = 0
         self._last_commit = time.monotonic()
+        self._committers: list[Committer] = []
         self._stop_requested = ""
         self._load()
 
@@ -186,6 +187,13 @@ class CrawlLoop:
             self.queue(normal, depth=0, redirects=0)
         self.store.commit()
         return rejected
+
+    def on_commit(self, committer: Committer) -> None:
+        """Commit `committer` whenever the loop commits (after its store and sink), and count
+        its pending writes for the time cadence: a client writing elsewhere keeps the loop's
+        rhythm instead of a copy of it."""
+        if committer not in self._committers:
+            self._committers.append(committer)
 
     def in_flight(self) -> int:
         """Retrievals handed to agents and not yet answered."""
@@ -322,7 +330,8 @@ class CrawlLoop:
         """Every `commit_every` documents, or `commit_seconds` after the last commit."""
         if self._since_commit >= self.settings.commit_every:
             return True
-        return now - self._last_commit >= self.settings.commit_seconds and self.store.pending()
+        return now - self._last_commit >= self.settings.commit_seconds and (
+            self.store.pending() or any(c.pending() for c in self._committers))
 
     def _commit(self, run_id: int, ended: bool = False) -> None:
         failures = sum(self.stats.failures.values())
@@ -331,6 +340,8 @@ class CrawlLoop:
                               requests=self.stats.requests, fetch_rate=self.settings.fetch_rate)
         self.store.commit()
         self.sink.commit()
+        for committer in self._committers:
+            committer.commit()
         self._since_commit = 0
         self._last_commit = time.monotonic()
 

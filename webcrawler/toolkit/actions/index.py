@@ -16,6 +16,12 @@ the crawl setting's default unless given) as a near-duplicate; neither is indexe
 The data directory stays one the query server, `webcrawler stats` and
 `webcrawler index --reindex` understand.
 
+Its writes commit when the crawl's loop commits (`CrawlLoop.on_commit`, the loop
+found through toolkit/running.py): every `commit_every` answers or `commit_seconds`
+of the crawl's settings, and at its end, as `webcrawler index` commits. Called
+outside a toolkit crawl (a page made by hand) there is no loop, and it commits
+every `commit_every` pages of the default settings.
+
 The database and index are opened on the first page (a predicate that never
 holds opens nothing) and checked first: a damaged one stops the action with
 the engine's own error. Only one writer may use a data directory at a time: do
@@ -35,9 +41,11 @@ from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page
+from webcrawler.toolkit.running import running_loop
 
 if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Whoosh (about 1.4 s):
     # every crawl imports the actions, few add to the index, so they are imported on first use
+    from webcrawler.engine.loop.crawl import CrawlLoop
     from webcrawler.engine.loop.one_url import OneURLPerDocument
     from webcrawler.engine.pipeline.index_sink import IndexSink
     from webcrawler.engine.records import FrontierEntry
@@ -60,6 +68,7 @@ class AddToIndex(VisitAction):
         self._judge: OneURLPerDocument | None = None
         self._run = 0
         self._since_commit = 0
+        self._loop: CrawlLoop | None = None  # the crawl loop whose commits this follows
 
     def handle(self, page: Page) -> None:
         from webcrawler.engine.loop.documents import (
@@ -87,7 +96,26 @@ class AddToIndex(VisitAction):
             store_links(store, Scope(), entry, beyond)
         self.added += kept.reason is None
         self._since_commit += 1
-        if self._since_commit >= Settings.commit_every:  # the engine's crawl's cadence
+        if not self._follow_loop() and self._since_commit >= Settings.commit_every:
+            self._commit()  # no crawl loop to commit with (a page given by hand)
+
+    def _follow_loop(self) -> bool:
+        """Commit with the running toolkit crawl's loop (told once per loop); False outside one."""
+        loop = running_loop()
+        if loop is None:
+            return False
+        if loop is not self._loop:
+            loop.on_commit(self)
+            self._loop = loop
+        return True
+
+    def pending(self) -> bool:
+        """Pages written since the last commit (the loop's `commit_seconds` asks)."""
+        return self._since_commit > 0
+
+    def commit(self) -> None:
+        """The loop committed: commit this crawl's pages too (`Committer`)."""
+        if self._since_commit and not self.closed:
             self._commit()
 
     def _open(self) -> tuple[CrawlStore, IndexSink]:
