@@ -8,7 +8,7 @@ history.summarise) instead of the database. Everything else (the web's truth, th
 the freshness measure, the known-rate optimum) is the simulator's.
 
 Also the model's assumptions against the truth (docs/recrawl-model.md's table): at the end of
-each run, per band of the model's estimated change interval, its buckets' pages, pooled rate
+each run, per band of the model's estimated change interval, its buckets' pages, estimated rate
 and pages it holds obsolete now (y_i0) beside the true rates and obsolete pages.
 
     python -m bench.freshness_model_sim [--seeds 7 8 9 10 11] [--publish]
@@ -145,8 +145,8 @@ def report(runs: dict[str, list[dict[str, float]]], found: list, web: Web, seeds
         "", table(["crawl", "fresh (mean ± sd)", "per seed", "below the optimum", "fetches/s",
                    "second half's fetches to pages that never change"], rows),
         "", "The model's buckets at the end of each `auto (freshness)` run against the truth "
-        "(all seeds; bands of the model's pooled estimate):", "",
-        table(["estimated interval", "buckets", "pages", "model's interval (pooled)",
+        "(all seeds; bands of the model's estimate):", "",
+        table(["estimated interval", "buckets", "pages", "model's interval",
                "true mean interval", "never change", "model's obsolete now (y_i0)",
                "truly obsolete now"], assumption_rows(found))])
     auto = mean["auto (freshness)"]

@@ -4,6 +4,7 @@ the driver reading its history from another source than the database (the simula
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -11,9 +12,18 @@ import pytest
 
 from webcrawler.recrawl.allocation import allocate, freshness
 from webcrawler.recrawl.auto_plan import model_plan
-from webcrawler.recrawl.buckets import bucket_of_interval
-from webcrawler.recrawl.fresh_plan import solve_freshness
-from webcrawler.recrawl.history import from_history, summarise
+from webcrawler.recrawl.buckets import (
+    STEPS_PER_OCTAVE,
+    UNKNOWN,
+    History,
+    bucket,
+    bucket_of_interval,
+    change_rate,
+    interval_of_bucket,
+    resolution,
+)
+from webcrawler.recrawl.fresh_plan import allocate_expected, expected_freshness, solve_freshness
+from webcrawler.recrawl.history import change_rates, from_history, pooled_rate, summarise
 from webcrawler.recrawl.instances import Scenario
 from webcrawler.recrawl.model import ModelData, with_strategy
 from webcrawler.recrawl.model_driver import ModelDriver
@@ -91,3 +101,42 @@ def test_the_models_plan_keeps_the_fallbacks_probe_and_spends_the_bandwidth():
     assert plan is not None and driver.solves == 1 and plan.probe == cho.probe
     demand = 30 / plan.revisit[changing] + 30 / plan.revisit[never]
     assert demand == pytest.approx(counts.bandwidth, rel=1e-6)
+
+
+def test_a_buckets_rate_is_its_pages_own_estimate_not_their_recrawls_pooled():
+    """Pages never seen to change: each one's estimate (Cho's half-changed pseudo-recrawl over its
+    own 9 recrawls) is about twice its span; pooling the bucket's 900 recrawls gave one pseudo
+    change for all of them, a rate a hundred times too low (issue 35's selection bias)."""
+    page = History(fetches=10, changes=0, span=1000.0)
+    b = bucket(page)
+    rows = [SimpleNamespace(change_bucket=b, times_fetched=10, times_changed=0, first_fetch=1000.0,
+                            last_fetch=2000.0, state="fetched")] * 100
+    rows += [SimpleNamespace(change_bucket=UNKNOWN, times_fetched=1, times_changed=0,
+                             first_fetch=2000.0, last_fetch=2000.0, state="fetched")] * 5
+    history, _ = summarise(rows, 2000.0, 1005.0)
+    rates = dict(zip(history.ids.tolist(), change_rates(history), strict=True))
+    own = change_rate(page)
+    assert own is not None and rates[b] == pytest.approx(1 / (interval_of_bucket(b) or 0.0))
+    step = resolution(page.recrawls) / STEPS_PER_OCTAVE  # octaves between the grid's buckets
+    assert abs(math.log2(rates[b] / own)) <= step / 2 + 1e-9  # the page's estimate, on the grid
+    assert rates[b] > 50 * pooled_rate(history)
+    assert rates[UNKNOWN] == pooled_rate(history) > 0  # no recrawl yet: the crawl's pooled rate
+
+
+def test_allocation_on_the_belief_spends_the_bandwidth_and_is_cho_for_known_rates():
+    rates, pages = np.array([0.01, 0.1, 1.0, 5.0]), np.full(4, 100.0)
+    known = allocate_expected(rates, np.full(4, 1e5), pages, 60.0)
+    assert known == pytest.approx(allocate(rates, pages, 60.0), rel=1e-3, abs=1e-6)
+    vague = allocate_expected(rates, np.array([0.5, 0.5, 10.0, 10.0]), pages, 60.0)
+    assert float(np.dot(pages, vague)) == pytest.approx(60.0)
+    assert vague[1] < known[1] and vague[2] > known[2]  # a bucket seen changing rarely gets less
+    # a vague belief of the same mean is fresher than its mean rate says (F is convex in l)
+    mean, f, point = np.array([0.3]), np.array([0.5]), float(freshness(0.3, 0.5))
+    assert expected_freshness(mean, np.array([1e5]), f)[0] == pytest.approx(point, rel=1e-4)
+    assert expected_freshness(mean, np.array([0.5]), f)[0] > point
+
+
+def test_the_models_data_carries_each_buckets_certainty():
+    data, _ = from_history(*summarise(rows({100.0: 30, 0: 30}), 2000.0, 600.0),
+                           Scenario(periods=2, period_days=60.0 / 86400.0))
+    assert sorted(data.shape.tolist()) == [0.5, 5.5]  # changes a page + 1/2

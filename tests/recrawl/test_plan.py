@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, insert, text
 
 from webcrawler.cli import main
 from webcrawler.database.schema import connect, documents, servers, sqlite_url
-from webcrawler.recrawl.buckets import bucket_of_interval
+from webcrawler.recrawl.buckets import bucket_of_interval, interval_of_bucket
 from webcrawler.recrawl.history import NoHistory, from_database
 from webcrawler.recrawl.instances import Scenario
 from webcrawler.recrawl.plan_inputs import period_inputs
@@ -101,11 +101,11 @@ def test_from_crawl_measures_buckets_rates_and_backlog(tmp_path):
     assert data.buckets == 2 and data.periods == 4
     slow, fast = np.argsort(source["changes_per_day"])
     assert data.b0[fast] == 30 and data.b0[slow] == 60 and data.n0 == 10
-    # 30 pages, each 20 changes seen in 24 recrawls over 2 days less 20 minutes on average (last
-    # fetches 0-40 minutes ago), pooled: -ln((720 - 600 + 0.5) / 721) per interval of span / 24
-    interval = (2 * DAY - 1200) / 24
-    expected = -math.log(120.5 / 721) / interval * DAY
-    assert source["changes_per_day"][fast] == pytest.approx(expected)
+    # each bucket's rate is the one its pages' own estimates put them in (the stored
+    # change_bucket: 2 hours, 40 days), not the bucket's recrawls pooled (issue 35)
+    for k, interval in ((fast, 2 * 3600), (slow, 40 * DAY)):
+        stands_for = interval_of_bucket(bucket_of_interval(interval)) or 0.0
+        assert source["changes_per_day"][k] == pytest.approx(DAY / stands_for, rel=1e-4)
     assert data.a[fast, 0] == pytest.approx(1 - math.exp(-source["changes_per_day"][fast] / 4))
     assert data.a[slow, 0] < 0.01 and 0 < data.y0[fast] < data.b0[fast]
     assert data.capacity[0] == pytest.approx(0.25 * DAY)

@@ -4,7 +4,7 @@ Section 6: "between cycles the data necessary for the optimization is updated fo
 cycle - particularly the change rates, and new page creation rates". From the `documents`
 columns incremental crawling keeps (change_bucket, times_fetched, times_changed, first_fetch,
 last_fetch, beside state) and the `crawls` table this estimates, per bucket: its pages
-b_i0, its change rate (buckets.change_rate over the bucket's pooled history), its
+b_i0, its change rate (the rate its bucket stands for: its pages' own estimates), its
 pages obsolete now; and for the crawl: seconds per fetch, new pages found per fetch, and
 no pages appearing unless a fetch finds them (nconst = 0: a crawl has no other source
 once seeded). The store reads the columns by name (engine/store/history.py), so a crawl made
@@ -21,7 +21,7 @@ import numpy as np
 
 from webcrawler.engine.store.history import stored_history
 from webcrawler.errors import NothingToDo
-from webcrawler.recrawl.buckets import History, change_rate
+from webcrawler.recrawl.buckets import UNKNOWN, History, change_rate, interval_of_bucket
 from webcrawler.recrawl.instances import Scenario
 from webcrawler.recrawl.model import ModelData, with_strategy
 
@@ -45,14 +45,24 @@ class BucketHistory:
 
 
 def change_rates(h: BucketHistory) -> np.ndarray:
-    """Changes per second of each bucket: buckets.change_rate (Cho and Garcia-Molina's estimator)
-    over the bucket's pages pooled; a bucket with no recrawl yet gets the whole crawl's rate."""
-    def rate(intervals: float, changes: float, observed: float) -> float | None:
-        return change_rate(History(fetches=int(intervals) + 1, changes=int(changes), span=observed))
+    """Changes per second of each bucket: the rate its bucket number stands for, i.e. its pages'
+    own estimate (buckets.change_rate over each page's history with its server's and sitemap's
+    prior, rounded to the bucket grid: the posterior the buckets policy allocates on). The
+    unknown bucket (no recrawl yet) gets the whole crawl's pooled rate.
 
-    pooled = rate(h.intervals.sum(), h.changes.sum(), h.observed.sum()) or 0.0
-    rates = [rate(n, x, s) for n, x, s in zip(h.intervals, h.changes, h.observed, strict=True)]
-    return np.array([pooled if r is None else r for r in rates])
+    Not the bucket's recrawls pooled: a page that is seen to change leaves its bucket, so a
+    bucket of pages never seen to change keeps only the histories that happened not to, and
+    one half-changed pseudo-recrawl for all of them put its rate 30 times too low
+    (docs/recrawl-model.md, "The model's assumptions against the truth")."""
+    pooled = pooled_rate(h)
+    return np.array([pooled if b == UNKNOWN else 1.0 / (interval_of_bucket(int(b)) or 1.0)
+                     for b in h.ids])
+
+
+def pooled_rate(h: BucketHistory) -> float:
+    """buckets.change_rate over all the crawl's recrawls pooled (0 before any recrawl)."""
+    return change_rate(History(fetches=int(h.intervals.sum()) + 1, changes=int(h.changes.sum()),
+                               span=float(h.observed.sum()))) or 0.0
 
 
 def read_history(url: str) -> tuple[BucketHistory, dict[str, float]]:
@@ -115,7 +125,8 @@ def from_history(history: BucketHistory, crawl: dict[str, float], scenario: Scen
         c=np.full((len(b0), T), cost), d=np.full(T, cost), capacity=np.full(T, period),
         oldwt=np.zeros((len(b0), T)), newwt=np.zeros(T),
         oldnwt=np.full((len(b0), T), scenario.old_finds_new),
-        newnwt=np.full(T, min(crawl["new_per_fetch"], 0.99)), nconst=0.0, p=b0 / b0.sum())
+        newnwt=np.full(T, min(crawl["new_per_fetch"], 0.99)), nconst=0.0, p=b0 / b0.sum(),
+        shape=history.changes / np.maximum(b0, 1.0) + 0.5)
     source = {"kind": "crawl", "bucket_ids": history.ids.tolist(),
               "changes_per_day": (rates * 86400).round(6).tolist(), "period_seconds": period, **crawl}
     return with_strategy(data, strategy), source

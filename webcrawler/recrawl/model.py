@@ -47,6 +47,9 @@ class ModelData:
     newnwt: np.ndarray  # (T,) new pages found per new page crawled
     nconst: float  # new pages brought to the crawler's attention each period
     p: np.ndarray  # (B,) share of crawled new pages that land in each bucket, sums to 1
+    shape: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))  # (B,) certainty
+    #   of each bucket's rate: the shape of a Gamma belief of mean the bucket's rate (changes seen
+    #   a page + 1/2); empty: the rates are known
 
     @property
     def buckets(self) -> int:
