@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from webcrawler.config.kinds import plain
 from webcrawler.config.layers import Configuration, Layered, Origin
 from webcrawler.config.options import options, serve_configuration
 from webcrawler.settings import Settings
@@ -71,17 +72,9 @@ def to_json(configuration: Configuration) -> dict[str, Any]:
 
 def _section_json(layered: Layered[Any]) -> dict[str, Any]:
     values = asdict(layered.value)
-    return {name: {"value": _plain(values[name]), "source": origin.source,
+    return {name: {"value": plain(values[name]), "source": origin.source,
                    **({"from": origin.name} if origin.name else {})}
             for name, origin in layered.origins.items()}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, tuple):
-        return list(value)
-    return value
 
 
 def to_text(configuration: Configuration) -> str:
@@ -91,6 +84,6 @@ def to_text(configuration: Configuration) -> str:
     for title, layered in (("crawl", configuration.crawl), ("serve", configuration.serve)):
         lines += ["", f"[{title}]"]
         for f in fields(layered.value):
-            shown = json.dumps(_plain(getattr(layered.value, f.name)))
+            shown = json.dumps(plain(getattr(layered.value, f.name)))
             lines.append(f"{f.name:<24} {shown:<28} {layered.origins[f.name]}")
     return "\n".join(lines)

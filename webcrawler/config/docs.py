@@ -14,9 +14,9 @@ import re
 import sys
 from dataclasses import Field
 from pathlib import Path
-from typing import Any
 
 from webcrawler.config.helptext import written
+from webcrawler.config.kinds import plain
 from webcrawler.config.layers import variables
 from webcrawler.settings import Settings
 from webcrawler.settings.declare import fields_of, flag_of, spec_of
@@ -42,15 +42,7 @@ def _row(table: type, field: Field) -> str:
     flags = ", ".join(f"`{f}`" for f in (flag, spec.off) if f) or "-"
     names = ", ".join(f"`{v}`" for v in variables(table, field.name)) or "-"
     meaning = spec.doc or spec.help.replace("{default}", written(field.default))
-    return f"| `{field.name}` | {flags} | {names} | `{json.dumps(_plain(field.default))}` | {meaning} |"
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, tuple):
-        return list(value)
-    return value
+    return f"| `{field.name}` | {flags} | {names} | `{json.dumps(plain(field.default))}` | {meaning} |"
 
 
 def rendered(text: str) -> str:

@@ -110,3 +110,12 @@ def _describe(value: object) -> str:
              list: "an array", dict: "a table"}
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
     return f"{names.get(type(value), type(value).__name__)} ({shown})"
+
+
+def plain(value: Any) -> Any:
+    """A setting's value as JSON writes it: paths as strings, tuples as lists."""
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
