@@ -23,7 +23,8 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from bench.common import publish, table
-from webcrawler.demoweb.server import LoopbackWeb, Site, html
+from tests.support.workbench_tab import tree_site
+from webcrawler.demoweb.server import LoopbackWeb, Site
 from webcrawler.query_server import ServerThread
 from webcrawler.workbench.app import create_app
 
@@ -34,17 +35,6 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
 FRAMES = """() => { window.__gaps = []; let last = performance.now();
   const f = (t) => { window.__gaps.push(t - last); last = t; requestAnimationFrame(f); };
   requestAnimationFrame(f); }"""
-
-
-def tree_site(pages: int) -> dict:
-    routes = {}
-    for i in range(pages):
-        links = [(f"/p{c}", f"page {c}") for c in range(10 * i + 1, min(10 * i + 11, pages))]
-        if i:
-            parent = (i - 1) // 10
-            links.append(("/" if parent == 0 else f"/p{parent}", "up"))
-        routes["/" if i == 0 else f"/p{i}"] = html(f"Page {i}", f"text of page {i}", links)
-    return routes
 
 
 def measure(pages: int) -> dict[str, object]:

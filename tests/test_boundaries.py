@@ -400,19 +400,24 @@ def test_only_the_store_speaks_sql() -> None:
     assert offenders([p for p in outside if p not in makers], "webcrawler.engine.store.sql.CrawlStore") == {}
 
 
+def arrows_up(package: str, rooms: tuple[str, ...]) -> dict[str, list[str]]:
+    """Each room of `package` (listed bottom first: every one of its rooms, no other) with the
+    rooms at or above it that it imports."""
+    found = {name: deps for name, deps in graph_at(3).items() if name.startswith(package + ".")}
+    rank = {f"{package}.{room}": i for i, room in enumerate(rooms)}
+    assert set(found) == set(rank)
+    upward = {name: sorted(d for d in deps if d in rank and rank[d] >= rank[name])
+              for name, deps in found.items()}
+    return {name: deps for name, deps in upward.items() if deps}
+
+
 ENGINE_ROOMS = ("records", "interfaces", "store", "scheduling", "pipeline", "loop", "realtime")
 
 
 def test_the_engines_rooms_stand_in_one_order() -> None:
     """records, interfaces, store, scheduling, pipeline, loop, realtime: each imports only
     rooms before it (the shared record types are engine/records.py, at the bottom)."""
-    engine = {name: deps for name, deps in graph_at(3).items()
-              if name.startswith("webcrawler.engine.")}
-    rank = {f"webcrawler.engine.{room}": i for i, room in enumerate(ENGINE_ROOMS)}
-    assert set(engine) == set(rank)
-    upward = {name: sorted(d for d in deps if d in rank and rank[d] >= rank[name])
-              for name, deps in engine.items()}
-    assert {name: deps for name, deps in upward.items() if deps} == {}
+    assert arrows_up("webcrawler.engine", ENGINE_ROOMS) == {}
 
 
 INDEX_ROOMS = ("models", "background", "heap", "format", "words", "search", "writing")
@@ -422,13 +427,7 @@ def test_the_indexs_rooms_stand_in_one_order() -> None:
     """The index's value types and shared helpers (models, background, heap), then the on-disk
     format (format/), the word tools and query language (words/), reading and ranking (search/),
     writing (writing/): each imports only rooms before it, never one above."""
-    index = {name: deps for name, deps in graph_at(3).items()
-             if name.startswith("webcrawler.index.")}
-    rank = {f"webcrawler.index.{room}": i for i, room in enumerate(INDEX_ROOMS)}
-    assert set(index) == set(rank)
-    upward = {name: sorted(d for d in deps if d in rank and rank[d] >= rank[name])
-              for name, deps in index.items()}
-    assert {name: deps for name, deps in upward.items() if deps} == {}
+    assert arrows_up("webcrawler.index", INDEX_ROOMS) == {}
 
 
 def test_the_walk_sees_a_cycle() -> None:

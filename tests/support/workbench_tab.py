@@ -12,6 +12,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.query_server.test_search_browser import CHROMIUM, CHROMIUM_ARGS
+from webcrawler.demoweb.server import html
 
 ENDED = ("done", "stopped", "failed")  # the crawl states after which nothing changes
 
@@ -74,3 +75,16 @@ def run_until_over(tab: Page, roots: str, timeout: float = 60.0) -> str:
     tab.fill("textarea[name=roots]", roots)
     tab.click("#run")
     return wait_for_state(tab, ENDED.__contains__, timeout)
+
+
+def tree_site(pages: int) -> dict:
+    """A ten-way tree of `pages` pages, each also linking back to its parent: a graph that grows
+    wide fast (the newcomer's browser test and bench/workbench_graph.py)."""
+    routes = {}
+    for i in range(pages):
+        links = [(f"/p{c}", f"page {c}") for c in range(10 * i + 1, min(10 * i + 11, pages))]
+        if i:
+            parent = (i - 1) // 10
+            links.append(("/" if parent == 0 else f"/p{parent}", "up"))
+        routes["/" if i == 0 else f"/p{i}"] = html(f"Page {i}", f"text of page {i}", links)
+    return routes

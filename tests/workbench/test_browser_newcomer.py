@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.support.workbench_tab import chromium, run_until_over, shoot
+from tests.support.workbench_tab import chromium, run_until_over, shoot, tree_site
 from tests.workbench.conftest import CHAPTERS, Workbench, start_workbench, stop_workbench
 from webcrawler.demoweb.server import LoopbackWeb, Site, html
 from webcrawler.demoweb.server import Page as Page_
@@ -77,18 +77,6 @@ def test_without_the_graph_library_the_outline_and_counters_still_work(
     assert page.locator("#outline li.visited").count() == CHAPTERS + 1
     assert int(page.inner_text("#c-nodes")) == CHAPTERS + 1
     expect(page.locator("#crawls li").first).to_contain_text("download document.html")
-
-
-def tree_site(pages: int) -> dict:
-    """A ten-way tree of pages, each also linking back to its parent (bench/workbench_graph.py's)."""
-    routes = {}
-    for i in range(pages):
-        links = [(f"/p{c}", f"page {c}") for c in range(10 * i + 1, min(10 * i + 11, pages))]
-        if i:
-            parent = (i - 1) // 10
-            links.append(("/" if parent == 0 else f"/p{parent}", "up"))
-        routes["/" if i == 0 else f"/p{i}"] = html(f"Page {i} of the tree", f"text of page {i}", links)
-    return routes
 
 
 @pytest.fixture(scope="module")

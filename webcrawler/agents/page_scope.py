@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 from webcrawler.protocol.messages import AgentConfig, Reason, Retrieve
 from webcrawler.protocol.robots import RobotsRules
-from webcrawler.protocol.urls import try_normalize
+from webcrawler.protocol.urls import outside_patterns, try_normalize
 
 # Servers whose parsed robots.txt an agent keeps: a rendering crawl sends each of a server's
 # pages with the same rules, so they are parsed once per server, not once per page.
@@ -53,11 +53,7 @@ class PageScope:
 
     def why_not(self, url: str) -> str | None:
         """None when the scope admits `url` (normalised as a link is), else a reason code."""
-        if len(url) > self.max_url_length:
-            return Reason.EXCLUDED
-        if self.include and not any(p.search(url) for p in self.include):
-            return Reason.EXCLUDED
-        if any(p.search(url) for p in self.exclude):
+        if outside_patterns(url, self.max_url_length, self.include, self.exclude):
             return Reason.EXCLUDED
         return None
 

@@ -80,6 +80,18 @@ def try_normalize(url: str, base: str | None = None, max_length: int = MAX_URL_L
         return None
 
 
+def outside_patterns(url: str, max_length: int, include: list[re.Pattern[str]],
+                     exclude: list[re.Pattern[str]]) -> bool:
+    """True when `url` is too long, matches no include pattern (where there are any) or matches
+    an exclude pattern: the scope's rules that read the URL's text alone, which the engine applies
+    to links and a rendering agent to a page's own requests alike."""
+    if len(url) > max_length:
+        return True
+    if include and not any(p.search(url) for p in include):
+        return True
+    return any(p.search(url) for p in exclude)
+
+
 def split(url: str) -> tuple[str, str]:
     """Split a normalised URL into (server, document): ("http://h:81", "/p?q")."""
     scheme_end = url.index("://") + 3

@@ -23,7 +23,7 @@ from webcrawler.engine.loop.traps import loop_in
 from webcrawler.protocol.addresses import Exempt, refused_literal
 from webcrawler.protocol.filetypes import unindexable_url
 from webcrawler.protocol.messages import DOCUMENT_TYPES, Document, Reason
-from webcrawler.protocol.urls import split
+from webcrawler.protocol.urls import outside_patterns, split
 
 MAX_VERDICTS = 100_000  # URLs whose verdict a Scope remembers (a few MB), forgotten all at once
 _UNJUDGED = "unjudged"
@@ -76,11 +76,7 @@ class Scope:
         return reason
 
     def _url_reason(self, url: str) -> str | None:
-        if len(url) > self.max_url_length:
-            return Reason.EXCLUDED
-        if self.include and not any(p.search(url) for p in self.include):
-            return Reason.EXCLUDED
-        if any(p.search(url) for p in self.exclude):
+        if outside_patterns(url, self.max_url_length, self.include, self.exclude):
             return Reason.EXCLUDED
         if self.trap_repeats and loop_in(split(url)[1], self.trap_repeats):
             return Reason.TRAP
