@@ -1,6 +1,6 @@
 """Real crawls of changing webs with every recrawl policy, over seeds, against the known-rate
-optimum at the bandwidth each crawl used (issue 35's judgement; the successor of
-bench/freshness_plans.py, whose model strategies are the `auto-1` and `auto-3` policies here).
+optimum at the bandwidth each crawl used (issue 35's judgement; it retires issue 12's
+`bench.freshness_plans`, whose model strategies are the `auto-1` and `auto-3` policies here).
 
 Each run is one `webcrawler index --incremental` crawl of a loopback changing web (a
 bench/freshness_real.WEBS entry: the tuning web "flat", or a held-out one of other sizes, rates,
