@@ -80,11 +80,21 @@ def engine_cpu(proc: subprocess.Popen, seen: list[float]) -> None:
         time.sleep(0.2)
 
 
-def fresh_share(web: ChangingWeb, fetches: Fetches, start: float, end: float, step: float = 1.0) -> float:
+def fresh_share(web: ChangingWeb, fetches: Fetches, start: float, end: float,
+                step: float = 1.0) -> tuple[float, float]:
     """Time-averaged freshness over [start, end): the share of live pages held at their live
-    version, sampled every `step` seconds (bench/freshness_measure.py's universe)."""
-    samples = [1 - sample(web, fetches, start + i * step).obsolete for i in range(int((end - start) / step))]
-    return sum(samples) / max(1, len(samples))
+    version, sampled every `step` seconds (bench/freshness_measure.py's universe); and the
+    share of them never fetched yet, averaged the same way (what the first pass still owes)."""
+    samples = [sample(web, fetches, start + i * step) for i in range(int((end - start) / step))]
+    n = max(1, len(samples))
+    return (sum(1 - s.obsolete for s in samples) / n,
+            sum(s.never_fetched / max(1, s.live) for s in samples) / n)
+
+
+def first_pass(web: ChangingWeb, fetches: Fetches, started: float) -> float | None:
+    """Seconds from the crawl's start until every live page had been fetched once (None: never)."""
+    firsts = [fetches.by_url[url][0][0] if fetches.by_url.get(url) else None for url in web.pages_at(started)]
+    return None if None in firsts else max(t for t in firsts if t is not None) - started
 
 
 def never_share(web: ChangingWeb, fetches: Fetches, since: float) -> float:
@@ -127,10 +137,12 @@ def crawl(policy: str, seconds: float, extra: list[str], work: Path, seed: int =
     times = sorted(t for answers in fetches.by_url.values() for t, _, _ in answers)
     half = started + seconds / 2
     shown = REQUESTS_LINE.search(out + err)
+    fresh, unfetched = fresh_share(served, fetches, half, ended)
     return {"crawl": " ".join([policy, *extra]), "exit": proc.returncode, "requests": len(times),
             "rate": len(times) / (ended - started),
             "rate_second_half": sum(t >= half for t in times) / (ended - half),
-            "fresh_second_half": fresh_share(served, fetches, half, ended),
+            "fresh_second_half": fresh, "never_fetched_second_half": unfetched,
+            "first_pass_seconds": first_pass(served, fetches, started),
             "never_share_second_half": never_share(served, fetches, half),
             "live_pages": len(served.pages_at(ended)), "engine_cpu": cpu[0],
             "engine_ms_per_request": 1000 * cpu[0] / max(1, len(times)),
