@@ -173,7 +173,8 @@ def groups(runs: list[dict]) -> dict[tuple[str, str, str], dict[str, list[dict]]
     """Runs by (web, commit, more options), then by policy, in POLICIES' order."""
     out: dict[tuple[str, str, str], dict[str, list[dict]]] = {}
     for r in runs:
-        out.setdefault((r["web"], r["commit"], r.get("options", "")), {}).setdefault(r["policy"], []).append(r)
+        key = (r["web"], r["commit"], r.get("options", ""))
+        out.setdefault(key, {}).setdefault(r["policy"], []).append(r)
     return {key: {p: sorted(by[p], key=lambda r: r["seed"]) for p in POLICIES if p in by}
             for key, by in out.items()}
 
@@ -261,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="render every run in bench/data/freshness_crawls.jsonl; crawl nothing")
     args = parser.parse_args(argv)
     if not args.publish:
-        run(WEBS[args.web], args.seeds, args.policies, args.seconds, args.parallel, tuple(args.options.split()))
+        run(WEBS[args.web], args.seeds, args.policies, args.seconds, args.parallel,
+            tuple(args.options.split()))
         return 0
     body, summary = render(load_runs())
     publish("Real crawls of changing webs, every policy against the known-rate optimum (issue 35)", body,
