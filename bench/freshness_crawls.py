@@ -112,12 +112,12 @@ def run_one(spec: WebSpec, seed: int, label: str, seconds: float, work: Path, lo
             options: tuple[str, ...] = ()) -> dict:
     """One crawl, its optimum, appended to RUNS; `options`: more index options for every policy."""
     policy, extra = POLICIES[label]
-    load = os.getloadavg()[0]
+    load, code = os.getloadavg()[0], commit()  # the code the crawl runs, whatever a merge does meanwhile
     result = crawl(policy, seconds, [*COMMON, *options, *extra], work / f"{spec.name}-{seed}-{label}", seed,
                    spec)
     web = spec.web(seed, Path(os.devnull), float(result["epoch"]))  # type: ignore[arg-type]
     rate = float(result["rate_second_half"])  # type: ignore[arg-type]
-    record = {"web": spec.name, "seed": seed, "policy": label, "commit": commit(), "seconds": seconds,
+    record = {"web": spec.name, "seed": seed, "policy": label, "commit": code, "seconds": seconds,
               "options": " ".join(options),
               "cap": spec.fetch_rate, "load_start": round(load, 1), "load_end": round(os.getloadavg()[0], 1),
               **result,
