@@ -220,3 +220,17 @@ def test_the_sink_is_closed_once_even_when_the_crawl_never_starts(fast, tmp_path
     offered.close()
     offered.close()  # once: the second does nothing
     assert offered.sink.closed
+
+
+def test_a_closed_action_offers_no_store(web, fast, tmp_path):
+    """Attached, the action closes when its crawl ends: a second run of that crawler takes
+    the pages to the closed action (each one a callback error, as before) and leaves the
+    data directory alone."""
+    data = tmp_path / "data"
+    crawler = Crawler(roots=[web.url(HOME, "/")], limits=Limits(pages=20, seconds=60),
+                      settings=fast)
+    AddToIndex(data).attach(crawler)
+    assert crawler.run().callback_errors == 0
+    again = crawler.run()
+    assert again.pages == 6 and again.callback_errors == 6
+    assert {row[3] for row in rows(data).values() if row[0] == "fetched"} == {1}

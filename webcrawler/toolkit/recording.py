@@ -119,8 +119,9 @@ class PageStore:
 def offered_store(crawler: CrawlerSpec) -> PageStore | None:
     """The store one of `crawler`'s actions offers (attached to it, or kept as its attribute),
     opened; None when none does. A crawl runs on one data directory: ToolkitError for two."""
-    offers = {id(a): a for a in _actions(crawler)
-              if isinstance(a, OffersStore) and not isinstance(a, type)}
+    offers = {id(a): a for a in _actions(crawler)  # a closed action takes no pages: none
+              if isinstance(a, OffersStore) and not isinstance(a, type)
+              and not getattr(a, "closed", False)}
     if len(offers) > 1:
         names = ", ".join(sorted(str(getattr(a, "data_dir", a)) for a in offers.values()))
         raise ToolkitError(f"{len(offers)} actions offer this crawl a data directory ({names}): "

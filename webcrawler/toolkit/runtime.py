@@ -24,6 +24,7 @@ limit-time, aborted). Pages at the depth limit are leaves.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -88,8 +89,9 @@ class CrawlRun(BaseHooks):
                       settings.scope_hosts, types=settings.types)
         self.offered: PageStore | None = offered_store(crawler)  # AddToIndex's data directory
         try:
-            self.loop = CrawlLoop(
-                settings, self.offered.store if self.offered else MemoryStore(),
+            self.loop = CrawlLoop(  # the crawl's limits are its own (Limits), not the engine's
+                dataclasses.replace(settings, max_docs_per_server=0),  # (an all-time count)
+                self.offered.store if self.offered else MemoryStore(),
                 lambda loop: self, pool_factory=self._police,
                 sink=self.offered.sink if self.offered else None,
                 ordering=Ordering("toolkit", self.ready.servers, self), scope=scope,
