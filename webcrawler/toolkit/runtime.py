@@ -196,13 +196,14 @@ class CrawlRun(BaseHooks):
 
     def _visit(self, page: Page) -> None:
         """Visit `page`; an action that offered the store may take it meanwhile."""
-        if self.offered is None:
-            return self.visit(page)
-        self.offered.visiting = page
+        offered = self.offered
+        if offered is not None:
+            offered.visiting = page
         try:
-            return self.visit(page)
+            self.visit(page)
         finally:
-            self.offered.visiting = None
+            if offered is not None:
+                offered.visiting = None
 
     def visit(self, page: Page) -> None:
         """Classify, tell the listeners, visit, then offer the links (unless a leaf)."""
@@ -239,21 +240,9 @@ class CrawlRun(BaseHooks):
     # --- the ready queue ------------------------------------------------
     def _consider(self, link: Link, approve: bool = True) -> FoundLink | None:
         """Queue `link` if it is new, followable, approved by should_visit, and in scope."""
-        if "nofollow" in link.labels:
-            self._skip(link, "nofollow")
-            return None
-        if self._known(link.url):
-            self._skip(link, "seen")
-            return None
-        if approve and not self.events.guard("should_visit", _source_url(link),
-                                             self.crawler.should_visit, link):
-            self._skip(link, "should-visit")
-            return None
-        reason = self.loop.scope.why_not(link.url, 0)
-        if reason == Reason.UNINDEXABLE and link.element in FILE_ELEMENTS:
-            reason = None  # the last check: an image is fetched as a file, never indexed
-        if reason is not None:
-            self._skip(link, reason)
+        why = self._why_not(link, approve)
+        if why is not None:
+            self._skip(link, why)
             return None
         queued = self.loop.queue(link.url, link.depth, int(link.attributes.get("redirects", "0")),
                                  again=True)  # known to the data directory: fetched again
@@ -262,6 +251,20 @@ class CrawlRun(BaseHooks):
         self.ready.push(queued.server, queued.target_id, link)
         self.events.emit("link-queued", link, link.url)
         return queued
+
+    def _why_not(self, link: Link, approve: bool) -> str | None:
+        """Why `link` is not queued (the reason a skipped link carries); None: it is."""
+        if "nofollow" in link.labels:
+            return "nofollow"
+        if self._known(link.url):
+            return "seen"
+        if approve and not self.events.guard("should_visit", _source_url(link),
+                                             self.crawler.should_visit, link):
+            return "should-visit"
+        reason = self.loop.scope.why_not(link.url, 0)
+        if reason == Reason.UNINDEXABLE and link.element in FILE_ELEMENTS:
+            return None  # the last check: an image is fetched as a file, never indexed
+        return reason
 
     def _known(self, url: str) -> bool:
         """Was `url` queued or retrieved in this run (a data directory's older URLs are not)?"""
