@@ -26,7 +26,7 @@ from webcrawler.toolkit import Page as ToolkitPage
 from webcrawler.toolkit.actions import AddToIndex
 from webcrawler.toolkit.running import running_loop
 
-HOME, OTHER = "127.0.16.21", "127.0.16.22"
+HOME, OTHER, THIRD = "127.0.16.21", "127.0.16.22", "127.0.16.23"
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +39,11 @@ def web():
               "/moved": Page("", status=301, headers=(("Location", "/a2"),)),
               "/a2": html("alpha two", "dugong words"),
               "/other": html("same", "manatee words"), "/keep-copy": html("same", "manatee words")}
-    elsewhere = {"/": html("elsewhere", "", [(f"/p{i}", f"p{i}") for i in range(5)]),
-                 **{f"/p{i}": html(f"p{i}", "far away") for i in range(5)}}
-    with LoopbackWeb([Site(HOME, routes), Site(OTHER, elsewhere)]) as served:
+    elsewhere = {f"/p{i}": html(f"p{i}", "far away") for i in range(5)}
+    with LoopbackWeb([Site(HOME, routes), Site(OTHER, elsewhere),
+                      Site(THIRD, {"/t": html("third", "never asked")})]) as served:
+        elsewhere["/"] = html("elsewhere", "", [(f"/p{i}", f"p{i}") for i in range(5)]
+                              + [(served.url(THIRD, "/t"), "third")])
         yield served
 
 
@@ -144,19 +146,22 @@ def test_a_second_crawl_of_the_same_roots_visits_every_page_again(web, fast, tmp
 
 
 def test_the_data_directory_s_old_frontier_is_not_the_crawl_s_work(web, fast, tmp_path):
-    """A batch crawl stopped after one page left five pages queued on another server: the
-    toolkit crawl of the home site asks that server for nothing, and leaves them queued."""
+    """A batch crawl stopped after one page left pages queued on its server and on a third
+    server it never asked: the toolkit crawl of the home site asks neither for anything (not
+    even robots.txt), and leaves them queued."""
     data = tmp_path / "data"
     run_index(dataclasses.replace(fast, data_dir=data, seeds=(web.url(OTHER, "/"),), max_docs=1),
               progress=False)
     queued = select(func.count()).select_from(documents).where(documents.c.state == "queued")
-    assert scalar(data, queued) == 5
+    assert scalar(data, queued) >= 6  # five of its pages, the third server's (and a sitemap)
+    left = scalar(data, queued)
     web.log.settle()
     before = len(web.log.for_server(web.name(OTHER)))
     crawl(fast, web.url(HOME, "/"), AddToIndex(data))
     web.log.settle()
     assert len(web.log.for_server(web.name(OTHER))) == before
-    assert scalar(data, queued) == 5
+    assert web.log.for_server(web.name(THIRD)) == []
+    assert scalar(data, queued) == left
     assert rows(data)["/a"][:2] == ("fetched", None)
 
 

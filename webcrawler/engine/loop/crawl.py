@@ -492,7 +492,7 @@ class CrawlLoop:
         origin, path = split(url)
         server, added, ids, fresh = queue_urls(self.store, origin, [path], depth, redirects, state)
         if again and path not in fresh:
-            server.queued += 1  # the store's `finish` counts it out when it is answered
+            server.queued += 1  # out again when answered, or when the frontier runs dry
             server.dirty = True
             self._queued(server, added, {path})
         else:
