@@ -27,6 +27,7 @@ from webcrawler.database.states import State
 from webcrawler.engine.interfaces import Store
 from webcrawler.engine.loop.documents import (
     Judge,
+    Kept,
     links_beyond,
     record_document,
     record_failure,
@@ -167,19 +168,13 @@ class DataDirectoryRecord:
     def document(self, entry: FrontierEntry, server: ServerState, doc: Document,
                  page: Page | None) -> None:
         loop, offered = self.loop, self.offered
-        taken = page is not None and offered.taken is page
+        if page is not None and offered.taken is page:
+            offered.kept(record_taken(loop.store, loop.sink, entry, doc, offered.judge).reason)
+        else:
+            record_document(loop.store, loop.sink, entry, doc, time.time(), not_chosen)
         offered.taken = None
-        kept = record_document(loop.store, loop.sink, entry, doc, time.time(),
-                               offered.judge if taken else not_chosen)
         server.docs_fetched += 1
         loop.stats.retrieved += 1
-        if not taken:
-            return
-        offered.kept(kept.reason)
-        if kept.duplicate_of is None:
-            store_links(loop.store, Scope(), entry, doc.links)
-        elif beyond := links_beyond(loop.store, kept.duplicate_of, doc.links):
-            store_links(loop.store, Scope(), entry, beyond)
 
     def redirect(self, entry: FrontierEntry, answer: Redirect, target: FoundLink | None) -> None:
         record_redirect(self.loop.store, entry, answer, time.time())
@@ -191,6 +186,18 @@ class DataDirectoryRecord:
         excluded = record_failure(loop.store, server, entry, failure, time.time(),
                                   loop.retries.final_values(entry))
         (loop.stats.excluded if excluded else loop.stats.failures)[failure.reason] += 1
+
+
+def record_taken(store: Store, sink: DocumentSink, entry: FrontierEntry, doc: Document,
+                 judge: Judge) -> Kept:
+    """A page taken for the index: the engine's document path, then its links (a
+    duplicate's only where its original's do not lead: documents.py)."""
+    kept = record_document(store, sink, entry, doc, time.time(), judge)
+    if kept.duplicate_of is None:
+        store_links(store, Scope(), entry, doc.links)
+    elif beyond := links_beyond(store, kept.duplicate_of, doc.links):
+        store_links(store, Scope(), entry, beyond)
+    return kept
 
 
 def not_chosen(entry: FrontierEntry, doc: Document, reason: str | None

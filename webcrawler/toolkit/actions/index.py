@@ -34,7 +34,6 @@ do not run this beside `webcrawler index` on the same directory.
 from __future__ import annotations
 
 import hashlib
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,7 +43,7 @@ from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page
-from webcrawler.toolkit.recording import PageStore
+from webcrawler.toolkit.recording import PageStore, record_taken
 from webcrawler.toolkit.running import running_loop
 
 if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Whoosh (about 1.4 s):
@@ -111,13 +110,7 @@ class AddToIndex(VisitAction):
     def _record(self, store: Store, sink: DocumentSink, judge: Judge, page: Page) -> None:
         """A page no crawl recorded, as the loop records one: its URL queued, then the
         document path."""
-        from webcrawler.engine.loop.documents import (
-            links_beyond,
-            queue_urls,
-            record_document,
-            store_links,
-        )
-        from webcrawler.engine.loop.policies import Scope
+        from webcrawler.engine.loop.documents import queue_urls
         from webcrawler.engine.records import FrontierEntry
 
         url = urls.try_normalize(page.url)
@@ -127,13 +120,8 @@ class AddToIndex(VisitAction):
         server, _, ids, _ = queue_urls(store, origin, [path], page.depth, 0)
         entry = FrontierEntry(ids[path], server.id, path, page.depth)
         document = page.document or _document(page, url)  # a Page built by hand: its own text
-        kept = record_document(store, sink, entry, document, time.time(), judge)
+        self._kept(record_taken(store, sink, entry, document, judge).reason)
         server.docs_fetched += 1
-        if kept.duplicate_of is None:
-            store_links(store, Scope(), entry, document.links)
-        elif beyond := links_beyond(store, kept.duplicate_of, document.links):
-            store_links(store, Scope(), entry, beyond)
-        self._kept(kept.reason)
 
     # --- by hand: a store of its own ----------------------------------------
     def _follow_loop(self) -> bool:
