@@ -208,7 +208,7 @@ class Offering:
         self.offered: PageStore | None = None
 
     def offer_store(self) -> PageStore:
-        self.offered = PageStore("memory", self.store, NullSink(), lambda e, doc, r: (None, None, b""),
+        self.offered = PageStore(self.store, NullSink(), lambda e, doc, r: (None, None, b""),
                                  self.kept.append, lambda: None)
         return self.offered
 

@@ -86,9 +86,8 @@ class PageStore:
     which page the action took (`take`). `kept` tells the action each taken page's fate
     (the reason it is not indexed; None: indexed); `release` closes the store."""
 
-    def __init__(self, name: str, store: Store, sink: DocumentSink, judge: Judge,
+    def __init__(self, store: Store, sink: DocumentSink, judge: Judge,
                  kept: Callable[[str | None], None], release: Callable[[], None]) -> None:
-        self.name = name  # the data directory, for messages
         self.store = store
         self.sink = OnceClosed(sink)
         self.judge = judge

@@ -85,8 +85,7 @@ class AddToIndex(VisitAction):
         before are committed first (one writer at a time)."""
         self._close_own()
         store, sink, judge = self._open()
-        self._crawl = PageStore(str(self.data_dir), store, sink, judge, self._kept,
-                                lambda: _release(store))
+        self._crawl = PageStore(store, sink, judge, self._kept, lambda: _release(store))
         return self._crawl
 
     def _kept(self, reason: str | None) -> None:
