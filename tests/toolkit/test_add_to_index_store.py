@@ -82,6 +82,11 @@ def found(data: Path, query: str) -> list[str]:
     return [hit["url"] for hit in answer["results"]]
 
 
+def indexers() -> list[multiprocessing.Process]:
+    """The index writer processes of this process still running."""
+    return [p for p in multiprocessing.active_children() if p.name == "webcrawler-indexer"]
+
+
 def crawl(settings: Settings, root: str, action: AddToIndex, seen: list | None = None) -> int:
     """Crawl `root`'s site with `action` attached; the pages visited."""
     crawler = Crawler(roots=[root], limits=Limits(pages=20, seconds=60), settings=settings)
@@ -114,6 +119,7 @@ def test_the_loop_runs_on_the_data_directory_and_records_each_answer_once(web, f
     assert scalar(data, select(crawls.c.documents)) == 6
     assert found(data, "walrus") == [web.url(HOME, "/a")]
     assert found(data, "dugong") == [web.url(HOME, "/a2")]
+    assert indexers() == []  # the loop closed the sink, and the crawl did not close it again
     assert action.close().startswith(f"5 pages added to the index in {data}")  # one copy
 
 
@@ -219,7 +225,7 @@ def test_the_sink_is_closed_once_even_when_the_crawl_never_starts(fast, tmp_path
     action = AddToIndex(data).attach(crawler)
     with pytest.raises(ToolkitError):
         crawler.run()
-    assert not [p for p in multiprocessing.active_children() if p.name == "webcrawler-indexer"]
+    assert indexers() == []
     assert action.close() == f"0 pages added to the index in {data}"
     offered = AddToIndex(data).offer_store()  # the database is free: a writer may open it
     offered.close()
