@@ -28,6 +28,7 @@ import heapq
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -54,6 +55,24 @@ POLICIES: dict[str, tuple[str, tuple[str, ...]]] = {  # label: (--recrawl, more 
 COMMON = ("--min-revisit", "0")  # the optimum has no floor on a page's revisit interval
 SPENT = 0.9  # of the cap over the second half: "every policy spending its bandwidth"
 NEAR = 0.02  # the best policy's gap to the optimum (issue 35)
+
+
+def product(checkout: Path = ROOT, at: str = "HEAD") -> str:
+    """The last commit at `at` that changed the product (webcrawler/), "+dirty" when it has
+    uncommitted changes: runs of the same product group together whatever the bench's commits."""
+    last = subprocess.run(["git", "log", "-1", "--format=%h", at, "--", "webcrawler"], cwd=checkout,
+                          capture_output=True, text=True, timeout=10).stdout.strip()
+    if at != "HEAD":
+        return last
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "webcrawler"],
+                           cwd=checkout, capture_output=True, text=True, timeout=10).stdout.strip()
+    return last + ("+dirty" if dirty else "")
+
+
+def code_of(run: dict) -> str:
+    """The product a run measured; older runs recorded only the checkout's commit (their "+dirty"
+    was bench and docs edits: webcrawler/ was the commit's)."""
+    return run.get("code") or product(at=run["commit"].removesuffix("+dirty"))
 
 
 def universe(web: ChangingWeb) -> list[tuple[int, int]]:
@@ -112,12 +131,12 @@ def run_one(spec: WebSpec, seed: int, label: str, seconds: float, work: Path, lo
             options: tuple[str, ...] = ()) -> dict:
     """One crawl, its optimum, appended to RUNS; `options`: more index options for every policy."""
     policy, extra = POLICIES[label]
-    load, code = os.getloadavg()[0], commit()  # the code the crawl runs, whatever a merge does meanwhile
+    load, at, code = os.getloadavg()[0], commit(), product()  # at the start: a merge may come meanwhile
     result = crawl(policy, seconds, [*COMMON, *options, *extra], work / f"{spec.name}-{seed}-{label}", seed,
                    spec)
     web = spec.web(seed, Path(os.devnull), float(result["epoch"]))  # type: ignore[arg-type]
     rate = float(result["rate_second_half"])  # type: ignore[arg-type]
-    record = {"web": spec.name, "seed": seed, "policy": label, "commit": code, "seconds": seconds,
+    record = {"web": spec.name, "seed": seed, "policy": label, "commit": at, "code": code, "seconds": seconds,
               "options": " ".join(options),
               "cap": spec.fetch_rate, "load_start": round(load, 1), "load_end": round(os.getloadavg()[0], 1),
               **result,
@@ -170,10 +189,10 @@ def _first_pass(runs: list[dict]) -> str:
 
 
 def groups(runs: list[dict]) -> dict[tuple[str, str, str], dict[str, list[dict]]]:
-    """Runs by (web, commit, more options), then by policy, in POLICIES' order."""
+    """Runs by (web, the product's commit, more options), then by policy, in POLICIES' order."""
     out: dict[tuple[str, str, str], dict[str, list[dict]]] = {}
     for r in runs:
-        key = (r["web"], r["commit"], r.get("options", ""))
+        key = (r["web"], code_of(r), r.get("options", ""))
         out.setdefault(key, {}).setdefault(r["policy"], []).append(r)
     return {key: {p: sorted(by[p], key=lambda r: r["seed"]) for p in POLICIES if p in by}
             for key, by in out.items()}
@@ -205,8 +224,8 @@ def render(runs: list[dict]) -> tuple[str, dict[str, object]]:
         shape = (f"{spec.servers} servers x {spec.pages} pages" if spec else web)
         more = f", `{options}`" if options else ""
         text += [f"**{web}** ({shape}, --fetch-rate {first['cap']:g}{more}, {first['seconds']:g} s a crawl), "
-                 f"commit `{at}`, seeds {' '.join(map(str, seeds))}, machine load {min(loads):.1f}-"
-                 f"{max(loads):.1f} during the runs:", ""]
+                 f"product at `{at}` (webcrawler/'s last commit), seeds {' '.join(map(str, seeds))}, "
+                 f"machine load {min(loads):.1f}-{max(loads):.1f} during the runs:", ""]
         rows = []
         for policy, rs in by_policy.items():
             rows.append([policy, len(rs), _ms([r["fresh_second_half"] for r in rs]),
