@@ -20,7 +20,7 @@ from typing import Any
 
 # Imported once by the forkserver, so that every agent forked from it starts with its code
 # loaded instead of importing (and, without .pyc files, compiling) it again.
-PRELOADED = ["webcrawler.agents.worker"]
+PRELOADED = ["webcrawler.agents.worker", "webcrawler.agents.fetch"]
 
 
 def child_context(method: str = "forkserver") -> Any:

@@ -188,3 +188,26 @@ def test_an_older_database_gains_the_columns_it_lacks(database_url: str) -> None
         store.close()
         engine.dispose()
     assert rows(database_url, select(documents.c.change_bucket)) == [(0,)]
+
+
+def test_the_servers_work_index_is_partial_on_either_database(database_url: str) -> None:
+    """The index of servers with work holds only those with URLs queued, on PostgreSQL too,
+    whose condition the schema adds only when a PostgreSQL database is opened."""
+    connect(database_url).dispose()
+    query = (text("SELECT sql FROM sqlite_master WHERE name = 'ix_servers_work'")
+             if database_url.startswith("sqlite") else
+             text("SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_servers_work'"))
+    [(definition,)] = rows(database_url, query)
+    assert "WHERE" in definition.upper() and "queued > 0" in definition
+
+
+def test_the_schema_imports_no_postgresql_dialect() -> None:
+    """Every crawl's engine and index writer import the schema: PostgreSQL's dialect is loaded
+    by the databases that use it only."""
+    import subprocess
+    import sys
+
+    code = ("import sys, webcrawler.database.schema; "
+            "print('sqlalchemy.dialects.postgresql' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True).stdout.split() == ["False"]
