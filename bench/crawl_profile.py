@@ -1,6 +1,7 @@
 """Where a batch crawl's CPU goes, per process: ms a page of the engine, the agents, the writer.
 
     python -m bench.crawl_profile [--rounds 3] [--before DIR] [--profile docs/profiles] [--json FILE]
+                                  [--uncompiled]
 
 `bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, `--delay 0`, every
 default feature on), run through bench/profile_hooks.py: every process of the crawl writes
@@ -13,7 +14,9 @@ more round under cProfile, timed by each main thread's CPU clock (slower: its fi
 shares, not costs), writes each role's profile, the agents' merged, sorted by own time and by
 cumulative time, to DIR/<role>.txt. `--before DIR`: another checkout's code (its webcrawler
 package, this virtual environment; DIR/bench/profile_hooks.py copied from here) crawls too,
-alternating with this one in every round.
+alternating with this one in every round. Both checkouts are byte-compiled first, as an
+installed webcrawler is (`--uncompiled`: not, as an editable install under
+PYTHONDONTWRITEBYTECODE, where each process compiles every module it imports).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import ROOT, commit, median, publish, table
+from bench.common import ROOT, byte_compiled, commit, median, publish, table
 from bench.throughput import OUR_COMMAND, ensure_testweb
 
 ROLES = ("engine", "agents", "index writer", "the rest")
@@ -125,10 +128,16 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
     parser.add_argument("--before", type=Path, default=None,
                         help="another checkout (with bench/profile_hooks.py) to crawl alternately")
+    parser.add_argument("--uncompiled", action="store_true",
+                        help="leave the checkouts without .pyc files (each process compiles the "
+                             "sources it imports, as an editable install does)")
     args = parser.parse_args(argv)
     ensure_testweb()
     become_subreaper()
     runs = {"this checkout": ROOT.resolve(), **({"before": args.before.resolve()} if args.before else {})}
+    if not args.uncompiled:
+        for checkout in runs.values():
+            byte_compiled(checkout)
     per_page: dict[str, dict[str, list[float]]] = {
         name: {role: [] for role in (*ROLES, "all")} for name in runs}
     pages: dict[str, list[int]] = {name: [] for name in runs}
@@ -161,7 +170,10 @@ def report(args: argparse.Namespace, runs: dict[str, Path], per_page: dict[str, 
     counts = ", ".join(f"{labels[name]}: {', '.join(map(str, pages[name]))}" for name in runs)
     body = (f"Pages a crawl ({counts}); {args.rounds} rounds, alternating; CPU ms a page of each "
             "process of the crawl, from its start to its exit (getrusage; the rest: the forkserver, "
-            "its resource tracker, exits): median (each round).\n\n"
+            "its resource tracker, exits): median (each round). "
+            + ("Each checkout's sources compiled by each process that imports them (no .pyc files)."
+               if args.uncompiled else "Each checkout byte-compiled first, as an installed "
+               "webcrawler is (bench.common.byte_compiled).") + "\n\n"
             + table(["process", *(labels[name] for name in runs)], rows)
             + ("\n\nProfiles (one more round of this checkout under cProfile): "
                + ", ".join(f"docs/profiles/{name}" for name in written) if written else ""))

@@ -24,6 +24,7 @@ from webcrawler.database.schema import (
 )
 from webcrawler.database.states import State
 from webcrawler.engine.records import NewURL
+from webcrawler.engine.store.outbox_rows import record_inlinks
 from webcrawler.engine.store.sql import CrawlStore
 
 ORIGIN = "http://127.0.4.90:8080"
@@ -211,3 +212,19 @@ def test_the_schema_imports_no_postgresql_dialect() -> None:
             "print('sqlalchemy.dialects.postgresql' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, check=True).stdout.split() == ["False"]
+
+
+def test_a_documents_new_outbox_row_replaces_the_old_one_whole(store: CrawlStore,
+                                                               database_url: str) -> None:
+    """A document sent again replaces its row, the in-links its indexed entry was built with
+    forgotten (the writer records them again with the new entry), as a removal's row would be."""
+    server = store.add_server(ORIGIN, now=1.0)
+    ids, _ = store.add_urls(server, [NewURL("/", 0), NewURL("/other", 1)], now=2.0)
+    store.outbox_put(ids["/"], 3, b"first")
+    store.outbox_put(ids["/other"], 3, b"other")
+    record_inlinks(store.conn, {ids["/"]: 5, ids["/other"]: 2})
+    store.outbox_put(ids["/"], 4, b"second")
+    store.commit()
+    assert sorted(rows(database_url, select(index_outbox.c.doc_id, index_outbox.c.batch,
+                                            index_outbox.c.payload, index_outbox.c.inlinks))) \
+        == [(ids["/"], 4, b"second", None), (ids["/other"], 3, b"other", 2)]
