@@ -56,3 +56,36 @@ def test_the_engine_starts_without_the_agents_fetcher_or_the_rarely_used() -> No
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=120, check=True).stdout.split()
     assert loaded == ["none"]
+
+
+# A script run as the main module, as the `webcrawler` console script is: each time it is
+# imported as another module (an agent re-importing its parent's main module) it leaves a file.
+SCRIPT = '''
+import os
+import sys
+from pathlib import Path
+
+if __name__ != "__main__":  # a child has its parent's sys.argv
+    Path(sys.argv[1], f"imported-{os.getpid()}").touch()
+
+if __name__ == "__main__":
+    from webcrawler.config.agent_config import agent_config
+    from webcrawler.engine.loop.pool import AgentPool
+    from webcrawler.settings import Settings
+
+    s = Settings()
+    pool = AgentPool(2, agent_config(s), s.robots_token, deadline=s.deadline())
+    pool.shutdown()
+    print("started", len(list(Path(sys.argv[1]).iterdir())))
+'''
+
+
+def test_the_agents_never_import_the_engines_main_module_again(tmp_path: Path) -> None:
+    """The engine's main module (the `webcrawler` script, a crawler script) is not named to
+    an agent: it would import it again (the command line's imports, paid by every agent)."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (tmp_path / "script.py").write_text(SCRIPT)
+    out = subprocess.run([sys.executable, str(tmp_path / "script.py"), str(marks)],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.split() == ["started", "0"]
