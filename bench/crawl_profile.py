@@ -4,7 +4,9 @@
                                   [--uncompiled]
 
 `bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, `--delay 0`, every
-default feature on), run through bench/profile_hooks.py: every process of the crawl writes
+default feature on), run through bench/profile_hooks.py from a script that imports what the
+`webcrawler` console script imports (ENGINE_SCRIPT: a child that imports its parent's main
+module again pays for it as a user's crawl does): every process of the crawl writes
 its own CPU seconds from its start to its end (getrusage), and this process, made the
 "subreaper" of the crawl's tree, reaps every descendant (the forkserver and its resource
 tracker too) so that `RUSAGE_CHILDREN` holds the whole tree's CPU, start to exit. The rest
@@ -41,6 +43,18 @@ from bench.throughput import OUR_COMMAND, ensure_testweb
 ROLES = ("engine", "agents", "index writer", "the rest")
 _FILE_ROLE = {"engine": "engine", "agent": "agents", "writer": "index writer"}
 PR_SET_CHILD_SUBREAPER = 36
+# The engine's main module, as the `webcrawler` console script is (it imports webcrawler.cli,
+# then calls it): a child started with it named as its parent's main module imports it again
+# and pays what a user's crawl pays for it.
+ENGINE_SCRIPT = """import sys
+
+from webcrawler.cli import main  # noqa: F401 - what the console script imports
+
+import bench.profile_hooks as hooks
+
+if __name__ == "__main__":
+    hooks.run_engine(sys.argv[1:])
+"""
 
 
 def become_subreaper() -> None:
@@ -72,8 +86,9 @@ def crawl(work: Path, profile: bool, checkout: Path = ROOT) -> tuple[int, dict[s
                PYTHONPATH=str(checkout))
     args = [*OUR_COMMAND, "--data-dir", str(data)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-c", "import sys, bench.profile_hooks as h; "
-                           "h.run_engine(sys.argv[1:])", *args], cwd=checkout, env=env,
+    script = work / "webcrawler-script.py"
+    script.write_text(ENGINE_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script), *args], cwd=checkout, env=env,
                           capture_output=True, text=True, timeout=1800)
     reap_all()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
