@@ -10,8 +10,9 @@ arrive without a language. Never touches the network, the database or the index.
 
 The model ships packed (xz): unpacking it is most of the cost of loading it, paid by every
 process that detects, which is every crawl's index writer. So it is unpacked once (a copy per
-model, named by the packed file's contents) into the user's cache (`$XDG_CACHE_HOME/webcrawler`, else `~/.cache/webcrawler`) and read from there
-afterwards; where that cannot be written or read, the packed model is read as before.
+model, named by the packed file's contents) into the user's cache (`$XDG_CACHE_HOME/webcrawler`,
+else `~/.cache/webcrawler`) and read from there afterwards; where that cannot be written or
+read, the packed model is read as before.
 """
 
 from __future__ import annotations
