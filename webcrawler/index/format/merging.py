@@ -191,6 +191,10 @@ def merged_terms(
 ) -> Iterator[tuple[Term, list]]:
     """Every term of the new segment in order, with its parts in docnum order: the pool's
     postings (documents added in this commit come first), then each source's list."""
+    if not sources:  # a commit that merges nothing: the pool's terms are the segment's
+        for term, postings in pool_terms:
+            yield term, [postings]
+        return
     streams = [_numbered(0, pool_terms)]
     streams += [_numbered(number, source.terms(schema)) for number, source in enumerate(sources, 1)]
     merged = heapq.merge(*streams, key=lambda item: (item[0], item[1]))

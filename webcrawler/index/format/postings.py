@@ -289,17 +289,25 @@ class GroupedPostings:
                 found.append((docnum, weight, value))
         self._items = []
         words, self._words = self._words, {}
-        keys = sorted({*groups, *((field, word) for field, grouped in words.items() for word in grouped)})
-        for term in keys:
-            found = groups.pop(term, None)
-            grouped = words[term[0]].pop(term[1], None) if term[0] in words else None
-            if found is None:
-                yield term, grouped or [], True
-            elif grouped is None:
-                yield term, found, False
-            else:  # a merged segment's postings decoded into the pool, beside new documents'
-                both = found + [posting[:3] for posting in grouped]
-                yield term, sorted(both, key=itemgetter(0)), False
+        by_field: dict[str, set[bytes]] = {}  # sorted by field, then by word: the terms' order
+        for fieldname, btext in groups:
+            by_field.setdefault(fieldname, set()).add(btext)
+        for fieldname, grouped_words in words.items():
+            by_field.setdefault(fieldname, set()).update(grouped_words)
+        for fieldname in sorted(by_field):
+            grouped_words = words.get(fieldname, {})
+            pop = grouped_words.pop
+            for btext in sorted(by_field.pop(fieldname)):
+                term = (fieldname, btext)
+                found = groups.pop(term, None) if groups else None
+                grouped = pop(btext, None)
+                if found is None:
+                    yield term, grouped or [], True
+                elif grouped is None:
+                    yield term, found, False
+                else:  # a merged segment's postings decoded into the pool, beside new documents'
+                    both = found + [posting[:3] for posting in grouped]
+                    yield term, sorted(both, key=itemgetter(0)), False
 
 
 def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:

@@ -139,8 +139,11 @@ class TermWriter(whoosh3.W3FieldWriter):
         fieldname, btext = term
         if fieldname != self._fieldname:
             self._start(schema, fieldname)
-        if len(parts) == 1 and type(parts[0]) is list and len(parts[0]) == 1:
-            self._write_single(btext, parts[0][0])
+        if len(parts) == 1 and type(parts[0]) is list and len(parts[0]) <= BLOCK:
+            if len(parts[0]) == 1:
+                self._write_single(btext, parts[0][0])
+            elif parts[0]:
+                self._write_block(btext, parts[0])
             return
         stats = _Stats()
         chunks: list[bytes] = []
@@ -191,6 +194,41 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._offset += len(body)
         info = _TERMINFO.pack(0, single, 1, low, high, max(0.0, top), docnum, docnum)
         self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
+
+    def _write_block(self, btext: bytes, postings: list[Posting]) -> None:
+        """`_write_term` for a term whose postings, from the pool, fit in one block (most
+        terms with more than one posting): the same block, arrays and term info, without
+        the general path's statistics object and its parts."""
+        docnums, weights, values, lens = zip(*postings, strict=True)
+        farray = array("f", weights)
+        top = max(weights)
+        count = len(docnums)
+        positive = [x for x in lens if x]
+        bmin = min(positive) if positive else 0
+        bmax = max(lens)
+        first = farray[0]
+        if first == 1.0 and farray.count(1.0) == count:
+            mini_weights: object = None
+        elif farray.count(first) == count:
+            mini_weights = first
+        else:
+            mini_weights = tuple(farray)
+        gaps = [docnums[0]]
+        gaps += map(int.__sub__, docnums[1:], docnums)
+        high = _LENGTH_BYTE[bmax] if bmax < _TOP_LENGTH else 255
+        low = 0 if not bmin else _LENGTH_BYTE[bmin] if bmin < _TOP_LENGTH else 255
+        chunk = dumps((count, docnums[-1], top, 0, low, high), 2) + dumps(
+            (tuple(gaps), mini_weights, self._values(values)), BODY_PROTOCOL)
+        body = _MAGIC + _INT.pack(-len(chunk)) + chunk
+        arrays = b""
+        if self._with_arrays and count >= vectors.MIN_POSTINGS:
+            arrays = vectors.encode(np.array(docnums, np.int64), np.array(weights, np.float64))
+        start = self._offset
+        self._write(body + arrays)
+        self._offset += len(body) + len(arrays)
+        info = _TERMINFO.pack(0, sum(farray), count, low, high, max(0.0, top), docnums[0], docnums[-1])
+        mark = vectors.MARK if arrays else b""
+        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
 
     def _encode_block(self, postings: list[Posting], stats: _Stats) -> bytes:
         """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them
