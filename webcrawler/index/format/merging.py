@@ -27,6 +27,7 @@ from pickle import dumps, loads
 from typing import Any, cast
 
 import numpy as np
+from whoosh import columns
 from whoosh.codec import whoosh3
 from whoosh.fields import Schema
 from whoosh.reading import SegmentReader
@@ -56,7 +57,7 @@ def merge_segment(writer: SegmentWriter, segment: object) -> None:
     fieldnames = set(schema.names()) | {f for f in reader.indexed_field_names() if f in schema}
     basedoc = writer.docnum
     try:
-        docmap = writer.write_per_doc(fieldnames, reader)
+        docmap = write_per_doc(writer, fieldnames, reader)
     except BaseException:
         reader.close()
         raise
@@ -77,6 +78,40 @@ def merge_segment(writer: SegmentWriter, segment: object) -> None:
                 add((fieldname, btext, docmap[docnum], weight, value))
     finally:
         reader.close()
+
+
+def write_per_doc(writer: SegmentWriter, fieldnames: set[str], reader: SegmentReader) -> dict[int, int] | None:
+    """Whoosh's `SegmentWriter.write_per_doc` (the merged documents' stored fields, lengths
+    and columns) with each document's fields in name order, as `postings.add_document` adds
+    a new document's: Whoosh walks a set of names, whose order follows the process's string
+    hash seed, and a document's stored fields are pickled as a dict in the order they were
+    added, so a merged segment's bytes differed from run to run. Returns the old -> new
+    docnums when `reader` has deletions, else None."""
+    schema = writer.schema
+    docmap: dict[int, int] | None = {} if reader.has_deletions() else None
+    pdw = writer.perdocwriter
+    cols = {}
+    for fieldname in sorted(fieldnames):
+        coltype = schema[fieldname].column_type
+        if coltype and reader.has_column(fieldname):
+            creader = reader.column_reader(fieldname, coltype)
+            if isinstance(creader, columns.TranslatingColumnReader):
+                creader = creader.raw_column()
+            cols[fieldname] = creader
+    for docnum, stored in reader.iter_docs():
+        if docmap is not None:
+            docmap[docnum] = writer.docnum
+        pdw.start_doc(writer.docnum)
+        for fieldname in sorted(fieldnames | {name for name in stored if name in schema}):
+            fieldobj = schema[fieldname]
+            pdw.add_field(fieldname, fieldobj, stored.get(fieldname), reader.doc_field_length(docnum, fieldname))
+            if fieldobj.vector and reader.has_vector(docnum, fieldname):
+                pdw.add_vector_matcher(fieldname, fieldobj, reader.vector(docnum, fieldname, fieldobj.vector))
+            if fieldname in cols:
+                pdw.add_column_value(fieldname, fieldobj.column_type, cols[fieldname][docnum])
+        pdw.finish_doc()
+        writer.docnum += 1
+    return docmap
 
 
 def merge_all(writer: SegmentWriter, segments: list) -> list:
