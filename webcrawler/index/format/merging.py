@@ -80,7 +80,8 @@ def merge_segment(writer: SegmentWriter, segment: object) -> None:
         reader.close()
 
 
-def write_per_doc(writer: SegmentWriter, fieldnames: set[str], reader: SegmentReader) -> dict[int, int] | None:
+def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
+                  reader: SegmentReader) -> dict[int, int] | None:
     """Whoosh's `SegmentWriter.write_per_doc` (the merged documents' stored fields, lengths
     and columns) with each document's fields in name order, as `postings.add_document` adds
     a new document's: Whoosh walks a set of names, whose order follows the process's string
@@ -104,7 +105,8 @@ def write_per_doc(writer: SegmentWriter, fieldnames: set[str], reader: SegmentRe
         pdw.start_doc(writer.docnum)
         for fieldname in sorted(fieldnames | {name for name in stored if name in schema}):
             fieldobj = schema[fieldname]
-            pdw.add_field(fieldname, fieldobj, stored.get(fieldname), reader.doc_field_length(docnum, fieldname))
+            length = reader.doc_field_length(docnum, fieldname)
+            pdw.add_field(fieldname, fieldobj, stored.get(fieldname), length)
             if fieldobj.vector and reader.has_vector(docnum, fieldname):
                 pdw.add_vector_matcher(fieldname, fieldobj, reader.vector(docnum, fieldname, fieldobj.vector))
             if fieldname in cols:
