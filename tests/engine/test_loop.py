@@ -13,11 +13,13 @@ from tests.support.inprocess import InProcessPool
 from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.crawl import BaseHooks, CrawlLoop
 from webcrawler.engine.loop.index_hooks import index_loop
+from webcrawler.engine.loop.policies import NullSink
 from webcrawler.engine.loop.progress import block, line, snapshot
 from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.toolkit import Crawler, Limits
+from webcrawler.toolkit.recording import PageStore
 from webcrawler.toolkit.runtime import CrawlRun
 
 A, B = "127.0.17.1", "127.0.17.2"
@@ -195,6 +197,60 @@ def test_a_toolkit_crawl_asks_again_for_an_unavailable_robots_txt(web, settings)
     assert summary.stop_reason == "queue-empty" and summary.pages == 2 + 7
     assert pool.paths(flaky.origin("127.0.17.3")) == ["/robots.txt", "/robots.txt", "/", "/one"]
     assert pool.paths(web.origin(B)).count("/") == 1  # never twice, though linked twice
+
+
+class Offering:
+    """A visit action that offers the crawl a store (toolkit/recording.py's protocol, as
+    AddToIndex offers its data directory), here an in-memory one; it takes every page."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store, self.kept = store, []
+        self.offered: PageStore | None = None
+
+    def offer_store(self) -> PageStore:
+        self.offered = PageStore(self.store, NullSink(), lambda e, doc, r: (None, None, b""),
+                                 self.kept.append, lambda: None)
+        return self.offered
+
+    def __call__(self, page) -> None:
+        assert self.offered is not None and self.offered.take(page)
+
+
+def test_a_toolkit_crawl_on_an_offered_store_leaves_its_frontier_and_visits_known_pages_again(
+        settings):
+    """The store a batch crawl stopped in (C's home fetched; two of its pages and a page of D,
+    a server never asked, queued): a toolkit crawl on it visits its root again and the one
+    page it chose, and nothing of the old frontier, not even D's robots.txt; C's robots.txt
+    is the store's, not asked again."""
+    c, d = "127.0.17.4", "127.0.17.5"
+    routes = {"/c0": html("c0", "zero"), "/c1": html("c1", "one")}
+    with LoopbackWeb([Site(c, routes), Site(d, {"/d": html("d", "far")})]) as served:
+        routes["/"] = html("c", "home", [("/c0", "c0"), ("/c1", "c1"), (served.url(d, "/d"), "d")])
+        store = MemoryStore()
+        first = index_loop(dataclasses.replace(settings, max_docs=1), store,
+                           pool_factory=lambda: InProcessPool(settings))
+        first.add_seeds([served.url(c)])
+        first.run()
+        old = {(u.server_id, u.path) for u in store.urls.values() if u.state == "queued"}
+        assert len(old) >= 3  # /c0, /c1, D's /d (and C's /sitemap.xml)
+
+        class OnlyC0(Crawler):
+            def should_visit(self, link) -> bool:
+                return link.url.endswith("/c0")
+
+        offering = Offering(store)
+        crawler = OnlyC0(roots=[served.url(c)], limits=Limits(seconds=30), settings=settings)
+        crawler.on("page-visited", offering)
+        pool = InProcessPool(settings)
+        summary = CrawlRun(crawler, crawler.engine_settings(), pool_factory=lambda: pool).run()
+    assert summary.stop_reason == "queue-empty" and summary.pages == 2
+    assert pool.paths(served.origin(c)) == ["/", "/c0"] and pool.paths(served.origin(d)) == []
+    c0 = (store.server(served.origin(c)).id, "/c0")
+    assert {(u.server_id, u.path) for u in store.urls.values() if u.state == "queued"} == old - {c0}
+    assert offering.kept == [None, None]  # both indexed: "/" is no duplicate of itself
+    assert {u.path: u.values["times_fetched"] for u in store.urls.values()
+            if u.state == "fetched"} == {"/": 2, "/c0": 1}
+    assert store.runs[-1]["mode"] == "toolkit" and store.runs[-1]["documents"] == 2
 
 
 def test_the_progress_shows_the_limits_what_is_left_and_the_politeness_bound(settings):

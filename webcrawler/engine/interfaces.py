@@ -190,8 +190,9 @@ class RunBook(Protocol):
 
 class Committer(Protocol):
     """A client's own writes that commit when the loop commits (`CrawlLoop.on_commit`): a
-    toolkit action that keeps pages elsewhere (AddToIndex) follows the loop's cadence, so a
-    crawl has one commit rhythm, not one per writer."""
+    toolkit action with a store of its own (an AddToIndex the crawl does not know, given
+    pages by hand) follows the loop's cadence, so a crawl has one commit rhythm, not one per
+    writer. An AddToIndex the crawl knows needs none: the loop runs on its store."""
 
     def pending(self) -> bool:
         """Is anything written since the last commit (the loop's time cadence asks)?"""

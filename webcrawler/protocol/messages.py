@@ -54,6 +54,7 @@ class Reason:
     PRIVATE = "private-address"  # loopback, private, link-local, ... refused by --deny-private
     POLICY = "policy"  # a toolkit crawl's request policy refused the request: it never went out
     TRAP = "trap"  # a link loop or an endless date sequence (engine/loop/traps.py)
+    NOT_CHOSEN = "not-chosen"  # a toolkit crawl fetched it; its AddToIndex did not take it
 
 
 ROBOTS_HOP = "robots-hop"  # Retrieve.kind: one robots.txt request, its redirect answered as data

@@ -55,6 +55,10 @@ class Events:
             raise ToolkitError(f"unknown event {event!r}: choose from {', '.join(EVENTS)}")
         self._listeners[event].append(callback)
 
+    def listeners(self) -> list[Callable[[Any], object]]:
+        """Every listener of every event (a run asks its actions for a store: recording.py)."""
+        return [listener for listeners in self._listeners.values() for listener in listeners]
+
     def emit(self, event: str, subject: Any, url: str = "") -> None:
         for listener in self._listeners[event]:
             self.guard(f"{event} listener", url, listener, subject)

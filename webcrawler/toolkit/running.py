@@ -1,8 +1,9 @@
 """The crawl loop a toolkit crawl is running, for the callbacks it calls.
 
-A visit action that writes somewhere of its own (AddToIndex: a data directory's
-database and index) commits when the crawl's loop commits (`CrawlLoop.on_commit`),
-so a crawl has one commit cadence. The action is called from `visit` or a
+A visit action that writes somewhere of its own commits when the crawl's loop commits
+(`CrawlLoop.on_commit`), so a crawl has one commit cadence: an AddToIndex the crawl does
+not know (neither attached nor kept on the crawler; one it knows offers the loop its store
+instead: recording.py) given pages by hand. The action is called from `visit` or a
 listener, with a page and nothing else, so `CrawlRun` names its loop here for the
 length of the run; a context variable, so crawls in other threads (the
 Workbench's) each see their own.

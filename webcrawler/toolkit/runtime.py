@@ -12,9 +12,10 @@ pass it to the classifiers and to `visit`, then offer each of its links to
   Crawl-delay) between two; the lease files keep that across processes;
 - the engine's Scope refuses types the agents cannot use and, with
   deny_private, private addresses; the agents check types again;
-- the URLs are kept in the loop's store (an in-memory one: engine/store/memory.py),
-  so a URL is queued at most once; the ready queue (ready.py) is the loop's
-  frontier: FIFO, LIFO or by priority.
+- the URLs are kept in the loop's store: an in-memory one (engine/store/memory.py), or
+  the data directory an `AddToIndex` offers, which then records every answer
+  (recording.py); the run's seen set queues a URL at most once per run; the ready queue
+  (ready.py) is the loop's frontier: FIFO, LIFO or by priority.
 
 `CrawlRun` is the loop's hooks: it turns answers into the toolkit's pages and
 events, and names the stop (queue-empty, limit-pages, limit-bytes,
@@ -23,12 +24,12 @@ limit-time, aborted). Pages at the depth limit are leaves.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from webcrawler.database.states import State
 from webcrawler.engine.interfaces import Pool
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, TIME_LIMIT, BaseHooks, CrawlLoop
 from webcrawler.engine.loop.policies import Scope
@@ -45,6 +46,12 @@ from webcrawler.toolkit.gate import PolicedPool
 from webcrawler.toolkit.model import Limits, Link, Page, Summary
 from webcrawler.toolkit.pages import make_page
 from webcrawler.toolkit.ready import ReadyLinks
+from webcrawler.toolkit.recording import (
+    DataDirectoryRecord,
+    MemoryRecord,
+    PageStore,
+    offered_store,
+)
 from webcrawler.toolkit.running import running
 
 if TYPE_CHECKING:
@@ -68,8 +75,8 @@ class CrawlRun(BaseHooks):
         given = crawler.classifiers
         self.classifiers = list(given) if given is not None else [StandardClassifier()]
         self.ready = ReadyLinks(crawler.order)
-        self.store = MemoryStore()  # URLs queued, retrieved or redirected to: never again
         self.summary = Summary()
+        self._seen: set[str] = set()  # URLs queued or retrieved in this run: never again
         self.pool: PolicedPool | None = None
         self._links: dict[int, Link] = {}  # document id -> the link it was queued for
         self._pool_factory = pool_factory or (
@@ -80,9 +87,21 @@ class CrawlRun(BaseHooks):
         seconds = self.limits.seconds if self.limits.seconds is not None else 1e12
         scope = Scope((), (), 1 << 30, settings.max_url_length, settings.deny_private,
                       settings.scope_hosts, types=settings.types)
-        self.loop = CrawlLoop(settings, self.store, lambda loop: self, pool_factory=self._police,
-                              ordering=Ordering("toolkit", self.ready.servers, self),
-                              scope=scope, seconds=seconds)
+        self.offered: PageStore | None = offered_store(crawler)  # AddToIndex's data directory
+        try:
+            self.loop = CrawlLoop(  # the crawl's limits are its own (Limits), not the engine's
+                dataclasses.replace(settings, max_docs_per_server=0),  # (an all-time count)
+                self.offered.store if self.offered else MemoryStore(),
+                lambda loop: self, pool_factory=self._police,
+                sink=self.offered.sink if self.offered else None,
+                ordering=Ordering("toolkit", self.ready.servers, self), scope=scope,
+                seconds=seconds, run_mode="toolkit", resume=False)  # its roots, not the store's
+        except BaseException:
+            self._close_offered()
+            raise
+        self.store = self.loop.store
+        self.record = DataDirectoryRecord(self.loop, self.offered) if self.offered else \
+            MemoryRecord(self.store)
         self.scheduler = self.loop.scheduler
 
     def _police(self) -> PolicedPool:
@@ -91,8 +110,16 @@ class CrawlRun(BaseHooks):
 
     # --- the run --------------------------------------------------------
     def run(self) -> Summary:
-        with running(self.loop):  # an action that writes elsewhere commits with the loop
-            return self._run()
+        try:
+            with running(self.loop):  # an action that writes elsewhere commits with the loop
+                return self._run()
+        finally:
+            self._close_offered()
+
+    def _close_offered(self) -> None:
+        """The offered data directory released (its sink closed once: the loop's or here)."""
+        if self.offered is not None:
+            self.offered.close()
 
     def _run(self) -> Summary:
         self.events.emit("crawl-started", self.crawler)
@@ -158,16 +185,25 @@ class CrawlRun(BaseHooks):
     # --- the loop's hooks: answers ------------------------------------------------
     def document(self, entry: FrontierEntry, server: ServerState, doc: Document) -> None:
         link = self._links.pop(entry.doc_id)
-        self.store.record_fetch(entry, State.FETCHED, doc.checksum, time.time(),
-                                reason=Reason.NOINDEX if doc.noindex else None)
-        if doc.final_url != link.url:
-            if self._known(doc.final_url):
-                return  # the same page under another name
-            self.loop.queue(doc.final_url, link.depth, 0, state=State.FETCHED)
-        page = make_page(doc, link)
-        self.summary.pages += 1
-        self.summary.bytes += doc.length
-        self.visit(page)
+        page = None
+        if doc.final_url == link.url or not self._known(doc.final_url):  # else the same
+            self._seen.add(doc.final_url)  # page under another name: recorded, not visited
+            page = make_page(doc, link)
+            self.summary.pages += 1
+            self.summary.bytes += doc.length
+            self._visit(page)
+        self.record.document(entry, server, doc, page)  # after the visit: was it taken?
+
+    def _visit(self, page: Page) -> None:
+        """Visit `page`; an action that offered the store may take it meanwhile."""
+        offered = self.offered
+        if offered is not None:
+            offered.visiting = page
+        try:
+            self.visit(page)
+        finally:
+            if offered is not None:
+                offered.visiting = None
 
     def visit(self, page: Page) -> None:
         """Classify, tell the listeners, visit, then offer the links (unless a leaf)."""
@@ -186,15 +222,14 @@ class CrawlRun(BaseHooks):
 
     def redirect(self, entry: FrontierEntry, answer: Redirect, hops: int) -> None:
         link = self._links.pop(entry.doc_id)
-        self.store.finish(entry, State.REDIRECTED, status=answer.status)
         target = Link(answer.location, link.anchor, link.source, link.element, link.depth,
                       set(link.labels), dict(link.attributes), link.priority, link.start)
         target.attributes.update({"redirected-from": link.url, "redirects": str(hops)})
-        self._consider(target, approve=False)
+        self.record.redirect(entry, answer, self._consider(target, approve=False))
 
     def failure(self, entry: FrontierEntry, server: ServerState, failure: Failure) -> None:
         link = self._links.pop(entry.doc_id)
-        self.store.finish(entry, State.FAILED, reason=failure.reason)
+        self.record.failure(entry, server, failure)
         link.attributes.update({"failure": failure.reason, "detail": failure.detail})
         self.summary.failed += 1
         self.events.emit("page-failed", link, link.url)
@@ -203,31 +238,37 @@ class CrawlRun(BaseHooks):
         self._skip(self._links.pop(entry.doc_id), reason)
 
     # --- the ready queue ------------------------------------------------
-    def _consider(self, link: Link, approve: bool = True) -> None:
+    def _consider(self, link: Link, approve: bool = True) -> FoundLink | None:
         """Queue `link` if it is new, followable, approved by should_visit, and in scope."""
-        if "nofollow" in link.labels:
-            return self._skip(link, "nofollow")
-        if self._known(link.url):
-            return self._skip(link, "seen")
-        if approve and not self.events.guard("should_visit", _source_url(link),
-                                             self.crawler.should_visit, link):
-            return self._skip(link, "should-visit")
-        reason = self.loop.scope.why_not(link.url, 0)
-        if reason == Reason.UNINDEXABLE and link.element in FILE_ELEMENTS:
-            reason = None  # the last check: an image is fetched as a file, never indexed
-        if reason is not None:
-            return self._skip(link, reason)
-        queued = self.loop.queue(link.url, link.depth, int(link.attributes.get("redirects", "0")))
+        why = self._why_not(link, approve)
+        if why is not None:
+            self._skip(link, why)
+            return None
+        queued = self.loop.queue(link.url, link.depth, int(link.attributes.get("redirects", "0")),
+                                 again=True)  # known to the data directory: fetched again
+        self._seen.add(link.url)
         self._links[queued.target_id] = link
         self.ready.push(queued.server, queued.target_id, link)
         self.events.emit("link-queued", link, link.url)
-        return None
+        return queued
+
+    def _why_not(self, link: Link, approve: bool) -> str | None:
+        """Why `link` is not queued (the reason a skipped link carries); None: it is."""
+        if "nofollow" in link.labels:
+            return "nofollow"
+        if self._known(link.url):
+            return "seen"
+        if approve and not self.events.guard("should_visit", _source_url(link),
+                                             self.crawler.should_visit, link):
+            return "should-visit"
+        reason = self.loop.scope.why_not(link.url, 0)
+        if reason == Reason.UNINDEXABLE and link.element in FILE_ELEMENTS:
+            return None  # the last check: an image is fetched as a file, never indexed
+        return reason
 
     def _known(self, url: str) -> bool:
-        """Is `url` in the store (queued, retrieved, or the final URL of a retrieval)?"""
-        origin, path = split(url)
-        server = self.store.server(origin)
-        return server is not None and self.store.lookup(server, path) is not None
+        """Was `url` queued or retrieved in this run (a data directory's older URLs are not)?"""
+        return url in self._seen
 
     def _skip(self, link: Link, why: str) -> None:
         link.attributes["skipped"] = why

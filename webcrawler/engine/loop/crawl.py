@@ -133,7 +133,7 @@ class CrawlLoop:
                  pool_factory: Callable[[], Pool], sink: DocumentSink | None = None,
                  ordering: Ordering | None = None, scope: Scope | None = None,
                  seconds: float | None = None, sketch: bool = False, sitemaps: bool = False,
-                 run_mode: str = "index") -> None:
+                 run_mode: str = "index", resume: bool = True) -> None:
         self.settings = settings
         self.store = store
         self.sink = sink or NullSink()
@@ -156,6 +156,7 @@ class CrawlLoop:
         self.seconds = settings.hours * 3600.0 if seconds is None else seconds
         self.sketch = sketch  # agents make shingle sketches (an incremental crawl compares them)
         self.run_mode = run_mode  # what the store's record of the run says it was
+        self.resume = resume  # take up the store's frontier (False: the client brings its work)
         self._pool_factory = pool_factory
         self._jobs: dict[int, Job] = {}
         self._job_ids = 0
@@ -167,11 +168,14 @@ class CrawlLoop:
 
     # --- setup ----------------------------------------------------------
     def _load(self) -> None:
-        """Resume: servers, their frontier sizes and unexpired robots rules from the store."""
+        """Resume: servers, their frontier sizes and unexpired robots rules from the store. A
+        client that brings its own work (`resume=False`: a toolkit crawl on a data directory)
+        gets the servers and their rules, but none is scheduled until it queues there: the
+        store's old frontier is not this crawl's."""
         now = time.monotonic()
         servers = self.store.load_servers()
         self.robots.restore()
-        for server in servers:
+        for server in servers if self.resume else ():
             self.scheduler.add(server, now)
 
     def add_seeds(self, urls: list[str]) -> list[str]:
@@ -479,12 +483,20 @@ class CrawlLoop:
         self.frontier.links_found(entry, stored)
         return stored
 
-    def queue(self, url: str, depth: int, redirects: int, state: str = State.QUEUED) -> FoundLink:
+    def queue(self, url: str, depth: int, redirects: int, state: str = State.QUEUED,
+              again: bool = False) -> FoundLink:
         """Store one normalised `url` (a seed, a redirect's target) and queue it if it is new
-        (`state` another than queued: just know it)."""
+        (`state` another than queued: just know it). `again`: a URL the store knows is this
+        crawl's work too (a client with its own frontier fetches it again: a toolkit crawl on
+        a data directory), counted in its server's queue until it is answered."""
         origin, path = split(url)
         server, added, ids, fresh = queue_urls(self.store, origin, [path], depth, redirects, state)
-        self._queued(server, added, fresh)
+        if again and path not in fresh:
+            server.queued += 1  # out again when answered, or when the frontier runs dry
+            server.dirty = True
+            self._queued(server, added, {path})
+        else:
+            self._queued(server, added, fresh)
         link = FoundLink(ids[path], server, path, "", depth, path in fresh)
         self.frontier.links_found(None, [link])
         return link
@@ -505,7 +517,7 @@ class CrawlLoop:
         return server
 
     def _queued(self, server: ServerState, added: bool, fresh: set[str]) -> None:
-        if added:
+        if added or server.id not in self.scheduler.servers:  # new, or not resumed (_load)
             self.scheduler.add(server, time.monotonic())
         if fresh:
             self.scheduler.work_added(server, time.monotonic())

@@ -28,7 +28,7 @@ from webcrawler.database.states import State
 from webcrawler.engine.interfaces import Store
 from webcrawler.engine.loop.policies import DocumentSink, Scope
 from webcrawler.engine.records import FoundLink, FrontierEntry, NewURL, ServerState
-from webcrawler.protocol.messages import Document, Outlink, Reason
+from webcrawler.protocol.messages import Document, Failure, Outlink, Reason, Redirect
 from webcrawler.protocol.urls import split
 
 Queued = Callable[[ServerState, bool, set[str]], None]  # (server, new server?, new paths)
@@ -74,6 +74,25 @@ def record_document(store: Store, sink: DocumentSink, entry: FrontierEntry, doc:
     if reason is None:
         sink.add(entry.doc_id, doc)
     return Kept(reason, duplicate)
+
+
+def record_redirect(store: Store, entry: FrontierEntry, answer: Redirect, now: float) -> None:
+    """Store a redirect: its status and where it leads (the target is queued by the caller)."""
+    store.finish(entry, State.REDIRECTED, status=answer.status, last_fetch=now,
+                 detail=answer.location[:2000])
+
+
+def record_failure(store: Store, server: ServerState, entry: FrontierEntry, failure: Failure,
+                   now: float, tries: dict[str, object]) -> bool:
+    """Store a final failure with its reason (an unindexable type: excluded, as `stats` counts
+    it), and the tries it took (retries.py); True when it was an exclusion."""
+    excluded = failure.reason == Reason.UNINDEXABLE
+    store.finish(entry, State.EXCLUDED if excluded else State.FAILED,
+                 reason=failure.reason, detail=failure.detail[:2000],
+                 status=failure.status, content_type=failure.content_type[:128] or None,
+                 last_fetch=now, **tries)
+    server.docs_failed += 1
+    return excluded
 
 
 def links_beyond(store: Store, original: int, found: tuple[Outlink, ...]) -> tuple[Outlink, ...]:

@@ -16,10 +16,14 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from webcrawler.database.states import State
 from webcrawler.engine.interfaces import Job, Pool, Store
 from webcrawler.engine.loop.crawl import NOTHING_LEFT, BaseHooks, CrawlLoop
-from webcrawler.engine.loop.documents import links_beyond, record_document
+from webcrawler.engine.loop.documents import (
+    links_beyond,
+    record_document,
+    record_failure,
+    record_redirect,
+)
 from webcrawler.engine.loop.one_url import OneURLPerDocument
 from webcrawler.engine.loop.policies import DocumentSink, ResendingSink
 from webcrawler.engine.loop.pool import start_agents
@@ -109,8 +113,7 @@ class IndexHooks(BaseHooks):
         loop = self.loop
         if self.recrawl is not None:
             self.recrawl.redirect(entry, time.time())
-        loop.store.finish(entry, State.REDIRECTED, status=answer.status, last_fetch=time.time(),
-                          detail=answer.location[:2000])
+        record_redirect(loop.store, entry, answer, time.time())
         reason = loop.scope.why_not(answer.location, entry.depth)
         if reason is None:
             target = loop.queue(answer.location, entry.depth, hops)
@@ -123,12 +126,8 @@ class IndexHooks(BaseHooks):
         if entry.recrawl and self.recrawl is not None:
             self.recrawl.failure(entry, failure, time.time())
             return
-        excluded = failure.reason == Reason.UNINDEXABLE
-        loop.store.finish(entry, State.EXCLUDED if excluded else State.FAILED,
-                          reason=failure.reason, detail=failure.detail[:2000],
-                          status=failure.status, content_type=failure.content_type[:128] or None,
-                          last_fetch=time.time(), **loop.retries.final_values(entry))
-        server.docs_failed += 1
+        excluded = record_failure(loop.store, server, entry, failure, time.time(),
+                                  loop.retries.final_values(entry))
         (loop.stats.excluded if excluded else loop.stats.failures)[failure.reason] += 1  # as `stats`
 
     def excluded(self, entry: FrontierEntry, reason: str) -> None:

@@ -16,22 +16,24 @@ the crawl setting's default unless given) as a near-duplicate; neither is indexe
 The data directory stays one the query server, `webcrawler stats` and
 `webcrawler index --reindex` understand.
 
-Its writes commit when the crawl's loop commits (`CrawlLoop.on_commit`, the loop
-found through toolkit/running.py): every `commit_every` answers or `commit_seconds`
-of the crawl's settings, and at its end, as `webcrawler index` commits. Called
-outside a toolkit crawl (a page made by hand) there is no loop, and it commits
-every `commit_every` pages of the default settings.
+In a toolkit crawl that knows the action (attached, or kept as an attribute of the
+crawler) the crawl's loop runs on the data directory: the run asks the action for its
+store before building the loop (`offer_store`, toolkit/recording.py), the loop records
+every answer there and commits it with the index on its own cadence (`commit_every`
+answers or `commit_seconds`, and at its end), and the action only takes the pages it is
+handed (its `when`). A page handed over by hand (no crawl, or a crawl that does not know
+the action) goes the same path through a store the action opens on the first such page
+and commits every `commit_every` pages of the default settings, with the running crawl's
+loop when there is one, and when the action closes.
 
-The database and index are opened on the first page (a predicate that never
-holds opens nothing) and checked first: a damaged one stops the action with
-the engine's own error. Only one writer may use a data directory at a time: do
-not run this beside `webcrawler index` on the same directory.
+The database and index are checked when opened: a damaged one stops the crawl (or the
+action) with the engine's own error. Only one writer may use a data directory at a time:
+do not run this beside `webcrawler index` on the same directory.
 """
 
 from __future__ import annotations
 
 import hashlib
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,15 +43,21 @@ from webcrawler.protocol.messages import Document
 from webcrawler.settings import Settings
 from webcrawler.toolkit.actions.base import PagePredicate, VisitAction
 from webcrawler.toolkit.model import Page
+from webcrawler.toolkit.recording import PageStore, record_taken
 from webcrawler.toolkit.running import running_loop
 
 if TYPE_CHECKING:  # the engine's store and index writer load SQLAlchemy and Whoosh (about 1.4 s):
     # every crawl imports the actions, few add to the index, so they are imported on first use
+    from webcrawler.engine.interfaces import Store
     from webcrawler.engine.loop.crawl import CrawlLoop
+    from webcrawler.engine.loop.documents import Judge
     from webcrawler.engine.loop.one_url import OneURLPerDocument
+    from webcrawler.engine.loop.policies import DocumentSink
     from webcrawler.engine.pipeline.index_sink import IndexSink
     from webcrawler.engine.records import FrontierEntry
     from webcrawler.engine.store.sql import CrawlStore
+
+Opened = tuple["CrawlStore", "IndexSink", "OneURLPerDocument"]
 
 
 class AddToIndex(VisitAction):
@@ -63,24 +71,47 @@ class AddToIndex(VisitAction):
         self.db_url = db_url or self.paths.database_url
         self.near_duplicates = near_duplicates  # 0: off
         self.added = 0
-        self._store: CrawlStore | None = None
-        self._sink: IndexSink | None = None
-        self._judge: OneURLPerDocument | None = None
+        self._own: Opened | None = None  # pages handed over by hand: a store of its own
+        self._crawl: PageStore | None = None  # the crawl whose loop runs on the data directory
+        self._judges: list[OneURLPerDocument] = []
         self._run = 0
         self._since_commit = 0
-        self._loop: CrawlLoop | None = None  # the crawl loop whose commits this follows
+        self._loop: CrawlLoop | None = None  # the crawl loop whose commits the own store follows
+
+    # --- in a crawl: the loop's store (toolkit/recording.py) -----------------
+    def offer_store(self) -> PageStore:
+        """The data directory's store, index sink and judge for a crawl's loop, opened now;
+        the crawl records its answers there and closes them. Pages handed over by hand
+        before are committed first (one writer at a time)."""
+        self._close_own()
+        store, sink, judge = self._open()
+        self._crawl = PageStore(store, sink, judge, self._kept, lambda: _release(store))
+        return self._crawl
+
+    def _kept(self, reason: str | None) -> None:
+        self.added += reason is None
 
     def handle(self, page: Page) -> None:
-        from webcrawler.engine.loop.documents import (
-            links_beyond,
-            queue_urls,
-            record_document,
-            store_links,
-        )
-        from webcrawler.engine.loop.policies import Scope
+        crawl = self._crawl
+        if crawl is not None and crawl.take(page):
+            return  # the page the crawl is visiting: its loop records it after the visit
+        if crawl is not None and not crawl.closed:  # another page, in that crawl: its store
+            self._record(crawl.store, crawl.sink, crawl.judge, page)
+            return
+        if self._own is None:
+            self._own = self._open()
+            self._run = self._own[0].start_run(mode="toolkit")
+        self._record(*self._own, page)
+        self._since_commit += 1
+        if not self._follow_loop() and self._since_commit >= Settings.commit_every:
+            self._commit()  # no crawl loop to commit with (a page given by hand)
+
+    def _record(self, store: Store, sink: DocumentSink, judge: Judge, page: Page) -> None:
+        """A page no crawl recorded, as the loop records one: its URL queued, then the
+        document path."""
+        from webcrawler.engine.loop.documents import queue_urls
         from webcrawler.engine.records import FrontierEntry
 
-        store, sink = self._open()
         url = urls.try_normalize(page.url)
         if url is None:
             return
@@ -88,17 +119,10 @@ class AddToIndex(VisitAction):
         server, _, ids, _ = queue_urls(store, origin, [path], page.depth, 0)
         entry = FrontierEntry(ids[path], server.id, path, page.depth)
         document = page.document or _document(page, url)  # a Page built by hand: its own text
-        kept = record_document(store, sink, entry, document, time.time(), self._judge)
+        self._kept(record_taken(store, sink, entry, document, judge).reason)
         server.docs_fetched += 1
-        if kept.duplicate_of is None:
-            store_links(store, Scope(), entry, document.links)
-        elif beyond := links_beyond(store, kept.duplicate_of, document.links):
-            store_links(store, Scope(), entry, beyond)
-        self.added += kept.reason is None
-        self._since_commit += 1
-        if not self._follow_loop() and self._since_commit >= Settings.commit_every:
-            self._commit()  # no crawl loop to commit with (a page given by hand)
 
+    # --- by hand: a store of its own ----------------------------------------
     def _follow_loop(self) -> bool:
         """Commit with the running toolkit crawl's loop (told once per loop); False outside one."""
         loop = running_loop()
@@ -114,28 +138,33 @@ class AddToIndex(VisitAction):
         return self._since_commit > 0
 
     def commit(self) -> None:
-        """The loop committed: commit this crawl's pages too (`Committer`)."""
-        if self._since_commit and not self.closed:
+        """The loop committed: commit the pages given by hand too (`Committer`)."""
+        if self._since_commit and self._own is not None:
             self._commit()
 
-    def _open(self) -> tuple[CrawlStore, IndexSink]:
-        if self._store is None or self._sink is None:
-            from webcrawler.database.schema import check_database, connect
-            from webcrawler.engine.pipeline.index_sink import IndexSink
-            from webcrawler.engine.store.sql import CrawlStore
-            from webcrawler.index import check
+    def _open(self) -> Opened:
+        """The data directory's store, index sink and judge, checked first."""
+        from webcrawler.database.schema import check_database, connect
+        from webcrawler.engine.pipeline.index_sink import IndexSink
+        from webcrawler.engine.store.sql import CrawlStore
+        from webcrawler.index import check
 
-            create_private(self.data_dir)
-            check_database(self.db_url)
-            check(self.paths.index)
-            self._store = CrawlStore(connect(self.db_url))
-            self._run = self._store.start_run(mode="toolkit")
-            self._sink = IndexSink(self._store, self.paths.index)
-            self._judge = self._one_url(self._store, self._sink)
-        return self._store, self._sink
+        create_private(self.data_dir)
+        check_database(self.db_url)
+        check(self.paths.index)
+        store = CrawlStore(connect(self.db_url))
+        try:
+            sink = IndexSink(store, self.paths.index)
+        except BaseException:
+            _release(store)
+            raise
+        judge = self._one_url(store, sink)
+        self._judges.append(judge)
+        return store, sink, judge
 
     def _one_url(self, store: CrawlStore, sink: IndexSink) -> OneURLPerDocument:
-        """The batch crawl's canonical and near-duplicate judgement, over this store."""
+        """The batch crawl's canonical and near-duplicate judgement, over this store (a
+        canonical URL is stored, not scheduled: the toolkit's crawl visits what it chose)."""
         from webcrawler.engine.loop.documents import queue_urls
         from webcrawler.engine.loop.one_url import OneURLPerDocument
         from webcrawler.engine.loop.policies import Scope
@@ -150,25 +179,40 @@ class AddToIndex(VisitAction):
         return OneURLPerDocument(store, Scope(), sink, url_of, queue, self.near_duplicates)
 
     def _commit(self, ended: bool = False) -> None:
-        assert self._store is not None and self._sink is not None
-        self._store.update_run(self._run, self.added, 0, ended=ended,
-                               stop_reason="finished" if ended else None)
-        self._store.commit()
-        self._sink.commit()
+        assert self._own is not None
+        store, sink, _ = self._own
+        store.update_run(self._run, self.added, 0, ended=ended,
+                         stop_reason="finished" if ended else None)
+        store.commit()
+        sink.commit()
         self._since_commit = 0
 
-    def finish(self) -> str:
-        if self._store is None or self._sink is None:
-            return f"no pages added to the index in {self.data_dir}"
+    def _close_own(self) -> None:
+        """Commit and close the store of pages given by hand."""
+        if self._own is None:
+            return
+        store, sink, _ = self._own
         try:
             self._commit(ended=True)
-            self._sink.close()
+            sink.close()
         finally:
-            self._store.close()
-            self._store.engine.dispose()
-        kept_out = self._judge.line() if self._judge is not None else ""
+            self._own = None
+            _release(store)
+
+    def finish(self) -> str:
+        self._close_own()
+        if self._crawl is not None:
+            self._crawl.close()  # closed by its crawl already, unless it never ran
+        if not self._judges:
+            return f"no pages added to the index in {self.data_dir}"
+        kept_out = "; ".join(line for judge in self._judges if (line := judge.line()))
         return f"{self.added} pages added to the index in {self.data_dir}" + (
             f" ({kept_out})" if kept_out else "")
+
+
+def _release(store: CrawlStore) -> None:
+    store.close()
+    store.engine.dispose()
 
 
 def _document(page: Page, url: str) -> Document:
