@@ -18,6 +18,7 @@ import struct
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from hashlib import md5
+from itertools import chain
 from pickle import dumps
 from typing import Any
 
@@ -339,6 +340,7 @@ class _TermIndex:
     def of(cls, tindex: filetables.HashWriter) -> Callable[[bytes, bytes], None]:
         """`tindex`'s add: this one for Whoosh's ordered MD5 hash writer, else its own."""
         if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash:
+            tindex._write_hashes = lambda: _write_hash_tables(tindex)  # type: ignore[method-assign]
             return cls(tindex).add
         return tindex.add
 
@@ -354,3 +356,23 @@ class _TermIndex:
         digest = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")
         self._buckets[digest & 255].append((digest, position))
         tindex.lastkey = key
+
+
+def _write_hash_tables(tindex: filetables.HashWriter) -> None:
+    """Whoosh's `HashWriter._write_hashes`, the same bytes: each bucket's table of (hash,
+    position) slots filled in the same order with the same probing, then written in one
+    call rather than a call per slot (an empty slot is (0, 0): no record starts at 0)."""
+    dbfile = tindex.dbfile
+    for entries in tindex.buckets:
+        numslots = 2 * len(entries)
+        tindex.directory.append((dbfile.tell(), numslots))
+        if not numslots:
+            continue
+        table: list[tuple[int, int] | None] = [None] * numslots
+        for entry in entries:
+            slot = (entry[0] >> 8) % numslots
+            while table[slot] is not None:
+                slot = (slot + 1) % numslots
+            table[slot] = entry
+        flat = chain.from_iterable(entry or (0, 0) for entry in table)
+        dbfile.write(struct.pack("!" + "Iq" * numslots, *flat))
