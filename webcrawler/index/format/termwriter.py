@@ -340,7 +340,7 @@ class _TermIndex:
     def of(cls, tindex: filetables.HashWriter) -> Callable[[bytes, bytes], None]:
         """`tindex`'s add: this one for Whoosh's ordered MD5 hash writer, else its own."""
         if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash:
-            tindex._write_hashes = lambda: _write_hash_tables(tindex)  # type: ignore[method-assign]
+            tindex._write_hashes = lambda: _write_hash_tables(tindex)
             return cls(tindex).add
         return tindex.add
 
