@@ -75,6 +75,7 @@ class TermWriter(whoosh3.W3FieldWriter):
 
     def add_postings(self, schema: Schema, lengths: Any, items: Iterable[tuple]) -> None:
         self._lengths = _Lengths(lengths) if lengths else None
+        self._schema = schema
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
         self._add_info = _TermIndex.of(self._tindex)
@@ -88,7 +89,12 @@ class TermWriter(whoosh3.W3FieldWriter):
                 source.close()
 
     def _field_lengths(self, fieldname: str) -> list[int] | None:
-        return self._lengths.of(fieldname) if self._lengths else None
+        """Each document's length of `fieldname`, or None for none (lengths of 0): a field
+        that is not scorable has no lengths (Whoosh and `postings.add_document` count a
+        document's length of a field only when it is scorable), so they are not read."""
+        if not self._lengths or fieldname in self._schema and not self._schema[fieldname].scorable:
+            return None
+        return self._lengths.of(fieldname)
 
     def _pool_terms(self, items: Iterable[tuple]) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         """The pool's sorted postings grouped by term, each with its document's length."""
