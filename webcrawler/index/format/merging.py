@@ -232,6 +232,7 @@ def merged_terms(
         for term, postings in pool_terms:
             yield term, [postings]
         return
+    scorable: dict[str, bool] = {}  # by field: asked once a term of every merged segment
     streams = [_numbered(0, pool_terms)]
     streams += [_numbered(number, source.terms(schema)) for number, source in enumerate(sources, 1)]
     merged = heapq.merge(*streams, key=lambda item: (item[0], item[1]))
@@ -241,9 +242,10 @@ def merged_terms(
             if number == 0:
                 parts.append(item)
             else:
-                part = sources[number - 1].part(
-                    cast(bytes, item), field_lengths(term[0]), bool(schema[term[0]].scorable)
-                )
+                keeps = scorable.get(term[0])
+                if keeps is None:
+                    keeps = scorable[term[0]] = bool(schema[term[0]].scorable)
+                part = sources[number - 1].part(cast(bytes, item), field_lengths(term[0]), keeps)
                 if part:
                     parts.append(part)
         yield term, parts

@@ -76,6 +76,7 @@ class TermWriter(whoosh3.W3FieldWriter):
     def add_postings(self, schema: Schema, lengths: Any, items: Iterable[tuple]) -> None:
         self._lengths = _Lengths(lengths) if lengths else None
         self._schema = schema
+        self._lengths_of: dict[str, list[int] | None] = {}
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
         self._add_info = _TermIndex.of(self._tindex)
@@ -92,9 +93,15 @@ class TermWriter(whoosh3.W3FieldWriter):
         """Each document's length of `fieldname`, or None for none (lengths of 0): a field
         that is not scorable has no lengths (Whoosh and `postings.add_document` count a
         document's length of a field only when it is scorable), so they are not read."""
-        if not self._lengths or fieldname in self._schema and not self._schema[fieldname].scorable:
-            return None
-        return self._lengths.of(fieldname)
+        try:
+            return self._lengths_of[fieldname]  # asked once a term of a merged segment
+        except KeyError:
+            pass
+        found = None
+        if self._lengths and (fieldname not in self._schema or self._schema[fieldname].scorable):
+            found = self._lengths.of(fieldname)
+        self._lengths_of[fieldname] = found
+        return found
 
     def _pool_terms(self, items: Iterable[tuple]) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         """The pool's sorted postings grouped by term, each with its document's length."""
