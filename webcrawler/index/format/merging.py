@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate, groupby
+from operator import itemgetter
 from pickle import dumps, loads
 from typing import Any, cast
 
@@ -235,8 +236,10 @@ def merged_terms(
     scorable: dict[str, bool] = {}  # by field: asked once a term of every merged segment
     streams = [_numbered(0, pool_terms)]
     streams += [_numbered(number, source.terms(schema)) for number, source in enumerate(sources, 1)]
-    merged = heapq.merge(*streams, key=lambda item: (item[0], item[1]))
-    for term, group in groupby(merged, key=lambda item: item[0]):
+    # (term, stream number, item) tuples compare by term, then by stream, never by item: a
+    # stream's terms are distinct, its number too
+    merged = heapq.merge(*streams)
+    for term, group in groupby(merged, key=itemgetter(0)):
         parts = []
         for _term, number, item in group:
             if number == 0:
