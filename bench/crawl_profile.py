@@ -1,9 +1,12 @@
 """Where a batch crawl's CPU goes, per process: ms a page of the engine, the agents, the writer.
 
     python -m bench.crawl_profile [--rounds 3] [--before DIR] [--profile docs/profiles] [--json FILE]
+                                  [--uncompiled]
 
 `bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, `--delay 0`, every
-default feature on), run through bench/profile_hooks.py: every process of the crawl writes
+default feature on), run through bench/profile_hooks.py from a script that imports what the
+`webcrawler` console script imports (ENGINE_SCRIPT: a child that imports its parent's main
+module again pays for it as a user's crawl does): every process of the crawl writes
 its own CPU seconds from its start to its end (getrusage), and this process, made the
 "subreaper" of the crawl's tree, reaps every descendant (the forkserver and its resource
 tracker too) so that `RUSAGE_CHILDREN` holds the whole tree's CPU, start to exit. The rest
@@ -13,7 +16,9 @@ more round under cProfile, timed by each main thread's CPU clock (slower: its fi
 shares, not costs), writes each role's profile, the agents' merged, sorted by own time and by
 cumulative time, to DIR/<role>.txt. `--before DIR`: another checkout's code (its webcrawler
 package, this virtual environment; DIR/bench/profile_hooks.py copied from here) crawls too,
-alternating with this one in every round.
+alternating with this one in every round. Both checkouts are byte-compiled first, as an
+installed webcrawler is (`--uncompiled`: not, as an editable install under
+PYTHONDONTWRITEBYTECODE, where each process compiles every module it imports).
 """
 
 from __future__ import annotations
@@ -32,12 +37,24 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import ROOT, commit, median, publish, table
+from bench.common import ROOT, byte_compiled, commit, median, publish, table
 from bench.throughput import OUR_COMMAND, ensure_testweb
 
 ROLES = ("engine", "agents", "index writer", "the rest")
 _FILE_ROLE = {"engine": "engine", "agent": "agents", "writer": "index writer"}
 PR_SET_CHILD_SUBREAPER = 36
+# The engine's main module, as the `webcrawler` console script is (it imports webcrawler.cli,
+# then calls it): a child started with it named as its parent's main module imports it again
+# and pays what a user's crawl pays for it.
+ENGINE_SCRIPT = """import sys
+
+from webcrawler.cli import main  # noqa: F401 - what the console script imports
+
+import bench.profile_hooks as hooks
+
+if __name__ == "__main__":
+    hooks.run_engine(sys.argv[1:])
+"""
 
 
 def become_subreaper() -> None:
@@ -69,8 +86,9 @@ def crawl(work: Path, profile: bool, checkout: Path = ROOT) -> tuple[int, dict[s
                PYTHONPATH=str(checkout))
     args = [*OUR_COMMAND, "--data-dir", str(data)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-c", "import sys, bench.profile_hooks as h; "
-                           "h.run_engine(sys.argv[1:])", *args], cwd=checkout, env=env,
+    script = work / "webcrawler-script.py"
+    script.write_text(ENGINE_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script), *args], cwd=checkout, env=env,
                           capture_output=True, text=True, timeout=1800)
     reap_all()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -125,10 +143,16 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
     parser.add_argument("--before", type=Path, default=None,
                         help="another checkout (with bench/profile_hooks.py) to crawl alternately")
+    parser.add_argument("--uncompiled", action="store_true",
+                        help="leave the checkouts without .pyc files (each process compiles the "
+                             "sources it imports, as an editable install does)")
     args = parser.parse_args(argv)
     ensure_testweb()
     become_subreaper()
     runs = {"this checkout": ROOT.resolve(), **({"before": args.before.resolve()} if args.before else {})}
+    if not args.uncompiled:
+        for checkout in runs.values():
+            byte_compiled(checkout)
     per_page: dict[str, dict[str, list[float]]] = {
         name: {role: [] for role in (*ROLES, "all")} for name in runs}
     pages: dict[str, list[int]] = {name: [] for name in runs}
@@ -161,7 +185,10 @@ def report(args: argparse.Namespace, runs: dict[str, Path], per_page: dict[str, 
     counts = ", ".join(f"{labels[name]}: {', '.join(map(str, pages[name]))}" for name in runs)
     body = (f"Pages a crawl ({counts}); {args.rounds} rounds, alternating; CPU ms a page of each "
             "process of the crawl, from its start to its exit (getrusage; the rest: the forkserver, "
-            "its resource tracker, exits): median (each round).\n\n"
+            "its resource tracker, exits): median (each round). "
+            + ("Each checkout's sources compiled by each process that imports them (no .pyc files)."
+               if args.uncompiled else "Each checkout byte-compiled first, as an installed "
+               "webcrawler is (bench.common.byte_compiled).") + "\n\n"
             + table(["process", *(labels[name] for name in runs)], rows)
             + ("\n\nProfiles (one more round of this checkout under cProfile): "
                + ", ".join(f"docs/profiles/{name}" for name in written) if written else ""))

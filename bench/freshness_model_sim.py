@@ -4,8 +4,10 @@ bench/freshness_optimum.py's simulator, with the product's own ModelDriver (mode
 in the place the recrawler gives it: the buckets policy, its Replanner as the fallback and
 the bandwidth meter, and the model re-solved at the start of each of the run's T periods from
 the simulated crawl's history (the rows the crawl's `documents` table would hold, summed by
-history.summarise) instead of the database. Everything else (the web's truth, the fetch loop,
-the freshness measure, the known-rate optimum) is the simulator's.
+history.summarise) instead of the database; under the freshness objective the period's
+allocation is re-divided on the live bucket counts between solves (model_driver._live).
+Everything else (the web's truth, the fetch loop, the freshness measure, the known-rate
+optimum) is the simulator's.
 
 Also the model's assumptions against the truth (docs/recrawl-model.md's table): at the end of
 each run, per band of the model's estimated change interval, its buckets' pages, estimated rate
@@ -30,6 +32,7 @@ from webcrawler.recrawl.buckets import bucket
 from webcrawler.recrawl.history import BucketHistory, change_rates, summarise
 from webcrawler.recrawl.model_driver import ModelDriver
 from webcrawler.recrawl.policies import RecrawlPlan
+from webcrawler.recrawl.replan import PERIOD
 from webcrawler.settings import Settings
 
 MODELS = {"auto (freshness)": ("freshness", 3), "auto (paper, strategy 1)": ("obsolete", 1),
@@ -141,7 +144,9 @@ def report(runs: dict[str, list[dict[str, float]]], found: list, web: Web, seeds
         f"Simulated (bench/freshness_optimum.py's simulator with the product's ModelDriver): the "
         f"\"{web.spread}\" web, {web.servers} x {web.pages} pages, --fetch-rate {web.fetch_rate:g}, "
         f"{web.seconds:g} s, seeds {' '.join(map(str, seeds))}; the model re-solved every "
-        f"{web.seconds / 14:.0f} s from the crawl's history; fresh share averaged over the second half.",
+        f"{web.seconds / 14:.0f} s from the crawl's history (under the freshness objective, its period's "
+        f"allocation re-divided on the live bucket counts every {PERIOD:g} s between solves); fresh share "
+        f"averaged over the second half.",
         "", table(["crawl", "fresh (mean ± sd)", "per seed", "below the optimum", "fetches/s",
                    "second half's fetches to pages that never change"], rows),
         "", "The model's buckets at the end of each `auto (freshness)` run against the truth "

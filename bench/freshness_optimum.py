@@ -20,7 +20,13 @@ in the web's days), lying (drawn at random) or absent ("honest", "lying", "none"
 pools the recrawls by (server, changefreq) into priors (recrawl/priors.py) and reads
 Last-Modified; "buckets-noprior" reads Last-Modified only, "buckets-nolm" neither;
 "buckets-true" puts every page in its true bucket (perfect estimation, the same allocation),
-which bounds what better estimation can buy.
+which bounds what better estimation can buy; "buckets-static" only the pages that never change
+(known as such from their first fetch, every other page estimated): how much of that bound is
+telling a page that never changes from a slow one, which a few unchanged recrawls cannot.
+
+A second table runs at a bandwidth too small for the fastest pages (LOW: 1 fetch a second,
+1,200 s), where the optimum gives some pages up: the share of the second half's fetches spent
+on the pages it leaves, in all and after a page's second recrawl (once its rate is known).
 
 Not simulated: `--plan auto` (the model needs Ipopt and the crawl's database; the real crawls
 below run it), servers' politeness, new and dying pages (the "flat" web has none).
@@ -58,7 +64,10 @@ from webcrawler.recrawl.queues import PULL_SCAN, gain
 from webcrawler.recrawl.recrawler import _Before, _history_after
 from webcrawler.recrawl.replan import Replanner
 
-POLICIES = ("uniform", "adaptive", "buckets-nolm", "buckets-noprior", "buckets", "buckets-true", "optimum")
+POLICIES = ("uniform", "adaptive", "buckets-nolm", "buckets-noprior", "buckets", "buckets-static",
+            "buckets-true", "optimum")
+LOW = {"fetch_rate": 1.0, "seconds": 1200.0}  # the low-bandwidth table's web (module docstring)
+LOW_POLICIES = ("uniform", "buckets", "buckets-true", "optimum")
 EPOCH = 1_795_000_000.37  # Unix time of the crawl's start: HTTP dates round down to whole seconds
 REAL = ROOT / "bench" / "data" / "freshness_optimum_real.json"  # the real crawls (bench/freshness_real.py)
 
@@ -122,7 +131,7 @@ class Sim:
         self.pages = [Page(s, p, true_rate(self.changes, web, s, p),
                            freq=sitemap_changefreq(web, self.changes, s, p))
                       for p in range(web.pages) for s in range(web.servers)]
-        self.evidence = Evidence(web.prior_weight if policy == "buckets" else 0.0)
+        self.evidence = Evidence(web.prior_weight if policy in ("buckets", "buckets-static") else 0.0)
         self.plan = RecrawlPlan()
         self.policy = make_policy("uniform" if policy == "optimum" else policy.split("-")[0], self.plan)
         self.replanner = Replanner(self.plan, web.fetch_rate) if policy.startswith("buckets") else None
@@ -131,7 +140,7 @@ class Sim:
         self.new = list(range(len(self.pages)))[::-1]
         self.due: list[tuple[float, int]] = []
         self.fetches = self.recrawls = 0
-        self.spent = {"never": 0, "too fast": 0, "all": 0}  # second-half fetches by page kind
+        self.spent = {"never": 0, "too fast": 0, "too fast, known": 0, "all": 0}  # second half's
 
     def events(self, page: Page, t: float) -> int:
         return self.changes.events_before(page.server, page.number, self.day(t))
@@ -193,7 +202,9 @@ class Sim:
         if t >= self.web.seconds / 2:
             self.spent["all"] += 1
             self.spent["never"] += page.rate == 0
-            self.spent["too fast"] += bool(page.rate > 0 and self.optimum[k] == 0)
+            left = bool(page.rate > 0 and self.optimum[k] == 0)
+            self.spent["too fast"] += left
+            self.spent["too fast, known"] += left and page.history.recrawls >= 2
         lastmod = self.last_modified(page, t)
         if page.seen < 0:
             history = History(1, 0, 0.0, prior=self.evidence.prior(page.server, page.freq))
@@ -227,6 +238,8 @@ class Sim:
     def bucket(self, page: Page, history: History) -> int:
         """The page's bucket: estimated from its history, or its true one ("buckets-true": what
         perfect estimation would give, with the same allocation)."""
+        if self.name == "buckets-static" and page.rate == 0:
+            return SLOWEST
         if self.name != "buckets-true":
             return bucket(history)
         return bucket_of_interval(1.0 / page.rate) if page.rate > 0 else SLOWEST
@@ -265,7 +278,8 @@ def simulate(web: Web, seed: int, policy: str,
     spent = sim.spent
     return {"fresh": float(np.mean(samples)), "fetches_per_second": sim.fetches / web.seconds,
             "never_share": spent["never"] / max(1, spent["all"]),
-            "too_fast_share": spent["too fast"] / max(1, spent["all"])}
+            "too_fast_share": spent["too fast"] / max(1, spent["all"]),
+            "too_fast_known_share": spent["too fast, known"] / max(1, spent["all"])}
 
 
 def expected_optimum(web: Web, seed: int) -> float:
@@ -275,9 +289,9 @@ def expected_optimum(web: Web, seed: int) -> float:
     return float(np.mean(freshness(rates, allocate(rates, np.ones(len(rates)), web.fetch_rate))))
 
 
-def run(web: Web, seeds: list[int]) -> dict[str, object]:
+def run(web: Web, seeds: list[int], policies: tuple[str, ...] = POLICIES) -> dict[str, object]:
     """Every policy over every seed; the per-seed figures and their mean and spread."""
-    rows: dict[str, list[dict[str, float]]] = {p: [simulate(web, s, p) for s in seeds] for p in POLICIES}
+    rows: dict[str, list[dict[str, float]]] = {p: [simulate(web, s, p) for s in seeds] for p in policies}
     rows["optimum, expected"] = [{"fresh": expected_optimum(web, s)} for s in seeds]
     return {"web": web.__dict__, "seeds": seeds, "runs": rows}
 
@@ -290,35 +304,49 @@ def _spread(values: list[float]) -> str:
     return f"{np.mean(values):.3f} ± {np.std(values):.3f}"
 
 
-def report(result: dict[str, object], real: dict | None = None) -> tuple[str, dict[str, object]]:
-    """The Markdown body and the summary (headline, goal, met)."""
+def policy_table(result: dict[str, object]) -> str:
+    """One run's table: every policy's fresh share (mean, spread, per seed), its gap to the
+    optimum, fetches a second and where the second half's fetches went."""
     runs: dict[str, list[dict[str, float]]] = result["runs"]  # type: ignore[assignment]
-    best = {p: float(np.mean([r["fresh"] for r in runs[p]])) for p in runs}
-    optimum = best["optimum"]
+    optimum = float(np.mean([r["fresh"] for r in runs["optimum"]]))
     rows = []
     for policy, figures in runs.items():
         fresh = [r["fresh"] for r in figures]
         rows.append([policy, _spread(fresh), " ".join(f"{x:.3f}" for x in fresh),
-                     f"{optimum - best[policy]:+.3f}" if policy != "optimum" else "",
+                     f"{optimum - float(np.mean(fresh)):+.3f}" if policy != "optimum" else "",
                      _mean(figures, "fetches_per_second", "{:.2f}"), _mean(figures, "never_share", "{:.1%}"),
-                     _mean(figures, "too_fast_share", "{:.1%}")])
+                     _mean(figures, "too_fast_share", "{:.1%}"),
+                     _mean(figures, "too_fast_known_share", "{:.1%}")])
     web = result["web"]
-    text = [f"Simulated: the \"{web['spread']}\" web, {web['servers']} servers x {web['pages']} pages, "
-            f"days of {web['day_seconds']:g} s, --fetch-rate {web['fetch_rate']:g}, {web['seconds']:g} s, "
-            f"seeds {' '.join(map(str, result['seeds']))}; fresh share averaged over the second half.",
-            "", table(["policy", "fresh (mean ± sd)", "per seed", "below the optimum", "fetches/s",
-                       "second half's fetches to pages that never change", "... that the optimum leaves"],
-                      rows)]
+    return "\n".join([
+        f"Simulated: the \"{web['spread']}\" web, {web['servers']} servers x {web['pages']} pages, "
+        f"days of {web['day_seconds']:g} s, --fetch-rate {web['fetch_rate']:g}, {web['seconds']:g} s, "
+        f"seeds {' '.join(map(str, result['seeds']))}; fresh share averaged over the second half.",
+        "", table(["policy", "fresh (mean ± sd)", "per seed", "below the optimum", "fetches/s",
+                   "second half's fetches to pages that never change", "... that the optimum leaves",
+                   "... of them after the page's second recrawl"], rows)])
+
+
+def report(result: dict[str, object], real: dict | None = None, low: dict[str, object] | None = None
+           ) -> tuple[str, dict[str, object]]:
+    """The Markdown body and the summary (headline, goal, met)."""
+    runs: dict[str, list[dict[str, float]]] = result["runs"]  # type: ignore[assignment]
+    best = {p: float(np.mean([r["fresh"] for r in runs[p]])) for p in runs}
+    optimum = best["optimum"]
+    text = [policy_table(result)]
+    if low:
+        text += ["", "At a bandwidth too small for the fastest pages (the optimum gives some up):",
+                 "", policy_table(low)]
     if real:
         text += ["", real["note"], "", table(
             ["crawl", "fresh, second half", "fetches/s (second half)", "below the optimum",
              "engine ms a request"],
             [[r["crawl"], f"{r['fresh']:.3f}", f"{r['rate']:.2f}", f"{real['optimum'] - r['fresh']:+.3f}",
               f"{r['engine_ms']:.1f}"] for r in real["crawls"]])]
-    order = best["buckets"] >= best["uniform"] + 0.03  # the model is not simulated: real rows
-    near = optimum - max(best[p] for p in ("uniform", "adaptive", "buckets")) <= 0.02
-    headline = (f"simulated fresh share: buckets {best['buckets']:.3f}, adaptive {best['adaptive']:.3f}, "
-                f"uniform {best['uniform']:.3f}; optimum {optimum:.3f}")
+    order = best["buckets"] >= best["uniform"] + 0.03  # the model: bench/freshness_model_sim.py
+    near = optimum - max(best[p] for p in ("uniform", "adaptive", "buckets") if p in best) <= 0.02
+    headline = (f"simulated fresh share: buckets {best['buckets']:.3f}, uniform {best['uniform']:.3f}; "
+                f"optimum {optimum:.3f}")
     goal = "model >= buckets >= uniform + 0.03; best within 0.02 of the known-rate optimum"
     return "\n".join(text), {"headline": headline, "goal": goal, "met": bool(order and near)}
 
@@ -329,15 +357,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=600.0)
     parser.add_argument("--prehistory", type=float, default=0.0,
                         help="seconds the web has existed when the crawl starts")
-    parser.add_argument("--publish", action="store_true")
+    parser.add_argument("--fetch-rate", type=float, default=Web.fetch_rate)
+    parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES),
+                        help="a subset (uniform, buckets and optimum are always run)")
+    parser.add_argument("--low", action="store_true", help="also the low-bandwidth table (LOW)")
+    parser.add_argument("--publish", action="store_true", help="write the JSON (implies --low)")
     args = parser.parse_args(argv)
     started = time.process_time()
-    result = run(Web(seconds=args.seconds, prehistory=args.prehistory), args.seeds)
+    policies = tuple(p for p in POLICIES if p in {*args.policies, "uniform", "buckets", "optimum"})
+    result = run(Web(seconds=args.seconds, prehistory=args.prehistory, fetch_rate=args.fetch_rate),
+                 args.seeds, policies)
+    low = (run(Web(prehistory=args.prehistory, **LOW), args.seeds, LOW_POLICIES)
+           if args.low or args.publish else None)
     real = None
     if REAL.exists():
         import json
         real = json.loads(REAL.read_text(encoding="utf-8"))
-    body, summary = report(result, real)
+    body, summary = report(result, real, low)
     body += f"\n\nSimulator: {time.process_time() - started:.0f} CPU s for all of it."
     publish("Freshness at a fixed bandwidth against the known-rate optimum (issue 35)", body,
             RESULTS / "freshness_optimum.json" if args.publish else None, **summary)

@@ -35,7 +35,7 @@ from pathlib import Path
 import psutil
 
 from bench import scrapy_env
-from bench.common import ROOT, median, publish, table
+from bench.common import ROOT, byte_compiled, median, publish, table
 
 TESTWEB = Path(os.environ.get("TESTWEB_DIR", ROOT.parent / "shared" / "testweb"))  # a worktree: set it
 SEED = "http://127.0.1.100:8080/"
@@ -182,6 +182,7 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
     rounds = 1 if args.quick else args.rounds
     ensure_testweb()
+    byte_compiled()  # as installed, like Scrapy's environment (pip compiled it)
     python = scrapy_env.ensure()
     results: dict[str, list[tuple[int, float, float]]] = {name: [] for name, _ in CONTENDERS}
     cpus: list[dict[str, float]] = []

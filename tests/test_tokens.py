@@ -27,6 +27,8 @@ TRICKY = [
     "東京は日本の首都です。中文文本，没有空格。" * 20,
     "Русский текст с пунктуацией — и цифрами 123.",
     "mixed 東京 ascii ½ \ud800 lone surrogate",
+    "UPPER CASE ASCII @AZ[`az{ _Zz_ 0-9",
+    "the Kelvin sign \u212a lowers to ASCII",
 ]
 ALPHABET = list("abcXYZ019_ .,;:'\"-\t\n/") + ["é", "İ", "ß", "\u0301", "\u00a0", "’", "—", "¶", "日本",
                                                "٣", "Ⅻ", "ﬁ", "\u200b", "²", "ǅ", "Σ", "\U0001f600"]

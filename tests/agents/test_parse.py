@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webcrawler.agents.parse import parse_html, parse_plain
+from webcrawler.agents.parse import _defuse, parse_html, parse_plain
 from webcrawler.protocol.messages import Outlink
 
 PAGE = "http://site.test/dir/page.html"
@@ -110,3 +110,16 @@ def test_headings_h1_to_h3_in_page_order_bounded() -> None:
                                "x" * MAX_HEADING_CHARS)
     many = "".join(f"<h2>part {n}</h2>" for n in range(MAX_HEADINGS + 5))
     assert len(parse_html(f"<body>{many}</body>", "http://a.test/").headings) == MAX_HEADINGS
+
+
+@pytest.mark.parametrize("offset", [0, 1, 5000, 8191, 8192, 12345, 70000])
+def test_a_wide_tag_loses_its_attributes_wherever_it_sits_in_a_long_page(offset: int) -> None:
+    # Before the search for tags wider than 16 KiB (parse._defuse), a page is checked for an
+    # 8 KiB block without "<": the tag must be found at any offset, aligned or not.
+    filler = "<b>x</b>" * 12_000  # 96 KB dense with "<": no block without one
+    tag = "<p " + " ".join(f"a{i}" for i in range(5_000)) + ">"
+    parsed = parse_html(f"<title>wide</title>{filler[:offset]}{tag}inside</p>{filler[offset:]}",
+                        PAGE)
+    assert parsed.title == "wide" and "inside" in parsed.text
+    assert _defuse(filler.encode()) == filler.encode()
+    assert b"a4999" not in _defuse(f"{filler[:offset]}{tag}{filler[offset:]}".encode())

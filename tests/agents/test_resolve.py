@@ -35,3 +35,15 @@ def test_common_cases() -> None:
 def test_respects_max_length() -> None:
     assert resolve("abc", "http://h.test/", max_length=17) == "http://h.test/abc"
     assert resolve("abcd", "http://h.test/", max_length=17) is None
+
+
+def test_an_absolute_href_resolves_against_any_base_as_normalize_does() -> None:
+    # resolve.py normalises an absolute http(s) href once for all bases of its scheme (cached
+    # under a stand-in base): each base must still get what try_normalize gives for it.
+    rng = random.Random(36)
+    hosts = ["h.test", "H.Test:80", "x.test:8080", "[::1]", "a.test:0", "7", "bücher.test"]
+    for _ in range(400):
+        tail = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 5)))
+        href = f"{rng.choice(['http', 'https'])}://{rng.choice(hosts)}{tail}"
+        for base in (*BASES, "https://h.test/", "http://other.test/x?y#z"):
+            assert resolve(href, base) == try_normalize(href, base), (href, base)

@@ -1,4 +1,5 @@
-"""The crawl's children start from a forkserver that has the agents' code loaded already."""
+"""The crawl's children start from a forkserver that has the agents' code loaded already, and
+the engine itself never loads what only the agents or a rarely used option need."""
 
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import sys
 
 
 def report(conn):
-    conn.send("webcrawler.agents.worker" in sys.modules)
+    conn.send("webcrawler.agents.worker" in sys.modules and "webcrawler.agents.fetch" in sys.modules)
 '''
 
 # The index writer starts the forkserver (first), then an agent comes from it.
@@ -41,3 +42,50 @@ def test_a_child_starts_with_the_agents_code_loaded(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
                          capture_output=True, text=True, timeout=120, check=True).stdout
     assert out.split() == ["True", "True"]
+
+
+def test_the_engine_starts_without_the_agents_fetcher_or_the_rarely_used() -> None:
+    """`webcrawler index` imports its command, the store and the index sink; the agents'
+    fetcher (requests, urllib3, lxml), PostgreSQL's dialect and the metrics server's
+    prometheus-client are start-up it pays only where they are used."""
+    unwanted = ("webcrawler.agents.fetch", "requests", "urllib3", "lxml", "prometheus_client",
+                "sqlalchemy.dialects.postgresql")
+    code = ("import sys, webcrawler.cli.main, webcrawler.commands.index, "
+            "webcrawler.engine.pipeline.index_sink; "
+            f"print(' '.join(m for m in {unwanted!r} if m in sys.modules) or 'none')")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, check=True).stdout.split()
+    assert loaded == ["none"]
+
+
+# A script run as the main module, as the `webcrawler` console script is: each time it is
+# imported as another module (an agent re-importing its parent's main module) it leaves a file.
+SCRIPT = '''
+import os
+import sys
+from pathlib import Path
+
+if __name__ != "__main__":  # a child has its parent's sys.argv
+    Path(sys.argv[1], f"imported-{os.getpid()}").touch()
+
+if __name__ == "__main__":
+    from webcrawler.config.agent_config import agent_config
+    from webcrawler.engine.loop.pool import AgentPool
+    from webcrawler.settings import Settings
+
+    s = Settings()
+    pool = AgentPool(2, agent_config(s), s.robots_token, deadline=s.deadline())
+    pool.shutdown()
+    print("started", len(list(Path(sys.argv[1]).iterdir())))
+'''
+
+
+def test_the_agents_never_import_the_engines_main_module_again(tmp_path: Path) -> None:
+    """The engine's main module (the `webcrawler` script, a crawler script) is not named to
+    an agent: it would import it again (the command line's imports, paid by every agent)."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (tmp_path / "script.py").write_text(SCRIPT)
+    out = subprocess.run([sys.executable, str(tmp_path / "script.py"), str(marks)],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.split() == ["started", "0"]

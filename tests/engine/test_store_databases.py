@@ -24,6 +24,7 @@ from webcrawler.database.schema import (
 )
 from webcrawler.database.states import State
 from webcrawler.engine.records import NewURL
+from webcrawler.engine.store.outbox_rows import record_inlinks
 from webcrawler.engine.store.sql import CrawlStore
 
 ORIGIN = "http://127.0.4.90:8080"
@@ -188,3 +189,42 @@ def test_an_older_database_gains_the_columns_it_lacks(database_url: str) -> None
         store.close()
         engine.dispose()
     assert rows(database_url, select(documents.c.change_bucket)) == [(0,)]
+
+
+def test_the_servers_work_index_is_partial_on_either_database(database_url: str) -> None:
+    """The index of servers with work holds only those with URLs queued, on PostgreSQL too,
+    whose condition the schema adds only when a PostgreSQL database is opened."""
+    connect(database_url).dispose()
+    query = (text("SELECT sql FROM sqlite_master WHERE name = 'ix_servers_work'")
+             if database_url.startswith("sqlite") else
+             text("SELECT indexdef FROM pg_indexes WHERE indexname = 'ix_servers_work'"))
+    [(definition,)] = rows(database_url, query)
+    assert "WHERE" in definition.upper() and "queued > 0" in definition
+
+
+def test_the_schema_imports_no_postgresql_dialect() -> None:
+    """Every crawl's engine and index writer import the schema: PostgreSQL's dialect is loaded
+    by the databases that use it only."""
+    import subprocess
+    import sys
+
+    code = ("import sys, webcrawler.database.schema; "
+            "print('sqlalchemy.dialects.postgresql' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True).stdout.split() == ["False"]
+
+
+def test_a_documents_new_outbox_row_replaces_the_old_one_whole(store: CrawlStore,
+                                                               database_url: str) -> None:
+    """A document sent again replaces its row, the in-links its indexed entry was built with
+    forgotten (the writer records them again with the new entry), as a removal's row would be."""
+    server = store.add_server(ORIGIN, now=1.0)
+    ids, _ = store.add_urls(server, [NewURL("/", 0), NewURL("/other", 1)], now=2.0)
+    store.outbox_put(ids["/"], 3, b"first")
+    store.outbox_put(ids["/other"], 3, b"other")
+    record_inlinks(store.conn, {ids["/"]: 5, ids["/other"]: 2})
+    store.outbox_put(ids["/"], 4, b"second")
+    store.commit()
+    assert sorted(rows(database_url, select(index_outbox.c.doc_id, index_outbox.c.batch,
+                                            index_outbox.c.payload, index_outbox.c.inlinks))) \
+        == [(ids["/"], 4, b"second", None), (ids["/other"], 3, b"other", 2)]

@@ -28,7 +28,7 @@ from webcrawler.recrawl.instances import Scenario
 from webcrawler.recrawl.model import ModelData, with_strategy
 from webcrawler.recrawl.model_driver import ModelDriver
 from webcrawler.recrawl.policies import RecrawlPlan
-from webcrawler.recrawl.replan import Replanner
+from webcrawler.recrawl.replan import Replanner, revisit_table
 from webcrawler.settings import Settings
 
 
@@ -101,6 +101,36 @@ def test_the_models_plan_keeps_the_fallbacks_probe_and_spends_the_bandwidth():
     assert plan is not None and driver.solves == 1 and plan.probe == cho.probe
     demand = 30 / plan.revisit[changing] + 30 / plan.revisit[never]
     assert demand == pytest.approx(counts.bandwidth, rel=1e-6)
+
+
+def test_between_solves_the_freshness_plan_is_the_live_allocation_at_the_models_share():
+    """The freshness objective's period solution is Cho's allocation over the bucket sizes; the
+    crawl's live counts move between solves, so the table is re-divided on them every replan
+    period (the fallback's), the model's share kept. The paper's objective keeps its own table."""
+    history = summarise(rows({100.0: 30, 0: 30}), 2000.0, 600.0)
+    changing, never = bucket_of_interval(100.0), bucket_of_interval(10_000.0)
+    plans = {}
+    for objective in ("freshness", "obsolete"):
+        settings = Settings(plan="auto", fetch_rate=1.0, hours=0.1, plan_cycle=10.0,
+                            plan_objective=objective)
+        counts = Replanner(RecrawlPlan(), settings.fetch_rate)
+        for doc in range(60):
+            counts.place(doc, changing if doc < 30 else never)
+        driver = ModelDriver(settings, RecrawlPlan(share=0.9), counts, read=lambda: history)
+        driver.replan(0.0, 0, 0)
+        driver.replan(10.5, 10, 10)  # period 1: solved
+        assert driver.solves == 1
+        for doc in range(30, 45):  # half the slow pages are now seen changing
+            counts.place(doc, changing)
+        plan = driver.replan(12.6, 12, 12)  # the fallback's next period, before the next solve
+        assert plan is not None and driver.solves == 1
+        live = counts.fit(revisit_table(RecrawlPlan(), counts.counts, counts.bandwidth))
+        plans[objective] = (plan, live, driver.plan)
+    plan, live, model = plans["freshness"]
+    assert plan.revisit == pytest.approx(live) and plan.share == model.share
+    assert 45 / plan.revisit[changing] + 15 / plan.revisit[never] == pytest.approx(1.0, rel=1e-6)
+    plan, live, model = plans["obsolete"]
+    assert plan.revisit != pytest.approx(live)  # the paper's own table, fitted to the bandwidth
 
 
 def test_a_buckets_rate_is_its_pages_own_estimate_not_their_recrawls_pooled():

@@ -20,7 +20,7 @@ import ssl
 import sys
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -32,6 +32,7 @@ from requests.structures import CaseInsensitiveDict
 from webcrawler.agents import extract, sitemap
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode
+from webcrawler.agents.client import Response, lean_path, send
 from webcrawler.agents.credentials import headers_for, stored_headers
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
@@ -94,6 +95,7 @@ class Fetcher:
         self.robots_token = robots_token
         self.watchdog = Watchdog()
         self.session = _session(config, self.watchdog)
+        self._headers = _checked(self.session.headers)  # None: every GET goes through requests
         self.param_names = ParamNames(config.strip_params)
         self.renderer = Renderer(
             config.render_timeout, max_bytes=config.max_bytes, memory_bytes=config.memory_mb << 20,
@@ -179,7 +181,7 @@ class Fetcher:
         return filetypes.binary_bytes(head) and not filetypes.document_magic(head, self.config.types)
 
     def _early_answer(
-        self, request: Retrieve, response: requests.Response, started: float
+        self, request: Retrieve, response: Response, started: float
     ) -> Answer | None:
         """A redirect or a failure known from the status line and headers alone, else None."""
         status = response.status_code
@@ -203,7 +205,7 @@ class Fetcher:
                                  f"Content-Length {length}", started)
         return None
 
-    def _redirect(self, request: Retrieve, response: requests.Response, started: float) -> Answer:
+    def _redirect(self, request: Retrieve, response: Response, started: float) -> Answer:
         location = _location(response)
         target = try_normalize(location, response.url or request.url, self.config.max_url_length)
         if not location or target is None:
@@ -214,7 +216,7 @@ class Fetcher:
                         elapsed=time.monotonic() - started)
 
     def _failure(
-        self, request: Retrieve, response: requests.Response, reason: str, detail: str,
+        self, request: Retrieve, response: Response, reason: str, detail: str,
         started: float,
     ) -> Failure:
         return Failure(
@@ -224,7 +226,7 @@ class Fetcher:
         )
 
     def _make_document(
-        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+        self, request: Retrieve, response: Response, body: bytes, started: float
     ) -> Document:
         header = response.headers.get("Content-Type")
         mime = filetypes.mime_type(header) or sniff_type(body)
@@ -280,7 +282,7 @@ class Fetcher:
             return None
 
     def _extracted(
-        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+        self, request: Retrieve, response: Response, body: bytes, started: float
     ) -> Document | Failure:
         """A PDF, DOCX or ODT: its title and text (extract.py), or why there are none."""
         kind = "pdf" if body.startswith(b"%PDF-") else extract.zip_kind(body)
@@ -297,7 +299,7 @@ class Fetcher:
                                  "", parsed, "")
 
     def _document_of(
-        self, request: Retrieve, response: requests.Response, body: bytes, started: float,
+        self, request: Retrieve, response: Response, body: bytes, started: float,
         mime: str, charset: str, parsed: Parsed, html: str, digest: bytes = b"",
         final_url: str = "",
     ) -> Document:
@@ -323,7 +325,7 @@ class Fetcher:
         )
 
     def _make_file(
-        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+        self, request: Retrieve, response: Response, body: bytes, started: float
     ) -> Document:
         """A file of any type (kind "file"): its bytes in `body`, nothing decoded or parsed."""
         return Document(
@@ -338,7 +340,7 @@ class Fetcher:
             body=zlib.compress(body, 1),
         )
 
-    def _stored_headers(self, request: Retrieve, response: requests.Response
+    def _stored_headers(self, request: Retrieve, response: Response
                         ) -> tuple[tuple[str, str], ...]:
         """The response's headers as they may be kept: a credentialed fetch's without its
         session (credentials.stored_headers)."""
@@ -351,7 +353,7 @@ class Fetcher:
         return parse_html(text, final_url, self.robots_token, self.config.max_links,
                           self.config.max_url_length, self.param_names, self.config.main_content)
 
-    def _canonical(self, response: requests.Response, url: str) -> str:
+    def _canonical(self, response: Response, url: str) -> str:
         """The `Link: <...>; rel="canonical"` header's URL ("" when none): it names the
         canonical URL of any type of file, a PDF's too."""
         if "canonical" not in response.headers.get("Link", "").lower():
@@ -362,7 +364,7 @@ class Fetcher:
     # sitemaps
 
     def _sitemap(
-        self, request: Retrieve, response: requests.Response, body: bytes, started: float
+        self, request: Retrieve, response: Response, body: bytes, started: float
     ) -> Answer:
         """A sitemap's URLs as the links of a noindex document (agents/sitemap.py)."""
         try:
@@ -414,7 +416,7 @@ class Fetcher:
         return _Hop(url, None, reason=Reason.TOO_MANY_REDIRECTS,
                     detail=f"more than {MAX_ROBOTS_REDIRECTS} redirects")
 
-    def _robots_body(self, response: requests.Response, deadline: float) -> bytes:
+    def _robots_body(self, response: Response, deadline: float) -> bytes:
         if not 200 <= response.status_code < 300:
             return b""
         return read_body(response.raw, response.headers.get("Content-Encoding", ""),
@@ -423,31 +425,38 @@ class Fetcher:
     # HTTP
 
     def _get(self, url: str, deadline: float,
-             headers: dict[str, str] | None = None) -> requests.Response:
+             headers: dict[str, str] | None = None) -> Response:
         """Send the GET and return once the headers are in; the body is left unread.
 
-        Straight to the session's adapter: `Session.request` merged, for every request, cookies
-        (the policy keeps none, so none are ever sent), hooks and environment settings (trust_env
-        is off) into a copy of the session's settings, about half of the client's CPU a request
-        (docs/measurements.md). No redirect is followed either way.
+        A normalised URL with no headers of its own goes to the pool directly (client.py);
+        any other GET through the session's adapter with a request prepared here:
+        `Session.request` merged, for every request, cookies (the policy keeps none, so none
+        are ever sent), hooks and environment settings (trust_env is off) into a copy of the
+        session's settings. No redirect is followed either way.
         """
         remaining = max(0.001, deadline - time.monotonic())
         timeout = (min(self.config.connect_timeout, remaining),
                    min(self.config.read_timeout, remaining))
+        own = {**(headers or {}), **headers_for(url, self.config.credentials,  # the server's own
+                                                self.config.insecure_hosts)}
+        target = lean_path(url) if self._headers is not None and not own else None
+        if target is not None and self._headers is not None:
+            adapter = self.session.get_adapter(url)
+            assert isinstance(adapter, WatchedAdapter)  # _session mounts no other kind
+            verify = self.session.verify if adapter.verifies else False
+            return send(adapter, url, target, self._headers, timeout, verify, self.session.cert)
         prepared = requests.PreparedRequest()  # what Session.request would prepare, cookies aside
         prepared.prepare_method("GET")
         prepared.prepare_url(url, None)
         merged = CaseInsensitiveDict(self.session.headers)
-        merged.update(headers or {})
-        merged.update(headers_for(url, self.config.credentials,  # this server's own, if any
-                                   self.config.insecure_hosts))
+        merged.update(own)
         prepared.prepare_headers(merged)
         prepared.prepare_body(None, None)
         prepared.prepare_auth(None, url)  # user:password in the URL, as requests does
         prepared.prepare_hooks({})
-        return self.session.get_adapter(url).send(
+        return Response.of(self.session.get_adapter(url).send(
             prepared, stream=True, timeout=timeout, verify=self.session.verify,
-            cert=self.session.cert, proxies={})
+            cert=self.session.cert, proxies={}))
 
 
 def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
@@ -472,6 +481,18 @@ def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
     session.headers.update(dict(config.extra_headers))
     _tls(session, config, watchdog)
     return session
+
+
+def _checked(headers: Mapping[str, str]) -> dict[str, str] | None:
+    """The session's headers as requests would send them (its checks passed), or None when
+    they fail the checks: then every GET goes through requests, which refuses it as before."""
+    prepared = requests.PreparedRequest()
+    try:
+        prepared.prepare_headers(headers)
+    except ValueError:  # requests' InvalidHeader
+        return None
+    sent = {name: value for name, value in prepared.headers.items() if isinstance(value, str)}
+    return sent if len(sent) == len(prepared.headers) else None  # bytes values: requests' way
 
 
 def _trust(config: AgentConfig) -> Callable[[], ssl.SSLContext]:
@@ -514,6 +535,8 @@ class _Unverified(WatchedAdapter):
     """The adapter of --insecure-skip-tls-verify's hosts only: their certificates unchecked
     (an SSL context of its own, so the verified one is never changed under it)."""
 
+    verifies = False  # what client.send is told (it does not go through `send`)
+
     def send(self, request: requests.PreparedRequest, stream: bool = False,
              timeout: Any = None, verify: bool | str = True, cert: Any = None,
              proxies: dict[str, str] | None = None) -> requests.Response:
@@ -552,7 +575,7 @@ class _Session(requests.Session):
 _URL_SAFE = "".join(chr(i) for i in range(0x21, 0x7F))  # printable ASCII, "%" included
 
 
-def _location(response: requests.Response) -> str:
+def _location(response: Response) -> str:
     """The Location header as the server meant it.
 
     http.client reads header bytes as Latin-1, but servers put UTF-8 in
@@ -589,7 +612,7 @@ def _conditional(request: Retrieve) -> dict[str, str]:
     return headers
 
 
-def _content_length(response: requests.Response) -> int | None:
+def _content_length(response: Response) -> int | None:
     try:
         return int(response.headers.get("Content-Length", ""))
     except ValueError:

@@ -22,7 +22,7 @@ import psutil
 
 from webcrawler.agents.footprint import with_descendants
 from webcrawler.agents.worker import READY, agent_main
-from webcrawler.processes import child_context
+from webcrawler.processes import child_context, main_module_hidden
 from webcrawler.protocol.messages import AgentConfig, Answer, Failure, Reason, Retrieve
 
 log = logging.getLogger(__name__)
@@ -91,7 +91,8 @@ class HostedAgent:
         parent, child = ctx.Pipe(duplex=True)
         self._process = ctx.Process(target=agent_main, args=(child, self.config, self.robots_token),
                                     name="webcrawler-hosted-agent", daemon=True)
-        self._process.start()
+        with main_module_hidden():  # the agent-host command is not imported again by each agent
+            self._process.start()
         child.close()
         self._conn = parent
         if not (parent.poll(START_TIMEOUT) and parent.recv() == READY):

@@ -130,12 +130,19 @@ def _defuse(data: bytes) -> bytes:
     libxml2's HTML parser checks each attribute against all the earlier
     ones of its tag: one tag with a hundred thousand distinct attributes
     keeps it busy for minutes, out of reach of any timeout. Only a page
-    holding a run of more than 16 KiB without "<" can hide such a tag, and
-    one regex search rules that out cheaply (pages under 64 KiB skip it).
+    holding a run of more than 16 KiB without "<" can hide such a tag (pages
+    under 64 KiB skip the test). Such a run spans a whole 8 KiB block without
+    "<" (`_quiet_block`: a memchr a block), and only a page with one is searched.
     """
-    if len(data) <= 4 * MAX_TAG_BYTES or not _LONG_RUN.search(data):
+    if len(data) <= 4 * MAX_TAG_BYTES or not _quiet_block(data) or not _LONG_RUN.search(data):
         return data
     return _LONG_TAG.sub(_drop_attributes, data)
+
+
+def _quiet_block(data: bytes, size: int = MAX_TAG_BYTES // 2) -> bool:
+    """Whether some `size`-aligned block of `data` holds no "<": every run of 2 * `size` bytes
+    without one contains such a block."""
+    return any(data.find(b"<", start, start + size) < 0 for start in range(0, len(data), size))
 
 
 def _drop_attributes(match: re.Match[bytes]) -> bytes:

@@ -23,6 +23,11 @@ from webcrawler.protocol.urls import MAX_URL_LENGTH, remove_dot_segments, try_no
 # colon before the first slash would make the href a scheme) and "%" (escapes).
 _PLAIN = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,=@/?]+")
 _BASE = re.compile(r"(https?://[^/?#]+)(/[^?#]*)(\?[^#]*)?")
+# An href with an http(s) scheme and a host resolves against any base of that scheme alike
+# (urljoin keeps only the base's scheme): cached under a stand-in base, a site's links to other
+# sites, the same on every page, are normalised once instead of once a page.
+_ABSOLUTE = re.compile(r"https?://[A-Za-z0-9\[]")
+_STAND_INS = (("https:", "https://a.test/"), ("http:", "http://a.test/"))
 
 
 def resolve(href: str, base: str, max_length: int = MAX_URL_LENGTH) -> str | None:
@@ -33,7 +38,7 @@ def resolve(href: str, base: str, max_length: int = MAX_URL_LENGTH) -> str | Non
     href = href.strip()
     fast = _fast_path(href.partition("#")[0], base)
     if fast is None:
-        return _normalize_cached(href, base, max_length)
+        return _normalize_cached(href, _stand_in(href, base), max_length)
     return fast if len(fast) <= max_length else None
 
 
@@ -55,6 +60,16 @@ def _fast_path(href: str, base: str) -> str | None:
     if path.endswith(("/.", "/..")) or path in (".", ".."):
         return None
     return origin + remove_dot_segments(path) + (question + query if query else "")
+
+
+def _stand_in(href: str, base: str) -> str:
+    """The base to resolve `href` against: a stand-in of the base's scheme for an absolute
+    http(s) href with a host, else the base itself."""
+    if _ABSOLUTE.match(href):
+        for scheme, stand_in in _STAND_INS:
+            if base.startswith(scheme):
+                return stand_in
+    return base
 
 
 @lru_cache(maxsize=4096)

@@ -7,6 +7,11 @@ process group, and it is the engine's job to shut its agents down in order.
 The agent first says `READY` (so start-up time never counts against a
 URL's deadline); the loop ends when the engine sends None or closes its end
 of the pipe.
+
+The engine imports this module (to name `agent_main` to its children) but never fetches:
+the fetcher (requests, urllib3, lxml) is imported when an agent starts, from the
+forkserver that loaded it once for every agent (`processes.PRELOADED`), not at the
+engine's start-up.
 """
 
 from __future__ import annotations
@@ -15,7 +20,6 @@ import logging
 import signal
 from multiprocessing.connection import Connection
 
-from webcrawler.agents.fetch import Fetcher
 from webcrawler.protocol.messages import AgentConfig, Retrieve
 
 log = logging.getLogger(__name__)
@@ -25,6 +29,8 @@ READY = "ready"  # the first message of every agent: it is up and can take work
 
 def agent_main(conn: Connection, config: AgentConfig, robots_token: str = "WebCrawler") -> None:
     """Serve retrieve requests from `conn` until None, EOF or a broken pipe."""
+    from webcrawler.agents.fetch import Fetcher
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with Fetcher(config, robots_token) as fetcher:
         try:

@@ -17,8 +17,9 @@
 What a command does beyond parsing its options lives where the house keeps it (`webcrawler
 index` is webcrawler/commands/index.py, `serve` the query server, ...).
 
-Every agent process imports this package (forkserver children re-import the parent's main
-module), so it stays light: each command imports what it runs inside its function.
+Every command's process imports this package first, so it stays light: each command imports
+what it runs inside its function. (The agents and the index writer, forkserver children, are
+never named the `webcrawler` script as their parent's main module: webcrawler/processes.py.)
 """
 
 from webcrawler.cli.main import main

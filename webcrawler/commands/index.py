@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from webcrawler.agenthosts import pool_factory
 from webcrawler.agents.render import require_renderer
@@ -22,7 +23,6 @@ from webcrawler.database.schema import check_database, connect
 from webcrawler.datadir import create_private
 from webcrawler.engine.loop.crawl import NOTHING_LEFT
 from webcrawler.engine.loop.index_hooks import index_loop
-from webcrawler.engine.loop.metrics import MetricsServer
 from webcrawler.engine.loop.outcome import SeedsFailed, failed_seeds, seed_problem
 from webcrawler.engine.loop.progress import ProgressReporter, snapshot, summary
 from webcrawler.engine.pipeline.reindex import run_reindex
@@ -34,6 +34,9 @@ from webcrawler.errors import NothingToDo
 from webcrawler.index import check
 from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.settings import Settings
+
+if TYPE_CHECKING:  # imported when --metrics-port asks for it: prometheus-client is 20 ms of start-up
+    from webcrawler.engine.loop.metrics import MetricsServer
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +77,12 @@ def run_index(settings: Settings, progress: bool = True,
     log.info("%s", scope_line)
     store = CrawlStore(engine)
     store.requeue_retries()  # passing failures of an earlier run are tried again
-    reporter, metrics = ProgressReporter() if progress else None, None
+    reporter = ProgressReporter() if progress else None
+    metrics: MetricsServer | None = None
     try:
         if settings.metrics_port:  # MetricsUnavailable when the port is taken
+            from webcrawler.engine.loop.metrics import MetricsServer
+
             metrics = MetricsServer(settings.metrics_port, reporter)
         sink = make_index_sink(store, settings)  # IndexDamaged for another layout: nothing started
         ordering, recrawl = incremental_parts(settings, store, sink)

@@ -21,7 +21,8 @@ which one it has: the differences below are all there are.
   Content-Type) is not always cut to fit; PostgreSQL would refuse the whole
   transaction for one long header, so there its VARCHAR(n) columns are TEXT (as
   fast; the schema's lengths stay as documentation).
-- "Insert unless the key exists" is spelled per dialect (`insert_ignore`).
+- "Insert unless the key exists" is spelled per dialect (`insert_ignore`), and so is
+  "insert, or replace the row with the same key" (`insert_replacing`).
 - Patience: how long a writer waits for the lock (`wait_for_writers`).
 """
 
@@ -98,6 +99,24 @@ def insert_ignore(dialect: str, table: Table) -> Insert:
 
         return postgresql_insert(table).on_conflict_do_nothing()
     return insert(table).prefix_with("IGNORE")
+
+
+def insert_replacing(dialect: str, table: Table, key: str) -> Insert | None:
+    """INSERT whose row replaces the one with the same `key` (every other column taken from
+    the new row, a column it does not name set to NULL), as a DELETE then INSERT would, in one
+    statement (SQLite, PostgreSQL); None for another database, which keeps the two."""
+    if dialect == SQLITE:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        statement: Any = sqlite_insert(table)
+    elif dialect == POSTGRESQL:
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        statement = postgresql_insert(table)
+    else:
+        return None
+    replaced = {c.name: statement.excluded[c.name] for c in table.columns if c.name != key}
+    return statement.on_conflict_do_update(index_elements=[key], set_=replaced)
 
 
 def wait_for_writers(engine: Engine, milliseconds: int) -> None:

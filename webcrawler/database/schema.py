@@ -76,12 +76,11 @@ servers = Table(
     Column("crawl_delay", Float),
     UniqueConstraint("scheme", "host", "port", name="uq_server_origin"),
 )
-Index(
+_SERVERS_WORK = Index(
     "ix_servers_work",
     servers.c.last_access,
     sqlite_where=servers.c.queued > 0,
-    postgresql_where=servers.c.queued > 0,
-)
+)  # and postgresql_where, given once a PostgreSQL database is opened (_postgresql_options)
 
 documents = Table(
     "documents",
@@ -230,6 +229,8 @@ def connect(url: str, readonly: bool = False) -> Engine:
     if path is not None and not readonly:
         _create_private_file(path)
     engine = _engine(url, readonly)
+    if engine.dialect.name == "postgresql":
+        _postgresql_options()
     dialects.configure(engine, readonly)
     if not readonly:
         metadata.create_all(engine)
@@ -239,6 +240,15 @@ def connect(url: str, readonly: bool = False) -> Engine:
             conn.execute(keep.values(key="schema_version", value=str(SCHEMA_VERSION)))
             conn.execute(keep.values(key=TEXT_KEPT_SINCE, value=repr(time.time())))
     return engine
+
+
+def _postgresql_options() -> None:
+    """The partial index's condition for PostgreSQL. Not given where the index is defined: a
+    `postgresql_` argument makes SQLAlchemy import its PostgreSQL dialect (0.1 s of start-up
+    of every process that imports this schema, the crawl's engine and index writer too) to
+    check it, and SQLite's crawls never use it."""
+    if _SERVERS_WORK.dialect_options["postgresql"]["where"] is None:
+        _SERVERS_WORK.dialect_kwargs["postgresql_where"] = servers.c.queued > 0
 
 
 def _create_private_file(path: Path) -> None:

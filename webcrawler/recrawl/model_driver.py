@@ -58,6 +58,7 @@ class ModelDriver:
         self.last_error = ""
         self.installed: list[RecrawlPlan] = []  # every plan the model installed, in order
         self.probe = 0.0  # the fallback's latest probe interval
+        self.cho: RecrawlPlan | None = None  # the fallback's latest plan
         self._start: float | None = None  # monotonic time of the run's start
         self._period = 0
 
@@ -78,16 +79,29 @@ class ModelDriver:
             self._start = mono
         cho = self.fallback.replan(mono, fetches, recrawls) if self.fallback is not None else None
         if cho is not None:
-            self.probe = cho.probe
+            self.probe, self.cho = cho.probe, cho
         period = int((mono - self._start) // self.cycle)
         if period > self._period:
             self._period = period
             plan = self._solve(period)
             if plan is not None:
-                return self._fitted(plan)
+                return self._live(plan, self.cho) or self._fitted(plan)
         if not self.modelled:
             return cho
-        return self._fitted(self.plan) if cho is not None else None
+        return (self._live(self.plan, cho) or self._fitted(self.plan)) if cho is not None else None
+
+    def _live(self, plan: RecrawlPlan, cho: RecrawlPlan | None) -> RecrawlPlan | None:
+        """Under the freshness objective, the period's allocation re-solved on the live bucket
+        sizes: the model's solution of a period is Cho and Garcia-Molina's Lagrangian over its
+        b_it (fresh_plan.py), and between two reads of the history the crawl's own counts are
+        those b_it as they move, which the fallback divides the bandwidth over every
+        replan.PERIOD. So the revisit table is the fallback's, at the model's share (z_t against
+        the recrawls); solved only every cycle, the same plan lagged behind the buckets the pages
+        move between (docs/recrawl-model.md). None under the paper's objective (its table is its
+        own) or before the fallback has a table."""
+        if cho is None or self.settings.plan_objective != "freshness":
+            return None
+        return dataclasses.replace(cho, share=plan.share)
 
     def _fitted(self, plan: RecrawlPlan) -> RecrawlPlan:
         if self.fallback is None or not plan.revisit:

@@ -3,10 +3,12 @@ methods: the one tokenisation of the index's analysis (`index/format/analysis.py
 shingle sketches (`shingles.py`), which the regex made the largest part of both.
 
 The characters outside ASCII that `\w` does not match (typographic quotes, dashes,
-pilcrows: a few distinct ones in most pages) are replaced by spaces, then every ASCII
+pilcrows: a few distinct ones in most pages; found by deleting the ASCII bytes from the
+text's UTF-8, not by a regex over the whole text) are replaced by spaces, then every ASCII
 byte that is not a word character, and the bytes are split at the spaces. A text mostly
 outside ASCII is left to the regex (classifying its many distinct characters would cost
-more). The result is the regex's, word for word (tests/test_tokens.py).
+more); an ASCII text is made lower case by the same byte table. The result is the regex's,
+word for word (tests/test_tokens.py).
 """
 
 from __future__ import annotations
@@ -14,20 +16,24 @@ from __future__ import annotations
 import re
 
 WORD = re.compile(r"\w+")
-_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII = bytes(range(0x80))  # deleted from a text's UTF-8 bytes, its other characters are left
 # Every ASCII byte that `\w` does not match becomes a space; other bytes stay.
 _ASCII_NOT_WORD = bytes(b if b >= 0x80 or chr(b).isalnum() or b == ord("_") else 0x20 for b in range(256))
+# The same for an ASCII text, upper case bytes made lower case on the way (no str.lower()).
+_ASCII_LOWER_NOT_WORD = bytes(b + 0x20 if 0x41 <= b <= 0x5A else _ASCII_NOT_WORD[b] for b in range(256))
 _FEW_NOT_ASCII = 16  # a text with more than one non-ASCII byte in this many is tokenised by WORD
 
 
 def utf8_words(text: str) -> list[bytes]:
     r"""`[w.encode() for w in WORD.findall(text.lower())]`, cheaper."""
+    if text.isascii():
+        return text.encode().translate(_ASCII_LOWER_NOT_WORD).split()
     low = text.lower()
     if not low.isascii():
         data = low.encode("utf-8", "surrogatepass")
         if (len(data) - len(low)) * _FEW_NOT_ASCII > len(low):
             return [word.encode("utf-8", "surrogatepass") for word in WORD.findall(low)]
-        for char in set(_NOT_ASCII.findall(low)):
+        for char in set(data.translate(None, _ASCII).decode("utf-8", "surrogatepass")):
             if not WORD.fullmatch(char):
                 low = low.replace(char, " ")
     return low.encode("utf-8", "surrogatepass").translate(_ASCII_NOT_WORD).split()

@@ -12,4 +12,4 @@ def start_pool(settings: Settings, credentials: bool = False) -> AgentPool:
     """The agents of a crawl under `settings` (their number, timeouts, User-Agent); the data
     directory's [[credentials]] only when `credentials` (the operator's explicit choice:
     anyone who may start a toolkit or workbench crawl would otherwise read what they open)."""
-    return start_agents(settings, hide_main=True, credentials=credentials)
+    return start_agents(settings, credentials=credentials)

@@ -13,7 +13,6 @@ nothing of the engine (no database handles, no index).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import multiprocessing
 import time
@@ -55,7 +54,7 @@ class AgentPool:
 
     def __init__(self, size: int, config: AgentConfig, robots_token: str, *,
                  deadline: float, max_urls: int = 500, memory_mb: int = 512,
-                 start_method: str = "forkserver", hide_main: bool = False) -> None:
+                 start_method: str = "forkserver") -> None:
         if not 1 <= size <= 64:
             raise SettingError("the number of agents must be between 1 and 64")
         self.config = config
@@ -63,7 +62,6 @@ class AgentPool:
         self.deadline = deadline
         self.max_urls = max_urls
         self.memory_bytes = memory_mb * 1024 * 1024
-        self.hide_main = hide_main  # a crawler script without a __main__ guard (toolkit)
         self._ctx: Any = child_context(start_method)  # its Process, Pipe: any method's
         self._counter = 0
         self._last_memory_check = 0.0
@@ -146,7 +144,10 @@ class AgentPool:
             target=agent_main, args=(child, self.config, self.robots_token),
             name=f"webcrawler-agent-{self._counter}", daemon=True,
         )
-        with main_module_hidden() if self.hide_main else contextlib.nullcontext():
+        # Never named to the agent, which would import it again: a crawler script without a
+        # __main__ guard would crawl there, and the `webcrawler` script costs each agent its
+        # command line's imports (processes.py)
+        with main_module_hidden():
             process.start()
         child.close()
         agent = AgentProcess(self._counter, process, parent)
@@ -230,13 +231,11 @@ class AgentPool:
         self.agents[index] = self._start(wait=True)
 
 
-def start_agents(settings: Settings, hide_main: bool = False,
-                 credentials: bool = True) -> AgentPool:
-    """The local agents of a crawl under `settings` (their number, timeouts, User-Agent);
-    `hide_main` for a crawler script that may call `run()` at its top level. Refuses, in one
-    line, a --render the agents could not do (render.require_renderer). `credentials`: the
-    agents get the data directory's [[credentials]] (config/agent_config.py)."""
+def start_agents(settings: Settings, credentials: bool = True) -> AgentPool:
+    """The local agents of a crawl under `settings` (their number, timeouts, User-Agent).
+    Refuses, in one line, a --render the agents could not do (render.require_renderer).
+    `credentials`: the agents get the data directory's [[credentials]] (config/agent_config.py)."""
     require_renderer(settings.render)
     return AgentPool(settings.agents, agent_config(settings, credentials), settings.robots_token,
                      deadline=settings.deadline(), max_urls=settings.agent_max_urls,
-                     memory_mb=settings.agent_memory_mb, hide_main=hide_main)
+                     memory_mb=settings.agent_memory_mb)

@@ -353,7 +353,8 @@ class CrawlStore:
 
     def outbox_put(self, doc_id: int, batch: int, payload: bytes) -> None:
         """A document for the full-text index, kept until the index has committed it."""
-        self._sql.outbox_delete.run(p_id=doc_id)
+        if self._sql.outbox_delete is not None:
+            self._sql.outbox_delete.run(p_id=doc_id)
         self._sql.outbox_insert.run(p_id=doc_id, p_batch=batch, p_payload=payload)
 
     # --- the priority orders (engine/scheduling/orders/) ------------------
@@ -537,10 +538,13 @@ class _HotStatements:
             headers=bindparam("p_headers"), body=bindparam("p_body")))
         self.delete_links = Prepared(conn, links.delete().where(
             links.c.source_id == bindparam("p_source")))
-        self.outbox_delete = Prepared(conn, index_outbox.delete().where(
-            index_outbox.c.doc_id == bindparam("p_id")))
-        self.outbox_insert = Prepared(conn, insert(index_outbox).values(
-            doc_id=bindparam("p_id"), batch=bindparam("p_batch"), payload=bindparam("p_payload")))
+        # a document's row replaced in one statement where the database can (None: DELETE first)
+        replacing = dialects.insert_replacing(conn.dialect.name, index_outbox, "doc_id")
+        self.outbox_delete = None if replacing is not None else Prepared(
+            conn, index_outbox.delete().where(index_outbox.c.doc_id == bindparam("p_id")))
+        self.outbox_insert = Prepared(conn, (replacing if replacing is not None else insert(
+            index_outbox)).values(doc_id=bindparam("p_id"), batch=bindparam("p_batch"),
+                                  payload=bindparam("p_payload")))
 
 
 class _RecrawlStatements:

@@ -1,0 +1,109 @@
+"""An agent's CPU a page, in one process: this checkout's `Fetcher` against another checkout's.
+
+    python -m bench.agent_cpu [--pages 400] [--rounds 5] [--before DIR] [--json FILE]
+
+What an agent of a batch crawl does for a page, without the crawl around it: `Fetcher.retrieve`
+(GET on a kept-alive loopback connection, body, charset, parse, links, main content) and the
+answer pickled as the pipe to the engine pickles it, over `--pages` HTML pages of the test
+web's dev group spread over its servers. A whole crawl's rounds move by up to 10% (its engine
+and writer share the two CPUs), more than most single changes to the agent save; here each
+round is a fresh process per checkout, alternating, that reads the pages once to warm up
+(connections, caches, lxml's parser and stylesheets) and then times three passes by its own
+CPU clock (`time.process_time`: the watchdog thread counted too). The figure is the median
+pass of the median round; `--before DIR` runs DIR's webcrawler package in the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.common import ROOT, commit, median, publish, table
+from bench.throughput import ensure_testweb
+
+MANIFEST = Path(os.environ.get("TESTWEB_RUN", "/tmp/testweb"), "expected-urls.json")
+PASSES = 3
+
+# Run with the checkout's package first on sys.path: only the standard library and the
+# checkout's webcrawler are imported.
+_CHILD = """
+import json, sys, time
+from multiprocessing.reduction import ForkingPickler
+from webcrawler.agents.fetch import Fetcher
+from webcrawler.protocol.messages import AgentConfig, Document, Retrieve
+
+urls, passes = json.loads(sys.argv[1]), int(sys.argv[2])
+times, kinds = [], set()
+with Fetcher(AgentConfig()) as fetcher:
+    for number in range(passes + 1):
+        started = time.process_time()
+        for job, url in enumerate(urls):
+            answer = fetcher.retrieve(Retrieve(job, url))
+            ForkingPickler.dumps(answer)
+            kinds.add(type(answer).__name__)
+        times.append((time.process_time() - started) / len(urls) * 1000)
+print(json.dumps({"ms": times[1:], "answers": sorted(kinds)}))
+"""
+
+
+def sample(pages: int) -> list[str]:
+    """`pages` HTML URLs of the test web, every n-th of each server's in turn."""
+    manifest = json.loads(MANIFEST.read_text())
+    urls = [u for site in manifest.values() for u in site["html_urls"]]
+    return urls[:: max(1, len(urls) // pages)][:pages]
+
+
+def run(checkout: Path, urls: list[str]) -> list[float]:
+    """CPU ms a page of each timed pass of one fresh process running `checkout`'s agent."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(urls), str(PASSES)],
+                          cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
+    if done.returncode:
+        raise RuntimeError(f"the agent run failed:\n{done.stderr[-2000:]}")
+    result = json.loads(done.stdout)
+    if result["answers"] != ["Document"]:
+        raise RuntimeError(f"not every page was a document: {result['answers']}")
+    return [float(v) for v in result["ms"]]
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--before", type=Path, default=None, help="another checkout to alternate with")
+    parser.add_argument("--json", type=Path, default=None, help="also write the result here")
+    args = parser.parse_args(argv)
+    ensure_testweb()
+    urls = sample(args.pages)
+    runs = {"this checkout": ROOT.resolve(), **({"before": args.before.resolve()} if args.before else {})}
+    rounds: dict[str, list[float]] = {name: [] for name in runs}
+    for number in range(args.rounds):
+        for name, checkout in (reversed(runs.items()) if number % 2 else runs.items()):
+            passes = run(checkout, urls)
+            rounds[name].append(median(passes))
+            print(f"round {number + 1}, {name}: " + ", ".join(f"{v:.3f}" for v in passes)
+                  + f" ms a page, load {os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)
+    return report(args, runs, rounds, len(urls))
+
+
+def report(args: argparse.Namespace, runs: dict[str, Path], rounds: dict[str, list[float]],
+           pages: int) -> str:
+    labels = {name: f"{name} `{commit(checkout) or checkout.name}`" for name, checkout in runs.items()}
+    ours = median(rounds["this checkout"])
+    rows = [[labels[name], f"{median(values):.3f}", ", ".join(f"{v:.3f}" for v in values),
+             f"{median(values) / ours:.2f}"] for name, values in rounds.items()]
+    body = (f"{pages} HTML pages of the test web's dev group, {args.rounds} rounds alternating, "
+            f"each a fresh process timing {PASSES} passes after one to warm up; CPU ms a page "
+            "(`Fetcher.retrieve` and the answer pickled): the median pass of each round.\n\n"
+            + table(["agent", "ms a page (median)", "each round", "against this checkout"], rows))
+    before = f", before {median(rounds['before']):.3f}" if "before" in rounds else ""
+    return publish("An agent's CPU a page, in one process", body, args.json,
+                   headline=f"{ours:.3f} ms CPU a page{before}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""client.py's GET straight to urllib3's pool sends and answers what requests would, on a real
+loopback server (127.0.2.x), and takes only the URLs requests' preparation leaves unchanged."""
+
+from __future__ import annotations
+
+import itertools
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+from requests.adapters import HTTPAdapter
+
+from webcrawler.agents.client import Response, lean_path, send
+from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
+
+from .conftest import closed_port
+
+HOST = "127.0.2.40"
+HEADERS = {"User-Agent": "WebCrawler/test", "Accept": "text/html", "Accept-Encoding": "gzip"}
+ROUTES = {
+    "/page?q=1": html("A page"),
+    "/moved": Page("", status=301, headers=(("Location", "/page?q=1"),
+                                            ("Link", '</canon>; rel="canonical"'))),
+    "/twice": Page("x", headers=(("X-Twice", "a"), ("X-Twice", "b"))),
+}
+
+HOSTS = ["example.org", "127.0.2.1", "a-b.example.", "Example.org", "xn--bcher-kva.de", "[::1]",
+         "user@example.org", "-x.org", "example.org:8080", "example.org:0080",
+         "example.org:99999", "example.org:"]
+PATHS = ["/", "/a/b.html", "", "/a/./b", "/a/../b", "/a/.", "/.well-known/x", "/a b", "/%7Euser",
+         "/%c3%a9", "/~user", "/a;b=c", "/é", "/a\\b", "/a//b", "/p:q@r", "/*(x)!$'+,",
+         "/a|b", "/a^b", "/a\"b", "/a{b}"]
+QUERIES = ["", "?", "?a=1&b=2", "?a=/x?y", "?a=%20", "?a=b c", "?q=é", "?x=[1]", "?a=1#frag",
+           "#frag"]
+
+
+def test_a_lean_url_is_one_requests_would_send_as_it_is() -> None:
+    lean = 0
+    for scheme, host, path, query in itertools.product(
+            ("http", "https", "HTTP", "ftp"), HOSTS, PATHS, QUERIES):
+        url = f"{scheme}://{host}{path}{query}"
+        target = lean_path(url)
+        if target is None:
+            continue
+        lean += 1
+        prepared = requests.PreparedRequest()
+        prepared.prepare_url(url, None)
+        assert prepared.url == url
+        assert prepared.path_url == target
+        parts = urlsplit(url)
+        assert target == parts.path + (f"?{parts.query}" if parts.query else "")
+    assert lean > 100
+    for url in ("http://example.org/a/./b", "http://user@example.org/", "http://Example.org/",
+                "http://example.org/%7E", "https://example.org/#x", "http://example.org"):
+        assert lean_path(url) is None, url
+
+
+@pytest.fixture(scope="module")
+def web() -> LoopbackWeb:
+    with LoopbackWeb([Site(HOST, ROUTES)]) as loopback:
+        yield loopback
+
+
+def _both(web: LoopbackWeb, path: str) -> tuple[Response, Response, list[tuple[str, str]]]:
+    """The same GET through client.send and through requests; the headers each sent."""
+    url = web.url(HOST, path)
+    with requests.Session() as session:
+        session.trust_env = False
+        session.headers.clear()
+        session.headers.update(HEADERS)
+        prepared = requests.PreparedRequest()
+        prepared.prepare_headers(session.headers)
+        theirs = Response.of(session.get(url, stream=True, allow_redirects=False, timeout=(10, 10)))
+        ours = send(HTTPAdapter(), url, lean_path(url) or "", dict(prepared.headers.items()),
+                    (10.0, 10.0), True, None)
+        theirs_body, ours_body = theirs.raw.read(), ours.raw.read()
+        theirs.close()
+        ours.close()
+        assert ours_body == theirs_body
+    web.log.settle()
+    hits = web.log.snapshot()[-2:]
+    assert hits[0].headers == hits[1].headers
+    return ours, theirs, list(hits[1].headers)
+
+
+def test_the_same_request_and_answer_as_through_requests(web: LoopbackWeb) -> None:
+    for path in ROUTES:
+        ours, theirs, sent = _both(web, path)
+        assert (ours.status_code, ours.url, dict(ours.headers)) == (
+            theirs.status_code, theirs.url, dict(theirs.headers))
+        assert ("User-Agent", HEADERS["User-Agent"]) in sent
+    ours, theirs, _ = _both(web, "/moved")
+    assert ours.links == theirs.links == {"canonical": {"url": "/canon", "rel": "canonical"}}
+    ours, _, _ = _both(web, "/twice")
+    assert ours.headers.get("x-twice") == "a, b"
+
+
+def test_errors_are_raised_as_requests_raises_them() -> None:
+    url = f"http://127.0.2.41:{closed_port('127.0.2.41')}/"
+    with pytest.raises(requests.ConnectionError) as theirs:
+        requests.get(url, timeout=(5, 5), allow_redirects=False)
+    with pytest.raises(requests.ConnectionError) as ours:
+        send(HTTPAdapter(), url, "/", {}, (5.0, 5.0), True, None)
+    assert type(ours.value) is type(theirs.value)
+    assert type(ours.value.args[0]) is type(theirs.value.args[0])
+    assert type(ours.value.args[0].reason) is type(theirs.value.args[0].reason)
