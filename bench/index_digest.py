@@ -43,8 +43,9 @@ with open_writer(Path(sys.argv[3])) as writer:
 def build(checkout: Path, pages: Path, batch: int, index_dir: Path) -> None:
     """Index the pickled `pages` into `index_dir` with `checkout`'s writer."""
     python = checkout / ".venv" / "bin" / "python"
-    # a fixed hash seed: without it a merged segment's stored-fields column differs run to run
-    env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONHASHSEED": "0"}
+    # the caller's hash seed: a merged segment's bytes must not depend on it (they did until
+    # merging.write_per_doc added each document's fields in name order)
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
     subprocess.run([str(python), "-c", BUILD, str(pages), str(batch), str(index_dir)],
                    cwd=checkout, env=env, timeout=3600, check=True)
 

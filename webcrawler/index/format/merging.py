@@ -23,10 +23,12 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate, groupby
+from operator import itemgetter
 from pickle import dumps, loads
 from typing import Any, cast
 
 import numpy as np
+from whoosh import columns
 from whoosh.codec import whoosh3
 from whoosh.fields import Schema
 from whoosh.reading import SegmentReader
@@ -56,7 +58,7 @@ def merge_segment(writer: SegmentWriter, segment: object) -> None:
     fieldnames = set(schema.names()) | {f for f in reader.indexed_field_names() if f in schema}
     basedoc = writer.docnum
     try:
-        docmap = writer.write_per_doc(fieldnames, reader)
+        docmap = write_per_doc(writer, fieldnames, reader)
     except BaseException:
         reader.close()
         raise
@@ -77,6 +79,42 @@ def merge_segment(writer: SegmentWriter, segment: object) -> None:
                 add((fieldname, btext, docmap[docnum], weight, value))
     finally:
         reader.close()
+
+
+def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
+                  reader: SegmentReader) -> dict[int, int] | None:
+    """Whoosh's `SegmentWriter.write_per_doc` (the merged documents' stored fields, lengths
+    and columns) with each document's fields in name order, as `postings.add_document` adds
+    a new document's: Whoosh walks a set of names, whose order follows the process's string
+    hash seed, and a document's stored fields are pickled as a dict in the order they were
+    added, so a merged segment's bytes differed from run to run. Returns the old -> new
+    docnums when `reader` has deletions, else None."""
+    schema = writer.schema
+    docmap: dict[int, int] | None = {} if reader.has_deletions() else None
+    pdw = writer.perdocwriter
+    cols = {}
+    for fieldname in sorted(fieldnames):
+        coltype = schema[fieldname].column_type
+        if coltype and reader.has_column(fieldname):
+            creader = reader.column_reader(fieldname, coltype)
+            if isinstance(creader, columns.TranslatingColumnReader):
+                creader = creader.raw_column()
+            cols[fieldname] = creader
+    for docnum, stored in reader.iter_docs():
+        if docmap is not None:
+            docmap[docnum] = writer.docnum
+        pdw.start_doc(writer.docnum)
+        for fieldname in sorted(fieldnames | {name for name in stored if name in schema}):
+            fieldobj = schema[fieldname]
+            length = reader.doc_field_length(docnum, fieldname)
+            pdw.add_field(fieldname, fieldobj, stored.get(fieldname), length)
+            if fieldobj.vector and reader.has_vector(docnum, fieldname):
+                pdw.add_vector_matcher(fieldname, fieldobj, reader.vector(docnum, fieldname, fieldobj.vector))
+            if fieldname in cols:
+                pdw.add_column_value(fieldname, fieldobj.column_type, cols[fieldname][docnum])
+        pdw.finish_doc()
+        writer.docnum += 1
+    return docmap
 
 
 def merge_all(writer: SegmentWriter, segments: list) -> list:
@@ -191,18 +229,26 @@ def merged_terms(
 ) -> Iterator[tuple[Term, list]]:
     """Every term of the new segment in order, with its parts in docnum order: the pool's
     postings (documents added in this commit come first), then each source's list."""
+    if not sources:  # a commit that merges nothing: the pool's terms are the segment's
+        for term, postings in pool_terms:
+            yield term, [postings]
+        return
+    scorable: dict[str, bool] = {}  # by field: asked once a term of every merged segment
     streams = [_numbered(0, pool_terms)]
     streams += [_numbered(number, source.terms(schema)) for number, source in enumerate(sources, 1)]
-    merged = heapq.merge(*streams, key=lambda item: (item[0], item[1]))
-    for term, group in groupby(merged, key=lambda item: item[0]):
+    # (term, stream number, item) tuples compare by term, then by stream, never by item: a
+    # stream's terms are distinct, its number too
+    merged = heapq.merge(*streams)
+    for term, group in groupby(merged, key=itemgetter(0)):
         parts = []
         for _term, number, item in group:
             if number == 0:
                 parts.append(item)
             else:
-                part = sources[number - 1].part(
-                    cast(bytes, item), field_lengths(term[0]), bool(schema[term[0]].scorable)
-                )
+                keeps = scorable.get(term[0])
+                if keeps is None:
+                    keeps = scorable[term[0]] = bool(schema[term[0]].scorable)
+                part = sources[number - 1].part(cast(bytes, item), field_lengths(term[0]), keeps)
                 if part:
                     parts.append(part)
         yield term, parts

@@ -39,11 +39,13 @@ from whoosh.formats import Positions
 
 from webcrawler.index.format import termsfile
 from webcrawler.index.format.analysis import TITLE_GAP, analyzer, index_words, parts
+from webcrawler.index.format.commitwords import CommitWords
 from webcrawler.index.format.merging import Posting
 from webcrawler.index.format.termwriter import BLOCK, TermWriter
 
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
 _ONE_SHORT = struct.Struct("=H")
+_EXACT = 2**20  # a part's weight below this, if whole, sums exactly in any order
 
 
 def encode_positions(positions: list[int]) -> bytes:
@@ -133,11 +135,26 @@ class ContentField(TEXT):
             yield word, len(poslist), weight, encode_positions(poslist)
 
     def pool_postings(self, value: str, fieldname: str, docnum: int, pool: PostingPool) -> int:
-        """Add one document's postings of this field to `pool` (`PostingPool.add_terms`);
-        returns the field's length in the document."""
-        positions, boost = word_positions(value)
-        length = sum(map(len, positions.values()))
-        pool.add_terms(fieldname, docnum, positions, boost, length)
+        """Add one document's postings of this field to `pool`: its words, part by part
+        (`PostingPool.add_words`), or, when a part's weight is not a whole number (whose
+        sums would depend on their order), its postings (`PostingPool.add_terms`); returns
+        the field's length in the document."""
+        *weighted, (body, _one) = parts(value)
+        if not all(float(weight).is_integer() and abs(weight) < _EXACT for _text, weight in weighted):
+            positions, boost = word_positions(value)
+            length = sum(map(len, positions.values()))
+            pool.add_terms(fieldname, docnum, positions, boost, length)
+            return length
+        found: list[tuple[list[bytes], int, float]] = []
+        start = 0
+        for text, weight in weighted:
+            words = index_words(text)
+            found.append((words, start, weight - 1.0))
+            start += len(words) + TITLE_GAP
+        words = index_words(str(body))
+        found.append((words, start, 0.0))
+        length = sum(len(words) for words, _start, _extra in found)
+        pool.add_words(fieldname, docnum, found, length)
         return length
 
 
@@ -154,6 +171,40 @@ class PostingPool(writing.PostingPool):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.words: dict[str, dict[bytes, list[Posting]]] = {}  # field -> word -> postings
+        self.commit_words: dict[str, CommitWords] = {}  # field -> words not made postings yet
+
+    def add_words(self, fieldname: str, docnum: int, found: list[tuple[list[bytes], int, float]],
+                  length: int) -> None:
+        """Add one document's words of `fieldname`, part by part: (words, position of the
+        first, each word's weight beyond one); `CommitWords` makes them postings."""
+        words = self.commit_words.get(fieldname)
+        if words is None:
+            words = self.commit_words[fieldname] = CommitWords()
+        words.add(docnum, found, length)
+        distinct = set().union(*(part[0] for part in found))
+        count = len(distinct)
+        self.currentsize += 160 * count + 2 * sum(map(len, distinct)) + length + count
+        if self.currentsize > self.limit:
+            self.save()
+
+    def _grouped(self, fieldname: str | None = None) -> None:
+        """The words added with `add_words` (of `fieldname`, or of every field) made into
+        postings in `words`, after the postings there (added before them)."""
+        for name in [fieldname] if fieldname is not None else list(self.commit_words):
+            pending = self.commit_words.get(name)
+            if not pending:
+                continue
+            made = pending.take(_ONE_BYTE)
+            words = self.words.get(name)
+            if not words:
+                self.words[name] = made
+                continue
+            for word, postings in made.items():
+                found = words.get(word)
+                if found is None:
+                    words[word] = postings
+                else:
+                    found += postings
 
     def add(self, item: tuple) -> None:
         self.current.append(item)
@@ -164,6 +215,7 @@ class PostingPool(writing.PostingPool):
     def add_terms(self, fieldname: str, docnum: int, positions: dict[bytes, list[int]],
                   boost: dict[bytes, float], length: int) -> None:
         """Add one document's postings of `fieldname`: word -> positions, word -> extra weight."""
+        self._grouped(fieldname)
         words = self.words.get(fieldname)
         if words is None:
             words = self.words[fieldname] = {}
@@ -189,6 +241,7 @@ class PostingPool(writing.PostingPool):
 
     def _as_items(self) -> None:
         """The grouped words back into Whoosh's items (the pool spills them into a run)."""
+        self._grouped()
         append = self.current.append
         for fieldname, words in self.words.items():
             for word, postings in words.items():
@@ -206,6 +259,7 @@ class PostingPool(writing.PostingPool):
         if self.runs:
             self._as_items()
             return self.items()
+        self._grouped()
         return GroupedPostings(self.current, self.words)
 
 
@@ -235,17 +289,25 @@ class GroupedPostings:
                 found.append((docnum, weight, value))
         self._items = []
         words, self._words = self._words, {}
-        keys = sorted({*groups, *((field, word) for field, grouped in words.items() for word in grouped)})
-        for term in keys:
-            found = groups.pop(term, None)
-            grouped = words[term[0]].pop(term[1], None) if term[0] in words else None
-            if found is None:
-                yield term, grouped or [], True
-            elif grouped is None:
-                yield term, found, False
-            else:  # a merged segment's postings decoded into the pool, beside new documents'
-                both = found + [posting[:3] for posting in grouped]
-                yield term, sorted(both, key=itemgetter(0)), False
+        by_field: dict[str, set[bytes]] = {}  # sorted by field, then by word: the terms' order
+        for fieldname, btext in groups:
+            by_field.setdefault(fieldname, set()).add(btext)
+        for fieldname, grouped_words in words.items():
+            by_field.setdefault(fieldname, set()).update(grouped_words)
+        for fieldname in sorted(by_field):
+            grouped_words = words.get(fieldname, {})
+            pop = grouped_words.pop
+            for btext in sorted(by_field.pop(fieldname)):
+                term = (fieldname, btext)
+                found = groups.pop(term, None) if groups else None
+                grouped = pop(btext, None)
+                if found is None:
+                    yield term, grouped or [], True
+                elif grouped is None:
+                    yield term, found, False
+                else:  # a merged segment's postings decoded into the pool, beside new documents'
+                    both = found + [posting[:3] for posting in grouped]
+                    yield term, sorted(both, key=itemgetter(0)), False
 
 
 def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:

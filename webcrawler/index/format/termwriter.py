@@ -18,6 +18,7 @@ import struct
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from hashlib import md5
+from itertools import chain
 from pickle import dumps
 from typing import Any
 
@@ -74,6 +75,8 @@ class TermWriter(whoosh3.W3FieldWriter):
 
     def add_postings(self, schema: Schema, lengths: Any, items: Iterable[tuple]) -> None:
         self._lengths = _Lengths(lengths) if lengths else None
+        self._schema = schema
+        self._lengths_of: dict[str, list[int] | None] = {}
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
         self._add_info = _TermIndex.of(self._tindex)
@@ -87,7 +90,18 @@ class TermWriter(whoosh3.W3FieldWriter):
                 source.close()
 
     def _field_lengths(self, fieldname: str) -> list[int] | None:
-        return self._lengths.of(fieldname) if self._lengths else None
+        """Each document's length of `fieldname`, or None for none (lengths of 0): a field
+        that is not scorable has no lengths (Whoosh and `postings.add_document` count a
+        document's length of a field only when it is scorable), so they are not read."""
+        try:
+            return self._lengths_of[fieldname]  # asked once a term of a merged segment
+        except KeyError:
+            pass
+        found = None
+        if self._lengths and (fieldname not in self._schema or self._schema[fieldname].scorable):
+            found = self._lengths.of(fieldname)
+        self._lengths_of[fieldname] = found
+        return found
 
     def _pool_terms(self, items: Iterable[tuple]) -> Iterator[tuple[tuple[str, bytes], list[Posting]]]:
         """The pool's sorted postings grouped by term, each with its document's length."""
@@ -139,8 +153,11 @@ class TermWriter(whoosh3.W3FieldWriter):
         fieldname, btext = term
         if fieldname != self._fieldname:
             self._start(schema, fieldname)
-        if len(parts) == 1 and type(parts[0]) is list and len(parts[0]) == 1:
-            self._write_single(btext, parts[0][0])
+        if len(parts) == 1 and type(parts[0]) is list and len(parts[0]) <= BLOCK:
+            if len(parts[0]) == 1:
+                self._write_single(btext, parts[0][0])
+            elif parts[0]:
+                self._write_block(btext, parts[0])
             return
         stats = _Stats()
         chunks: list[bytes] = []
@@ -191,6 +208,41 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._offset += len(body)
         info = _TERMINFO.pack(0, single, 1, low, high, max(0.0, top), docnum, docnum)
         self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
+
+    def _write_block(self, btext: bytes, postings: list[Posting]) -> None:
+        """`_write_term` for a term whose postings, from the pool, fit in one block (most
+        terms with more than one posting): the same block, arrays and term info, without
+        the general path's statistics object and its parts."""
+        docnums, weights, values, lens = zip(*postings, strict=True)
+        farray = array("f", weights)
+        top = max(weights)
+        count = len(docnums)
+        positive = [x for x in lens if x]
+        bmin = min(positive) if positive else 0
+        bmax = max(lens)
+        first = farray[0]
+        if first == 1.0 and farray.count(1.0) == count:
+            mini_weights: object = None
+        elif farray.count(first) == count:
+            mini_weights = first
+        else:
+            mini_weights = tuple(farray)
+        gaps = [docnums[0]]
+        gaps += map(int.__sub__, docnums[1:], docnums)
+        high = _LENGTH_BYTE[bmax] if bmax < _TOP_LENGTH else 255
+        low = 0 if not bmin else _LENGTH_BYTE[bmin] if bmin < _TOP_LENGTH else 255
+        chunk = dumps((count, docnums[-1], top, 0, low, high), 2) + dumps(
+            (tuple(gaps), mini_weights, self._values(values)), BODY_PROTOCOL)
+        body = _MAGIC + _INT.pack(-len(chunk)) + chunk
+        arrays = b""
+        if self._with_arrays and count >= vectors.MIN_POSTINGS:
+            arrays = vectors.encode(np.array(docnums, np.int64), np.array(weights, np.float64))
+        start = self._offset
+        self._write(body + arrays)
+        self._offset += len(body) + len(arrays)
+        info = _TERMINFO.pack(0, sum(farray), count, low, high, max(0.0, top), docnums[0], docnums[-1])
+        mark = vectors.MARK if arrays else b""
+        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
 
     def _encode_block(self, postings: list[Posting], stats: _Stats) -> bytes:
         """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them
@@ -301,6 +353,7 @@ class _TermIndex:
     def of(cls, tindex: filetables.HashWriter) -> Callable[[bytes, bytes], None]:
         """`tindex`'s add: this one for Whoosh's ordered MD5 hash writer, else its own."""
         if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash:
+            tindex._write_hashes = lambda: _write_hash_tables(tindex)
             return cls(tindex).add
         return tindex.add
 
@@ -316,3 +369,23 @@ class _TermIndex:
         digest = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")
         self._buckets[digest & 255].append((digest, position))
         tindex.lastkey = key
+
+
+def _write_hash_tables(tindex: filetables.HashWriter) -> None:
+    """Whoosh's `HashWriter._write_hashes`, the same bytes: each bucket's table of (hash,
+    position) slots filled in the same order with the same probing, then written in one
+    call rather than a call per slot (an empty slot is (0, 0): no record starts at 0)."""
+    dbfile = tindex.dbfile
+    for entries in tindex.buckets:
+        numslots = 2 * len(entries)
+        tindex.directory.append((dbfile.tell(), numslots))
+        if not numslots:
+            continue
+        table: list[tuple[int, int] | None] = [None] * numslots
+        for entry in entries:
+            slot = (entry[0] >> 8) % numslots
+            while table[slot] is not None:
+                slot = (slot + 1) % numslots
+            table[slot] = entry
+        flat = chain.from_iterable(entry or (0, 0) for entry in table)
+        dbfile.write(struct.pack("!" + "Iq" * numslots, *flat))

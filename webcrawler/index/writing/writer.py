@@ -13,9 +13,11 @@ table of contents atomically; old segment files stay readable while open).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from whoosh import index
@@ -75,6 +77,22 @@ def bounded_merge(fan_in: int = 8, max_merge_docs: int = 150_000) -> Callable:
     return policy
 
 
+@contextlib.contextmanager
+def _no_collection() -> Iterator[None]:
+    """Python's cycle collector paused: adding a batch and committing it make a tuple, list
+    or bytes object per posting (hundreds of thousands a commit, none in a cycle), and the
+    collector, started every 700 new objects, walked the young ones and, as they aged, the
+    pool's every posting again and again. It runs as before once the call returns."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 class IndexWriter:
     """Adds, replaces and deletes documents; `commit()` makes them visible to searchers."""
 
@@ -98,12 +116,13 @@ class IndexWriter:
     def add(self, docs: Sequence[IndexedDocument]) -> None:
         """Index `docs`; a document whose doc_id is already indexed is replaced."""
         writer = self._current()
-        values = [fields_of(doc) for doc in docs]
-        with writer.searcher() as searcher:  # one searcher for the batch's replacements
+        with _no_collection():
+            values = [fields_of(doc) for doc in docs]
+            with writer.searcher() as searcher:  # one searcher for the batch's replacements
+                for fields in values:
+                    writer.delete_by_term("doc_id", fields["doc_id"], searcher=searcher)
             for fields in values:
-                writer.delete_by_term("doc_id", fields["doc_id"], searcher=searcher)
-        for fields in values:
-            add_document(writer, fields)
+                add_document(writer, fields)
 
     def delete(self, doc_ids: Iterable[int]) -> None:
         """Remove documents by doc_id (ids not in the index are ignored)."""
@@ -115,7 +134,8 @@ class IndexWriter:
         """Make the changes since the last commit durable and visible. Cheap: bounded merges."""
         if self._writer is not None:
             writer, self._writer = self._writer, None
-            writer.commit(mergetype=self._merge)
+            with _no_collection():
+                writer.commit(mergetype=self._merge)
             boundfile.write_missing(self._ix)  # a merged segment's window bounds (pruning.py)
 
     def optimize(self) -> None:

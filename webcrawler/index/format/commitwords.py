@@ -1,0 +1,136 @@
+"""A commit's words of the content field, kept as they come and made into postings at once.
+
+Grouping each document's words into postings as it is added (a positions list per word,
+then a tuple per posting appended to its word's list) was a Python loop per word and per
+posting: most of the writer's time for a document. Here a document's words are only
+appended to the commit's list (one `extend` per part of the document: title, URL words,
+anchor texts, body), with each part's document, first position and extra weight; when the
+term writer asks for the commit's postings, NumPy numbers the words, sorts them by word and
+document (a stable sort: positions stay in order) and computes every posting's frequency,
+weight and encoded positions for the whole commit, and the postings are made as tuples by
+`zip` rather than one by one.
+
+The postings are the ones `postings.PostingPool.add_terms` makes from
+`postings.word_positions`, to the byte: the same docnums, the same weights (a part's extra
+weight is integral, so its sum is exact in any order: a part with another weight is not
+taken here), the same encoded positions, and `postings.ONE_BYTE`'s shared values where it
+gives them (a block's pickle refers to a value it met before by identity).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from webcrawler.index.format.merging import Posting
+
+_B, _H, _I = ord("B"), ord("H"), ord("I")
+
+
+class CommitWords:
+    """One field's words of the documents added since the last `take`, in the order added."""
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.words: list[bytes] = []
+        self._docs: list[int] = []  # per part: its document,
+        self._starts: list[int] = []  # the position of its first word,
+        self._counts: list[int] = []  # its number of words,
+        self._extras: list[float] = []  # and each word's weight beyond one
+        self._lengths: dict[int, int] = {}  # docnum -> the field's length in it
+
+    def __bool__(self) -> bool:
+        return bool(self._docs)
+
+    def add(self, docnum: int, parts: list[tuple[list[bytes], int, float]], length: int) -> None:
+        """One document's parts: (words, position of the first, extra weight of each word)."""
+        for words, start, extra in parts:
+            if words:
+                self.words += words
+                self._docs.append(docnum)
+                self._starts.append(start)
+                self._counts.append(len(words))
+                self._extras.append(extra)
+        self._lengths[docnum] = length
+
+    def take(self, one_byte: list[bytes]) -> dict[bytes, list[Posting]]:
+        """word -> its postings (docnum, weight, encoded positions, length) in docnum order,
+        and forget them. `one_byte[p]`: the value of a single position p below 256."""
+        words = self.words
+        if not words:
+            self.clear()
+            return {}
+        counts = np.array(self._counts, np.int64)
+        docs = np.repeat(np.array(self._docs, np.int64), counts)
+        # each word's position: its part's start plus its place in the part
+        offsets = np.repeat(np.array(self._starts, np.int64) - (np.cumsum(counts) - counts), counts)
+        positions = offsets + np.arange(len(words), dtype=np.int64)
+        extras = np.repeat(np.array(self._extras, np.float64), counts)
+        first_doc = min(self._lengths)
+        span = max(self._lengths) - first_doc + 1
+        length_of = np.zeros(span, np.int64)
+        documents = np.fromiter(self._lengths, np.int64, len(self._lengths))
+        length_of[documents - first_doc] = list(self._lengths.values())
+        self.clear()
+
+        keys = list(dict.fromkeys(words))
+        number = dict(zip(keys, range(len(keys)), strict=True))
+        ids = np.fromiter(map(number.__getitem__, words), np.int64, len(words))
+        del words, number
+        order = np.argsort(ids * span + (docs - first_doc), kind="stable")
+        ids, docs, positions, extras = ids[order], docs[order], positions[order], extras[order]
+        # a posting starts where the word or the document changes
+        new = np.empty(len(ids), bool)
+        new[0] = True
+        np.not_equal(ids[1:], ids[:-1], out=new[1:])
+        new[1:] |= docs[1:] != docs[:-1]
+        starts = np.flatnonzero(new)
+        freqs = np.diff(np.append(starts, len(ids)))
+        weights = freqs + np.add.reduceat(extras, starts)
+        post_docs = docs[starts]
+        values = _values(positions, new, starts, freqs, one_byte)
+
+        postings: list[Posting] = list(zip(post_docs.tolist(), weights.tolist(), values,
+                            length_of[post_docs - first_doc].tolist(), strict=True))
+        # each word's postings: from its first posting to the next word's
+        post_ids = ids[starts]
+        word_starts = np.flatnonzero(np.append(True, post_ids[1:] != post_ids[:-1]))
+        bounds = np.append(word_starts, len(post_ids)).tolist()
+        return {keys[w]: postings[a:b] for w, a, b in zip(post_ids[word_starts].tolist(), bounds, bounds[1:],
+                                                          strict=False)}
+
+
+def _values(positions: np.ndarray, new: np.ndarray, starts: np.ndarray, freqs: np.ndarray,
+            one_byte: list[bytes]) -> list[bytes]:
+    """Each posting's positions encoded as `postings.encode_positions` does: a type byte
+    ("B", "H", "I": the width of the largest gap) and the first position and the gaps."""
+    gaps = positions.copy()
+    gaps[~new] -= positions[np.flatnonzero(~new) - 1]
+    top = np.maximum.reduceat(gaps, starts)
+    small = (freqs == 1) & (top < 256)  # one_byte's shared values
+    values = np.empty(len(starts), object)
+    values[small] = [one_byte[p] for p in positions[starts[small]].tolist()]
+    widths = ((_B, 1, top < 256), (_H, 2, (top >= 256) & (top < 65536)), (_I, 4, top >= 65536))
+    for code, size, fits in widths:
+        chosen = fits & ~small
+        if not chosen.any():
+            continue
+        which = np.flatnonzero(chosen)
+        lens = 1 + size * freqs[which]
+        ends = np.cumsum(lens)
+        begins = ends - lens
+        buffer = np.zeros(int(ends[-1]), np.uint8)
+        buffer[begins] = code
+        # the chosen postings' gaps, in order, each `size` bytes in the machine's order (as
+        # `array` writes them) after its posting's type byte
+        taken = np.repeat(chosen, freqs)
+        item_gaps = gaps[taken].astype({1: np.uint8, 2: np.uint16, 4: np.uint32}[size])
+        item_at = np.repeat(begins + 1, freqs[which]) + size * (
+            np.arange(len(item_gaps)) - np.repeat(np.cumsum(freqs[which]) - freqs[which], freqs[which]))
+        body = item_gaps.view(np.uint8).reshape(-1, size)
+        for byte in range(size):
+            buffer[item_at + byte] = body[:, byte]
+        data = buffer.tobytes()
+        values[which] = [data[a:b] for a, b in zip(begins.tolist(), ends.tolist(), strict=True)]
+    return values.tolist()
