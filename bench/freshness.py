@@ -75,7 +75,7 @@ def make_web(size: Size, spread: str, seed: int, log_path: Path, epoch: float) -
 def run_policy(size: Size, spread: str, seed: int, policy: str, work: Path,
                export: bool = False, extra: tuple[str, ...] = (), label: str = "") -> dict[str, object]:
     """One crawl from an empty data dir; its figures, the obsolete timeline, and the export's.
-    `extra`: more `index` options (bench/freshness_plans.py: --plan auto), named by `label`."""
+    `extra`: more `index` options (such as --plan auto), named by `label`."""
     name = label or policy
     data, log_path = work / f"{spread}-{name}", work / f"{spread}-{name}.log"
     web = make_web(size, spread, seed, log_path, epoch=time.time() + STARTUP)
@@ -104,7 +104,7 @@ def run_policy(size: Size, spread: str, seed: int, policy: str, work: Path,
 def _crawl(web: ChangingWeb, size: Size, policy: str, data: Path, until: float,
            extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     hours = (until - time.time()) / 3600
-    verbose = ["-v"] if extra else []  # bench/freshness_plans.py reads the model's solve lines
+    verbose = ["-v"] if extra else []  # the model's solve lines, for a reader of the log
     argv = [sys.executable, "-m", "webcrawler.cli", *verbose, "index", "--incremental",
             "--hours", f"{hours:.5f}",
             "--recrawl", policy, "--fetch-rate", str(size.fetch_rate), "--seed", web.seed_url,

@@ -59,7 +59,7 @@ AREAS = [
     Area("URL ordering", None, "backlink ordering: 47% of the hot pages at 10% of the crawl "
          "(breadth-first 22%)", "the paper's orderings compared on our crawl"),
     Area("Freshness: recrawl policies", "freshness"),
-    Area("Freshness: the recrawl model driving the crawl", "freshness_plans"),
+    Area("Freshness: real crawls against the optimum, on held-out webs", "freshness_crawls"),
     Area("Freshness at a fixed bandwidth against the optimum", "freshness_optimum"),
     Area("Freshness: the model-driven crawl in the simulator", "freshness_model_sim"),
     Area("The recrawl model at the paper's scale", None, "strategies 1-3 solved in 14-23 CPU s; "

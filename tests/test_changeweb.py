@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import http.client
+import json
 import math
 import re
 import time
 from pathlib import Path
 
-from tests.support.changes import HOUR_WEIGHTS, SPREADS, Changes
+import pytest
+
+from tests.support.changes import HOUR_WEIGHTS, SPREADS, Changes, mixed, spread_from
 from tests.support.changeweb import ChangingWeb
 from tests.support.genweb_server import GenWebProcess, GenWebServer
 
@@ -155,3 +158,42 @@ def test_the_server_process_serves_the_same_changing_web():
     same = dataclasses.replace(w, port=served.port)
     state = same.state(1, 3, time.time())
     assert status == 200 and headers["ETag"] == state.etag and body == same.render(1, 3, state)
+
+
+def test_a_mixed_spread_has_the_shares_and_intervals_asked_for():
+    """changes.mixed (the held-out webs of bench/freshness_real.py): shares of pages that never
+    change and that change only a clock or counter line, intervals in real seconds."""
+    spread = mixed("test-mix", never=0.4, timestamp_only=0.1, intervals=((1, 10, 60), (3, 600, 3600)),
+                   day_seconds=60.0)
+    changes = Changes(11, spread)
+    pages = [(s, p) for s in range(5) for p in range(400)]
+    seconds = [changes.interval(s, p) * 60.0 for s, p in pages]
+    never = [math.isinf(x) for x in seconds]
+    stamped = [not math.isinf(changes.trivial_period(s, p)) for s, p in pages]
+    assert 0.35 < sum(never) / len(pages) < 0.45
+    assert 0.07 < sum(n and t for n, t in zip(never, stamped, strict=True)) / len(pages) < 0.13
+    changing = [x for x in seconds if not math.isinf(x)]
+    fast = [x for x in changing if x <= 60 + 1e-9]
+    assert all(10 - 1e-9 <= x <= 60 + 1e-9 or 600 - 1e-9 <= x <= 3600 + 1e-9 for x in changing)
+    assert 0.2 < len(fast) / len(changing) < 0.3  # weights 1 : 3
+    assert not spread.births_per_day and math.isinf(spread.mean_life_days)
+
+
+def test_a_mixed_spread_rejects_impossible_shares():
+    for never, stamped in ((0.1, 0.2), (1.2, 0.0), (0.5, -0.1)):
+        with pytest.raises(ValueError):
+            mixed("bad", never=never, timestamp_only=stamped, intervals=((1, 10, 60),), day_seconds=60.0)
+    with pytest.raises(ValueError):
+        mixed("bad", never=0.2, timestamp_only=0.1, intervals=((1, 60, 10),), day_seconds=60.0)
+
+
+def test_the_server_process_serves_a_mixed_spread_it_got_as_json():
+    spread = mixed("test-mix", never=0.3, timestamp_only=0.15, intervals=((1, 2e5, 1e6),), day_seconds=DAY)
+    w = web(spread=spread, epoch=time.time() - 3.5 * DAY, first_address="127.0.44.24")
+    assert spread_from(json.loads(json.dumps(w.config()))["spread"]) == spread
+    with GenWebProcess(w) as served:
+        answers = {p: get(served, 0, f"/page/{p}.html") for p in range(2, 6)}
+    same = dataclasses.replace(w, port=served.port)
+    for p, (status, _body, headers) in answers.items():
+        assert status == 200 and headers["ETag"] == same.state(0, p, time.time()).etag
+    assert any(same.state(0, p, time.time()).real != "0.0" for p in answers)  # changed since day 0

@@ -82,6 +82,45 @@ SPREADS = {
 }
 
 
+def mixed(name: str, never: float, timestamp_only: float, intervals: tuple[tuple[float, float, float], ...],
+          day_seconds: float) -> Spread:
+    """A changing web's rate mix from a few numbers, in real seconds (issue 35's held-out webs).
+
+    `never`: the share of pages that never change for real; `timestamp_only`: the share of all
+    pages that never change but for a clock or counter line (so at most `never`; the same share
+    of the changing pages has such a line too, half hourly clocks, half daily counters);
+    `intervals`: (weight, shortest, longest) mean intervals between real changes in seconds,
+    log-uniform within each, the weights scaled to share the other 1 - `never`. Every server
+    has the same mix; no births, no deaths (the measure's universe stays put).
+    """
+    if not 0 <= timestamp_only <= never <= 1:
+        raise ValueError("need 0 <= timestamp_only <= never <= 1")
+    total = sum(weight for weight, _, _ in intervals)
+    if never < 1 and (total <= 0 or any(low <= 0 or high < low for _, low, high in intervals)):
+        raise ValueError("intervals need positive weights and 0 < shortest <= longest")
+    mixture = tuple(((1 - never) * weight / total, low / day_seconds, high / day_seconds)
+                    for weight, low, high in intervals) if never < 1 else ()
+    stamped = timestamp_only / never if never else 0.0
+    return Spread(name, com=mixture, edu=mixture, trivial=(stamped / 2, stamped / 2),
+                  births_per_day=0.0, mean_life_days=math.inf)
+
+
+def spread_from(config: str | Spread | dict) -> Spread:
+    """A spread from its name in SPREADS, itself, or its fields as JSON gives them back (a
+    server process builds its web from JSON: tests/support/genweb_server.py)."""
+    if isinstance(config, Spread):
+        return config
+    if isinstance(config, str):
+        if config not in SPREADS:
+            raise ValueError(f"unknown spread {config!r}: one of {sorted(SPREADS)}")
+        return SPREADS[config]
+    fields = dict(config)
+    for key in ("com", "edu"):
+        fields[key] = tuple(tuple(part) for part in fields[key])
+    fields["trivial"] = tuple(fields["trivial"])
+    return Spread(**fields)
+
+
 @dataclass(frozen=True)
 class Clock:
     """Real time <-> simulated days."""

@@ -17,6 +17,7 @@ fresh one. This module must never name an address outside 127.0.0.0/8.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -24,7 +25,7 @@ import zlib
 from dataclasses import dataclass, field
 from email.utils import formatdate, parsedate_to_datetime
 
-from tests.support.changes import SPREADS, Changes, Clock
+from tests.support.changes import Changes, Clock, Spread, spread_from
 from tests.support.genweb import GenWeb, page_number, page_path, random_text
 from tests.support.replies import Reply
 
@@ -51,19 +52,19 @@ class PageState:
 class ChangingWeb(GenWeb):
     day_seconds: float = 60.0  # real seconds per simulated day
     epoch: float = 0.0  # real Unix time of day 0 (0: now, when built)
-    spread: str = "cho"  # a name in changes.SPREADS
+    spread: str | Spread = "cho"  # a name in changes.SPREADS, or a Spread (changes.mixed)
     log_path: str = ""  # where the server appends one line per request ("" = none)
     changes: Changes = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.spread not in SPREADS:
-            raise ValueError(f"unknown spread {self.spread!r}: one of {sorted(SPREADS)}")
+        object.__setattr__(self, "spread", spread_from(self.spread) if isinstance(self.spread, dict)
+                           else self.spread)
         if self.day_seconds <= 0:
             raise ValueError("day_seconds must be positive")
         if not self.epoch:
             object.__setattr__(self, "epoch", time.time())
-        object.__setattr__(self, "changes", Changes(self.seed, SPREADS[self.spread]))
+        object.__setattr__(self, "changes", Changes(self.seed, spread_from(self.spread)))
 
     @property
     def clock(self) -> Clock:
@@ -72,7 +73,10 @@ class ChangingWeb(GenWeb):
     def config(self) -> dict[str, object]:
         """The settings a server process needs to build the same web."""
         fields = [f for f in GenWeb.__dataclass_fields__] + ["day_seconds", "epoch", "spread", "log_path"]
-        return {name: getattr(self, name) for name in fields}
+        settings = {name: getattr(self, name) for name in fields}
+        if isinstance(self.spread, Spread):
+            settings["spread"] = dataclasses.asdict(self.spread)
+        return settings
 
     # --- the truth ----------------------------------------------------
     def born(self, server: int, page: int) -> float:
