@@ -23,6 +23,13 @@ DEFAULT_USER_AGENT_TOKEN = "WebCrawler"
 # recrawl/policies.py's POLICIES, named here so that the command line starts without numpy
 # (tests/test_configuration.py checks that they agree)
 RECRAWL_POLICIES = ("none", "uniform", "adaptive", "buckets")
+FIRST_PASS_SHARE = 0.1
+"""The default recrawl share: new URLs first, recrawls a floor. A page never fetched counts as
+obsolete until fetched, so it is worth more to freshness than any recrawl (which gains at most
+one page's staleness); but a server whose frontier never ends (calendars, growing sites) must
+still have its pages recrawled, so the recrawl queue keeps a tenth of the turns rather than
+none. The share only matters while a server has both kinds of work: once its new URLs run out
+every turn is a recrawl whatever the share (docs/freshness.md, "The first pass")."""
 
 
 @dataclass(frozen=True)
@@ -127,8 +134,11 @@ class Settings:
         0.0, "Requests per second over all servers, the bandwidth (0 = no cap).", low=0,
         doc="requests per second over all servers, the bandwidth (0: no cap)")
     recrawl_share: float = setting(
-        0.5, "Weight 0..1 of each server's recrawl queue against its new URLs.", low=0, high=1,
-        doc="weight 0..1 of each server's recrawl queue against its new URLs")
+        FIRST_PASS_SHARE, "Share 0..1 of a server's turns its due recrawls get while it still has "
+        "new URLs (default {default}: new pages first, a floor for recrawls; once its new URLs "
+        "run out every turn is a recrawl; --plan auto sets it from the model).", low=0, high=1,
+        doc="share 0..1 of a server's turns its due recrawls get while it still has new URLs "
+            "(new pages first, a floor for recrawls); --plan auto sets it from the model")
     keep_responses: bool = setting(
         False, "Store each page's raw response (headers, compressed body) for `export --format "
         "warc` (--incremental crawls always do).", doc="store raw responses for `export --format "

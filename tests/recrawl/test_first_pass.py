@@ -1,0 +1,99 @@
+"""Issue 35: an incremental crawl fetches new pages first and keeps a floor for recrawls.
+
+The default `recrawl_share` (FIRST_PASS_SHARE) gives a server's due recrawls a tenth of its
+turns while it still has new URLs, and every turn once they run out. The queues are driven here
+as the scheduler drives them (`next_document` per turn); the store and the breadth-first
+frontier are the two small in-memory tables below (a store's whole part in this is a row per
+page), so the test counts turns, not I/O.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from webcrawler.database.states import State
+from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.recrawl.queues import RecrawlQueues
+from webcrawler.settings import FIRST_PASS_SHARE, Settings
+
+NEW, DUE = 900, 300  # never-fetched pages and due recrawls of one server
+
+
+class Pages:
+    """The store as the queues read it: one server, and the stored row of each fetched page."""
+
+    def __init__(self, server: ServerState, fetched: range) -> None:
+        self.servers_by_id = {server.id: server}
+        self.fetched = set(fetched)
+
+    def recrawl_row(self, doc_id: int) -> tuple | None:
+        if doc_id not in self.fetched:
+            return None
+        return (f"/old/{doc_id}", 1, 0, "", "", State.FETCHED, 1.0)
+
+
+class NewPages:
+    """The never-crawled frontier of one server, in discovery order."""
+
+    def __init__(self, ids: range) -> None:
+        self.ids = list(ids)
+
+    def next_document(self, server: ServerState) -> FrontierEntry | None:
+        if not self.ids:
+            return None
+        server.queued -= 1
+        return FrontierEntry(self.ids.pop(0), server.id, "/new", 1)
+
+    def links_found(self, source: FrontierEntry | None, links: list[FoundLink]) -> None:
+        """Nothing is discovered in this test."""
+
+
+class Scheduler:
+    def work_added(self, server: ServerState, now: float) -> None:
+        """The server is already active."""
+
+
+def turns(share: float) -> list[bool]:
+    """Each turn of the server until both queues are empty: True for a recrawl."""
+    server = ServerState(id=1, origin="http://127.0.1.1:8000", queued=NEW)
+    queues = RecrawlQueues(Pages(server, range(DUE)), NewPages(range(DUE, DUE + NEW)), share)
+    for doc_id in range(DUE):
+        queues.schedule(doc_id, server.id, due=0.0)
+    assert queues.tick(1.0, Scheduler(), 0.0) == DUE
+    out = []
+    for _ in range(NEW + DUE + 1):
+        entry = queues.next_document(server)
+        if entry is None:
+            break
+        out.append(entry.recrawl)
+    return out
+
+
+def test_the_default_share_is_the_first_pass_floor() -> None:
+    assert Settings().recrawl_share == FIRST_PASS_SHARE
+    assert 0 < FIRST_PASS_SHARE <= 0.25
+
+
+def test_new_pages_come_first_and_recrawls_keep_their_floor() -> None:
+    order = turns(Settings().recrawl_share)
+    assert len(order) == NEW + DUE and sum(order) == DUE
+    # While new URLs remain, recrawls get their floor: about a tenth of the turns, never none.
+    first = order[:NEW]
+    assert sum(first) == pytest.approx(FIRST_PASS_SHARE * NEW, abs=2)
+    gaps = [i for i, recrawl in enumerate(first) if recrawl]
+    assert max(b - a for a, b in zip([-1, *gaps], gaps, strict=False)) <= round(1 / FIRST_PASS_SHARE) + 1
+    # The first pass ends after NEW / (1 - share) turns; the recrawls left wait until then.
+    last_new = max(i for i, recrawl in enumerate(order) if not recrawl)
+    assert last_new <= NEW / (1 - FIRST_PASS_SHARE) + 2 and sum(order[last_new + 1:]) >= DUE / 2
+
+
+def test_the_old_even_share_lets_recrawls_delay_the_first_pass() -> None:
+    """The contrast: at 0.5 half the turns go to recrawls while new pages wait."""
+    order = turns(0.5)
+    assert sum(order[: 2 * DUE]) == pytest.approx(DUE, abs=2)
+    assert max(i for i, recrawl in enumerate(order) if not recrawl) == NEW + DUE - 1
+
+
+def test_a_share_of_zero_starves_recrawls_only_until_the_new_urls_run_out() -> None:
+    order = turns(0.0)
+    assert order == [False] * NEW + [True] * DUE
