@@ -2,9 +2,9 @@
 
 The default `recrawl_share` (FIRST_PASS_SHARE) gives a server's due recrawls a tenth of its
 turns while it still has new URLs, and every turn once they run out. The queues are driven here
-as the scheduler drives them (`next_document` per turn); the store and the breadth-first
-frontier are the two small in-memory tables below (a store's whole part in this is a row per
-page), so the test counts turns, not I/O.
+as the crawl loop drives them: the in-memory store, its breadth-first frontier and the real
+scheduler, one `next_document` a turn, each page recorded as fetched before the next turn, so
+the test counts turns, not I/O.
 """
 
 from __future__ import annotations
@@ -12,59 +12,37 @@ from __future__ import annotations
 import pytest
 
 from webcrawler.database.states import State
-from webcrawler.engine.records import FoundLink, FrontierEntry, ServerState
+from webcrawler.engine.records import NewURL
+from webcrawler.engine.scheduling.frontier import BreadthFirstFrontier
+from webcrawler.engine.scheduling.scheduler import Scheduler
+from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.recrawl.queues import RecrawlQueues
 from webcrawler.settings import FIRST_PASS_SHARE, Settings
 
 NEW, DUE = 900, 300  # never-fetched pages and due recrawls of one server
 
 
-class Pages:
-    """The store as the queues read it: one server, and the stored row of each fetched page."""
-
-    def __init__(self, server: ServerState, fetched: range) -> None:
-        self.servers_by_id = {server.id: server}
-        self.fetched = set(fetched)
-
-    def recrawl_row(self, doc_id: int) -> tuple | None:
-        if doc_id not in self.fetched:
-            return None
-        return (f"/old/{doc_id}", 1, 0, "", "", State.FETCHED, 1.0)
-
-
-class NewPages:
-    """The never-crawled frontier of one server, in discovery order."""
-
-    def __init__(self, ids: range) -> None:
-        self.ids = list(ids)
-
-    def next_document(self, server: ServerState) -> FrontierEntry | None:
-        if not self.ids:
-            return None
-        server.queued -= 1
-        return FrontierEntry(self.ids.pop(0), server.id, "/new", 1)
-
-    def links_found(self, source: FrontierEntry | None, links: list[FoundLink]) -> None:
-        """Nothing is discovered in this test."""
-
-
-class Scheduler:
-    def work_added(self, server: ServerState, now: float) -> None:
-        """The server is already active."""
-
-
 def turns(share: float) -> list[bool]:
     """Each turn of the server until both queues are empty: True for a recrawl."""
-    server = ServerState(id=1, origin="http://127.0.1.1:8000", queued=NEW)
-    queues = RecrawlQueues(Pages(server, range(DUE)), NewPages(range(DUE, DUE + NEW)), share)
-    for doc_id in range(DUE):
+    store = MemoryStore()
+    server = store.add_server("http://127.0.1.1:8000", 0.0)
+    old, _ = store.add_urls(server, [NewURL(f"/old/{n}", 1) for n in range(DUE)], 0.0)
+    for _ in range(DUE):  # the pages of an earlier crawl, fetched once
+        entry = store.next_document(server)
+        assert entry is not None
+        store.record_fetch(entry, State.FETCHED, f"sum-{entry.doc_id}", 0.0)
+    store.add_urls(server, [NewURL(f"/new/{n}", 1) for n in range(NEW)], 0.0)
+    queues = RecrawlQueues(store, BreadthFirstFrontier(store), share)
+    for doc_id in old.values():  # each stored as due, as the recrawler stores a page's schedule
+        store.set_due(doc_id, 0.0)
         queues.schedule(doc_id, server.id, due=0.0)
-    assert queues.tick(1.0, Scheduler(), 0.0) == DUE
+    assert queues.tick(1.0, Scheduler(0.0), 0.0) == DUE
     out = []
     for _ in range(NEW + DUE + 1):
         entry = queues.next_document(server)
         if entry is None:
             break
+        store.record_fetch(entry, State.FETCHED, f"sum-{entry.doc_id}", 2.0)
         out.append(entry.recrawl)
     return out
 
