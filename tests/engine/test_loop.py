@@ -244,6 +244,7 @@ def test_a_toolkit_crawl_on_an_offered_store_leaves_its_frontier_and_visits_know
         pool = InProcessPool(settings)
         summary = CrawlRun(crawler, crawler.engine_settings(), pool_factory=lambda: pool).run()
     assert summary.stop_reason == "queue-empty" and summary.pages == 2
+    assert summary.callback_errors == 0  # the listener's own asserts held
     assert pool.paths(served.origin(c)) == ["/", "/c0"] and pool.paths(served.origin(d)) == []
     c0 = (store.server(served.origin(c)).id, "/c0")
     assert {(u.server_id, u.path) for u in store.urls.values() if u.state == "queued"} == old - {c0}

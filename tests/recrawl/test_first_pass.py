@@ -48,7 +48,7 @@ def turns(share: float) -> list[bool]:
 
 
 def test_the_default_share_is_the_first_pass_floor() -> None:
-    assert Settings().recrawl_share == FIRST_PASS_SHARE
+    assert Settings().recrawl_share == FIRST_PASS_SHARE == 0.1  # the documented default
     assert 0 < FIRST_PASS_SHARE <= 0.25
 
 

@@ -203,6 +203,13 @@ def test_pages_handed_over_by_hand_in_a_crawl_and_outside_one(web, fast, tmp_pat
     assert found(data, "okapi") == [f"http://{HOME}/by-hand"]
     assert found(data, "quokka") == [f"http://{HOME}/after"]
     assert action.added == 8  # 5 crawled (a copy left out), 3 by hand
+    engine = connect(f"sqlite:///{data / 'webcrawler.db'}")
+    try:
+        with engine.connect() as conn:
+            runs = conn.execute(select(crawls.c.documents).order_by(crawls.c.id)).scalars().all()
+    finally:
+        engine.dispose()
+    assert runs[0] == runs[-1] == 1  # each by-hand run counts its own page, not the crawl's
 
 
 def test_two_data_directories_in_one_crawl_are_a_clear_error(web, fast, tmp_path):

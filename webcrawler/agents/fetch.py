@@ -439,8 +439,7 @@ class Fetcher:
                    min(self.config.read_timeout, remaining))
         own = {**(headers or {}), **headers_for(url, self.config.credentials,  # the server's own
                                                 self.config.insecure_hosts)}
-        target = lean_path(url) if self._headers is not None and not own else None
-        if target is not None and self._headers is not None:
+        if self._headers is not None and not own and (target := lean_path(url)) is not None:
             adapter = self.session.get_adapter(url)
             assert isinstance(adapter, WatchedAdapter)  # _session mounts no other kind
             verify = self.session.verify if adapter.verifies else False

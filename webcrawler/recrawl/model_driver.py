@@ -56,7 +56,7 @@ class ModelDriver:
         self.solves = 0  # successful in-run solves
         self.failures = 0
         self.last_error = ""
-        self.installed: list[RecrawlPlan] = []  # every plan the model installed, in order
+        self.installed: list[RecrawlPlan] = []  # every plan the model solved, in order
         self.probe = 0.0  # the fallback's latest probe interval
         self.cho: RecrawlPlan | None = None  # the fallback's latest plan
         self._start: float | None = None  # monotonic time of the run's start
@@ -69,8 +69,9 @@ class ModelDriver:
 
     def replan(self, mono: float, fetches: int, recrawls: int) -> RecrawlPlan | None:
         """The model's new plan when a period starts; the fallback's until the model has one.
-        The model's table is scaled to the bandwidth each time the fallback measures it
-        (replan.fit_to_bandwidth): the model says which buckets deserve how many of the
+        Under the freshness objective only the model's share is kept (`_live`); under the
+        paper's objective its table is scaled to the bandwidth each time the fallback
+        measures it (replan.fit_to_bandwidth): the model says which buckets deserve how many of the
         fetches, the cap says how many there are (issue 35: unscaled, its plans spent 1.3-2.0
         of 5 fetches a second). The buckets policy's probe (replan.probe_interval, from the
         fallback's table) stays in force: the model plans per bucket and cannot tell a page

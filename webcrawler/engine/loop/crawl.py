@@ -491,12 +491,13 @@ class CrawlLoop:
         a data directory), counted in its server's queue until it is answered."""
         origin, path = split(url)
         server, added, ids, fresh = queue_urls(self.store, origin, [path], depth, redirects, state)
+        unscheduled = server.id not in self.scheduler.servers  # not resumed (resume=False)
         if again and path not in fresh:
             server.queued += 1  # out again when answered, or when the frontier runs dry
             server.dirty = True
-            self._queued(server, added, {path})
+            self._queued(server, added or unscheduled, {path})
         else:
-            self._queued(server, added, fresh)
+            self._queued(server, added or unscheduled, fresh)
         link = FoundLink(ids[path], server, path, "", depth, path in fresh)
         self.frontier.links_found(None, [link])
         return link
@@ -517,7 +518,7 @@ class CrawlLoop:
         return server
 
     def _queued(self, server: ServerState, added: bool, fresh: set[str]) -> None:
-        if added or server.id not in self.scheduler.servers:  # new, or not resumed (_load)
+        if added:  # new to the store, or (queue) to this loop's scheduler
             self.scheduler.add(server, time.monotonic())
         if fresh:
             self.scheduler.work_added(server, time.monotonic())

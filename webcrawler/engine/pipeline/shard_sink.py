@@ -23,7 +23,7 @@ from webcrawler.engine.pipeline.index_sink import CLOSE_TIMEOUT, IndexFailed, In
 from webcrawler.engine.pipeline.outbox import OutboxWriter
 from webcrawler.engine.pipeline.shard_writer import run_shard_writer
 from webcrawler.index import prepare_layout, shards_wanted
-from webcrawler.processes import child_context
+from webcrawler.processes import child_context, main_module_hidden
 from webcrawler.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -71,8 +71,9 @@ class ShardedIndexSink(OutboxWriter):
                         name=f"webcrawler-index-shard-{k}", daemon=True)
             for k in range(shards if start_writers else 0)
         ]
-        for process in self._processes:
-            process.start()
+        with main_module_hidden():  # a writer does not import the command line again
+            for process in self._processes:
+                process.start()
 
     def commit(self) -> None:
         """Called after the database committed: the next batch number; wait while too much

@@ -75,6 +75,7 @@ class AddToIndex(VisitAction):
         self._crawl: PageStore | None = None  # the crawl whose loop runs on the data directory
         self._judges: list[OneURLPerDocument] = []
         self._run = 0
+        self._added_before_run = 0
         self._since_commit = 0
         self._loop: CrawlLoop | None = None  # the crawl loop whose commits the own store follows
 
@@ -101,6 +102,7 @@ class AddToIndex(VisitAction):
         if self._own is None:
             self._own = self._open()
             self._run = self._own[0].start_run(mode="toolkit")
+            self._added_before_run = self.added  # pages a crawl's loop indexed are its run's
         self._record(*self._own, page)
         self._since_commit += 1
         if not self._follow_loop() and self._since_commit >= Settings.commit_every:
@@ -181,7 +183,7 @@ class AddToIndex(VisitAction):
     def _commit(self, ended: bool = False) -> None:
         assert self._own is not None
         store, sink, _ = self._own
-        store.update_run(self._run, self.added, 0, ended=ended,
+        store.update_run(self._run, self.added - self._added_before_run, 0, ended=ended,
                          stop_reason="finished" if ended else None)
         store.commit()
         sink.commit()
