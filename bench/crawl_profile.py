@@ -24,7 +24,6 @@ PYTHONDONTWRITEBYTECODE, where each process compiles every module it imports).
 from __future__ import annotations
 
 import argparse
-import ctypes
 import io
 import json
 import os
@@ -34,15 +33,14 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from bench.common import ROOT, byte_compiled, commit, median, publish, table
+from bench.process_tree import become_subreaper, reap_all
 from bench.throughput import OUR_COMMAND, ensure_testweb
 
 ROLES = ("engine", "agents", "index writer", "the rest")
 _FILE_ROLE = {"engine": "engine", "agent": "agents", "writer": "index writer"}
-PR_SET_CHILD_SUBREAPER = 36
 # The engine's main module, as the `webcrawler` console script is (it imports webcrawler.cli,
 # then calls it): a child started with it named as its parent's main module imports it again
 # and pays what a user's crawl pays for it.
@@ -55,26 +53,6 @@ import bench.profile_hooks as hooks
 if __name__ == "__main__":
     hooks.run_engine(sys.argv[1:])
 """
-
-
-def become_subreaper() -> None:
-    """Orphans of the crawl (the forkserver outlives the engine) become ours to reap."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
-
-
-def reap_all(limit: float = 120.0) -> None:
-    """Wait for every descendant left (bounded: `limit` seconds)."""
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            time.sleep(0.05)
-    raise RuntimeError("the crawl's processes did not all end")
 
 
 def crawl(work: Path, profile: bool, checkout: Path = ROOT) -> tuple[int, dict[str, float], Path]:
