@@ -4,9 +4,10 @@
                                   [--json FILE] [--uncompiled]
 
 `bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, or with `--web heldout`
-on its held-out generated web, `--delay 0`, every default feature on), run through bench/profile_hooks.py from a script that imports what the
-`webcrawler` console script imports (ENGINE_SCRIPT: a child that imports its parent's main
-module again pays for it as a user's crawl does): every process of the crawl writes
+on its held-out generated web, `--delay 0`, every default feature on), run through
+bench/profile_hooks.py from a script that imports what the `webcrawler` console script imports
+(ENGINE_SCRIPT: a child that imports its parent's main module again pays for it as a user's
+crawl does): every process of the crawl writes
 its own CPU seconds from its start to its end (getrusage), and this process, made the
 "subreaper" of the crawl's tree, reaps every descendant (the forkserver and its resource
 tracker too) so that `RUSAGE_CHILDREN` holds the whole tree's CPU, start to exit. The rest
