@@ -69,13 +69,17 @@ def crawl(work: Path, profile: bool, checkout: Path = ROOT, command: Sequence[st
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     script = work / "webcrawler-script.py"
     script.write_text(ENGINE_SCRIPT)
-    proc = subprocess.run([sys.executable, str(script), *args], cwd=checkout, env=env,
-                          capture_output=True, text=True, timeout=1800)
-    reap_all()
+    # a session of its own: its tree is reaped by process group (a generated web this process
+    # serves is a child too, and runs on)
+    proc = subprocess.Popen([sys.executable, str(script), *args], cwd=checkout, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    stdout, stderr = proc.communicate(timeout=1800)
+    reap_all(group=proc.pid)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    match = re.search(r"documents retrieved\s+(\d+)", proc.stdout)
+    match = re.search(r"documents retrieved\s+(\d+)", stdout)
     if proc.returncode or not match:
-        raise RuntimeError(f"the crawl failed:\n{proc.stdout}\n{proc.stderr[-2000:]}")
+        raise RuntimeError(f"the crawl failed:\n{stdout}\n{stderr[-2000:]}")
     total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     cpu = dict.fromkeys(ROLES, 0.0)
     for record in out.glob("*.json"):
