@@ -233,6 +233,11 @@ class CrawlStore:
             server.queued = max(0, server.queued - 1)
             server.dirty = True
 
+    def requeue(self, server: ServerState, doc_id: int) -> None:
+        """`finish` takes every first fetch out of its server's count, whatever its state was."""
+        server.queued += 1
+        server.dirty = True
+
     def annotate(self, doc_id: int, **values: object) -> None:
         """Change stored values of a document (its state too) without moving it through the
         frontier's counts: a page waiting for a retry, the tries of a recovered one."""
