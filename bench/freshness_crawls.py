@@ -38,10 +38,11 @@ from pathlib import Path
 import numpy as np
 
 from bench.common import RESULTS, ROOT, commit, publish, table
+from bench.freshness_measure import expected_optimum, mean_sd, true_rate
 from bench.freshness_real import WEBS, WebSpec, crawl
 from tests.support.changeweb import ChangingWeb
 from tests.support.genweb import page_path
-from webcrawler.recrawl.allocation import allocate, freshness
+from webcrawler.recrawl.allocation import allocate
 
 RUNS = ROOT / "bench" / "data" / "freshness_crawls.jsonl"
 POLICIES: dict[str, tuple[str, tuple[str, ...]]] = {  # label: (--recrawl, more index options)
@@ -84,8 +85,7 @@ def universe(web: ChangingWeb) -> list[tuple[int, int]]:
 
 def true_rates(web: ChangingWeb, pages: list[tuple[int, int]]) -> np.ndarray:
     """Mean real changes a second of each page (0: never)."""
-    return np.array([0.0 if np.isinf(d := web.changes.interval(s, p)) else 1.0 / (d * web.day_seconds)
-                     for s, p in pages])
+    return np.array([true_rate(web.changes.interval(s, p), web.day_seconds) for s, p in pages])
 
 
 def optimum(web: ChangingWeb, started: float, seconds: float, rate: float) -> dict[str, float]:
@@ -98,7 +98,7 @@ def optimum(web: ChangingWeb, started: float, seconds: float, rate: float) -> di
     lam = true_rates(web, pages)
     f = allocate(lam, np.ones(len(lam)), rate)
     return {"optimum": _simulate(web, pages, f, started, seconds, rate),
-            "expected": float(np.mean(freshness(lam, f))),
+            "expected": expected_optimum(lam, rate),
             "uniform_sim": _simulate(web, pages, np.full(len(pages), rate / len(pages)), started, seconds,
                                      rate)}
 
@@ -169,10 +169,6 @@ def load_runs(path: Path = RUNS) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _ms(values: list[float]) -> str:
-    return f"{np.mean(values):.3f} ± {np.std(values):.3f}" if len(values) > 1 else f"{values[0]:.3f}"
-
-
 def _mean_of(runs: list[dict], key: str) -> str:
     """The mean of a figure the runs have ("" when older runs did not record it)."""
     values = [r[key] for r in runs if key in r]
@@ -228,12 +224,12 @@ def render(runs: list[dict]) -> tuple[str, dict[str, object]]:
                  f"machine load {min(loads):.1f}-{max(loads):.1f} during the runs:", ""]
         rows = []
         for policy, rs in by_policy.items():
-            rows.append([policy, len(rs), _ms([r["fresh_second_half"] for r in rs]),
+            rows.append([policy, len(rs), mean_sd([r["fresh_second_half"] for r in rs]),
                          " ".join(f"{r['fresh_second_half']:.3f}" for r in rs),
                          f"{np.mean([r['rate_second_half'] for r in rs]):.2f} of {first['cap']:g} "
                          f"({np.mean([r['rate_second_half'] / r['cap'] for r in rs]):.0%})",
-                         _ms([r["optimum"] for r in rs]),
-                         _ms([r["optimum"] - r["fresh_second_half"] for r in rs]),
+                         mean_sd([r["optimum"] for r in rs]),
+                         mean_sd([r["optimum"] - r["fresh_second_half"] for r in rs]),
                          f"{np.mean([r['expected'] for r in rs]):.3f}",
                          f"{np.mean([r['optimum_at_cap'] for r in rs]):.3f}",
                          _mean_of(rs, "uniform_sim"), _first_pass(rs),
