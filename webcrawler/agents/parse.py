@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from webcrawler.agents.resolve import resolve
+from webcrawler.agents.resolve import PageResolver
 from webcrawler.protocol.messages import Outlink
 from webcrawler.protocol.urls import MAX_URL_LENGTH, ParamNames, strip_params, try_normalize
 
@@ -339,6 +339,7 @@ def extract_links(
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
     names = names or None  # asked once a page, not once a link
+    resolver = PageResolver(base, max_url_length)
     for element in elements:
         href = element.get("href")
         if not href:
@@ -346,7 +347,7 @@ def extract_links(
         if href in seen:
             url = seen[href]
         else:
-            url = seen[href] = _link_target(href, base, max_url_length, names)
+            url = seen[href] = _link_target(href, resolver, names)
         if url is None:
             continue
         rel = element.get("rel")
@@ -361,14 +362,13 @@ def extract_links(
     return tuple(Outlink(url, " | ".join(texts)) for url, texts in anchors.items())
 
 
-def _link_target(href: str, base: str, max_url_length: int,
-                 names: ParamNames | None = None) -> str | None:
+def _link_target(href: str, resolver: PageResolver, names: ParamNames | None = None) -> str | None:
     """The normalised target of a link's href, or None for a link into the page itself or
     an uncrawlable one."""
     href = href.strip()
     if not href or href.startswith("#"):
         return None
-    url = resolve(href, base, max_url_length)
+    url = resolver(href)
     return strip_params(url, names) if url is not None and names is not None else url
 
 
