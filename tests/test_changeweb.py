@@ -211,3 +211,19 @@ def test_the_web_had_a_past_a_static_page_was_made_long_ago():
     assert -sum(static) / len(static) == pytest.approx(PAST_DAYS / 2, rel=0.2)
     assert sum(ages) / len(ages) == pytest.approx(1.0, rel=0.15) and min(ages) >= 0
     assert changes.past_change(1, 2) == Changes(7, SPREADS["flat"]).past_change(1, 2)  # from the seed
+
+
+def test_a_static_page_serves_its_past_as_last_modified():
+    """The served web has the simulator's past (Changes.past_change): a page that never changes
+    answers with a Last-Modified of the day it was made, long before the crawl's start, so a
+    crawler can date it as a real static page; a page that changed since day 0 is dated by that
+    change, as before."""
+    w = web(spread="flat")
+    static = next(p for p in range(w.pages_per_server)
+                  if math.isinf(w.changes.interval(0, p)) and math.isinf(w.changes.trivial_period(0, p)))
+    state = w.state(0, static, at(0.5))
+    assert state.modified == w.clock.real(w.changes.past_change(0, static)) < w.epoch
+    changing = next(p for p in range(w.pages_per_server) if w.changes.interval(0, p) < 1.0)
+    later = at(5.0)
+    assert w.state(0, changing, later).modified == pytest.approx(
+        w.clock.real(w.changes.last_event(0, changing, w.clock.day(later))))

@@ -102,7 +102,12 @@ class ChangingWeb(GenWeb):
         listed = self.new_pages(server, day) if page == 0 else 0
         trivial = self.changes.trivial_version(server, page, day)
         last = self.changes.last_event(server, page, day)
-        ticks = [born, last or 0.0, trivial * self.changes.trivial_period(server, page) if trivial else 0.0]
+        if last is None:  # unchanged since day 0, or since its birth: the web had a past
+            last = born if born > 0 else self.changes.past_change(server, page)
+        period = self.changes.trivial_period(server, page)  # inf: no clock or counter line
+        ticks = [last, trivial * period if trivial else 0.0 if period < math.inf else last]
+        if born > 0:
+            ticks.append(born)
         if page == 0 and listed:
             ticks.append(self.born(server, self.pages_per_server + listed - 1))
         return PageState(alive, f"{real}.{listed}", trivial, self.clock.real(max(ticks)))
