@@ -69,7 +69,8 @@ class ModelDriver:
 
     def replan(self, mono: float, fetches: int, recrawls: int) -> RecrawlPlan | None:
         """The model's new plan when a period starts; the fallback's until the model has one.
-        Under the freshness objective only the model's share is kept (`_live`); under the
+        Under the freshness objective only the model's share is kept (`_live`), and every
+        plan's share is at most --recrawl-share (`_first_pass`: new pages first); under the
         paper's objective its table is scaled to the bandwidth each time the fallback
         measures it (replan.fit_to_bandwidth): the model says which buckets deserve how many of the
         fetches, the cap says how many there are (issue 35: unscaled, its plans spent 1.3-2.0
