@@ -55,8 +55,9 @@ from email.utils import formatdate
 import numpy as np
 
 from bench.common import RESULTS, ROOT, publish, table
+from bench.freshness_measure import expected_optimum, mean_sd, true_rate
 from tests.support.changes import SPREADS, Changes
-from webcrawler.recrawl.allocation import allocate, freshness
+from webcrawler.recrawl.allocation import allocate
 from webcrawler.recrawl.buckets import (
     SLOWEST,
     UNKNOWN,
@@ -126,9 +127,11 @@ def sitemap_changefreq(web: Web, changes: Changes, server: int, page: int) -> st
                 "never" if np.isinf(days) else "yearly")
 
 
-def true_rate(changes: Changes, web: Web, server: int, page: int) -> float:
-    days = changes.interval(server, page)
-    return 0.0 if np.isinf(days) else 1.0 / (days * web.day_seconds)
+def seed_rates(web: Web, seed: int) -> np.ndarray:
+    """The true change rates of seed `seed`'s web, pages in the simulator's order."""
+    changes = Changes(seed, SPREADS[web.spread])
+    return np.array([true_rate(changes.interval(s, p), web.day_seconds)
+                     for p in range(web.pages) for s in range(web.servers)])
 
 
 class Sim:
@@ -137,7 +140,7 @@ class Sim:
     def __init__(self, web: Web, seed: int, policy: str) -> None:
         self.web, self.name = web, policy
         self.changes = Changes(seed, SPREADS[web.spread])
-        self.pages = [Page(s, p, true_rate(self.changes, web, s, p),
+        self.pages = [Page(s, p, true_rate(self.changes.interval(s, p), web.day_seconds),
                            freq=sitemap_changefreq(web, self.changes, s, p))
                       for p in range(web.pages) for s in range(web.servers)]
         self.evidence = Evidence(web.prior_weight if policy in ("buckets", "buckets-static") else 0.0)
@@ -294,26 +297,16 @@ def simulate(web: Web, seed: int, policy: str,
             "too_fast_known_share": spent["too fast, known"] / max(1, spent["all"])}
 
 
-def expected_optimum(web: Web, seed: int) -> float:
-    """Mean F(l_i, f_i) of the known-rate allocation: the optimum's Poisson expectation."""
-    changes = Changes(seed, SPREADS[web.spread])
-    rates = np.array([true_rate(changes, web, s, p) for p in range(web.pages) for s in range(web.servers)])
-    return float(np.mean(freshness(rates, allocate(rates, np.ones(len(rates)), web.fetch_rate))))
-
-
 def run(web: Web, seeds: list[int], policies: tuple[str, ...] = POLICIES) -> dict[str, object]:
     """Every policy over every seed; the per-seed figures and their mean and spread."""
     rows: dict[str, list[dict[str, float]]] = {p: [simulate(web, s, p) for s in seeds] for p in policies}
-    rows["optimum, expected"] = [{"fresh": expected_optimum(web, s)} for s in seeds]
+    rows["optimum, expected"] = [{"fresh": expected_optimum(seed_rates(web, s), web.fetch_rate)}
+                                  for s in seeds]
     return {"web": web.__dict__, "seeds": seeds, "runs": rows}
 
 
 def _mean(figures: list[dict[str, float]], key: str, form: str) -> str:
     return form.format(np.mean([r[key] for r in figures])) if key in figures[0] else ""
-
-
-def _spread(values: list[float]) -> str:
-    return f"{np.mean(values):.3f} ± {np.std(values):.3f}"
 
 
 def policy_table(result: dict[str, object]) -> str:
@@ -324,7 +317,7 @@ def policy_table(result: dict[str, object]) -> str:
     rows = []
     for policy, figures in runs.items():
         fresh = [r["fresh"] for r in figures]
-        rows.append([policy, _spread(fresh), " ".join(f"{x:.3f}" for x in fresh),
+        rows.append([policy, mean_sd(fresh), " ".join(f"{x:.3f}" for x in fresh),
                      f"{optimum - float(np.mean(fresh)):+.3f}" if policy != "optimum" else "",
                      _mean(figures, "fetches_per_second", "{:.2f}"), _mean(figures, "never_share", "{:.1%}"),
                      _mean(figures, "too_fast_share", "{:.1%}"),
