@@ -177,8 +177,9 @@ class SegmentSource:
         self.basedoc = basedoc
         self.docmap = docmap  # None: no deletions, docnum + basedoc; else old -> new docnum
 
-    def terms(self, schema: Schema) -> Iterator[tuple[Term, bytes]]:
-        """(term, raw term info) in the order the segment wrote them: (field, text). The
+    def terms(self, schema: Schema, number: int) -> Iterator[tuple[Term, int, bytes]]:
+        """(term, `number`, raw term info) in the order the segment wrote them: (field,
+        text), numbered as `merged_terms` merges its streams. The
         terms file's records are read in one piece and split here (Whoosh's `items` reads
         each record's lengths, key and value in three reads of the file)."""
         terms = self.reader._terms
@@ -194,7 +195,7 @@ class SegmentSource:
             value = key + keylen
             fieldname = names[int.from_bytes(data[key : key + 2], "big")]
             if fieldname is not None:
-                yield (fieldname, data[key + 2 : value]), data[value : value + valuelen]
+                yield (fieldname, data[key + 2 : value]), number, data[value : value + valuelen]
             pos = value + valuelen
 
     def part(self, raw: bytes, field_lengths: list[int] | None, with_arrays: bool) -> Copied | list[Posting]:
@@ -273,7 +274,7 @@ def merged_terms(
         return
     scorable: dict[str, bool] = {}  # by field: asked once a term of every merged segment
     streams = [_numbered(0, pool_terms)]
-    streams += [_numbered(number, source.terms(schema)) for number, source in enumerate(sources, 1)]
+    streams += [source.terms(schema, number) for number, source in enumerate(sources, 1)]
     # (term, stream number, item) tuples compare by term, then by stream, never by item: a
     # stream's terms are distinct, its number too
     merged = heapq.merge(*streams)
