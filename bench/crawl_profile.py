@@ -1,12 +1,13 @@
 """Where a batch crawl's CPU goes, per process: ms a page of the engine, the agents, the writer.
 
-    python -m bench.crawl_profile [--rounds 3] [--before DIR] [--profile docs/profiles] [--json FILE]
-                                  [--uncompiled]
+    python -m bench.crawl_profile [--web dev|heldout] [--rounds 3] [--before DIR] [--profile docs/profiles]
+                                  [--json FILE] [--uncompiled]
 
-`bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, `--delay 0`, every
-default feature on), run through bench/profile_hooks.py from a script that imports what the
-`webcrawler` console script imports (ENGINE_SCRIPT: a child that imports its parent's main
-module again pays for it as a user's crawl does): every process of the crawl writes
+`bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, or with `--web heldout`
+on its held-out generated web, `--delay 0`, every default feature on), run through
+bench/profile_hooks.py from a script that imports what the `webcrawler` console script imports
+(ENGINE_SCRIPT: a child that imports its parent's main module again pays for it as a user's
+crawl does): every process of the crawl writes
 its own CPU seconds from its start to its end (getrusage), and this process, made the
 "subreaper" of the crawl's tree, reaps every descendant (the forkserver and its resource
 tracker too) so that `RUSAGE_CHILDREN` holds the whole tree's CPU, start to exit. The rest
@@ -24,7 +25,6 @@ PYTHONDONTWRITEBYTECODE, where each process compiles every module it imports).
 from __future__ import annotations
 
 import argparse
-import ctypes
 import io
 import json
 import os
@@ -34,15 +34,15 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench.common import ROOT, byte_compiled, commit, median, publish, table
-from bench.throughput import OUR_COMMAND, ensure_testweb
+from bench.process_tree import become_subreaper, reap_all
+from bench.throughput import OUR_COMMAND, our_command, served
 
 ROLES = ("engine", "agents", "index writer", "the rest")
 _FILE_ROLE = {"engine": "engine", "agent": "agents", "writer": "index writer"}
-PR_SET_CHILD_SUBREAPER = 36
 # The engine's main module, as the `webcrawler` console script is (it imports webcrawler.cli,
 # then calls it): a child started with it named as its parent's main module imports it again
 # and pays what a user's crawl pays for it.
@@ -57,44 +57,29 @@ if __name__ == "__main__":
 """
 
 
-def become_subreaper() -> None:
-    """Orphans of the crawl (the forkserver outlives the engine) become ours to reap."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
-
-
-def reap_all(limit: float = 120.0) -> None:
-    """Wait for every descendant left (bounded: `limit` seconds)."""
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            time.sleep(0.05)
-    raise RuntimeError("the crawl's processes did not all end")
-
-
-def crawl(work: Path, profile: bool, checkout: Path = ROOT) -> tuple[int, dict[str, float], Path]:
+def crawl(work: Path, profile: bool, checkout: Path = ROOT, command: Sequence[str] = OUR_COMMAND
+          ) -> tuple[int, dict[str, float], Path]:
     """(pages, CPU seconds by role, the directory of the processes' records) of one crawl of
-    `checkout`'s code."""
+    `checkout`'s code (`command`: webcrawler's arguments, the test web's dev group by default)."""
     out = Path(tempfile.mkdtemp(prefix="records-", dir=work))
     data = Path(tempfile.mkdtemp(prefix="data-", dir=work))
     env = dict(os.environ, BENCH_PROFILE_DIR=str(out), BENCH_PROFILE="1" if profile else "0",
                PYTHONPATH=str(checkout))
-    args = [*OUR_COMMAND, "--data-dir", str(data)]
+    args = [*command, "--data-dir", str(data)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     script = work / "webcrawler-script.py"
     script.write_text(ENGINE_SCRIPT)
-    proc = subprocess.run([sys.executable, str(script), *args], cwd=checkout, env=env,
-                          capture_output=True, text=True, timeout=1800)
-    reap_all()
+    # a session of its own: its tree is reaped by process group (a generated web this process
+    # serves is a child too, and runs on)
+    proc = subprocess.Popen([sys.executable, str(script), *args], cwd=checkout, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    stdout, stderr = proc.communicate(timeout=1800)
+    reap_all(group=proc.pid)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    match = re.search(r"documents retrieved\s+(\d+)", proc.stdout)
+    match = re.search(r"documents retrieved\s+(\d+)", stdout)
     if proc.returncode or not match:
-        raise RuntimeError(f"the crawl failed:\n{proc.stdout}\n{proc.stderr[-2000:]}")
+        raise RuntimeError(f"the crawl failed:\n{stdout}\n{stderr[-2000:]}")
     total = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     cpu = dict.fromkeys(ROLES, 0.0)
     for record in out.glob("*.json"):
@@ -138,6 +123,8 @@ def _sorted(stats: pstats.Stats, key: str, top: int) -> str:
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--web", choices=("dev", "heldout"), default="dev",
+                        help="the test web's dev group, or bench.throughput's held-out generated web")
     parser.add_argument("--profile", type=Path, default=None,
                         help="one more round under cProfile, each role's profile written here")
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
@@ -147,7 +134,11 @@ def main(argv: list[str] | None = None) -> str:
                         help="leave the checkouts without .pyc files (each process compiles the "
                              "sources it imports, as an editable install does)")
     args = parser.parse_args(argv)
-    ensure_testweb()
+    with served(args.web) as web:
+        return _measure(args, our_command(web.seed, web.include))
+
+
+def _measure(args: argparse.Namespace, command: list[str]) -> str:
     become_subreaper()
     runs = {"this checkout": ROOT.resolve(), **({"before": args.before.resolve()} if args.before else {})}
     if not args.uncompiled:
@@ -159,7 +150,7 @@ def main(argv: list[str] | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="bench-crawl-profile-") as tmp:
         for number in range(args.rounds):
             for name, checkout in reversed(runs.items()):
-                retrieved, cpu, _ = crawl(Path(tmp), False, checkout)
+                retrieved, cpu, _ = crawl(Path(tmp), False, checkout, command)
                 pages[name].append(retrieved)
                 for role in ROLES:
                     per_page[name][role].append(cpu[role] / retrieved * 1000)
@@ -170,7 +161,7 @@ def main(argv: list[str] | None = None) -> str:
                       file=sys.stderr, flush=True)
         written: list[str] = []
         if args.profile is not None:
-            retrieved, _, records = crawl(Path(tmp), profile=True)
+            retrieved, _, records = crawl(Path(tmp), True, ROOT, command)
             written = write_profiles(records, retrieved, args.profile.resolve())
     return report(args, runs, per_page, pages, written)
 
@@ -193,7 +184,8 @@ def report(args: argparse.Namespace, runs: dict[str, Path], per_page: dict[str, 
             + ("\n\nProfiles (one more round of this checkout under cProfile): "
                + ", ".join(f"docs/profiles/{name}" for name in written) if written else ""))
     total = median(ours["all"])
-    return publish("Where a batch crawl's CPU goes, per process", body, args.json,
+    where = "" if args.web == "dev" else ", on the held-out generated web (bench.throughput.HELDOUT)"
+    return publish(f"Where a batch crawl's CPU goes, per process{where}", body, args.json,
                    headline=f"{total:.2f} ms CPU a page (engine {median(ours['engine']):.2f}, "
                             f"agents {median(ours['agents']):.2f}, index writer "
                             f"{median(ours['index writer']):.2f})",

@@ -38,10 +38,11 @@ from pathlib import Path
 import numpy as np
 
 from bench.common import RESULTS, ROOT, commit, publish, table
+from bench.freshness_measure import expected_optimum, mean_sd, true_rate
 from bench.freshness_real import WEBS, WebSpec, crawl
 from tests.support.changeweb import ChangingWeb
-from tests.support.genweb import page_path
-from webcrawler.recrawl.allocation import allocate, freshness
+from tests.support.genweb import page_number, page_path
+from webcrawler.recrawl.allocation import allocate
 
 RUNS = ROOT / "bench" / "data" / "freshness_crawls.jsonl"
 POLICIES: dict[str, tuple[str, tuple[str, ...]]] = {  # label: (--recrawl, more index options)
@@ -82,10 +83,17 @@ def universe(web: ChangingWeb) -> list[tuple[int, int]]:
             if web.allowed(s, page_path(p))]
 
 
+def reachable(web: ChangingWeb, pages: list[tuple[int, int]]) -> np.ndarray:
+    """Which of `pages` a crawler can find: linked from the seed through pages robots.txt allows
+    (a few are linked only from pages it shuts out; every crawl holds them as never fetched)."""
+    found = {(web.server_of(url.split("//")[1].split(":")[0]), page_number("/" + url.split("/", 3)[3]))
+             for url in web.ground_truth().pages}
+    return np.array([page in found for page in pages])
+
+
 def true_rates(web: ChangingWeb, pages: list[tuple[int, int]]) -> np.ndarray:
     """Mean real changes a second of each page (0: never)."""
-    return np.array([0.0 if np.isinf(d := web.changes.interval(s, p)) else 1.0 / (d * web.day_seconds)
-                     for s, p in pages])
+    return np.array([true_rate(web.changes.interval(s, p), web.day_seconds) for s, p in pages])
 
 
 def optimum(web: ChangingWeb, started: float, seconds: float, rate: float) -> dict[str, float]:
@@ -95,28 +103,31 @@ def optimum(web: ChangingWeb, started: float, seconds: float, rate: float) -> di
     "uniform_sim": every page at the same interval in the same loop, which calibrates the real
     crawl's mechanics (discovery, politeness, the log's times) against the simulation's."""
     pages = universe(web)
-    lam = true_rates(web, pages)
-    f = allocate(lam, np.ones(len(lam)), rate)
-    return {"optimum": _simulate(web, pages, f, started, seconds, rate),
-            "expected": float(np.mean(freshness(lam, f))),
-            "uniform_sim": _simulate(web, pages, np.full(len(pages), rate / len(pages)), started, seconds,
-                                     rate)}
+    lam, found = true_rates(web, pages), reachable(web, pages)
+    f = np.zeros(len(pages))
+    f[found] = allocate(lam[found], np.ones(int(found.sum())), rate)
+    expected = expected_optimum(lam[found], rate) * float(found.mean())  # the rest: never fetched
+    return {"optimum": _simulate(web, pages, f, started, seconds, rate, found),
+            "expected": expected,
+            "uniform_sim": _simulate(web, pages, np.where(found, rate / found.sum(), 0.0), started, seconds,
+                                     rate, found)}
 
 
 def _simulate(web: ChangingWeb, pages: list[tuple[int, int]], f: np.ndarray, started: float, seconds: float,
-              rate: float) -> float:
-    """Fresh share over the second half when `rate` fetches a second visit page i every 1 / f[i]."""
+              rate: float, found: np.ndarray) -> float:
+    """Fresh share over the second half when `rate` fetches a second visit page i every 1 / f[i],
+    every `found` page first: pages no crawler can find are never fetched, as in the crawls."""
 
     def events(i: int, t: float) -> int:
         s, p = pages[i]
         return web.changes.events_before(s, p, web.clock.day(started + t))
 
+    first = [i for i in range(len(pages)) if found[i]][::-1]
     seen, due, samples = [-1] * len(pages), [], []
-    t, step, fetched, next_sample = 0.0, 1.0 / rate, 0, seconds / 2
+    t, step, next_sample = 0.0, 1.0 / rate, seconds / 2
     while t < seconds:
-        i = fetched if fetched < len(pages) else heapq.heappop(due)[1] if due else None
+        i = first.pop() if first else heapq.heappop(due)[1] if due else None
         if i is not None:
-            fetched += 1
             seen[i] = events(i, t)
             if f[i] > 0:
                 heapq.heappush(due, (t + 1.0 / f[i], i))
@@ -169,10 +180,6 @@ def load_runs(path: Path = RUNS) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _ms(values: list[float]) -> str:
-    return f"{np.mean(values):.3f} ± {np.std(values):.3f}" if len(values) > 1 else f"{values[0]:.3f}"
-
-
 def _mean_of(runs: list[dict], key: str) -> str:
     """The mean of a figure the runs have ("" when older runs did not record it)."""
     values = [r[key] for r in runs if key in r]
@@ -188,11 +195,12 @@ def _first_pass(runs: list[dict]) -> str:
     return f"{done} ({np.mean([r['never_fetched_second_half'] for r in runs]):.1%})"
 
 
-def groups(runs: list[dict]) -> dict[tuple[str, str, str], dict[str, list[dict]]]:
-    """Runs by (web, the product's commit, more options), then by policy, in POLICIES' order."""
-    out: dict[tuple[str, str, str], dict[str, list[dict]]] = {}
+def groups(runs: list[dict]) -> dict[tuple[str, str, str, float], dict[str, list[dict]]]:
+    """Runs by (web, the product's commit, more options, seconds), then by policy, in POLICIES'
+    order."""
+    out: dict[tuple[str, str, str, float], dict[str, list[dict]]] = {}
     for r in runs:
-        key = (r["web"], code_of(r), r.get("options", ""))
+        key = (r["web"], code_of(r), r.get("options", ""), float(r["seconds"]))
         out.setdefault(key, {}).setdefault(r["policy"], []).append(r)
     return {key: {p: sorted(by[p], key=lambda r: r["seed"]) for p in POLICIES if p in by}
             for key, by in out.items()}
@@ -216,7 +224,7 @@ def verdict(by_policy: dict[str, list[dict]]) -> tuple[bool, str]:
 def render(runs: list[dict]) -> tuple[str, dict[str, object]]:
     """The Markdown body and the contents line's summary."""
     text, verdicts = [], []
-    for (web, at, options), by_policy in groups(runs).items():
+    for (web, at, options, _), by_policy in groups(runs).items():
         spec = WEBS.get(web)
         first = next(iter(by_policy.values()))[0]
         seeds = sorted({r["seed"] for rs in by_policy.values() for r in rs})
@@ -228,12 +236,12 @@ def render(runs: list[dict]) -> tuple[str, dict[str, object]]:
                  f"machine load {min(loads):.1f}-{max(loads):.1f} during the runs:", ""]
         rows = []
         for policy, rs in by_policy.items():
-            rows.append([policy, len(rs), _ms([r["fresh_second_half"] for r in rs]),
+            rows.append([policy, len(rs), mean_sd([r["fresh_second_half"] for r in rs]),
                          " ".join(f"{r['fresh_second_half']:.3f}" for r in rs),
                          f"{np.mean([r['rate_second_half'] for r in rs]):.2f} of {first['cap']:g} "
                          f"({np.mean([r['rate_second_half'] / r['cap'] for r in rs]):.0%})",
-                         _ms([r["optimum"] for r in rs]),
-                         _ms([r["optimum"] - r["fresh_second_half"] for r in rs]),
+                         mean_sd([r["optimum"] for r in rs]),
+                         mean_sd([r["optimum"] - r["fresh_second_half"] for r in rs]),
                          f"{np.mean([r['expected'] for r in rs]):.3f}",
                          f"{np.mean([r['optimum_at_cap'] for r in rs]):.3f}",
                          _mean_of(rs, "uniform_sim"), _first_pass(rs),

@@ -19,12 +19,16 @@ The log has one line per request: time, URL, status, served version
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from tests.support.changeweb import ChangingWeb
+from webcrawler.recrawl.allocation import allocate, freshness
 
 PAGE = re.compile(r"^(http://[0-9.]+:\d+)(/|/page/[1-9]\d*\.html)$")
 
@@ -113,6 +117,23 @@ def timeline(web: ChangingWeb, fetches: Fetches, start: float, end: float, per_d
     step = web.day_seconds / per_day
     count = int((end - start) / step)
     return [sample(web, fetches, start + (i + 1) * step) for i in range(count)]
+
+
+def true_rate(days: float, day_seconds: float) -> float:
+    """Mean real changes a second of a page whose changes are `days` simulated days apart on
+    average (0: it never changes): the known rate every optimum here is computed from."""
+    return 0.0 if math.isinf(days) else 1.0 / (days * day_seconds)
+
+
+def expected_optimum(rates: np.ndarray, fetch_rate: float) -> float:
+    """Mean F(l_i, f_i) of Cho and Garcia-Molina's known-rate allocation of `fetch_rate`
+    fetches a second over pages of these true rates: the optimum's Poisson expectation."""
+    return float(np.mean(freshness(rates, allocate(rates, np.ones(len(rates)), fetch_rate))))
+
+
+def mean_sd(values: list[float]) -> str:
+    """"mean ± sd" of a figure over seeds (the one value alone when there is one)."""
+    return f"{np.mean(values):.3f} ± {np.std(values):.3f}" if len(values) > 1 else f"{values[0]:.3f}"
 
 
 def words(markup_or_text: str) -> list[str]:

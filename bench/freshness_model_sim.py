@@ -27,7 +27,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from bench.common import RESULTS, publish, table
-from bench.freshness_optimum import EPOCH, Sim, Web, expected_optimum, simulate
+from bench.freshness_measure import expected_optimum, mean_sd
+from bench.freshness_optimum import EPOCH, Sim, Web, seed_rates, simulate
 from webcrawler.recrawl.buckets import bucket
 from webcrawler.recrawl.history import BucketHistory, change_rates, summarise
 from webcrawler.recrawl.model_driver import ModelDriver
@@ -110,7 +111,8 @@ def run(web: Web, seeds: list[int]) -> tuple[dict[str, list[dict[str, float]]], 
                 found += assumptions(made[0])
     for policy in OTHERS:
         runs[policy] = [simulate(web, s, policy) for s in seeds]
-    runs["optimum, expected"] = [{"fresh": expected_optimum(web, s)} for s in seeds]
+    runs["optimum, expected"] = [{"fresh": expected_optimum(seed_rates(web, s), web.fetch_rate)}
+                                 for s in seeds]
     return runs, found
 
 
@@ -135,7 +137,7 @@ def report(runs: dict[str, list[dict[str, float]]], found: list, web: Web, seeds
            ) -> tuple[str, dict[str, object]]:
     mean = {p: float(np.mean([r["fresh"] for r in rs])) for p, rs in runs.items()}
     optimum = mean["optimum"]
-    rows = [[p, f"{mean[p]:.3f} ± {np.std([r['fresh'] for r in rs]):.3f}",
+    rows = [[p, mean_sd([r["fresh"] for r in rs]),
              " ".join(f"{r['fresh']:.3f}" for r in rs), f"{optimum - mean[p]:+.3f}" if p != "optimum" else "",
              f"{np.mean([r['fetches_per_second'] for r in rs]):.2f}" if "fetches_per_second" in rs[0] else "",
              f"{np.mean([r['never_share'] for r in rs]):.1%}" if "never_share" in rs[0] else ""]

@@ -28,6 +28,14 @@ A second table runs at a bandwidth too small for the fastest pages (LOW: 1 fetch
 1,200 s), where the optimum gives some pages up: the share of the second half's fetches spent
 on the pages it leaves, in all and after a page's second recrawl (once its rate is known).
 
+The web has a past (`Web.past`, tests/support/changes.py's `Changes.past_change`): a page not
+changed since the web's day 0 answers with the Last-Modified of its latest change before it, an
+exponential time of its own mean interval earlier, or for a page that never changes the day it
+was made, up to a year (simulated) before. Until 2026-11-29 such a page was dated at the crawl's
+start, which no real static page is and which hid the crawler's best evidence of a static page
+(`--no-past` keeps that web). The change process, the freshness measure and the optimum are
+the same either way; only the Last-Modified that every policy is served differs.
+
 Not simulated: `--plan auto` (the model needs Ipopt and the crawl's database; the real crawls
 below run it), servers' politeness, new and dying pages (the "flat" web has none).
 
@@ -47,8 +55,9 @@ from email.utils import formatdate
 import numpy as np
 
 from bench.common import RESULTS, ROOT, publish, table
+from bench.freshness_measure import expected_optimum, mean_sd, true_rate
 from tests.support.changes import SPREADS, Changes
-from webcrawler.recrawl.allocation import allocate, freshness
+from webcrawler.recrawl.allocation import allocate
 from webcrawler.recrawl.buckets import (
     SLOWEST,
     UNKNOWN,
@@ -85,6 +94,7 @@ class Web:
     prehistory: float = 0.0  # seconds the web has existed (changing) when the crawl starts
     sitemaps: tuple[str, ...] = ("honest", "lying", "none")  # each server's sitemap changefreq
     prior_weight: float = PRIOR_WEIGHT
+    past: bool = True  # Last-Modified dates a page unchanged since day 0 by its past (Changes.past_change)
 
 
 @dataclass
@@ -117,9 +127,11 @@ def sitemap_changefreq(web: Web, changes: Changes, server: int, page: int) -> st
                 "never" if np.isinf(days) else "yearly")
 
 
-def true_rate(changes: Changes, web: Web, server: int, page: int) -> float:
-    days = changes.interval(server, page)
-    return 0.0 if np.isinf(days) else 1.0 / (days * web.day_seconds)
+def seed_rates(web: Web, seed: int) -> np.ndarray:
+    """The true change rates of seed `seed`'s web, pages in the simulator's order."""
+    changes = Changes(seed, SPREADS[web.spread])
+    return np.array([true_rate(changes.interval(s, p), web.day_seconds)
+                     for p in range(web.pages) for s in range(web.servers)])
 
 
 class Sim:
@@ -128,7 +140,7 @@ class Sim:
     def __init__(self, web: Web, seed: int, policy: str) -> None:
         self.web, self.name = web, policy
         self.changes = Changes(seed, SPREADS[web.spread])
-        self.pages = [Page(s, p, true_rate(self.changes, web, s, p),
+        self.pages = [Page(s, p, true_rate(self.changes.interval(s, p), web.day_seconds),
                            freq=sitemap_changefreq(web, self.changes, s, p))
                       for p in range(web.pages) for s in range(web.servers)]
         self.evidence = Evidence(web.prior_weight if policy in ("buckets", "buckets-static") else 0.0)
@@ -152,9 +164,12 @@ class Sim:
         """The server's Last-Modified at crawl second t: the latest change of either kind, the
         real one or the clock/counter line's tick (tests/support/changeweb.py), as an HTTP date."""
         day = self.day(t)
-        real = self.changes.last_event(page.server, page.number, day) or 0.0
+        real = self.changes.last_event(page.server, page.number, day)
+        if real is None:
+            real = self.changes.past_change(page.server, page.number) if self.web.past else 0.0
         ticks = self.changes.trivial_version(page.server, page.number, day)
-        tick = ticks * self.changes.trivial_period(page.server, page.number) if ticks else 0.0
+        period = self.changes.trivial_period(page.server, page.number)  # inf: no such line
+        tick = ticks * period if ticks else 0.0 if period < float("inf") else real
         return formatdate(EPOCH + max(real, tick) * self.web.day_seconds - self.web.prehistory,
                           usegmt=True)
 
@@ -282,26 +297,16 @@ def simulate(web: Web, seed: int, policy: str,
             "too_fast_known_share": spent["too fast, known"] / max(1, spent["all"])}
 
 
-def expected_optimum(web: Web, seed: int) -> float:
-    """Mean F(l_i, f_i) of the known-rate allocation: the optimum's Poisson expectation."""
-    changes = Changes(seed, SPREADS[web.spread])
-    rates = np.array([true_rate(changes, web, s, p) for p in range(web.pages) for s in range(web.servers)])
-    return float(np.mean(freshness(rates, allocate(rates, np.ones(len(rates)), web.fetch_rate))))
-
-
 def run(web: Web, seeds: list[int], policies: tuple[str, ...] = POLICIES) -> dict[str, object]:
     """Every policy over every seed; the per-seed figures and their mean and spread."""
     rows: dict[str, list[dict[str, float]]] = {p: [simulate(web, s, p) for s in seeds] for p in policies}
-    rows["optimum, expected"] = [{"fresh": expected_optimum(web, s)} for s in seeds]
+    rows["optimum, expected"] = [{"fresh": expected_optimum(seed_rates(web, s), web.fetch_rate)}
+                                  for s in seeds]
     return {"web": web.__dict__, "seeds": seeds, "runs": rows}
 
 
 def _mean(figures: list[dict[str, float]], key: str, form: str) -> str:
     return form.format(np.mean([r[key] for r in figures])) if key in figures[0] else ""
-
-
-def _spread(values: list[float]) -> str:
-    return f"{np.mean(values):.3f} ± {np.std(values):.3f}"
 
 
 def policy_table(result: dict[str, object]) -> str:
@@ -312,7 +317,7 @@ def policy_table(result: dict[str, object]) -> str:
     rows = []
     for policy, figures in runs.items():
         fresh = [r["fresh"] for r in figures]
-        rows.append([policy, _spread(fresh), " ".join(f"{x:.3f}" for x in fresh),
+        rows.append([policy, mean_sd(fresh), " ".join(f"{x:.3f}" for x in fresh),
                      f"{optimum - float(np.mean(fresh)):+.3f}" if policy != "optimum" else "",
                      _mean(figures, "fetches_per_second", "{:.2f}"), _mean(figures, "never_share", "{:.1%}"),
                      _mean(figures, "too_fast_share", "{:.1%}"),
@@ -321,7 +326,9 @@ def policy_table(result: dict[str, object]) -> str:
     return "\n".join([
         f"Simulated: the \"{web['spread']}\" web, {web['servers']} servers x {web['pages']} pages, "
         f"days of {web['day_seconds']:g} s, --fetch-rate {web['fetch_rate']:g}, {web['seconds']:g} s, "
-        f"seeds {' '.join(map(str, result['seeds']))}; fresh share averaged over the second half.",
+        f"seeds {' '.join(map(str, result['seeds']))}; fresh share averaged over the second half; "
+        + ("pages unchanged since day 0 dated by their past (a static page's Last-Modified is old)."
+           if web.get("past") else "pages unchanged since day 0 dated at the crawl's start."),
         "", table(["policy", "fresh (mean ± sd)", "per seed", "below the optimum", "fetches/s",
                    "second half's fetches to pages that never change", "... that the optimum leaves",
                    "... of them after the page's second recrawl"], rows)])
@@ -358,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prehistory", type=float, default=0.0,
                         help="seconds the web has existed when the crawl starts")
     parser.add_argument("--fetch-rate", type=float, default=Web.fetch_rate)
+    parser.add_argument("--no-past", action="store_true",
+                        help="date pages unchanged since day 0 at day 0 (the web before 2026-11-29)")
     parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES),
                         help="a subset (uniform, buckets and optimum are always run)")
     parser.add_argument("--low", action="store_true", help="also the low-bandwidth table (LOW)")
@@ -365,9 +374,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.process_time()
     policies = tuple(p for p in POLICIES if p in {*args.policies, "uniform", "buckets", "optimum"})
-    result = run(Web(seconds=args.seconds, prehistory=args.prehistory, fetch_rate=args.fetch_rate),
-                 args.seeds, policies)
-    low = (run(Web(prehistory=args.prehistory, **LOW), args.seeds, LOW_POLICIES)
+    result = run(Web(seconds=args.seconds, prehistory=args.prehistory, fetch_rate=args.fetch_rate,
+                     past=not args.no_past), args.seeds, policies)
+    low = (run(Web(prehistory=args.prehistory, past=not args.no_past, **LOW), args.seeds, LOW_POLICIES)
            if args.low or args.publish else None)
     real = None
     if REAL.exists():

@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from bench.freshness_measure import Fetches, read_log, sample
 from tests.support.changes import Spread, mixed
 from tests.support.changeweb import ChangingWeb
@@ -92,9 +94,20 @@ def fresh_share(web: ChangingWeb, fetches: Fetches, start: float, end: float,
 
 
 def first_pass(web: ChangingWeb, fetches: Fetches, started: float) -> float | None:
-    """Seconds from the crawl's start until every live page had been fetched once (None: never)."""
-    firsts = [fetches.by_url[url][0][0] if fetches.by_url.get(url) else None for url in web.pages_at(started)]
+    """Seconds from the crawl's start until every live page a crawler can find (linked through
+    pages robots.txt allows: `GenWeb.ground_truth`) had been fetched once (None: never)."""
+    found = web.ground_truth().pages
+    firsts = [fetches.by_url[url][0][0] if fetches.by_url.get(url) else None
+              for url in web.pages_at(started) if url in found]
     return None if None in firsts else max(t for t in firsts if t is not None) - started
+
+
+def phases(web: ChangingWeb, fetches: Fetches, started: float, ended: float,
+           step: float = 30.0) -> list[float]:
+    """Fresh share over each `step` seconds of the run: how long the first pass and the learning
+    of the change rates weigh on it (docs/freshness.md)."""
+    return [round(fresh_share(web, fetches, started + a, min(started + a + step, ended))[0], 3)
+            for a in np.arange(0.0, ended - started - step / 2, step)]
 
 
 def never_share(web: ChangingWeb, fetches: Fetches, since: float) -> float:
@@ -143,6 +156,7 @@ def crawl(policy: str, seconds: float, extra: list[str], work: Path, seed: int =
             "rate_second_half": sum(t >= half for t in times) / (ended - half),
             "fresh_second_half": fresh, "never_fetched_second_half": unfetched,
             "first_pass_seconds": first_pass(served, fetches, started),
+            "fresh_by_30s": phases(served, fetches, started, ended),
             "never_share_second_half": never_share(served, fetches, half),
             "live_pages": len(served.pages_at(ended)), "engine_cpu": cpu[0],
             "engine_ms_per_request": 1000 * cpu[0] / max(1, len(times)),

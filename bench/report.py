@@ -42,6 +42,7 @@ class Area:
 
 AREAS = [
     Area("Crawl throughput against Scrapy", "throughput"),
+    Area("Crawl throughput against Scrapy on a held-out web", "throughput_heldout"),
     Area("A lean page: where a crawl's CPU goes (issue 36)", "crawl_profile"),
     Area("Scale: a million URLs on ten thousand servers", None,
          "1,840,544 URLs on 10,000 servers; engine 90 MB; early / late 0.85",

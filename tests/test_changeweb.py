@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.changes import HOUR_WEIGHTS, SPREADS, Changes, mixed, spread_from
+from tests.support.changes import HOUR_WEIGHTS, PAST_DAYS, SPREADS, Changes, mixed, spread_from
 from tests.support.changeweb import ChangingWeb
 from tests.support.genweb_server import GenWebProcess, GenWebServer
 
@@ -197,3 +197,17 @@ def test_the_server_process_serves_a_mixed_spread_it_got_as_json():
     for p, (status, _body, headers) in answers.items():
         assert status == 200 and headers["ETag"] == same.state(0, p, time.time()).etag
     assert any(same.state(0, p, time.time()).real != "0.0" for p in answers)  # changed since day 0
+
+
+def test_the_web_had_a_past_a_static_page_was_made_long_ago():
+    """Changes.past_change: a page that never changes was made up to PAST_DAYS before day 0; a
+    changing page last changed an exponential time of its own mean interval before."""
+    changes = Changes(7, SPREADS["flat"])
+    static = [changes.past_change(s, p) for s in range(3) for p in range(300)
+              if math.isinf(changes.interval(s, p))]
+    ages = [-changes.past_change(s, p) / changes.interval(s, p) for s in range(3) for p in range(300)
+            if not math.isinf(changes.interval(s, p))]
+    assert len(static) > 100 and all(-PAST_DAYS <= day <= 0 for day in static)
+    assert -sum(static) / len(static) == pytest.approx(PAST_DAYS / 2, rel=0.2)
+    assert sum(ages) / len(ages) == pytest.approx(1.0, rel=0.15) and min(ages) >= 0
+    assert changes.past_change(1, 2) == Changes(7, SPREADS["flat"]).past_change(1, 2)  # from the seed

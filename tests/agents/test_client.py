@@ -14,6 +14,7 @@ from webcrawler.agents.client import Response, lean_path, send
 from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 
 from .conftest import closed_port
+from .rawserver import RawServer, at_once, then_close
 
 HOST = "127.0.2.40"
 HEADERS = {"User-Agent": "WebCrawler/test", "Accept": "text/html", "Accept-Encoding": "gzip"}
@@ -108,3 +109,32 @@ def test_errors_are_raised_as_requests_raises_them() -> None:
     assert type(ours.value) is type(theirs.value)
     assert type(ours.value.args[0]) is type(theirs.value.args[0])
     assert type(ours.value.args[0].reason) is type(theirs.value.args[0].reason)
+
+
+def _same_error(url: str, timeout: tuple[float, float] = (5.0, 5.0)) -> type[BaseException]:
+    """The exception requests raises for a GET of `url`, checked to be the one `send` raises
+    (its class and the class of what it wraps); returned for the caller to name."""
+    with pytest.raises(requests.RequestException) as theirs:
+        requests.get(url, timeout=timeout, allow_redirects=False, verify=True)
+    target = lean_path(url) or urlsplit(url).path
+    with pytest.raises(requests.RequestException) as ours:
+        send(HTTPAdapter(), url, target, {}, timeout, True, None)
+    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
+    assert type(ours.value.args[0]) is type(theirs.value.args[0])
+    return type(ours.value)
+
+
+def test_a_server_that_fails_fails_the_same_way() -> None:
+    """Each way a real server fails, raised as requests raises it: silence (read timeout),
+    closing before an answer, a status line no HTTP speaks, TLS spoken to plain HTTP."""
+    silent = [(30.0, b"never")]  # stop() wakes the pause when the test ends
+    cases = [(silent, (5.0, 0.3), requests.ReadTimeout),
+             ([(0.0, None)], (5.0, 5.0), requests.ConnectionError),
+             (at_once(b"SPDY/9 banana\r\n\r\n"), (5.0, 5.0), requests.ConnectionError)]
+    for script, timeout, expected in cases:
+        with RawServer("127.0.2.42", lambda _head, s=script: s) as server:
+            assert _same_error(server.url("/x"), timeout) is expected
+    with RawServer("127.0.2.43", lambda _head: then_close(b"HTTP/1.1 200 OK\r\n\r\n"),
+                   http=False) as plain:
+        url = plain.url("/x").replace("http://", "https://")
+        assert _same_error(url) is requests.exceptions.SSLError

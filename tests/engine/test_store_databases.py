@@ -23,7 +23,8 @@ from webcrawler.database.schema import (
     servers,
 )
 from webcrawler.database.states import State
-from webcrawler.engine.records import NewURL
+from webcrawler.engine.records import FrontierEntry, NewURL
+from webcrawler.engine.store.memory import MemoryStore
 from webcrawler.engine.store.outbox_rows import record_inlinks
 from webcrawler.engine.store.sql import CrawlStore
 
@@ -228,3 +229,21 @@ def test_a_documents_new_outbox_row_replaces_the_old_one_whole(store: CrawlStore
     assert sorted(rows(database_url, select(index_outbox.c.doc_id, index_outbox.c.batch,
                                             index_outbox.c.payload, index_outbox.c.inlinks))) \
         == [(ids["/"], 4, b"second", None), (ids["/other"], 3, b"other", 2)]
+
+
+@pytest.mark.parametrize("in_memory", [False, True], ids=["database", "memory"])
+def test_a_url_fetched_again_is_counted_in_its_servers_queue_until_finished(
+        store: CrawlStore, in_memory: bool) -> None:
+    """`requeue` (a toolkit crawl fetching a URL its data directory knows) counts the URL in
+    its server's queue, and the fetch's `finish` takes it out again: in either store."""
+    book: CrawlStore | MemoryStore = MemoryStore() if in_memory else store
+    server = book.add_server(ORIGIN, now=1.0)
+    ids, _ = book.add_urls(server, [NewURL("/", 0), NewURL("/a", 1)], now=2.0)
+    home = book.next_document(server)
+    assert home is not None and home.path == "/"
+    book.record_fetch(home, State.FETCHED, "sum", 3.0)
+    assert server.queued == 1  # /a
+    book.requeue(server, ids["/"])
+    assert server.queued == 2
+    book.record_fetch(FrontierEntry(ids["/"], server.id, "/", 0), State.FETCHED, "sum", 4.0)
+    assert server.queued == 1

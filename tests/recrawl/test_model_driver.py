@@ -98,8 +98,9 @@ def test_plan_auto_resolves_each_period_from_the_live_history(tmp_path):
     after = rows(settings)
     driver = recrawler.replanner
     assert driver.solves >= 2 and driver.failures == 0
-    in_force = recrawler.policy.plan  # the last solve's share, the live table
-    assert in_force.share == driver.installed[-1].share
+    in_force = recrawler.policy.plan  # the last solve's share (at most --recrawl-share), the live table
+    assert driver.installed[-1].share > auto.recrawl_share  # the model wanted more turns for recrawls
+    assert in_force.share == min(driver.installed[-1].share, auto.recrawl_share)
     # the history grew between the solves, and the model's own solution follows it: the
     # changing pages' bucket is revisited more often than the unchanging pages' bucket (under
     # the freshness objective only its share is put in force, below)
@@ -110,7 +111,24 @@ def test_plan_auto_resolves_each_period_from_the_live_history(tmp_path):
     # in force between solves (freshness objective): the period's allocation re-divided on the
     # live bucket counts, the fallback's table, at the model's share (model_driver._live)
     assert driver.cho is not None and in_force.revisit == driver.cho.revisit
-    assert recrawler.queues.share == last.share
+    assert recrawler.queues.share == min(last.share, auto.recrawl_share)
+
+
+def test_the_models_share_is_capped_by_the_first_pass_share(tmp_path):
+    """New pages first under --plan auto too: the model's share of a server's turns for
+    recrawls is put in force only up to --recrawl-share (model_driver._first_pass); with
+    --recrawl-share 1 it is the model's own."""
+    settings = settings_for(tmp_path)
+    with LoopbackWeb([changing_site()]) as web:
+        crawl(settings, web.url(ADDRESS, "/"))
+        for share in (1.0, 0.1):
+            auto = dataclasses.replace(settings, plan="auto", recrawl="buckets", recrawl_share=share,
+                                       hours=2.0 / 3600, plan_cycle=0.6)
+            recrawler = driven_crawl(auto, web.url(ADDRESS, "/"))
+            modelled = recrawler.replanner.installed[-1].share
+            assert modelled > 0.1  # no new pages here: the model gives the recrawls every turn
+            in_force = modelled if share == 1.0 else 0.1
+            assert recrawler.queues.share == recrawler.policy.plan.share == in_force
 
 
 def test_a_solver_failure_mid_run_keeps_the_previous_plan(tmp_path):
@@ -129,8 +147,8 @@ def test_a_solver_failure_mid_run_keeps_the_previous_plan(tmp_path):
     driver = recrawler.replanner
     assert driver.solves == 1 and driver.failures >= 1 and "Ipopt" in driver.last_error
     assert driver.installed[0] == driver.plan  # kept through the failures
-    kept = recrawler.policy.plan  # its share; the live table of the buckets (freshness)
-    assert kept.share == driver.plan.share
+    kept = recrawler.policy.plan  # its share (at most --recrawl-share); the buckets' live table
+    assert kept.share == min(driver.plan.share, auto.recrawl_share)
     assert driver.cho is not None and kept.revisit == driver.cho.revisit
     after = rows(settings)
     assert sum(r["times_fetched"] for r in after.values()) > sum(

@@ -66,3 +66,15 @@ def test_dated_changes_with_a_prior_are_the_posterior_mode() -> None:
 def test_a_prior_rides_along_with_the_history() -> None:
     prior = Prior(rate=0.5)
     assert History(1, 0, 0.0, prior=prior).after(10.0, True, None).prior == prior
+
+
+def test_a_page_dated_back_a_year_unchanged_is_slow_whatever_its_prior() -> None:
+    """One recrawl whose history starts at an old Last-Modified (a year unchanged): the prior is
+    worth at most `weight` changes, so the year outweighs it; a prior worth a year of its own
+    rate would leave the page at half the prior's rate."""
+    prior = Prior(1.0 / 300.0)  # its group changes every five minutes
+    year = 365 * 86400.0
+    dated = change_rate(History(2, 0, year, prior=prior))
+    assert dated is not None and dated < prior.rate / 1000
+    short = change_rate(History(2, 0, 60.0, prior=prior))  # a minute unchanged: the prior's half
+    assert short == pytest.approx(prior.rate * 60.0 / (60.0 + 60.0), rel=1e-6)  # as before the cap

@@ -34,6 +34,7 @@ import numpy as np
 
 WORK_WEIGHT = 5.0  # a working hour's weight against any other hour's
 HORIZON_DAYS = 4000  # births are drawn this far ahead (far beyond any run)
+PAST_DAYS = 365.0  # a page that never changes was made up to this long before day 0
 
 
 def _hour_weights() -> np.ndarray:
@@ -178,6 +179,17 @@ class Changes:
             if len(times):
                 return d + float(times[-1])
         return None
+
+    def past_change(self, server: int, page: int) -> float:
+        """The (simulated, negative) time of the page's latest real change before day 0: the web
+        had a past. A page changing every I days was last changed an Exp(I) time before (the age
+        of a Poisson process's last event, seen at any moment); one that never changes carries
+        the day it was made, uniform over the PAST_DAYS before day 0. So a static page's
+        Last-Modified is old, as a real one's is, where day 0 alone would date it at the
+        crawl's start."""
+        interval = self.interval(server, page)
+        rng = self._rng(server, page, 11)
+        return -float(rng.uniform(0.0, PAST_DAYS) if math.isinf(interval) else rng.exponential(interval))
 
     def births(self, server: int, pages_per_server: int) -> np.ndarray:
         """Birth days of the server's new pages, in order (page pages_per_server + i)."""

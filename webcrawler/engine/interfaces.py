@@ -69,6 +69,9 @@ class URLBook(Protocol):
         """(state, reason, detail) of a stored URL; None when it was never stored."""
     def next_document(self, server: ServerState) -> FrontierEntry | None: ...
     def finish(self, entry: FrontierEntry, state: str, **values: object) -> None: ...
+    def requeue(self, server: ServerState, doc_id: int) -> None:
+        """Count a stored URL that a client with its own frontier fetches again (a toolkit
+        crawl on a data directory) in its server's queue, until `finish` takes it out."""
 
 
 class DocumentBook(Protocol):

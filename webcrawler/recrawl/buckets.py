@@ -61,7 +61,12 @@ class Prior:
     """A change rate believed before the page's own history (its server's, its sitemap
     changefreq's: priors.py), worth `weight` of the page's own recrawls: a Gamma prior of mode
     `rate` whose pseudo-exposure is `weight` of the page's mean recrawl intervals, so that it
-    matters after one recrawl and fades as n / (n + weight) of the evidence is the page's."""
+    matters after one recrawl and fades as n / (n + weight) of the evidence is the page's.
+    The pseudo-exposure is at most `weight` / `rate` (the prior worth at most `weight`
+    changes): a history dated back by an old Last-Modified (recrawler._history_after) has
+    one "interval" of months, and a prior worth months of its rate would outweigh the page's
+    own months unchanged (it halved the rate of a page unchanged for a year, whatever the year
+    said)."""
 
     rate: float  # changes a second
     weight: float = 1.0
@@ -114,8 +119,9 @@ def change_rate(history: History) -> float | None:
     if n == 0 or history.span <= 0:
         return prior.rate if prior is not None else None
     changes = min(history.changes, n)
-    # the prior as a Gamma(1 + w l0 I, w I) density: pseudo-exposure w mean intervals I
-    exposure = prior.weight * history.span / n if prior is not None else 0.0
+    # the prior as a Gamma(1 + w l0 I, w I) density: pseudo-exposure w mean intervals I,
+    # at most w / l0 (Prior)
+    exposure = prior.weight * min(history.span / n, 1.0 / prior.rate) if prior is not None else 0.0
     pseudo = exposure * prior.rate if prior is not None else 0.0
     dated = _dated_rate(history, changes, pseudo, exposure)
     if dated is not None:

@@ -136,9 +136,9 @@ class Settings:
     recrawl_share: float = setting(
         FIRST_PASS_SHARE, "Share 0..1 of a server's turns its due recrawls get while it still has "
         "new URLs (default {default}: new pages first, a floor for recrawls; once its new URLs "
-        "run out every turn is a recrawl; --plan auto sets it from the model).", low=0, high=1,
+        "run out every turn is a recrawl; --plan auto: the model's share, at most this).", low=0, high=1,
         doc="share 0..1 of a server's turns its due recrawls get while it still has new URLs "
-            "(new pages first, a floor for recrawls); --plan auto sets it from the model")
+            "(new pages first, a floor for recrawls); --plan auto: the model's share, at most this")
     keep_responses: bool = setting(
         False, "Store each page's raw response (headers, compressed body) for `export --format "
         "warc` (--incremental crawls always do).", doc="store raw responses for `export --format "

@@ -493,8 +493,7 @@ class CrawlLoop:
         server, added, ids, fresh = queue_urls(self.store, origin, [path], depth, redirects, state)
         unscheduled = server.id not in self.scheduler.servers  # not resumed (resume=False)
         if again and path not in fresh:
-            server.queued += 1  # out again when answered, or when the frontier runs dry
-            server.dirty = True
+            self.store.requeue(server, ids[path])  # out again when answered
             self._queued(server, added or unscheduled, {path})
         else:
             self._queued(server, added or unscheduled, fresh)

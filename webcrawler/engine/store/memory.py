@@ -51,6 +51,7 @@ class MemoryStore:
         self._linked_from: dict[int, set[int]] = {}  # target id -> the pages linking to it
         self.indexed_with: dict[int, int] = {}  # doc id -> the in-links its index entry counted
         self._aliases_of: dict[int, list[int]] = {}  # canonical id -> its aliases
+        self._requeued: set[int] = set()  # fetched URLs counted in their server's queue again (requeue)
 
     # --- servers ----------------------------------------------------------
     def load_servers(self) -> list[ServerState]:
@@ -120,9 +121,16 @@ class MemoryStore:
         url.values.update(values)
         if state == State.FETCHED and values.get("reason") is None and values.get("checksum"):
             self._by_checksum.setdefault(str(values["checksum"]), set()).add(url.doc_id)
-        if was_queued and not entry.recrawl:
+        requeued = entry.doc_id in self._requeued
+        self._requeued.discard(entry.doc_id)
+        if (was_queued or requeued) and not entry.recrawl:
             server = self.servers_by_id[entry.server_id]
             server.queued = max(0, server.queued - 1)
+
+    def requeue(self, server: ServerState, doc_id: int) -> None:
+        """Counted until finished: `finish` takes out what was queued, and these."""
+        self._requeued.add(doc_id)
+        server.queued += 1
 
     def annotate(self, doc_id: int, **values: object) -> None:
         url = self.urls[doc_id]

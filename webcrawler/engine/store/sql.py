@@ -64,6 +64,7 @@ class CrawlStore:
         self._recrawl: _RecrawlStatements | None = None  # compiled for an incremental crawl
         self._read_only: Engine | None = None  # reads outside the transaction, opened when asked
         self._lookups: dict[int, Prepared] = {}  # IN lists of 1, 2, 4, ... paths (add_urls)
+        self._sketch_lookups: dict[int, Prepared] = {}  # IN lists of 1, 2, 4, ... ids (indexed_sketches)
 
     # --- transactions -------------------------------------------------
     def commit(self) -> None:
@@ -232,6 +233,11 @@ class CrawlStore:
             server.queued = max(0, server.queued - 1)
             server.dirty = True
 
+    def requeue(self, server: ServerState, doc_id: int) -> None:
+        """`finish` takes every first fetch out of its server's count, whatever its state was."""
+        server.queued += 1
+        server.dirty = True
+
     def annotate(self, doc_id: int, **values: object) -> None:
         """Change stored values of a document (its state too) without moving it through the
         frontier's counts: a page waiting for a retry, the tries of a recovered one."""
@@ -319,12 +325,21 @@ class CrawlStore:
                          ) -> list[tuple[int, bytes, str]]:
         """(id, sketch, content type) of the indexed pages with a sketch among `ids` (all of
         them, in id order, when None: a resumed crawl)."""
-        d = documents.c
-        query = select(d.id, d.sketch, d.content_type).where(
-            d.state == State.FETCHED, d.reason.is_(None), d.sketch.is_not(None))
-        query = query.order_by(d.id) if ids is None else query.where(d.id.in_(ids))
-        return [(int(doc_id), bytes(sketch), kind or "")
-                for doc_id, sketch, kind in self.conn.execute(query)]
+        if ids is None:
+            d = documents.c
+            found: Iterable[Any] = self.conn.execute(select(d.id, d.sketch, d.content_type).where(
+                d.state == State.FETCHED, d.reason.is_(None), d.sketch.is_not(None)).order_by(d.id))
+        else:  # a near-duplicate's few candidates, every page: compiled once (padded, as _known_ids)
+            found = []
+            for start in range(0, len(ids), LOOKUP_CHUNK):
+                chunk = list(ids[start : start + LOOKUP_CHUNK])
+                size = 1 << (len(chunk) - 1).bit_length()
+                statement = self._sketch_lookups.get(size)
+                if statement is None:
+                    statement = self._sketch_lookups[size] = _sketches_of(self.conn, size)
+                padded = chunk + [chunk[0]] * (size - len(chunk))
+                found.extend(statement.rows(**{f"p_{i}": doc_id for i, doc_id in enumerate(padded)}))
+        return [(int(doc_id), bytes(sketch), kind or "") for doc_id, sketch, kind in found]
 
     # --- the index's link counts (engine/pipeline/link_refresh.py) ----------
     def targets_of(self, sources: Sequence[int]) -> list[int]:
@@ -571,6 +586,15 @@ def _lookup_many(conn: Connection, size: int) -> Prepared:
     return Prepared(conn, select(d.id, d.path).where(and_(
         d.server_id == bindparam("p_sid"),
         d.path.in_([bindparam(f"p_{i}") for i in range(size)]))))
+
+
+def _sketches_of(conn: Connection, size: int) -> Prepared:
+    """(id, sketch, content type) of the indexed pages with a sketch among ids `p_0` ..
+    `p_<size-1>`."""
+    d = documents.c
+    return Prepared(conn, select(d.id, d.sketch, d.content_type).where(
+        d.state == State.FETCHED, d.reason.is_(None), d.sketch.is_not(None),
+        d.id.in_([bindparam(f"p_{i}") for i in range(size)])))
 
 
 def _server_counters(server: ServerState) -> dict[str, object]:
