@@ -1,6 +1,7 @@
 """An agent's CPU a page, in one process: this checkout's `Fetcher` against another checkout's.
 
     python -m bench.agent_cpu [--pages 400] [--rounds 5] [--before DIR] [--json FILE]
+    python -m bench.agent_cpu --profile FILE [--pages 400]
 
 What an agent of a batch crawl does for a page, without the crawl around it: `Fetcher.retrieve`
 (GET on a kept-alive loopback connection, body, charset, parse, links, main content) and the
@@ -11,6 +12,9 @@ round is a fresh process per checkout, alternating, that reads the pages once to
 (connections, caches, lxml's parser and stylesheets) and then times three passes by its own
 CPU clock (`time.process_time`: the watchdog thread counted too). The figure is the median
 pass of the median round; `--before DIR` runs DIR's webcrawler package in the same way.
+`--profile FILE` instead runs this checkout once under cProfile with the CPU clock and writes
+its profile of the timed passes to FILE, sorted by own time and then by cumulative time
+(docs/profiles/agent-cpu.txt).
 """
 
 from __future__ import annotations
@@ -36,16 +40,29 @@ from multiprocessing.reduction import ForkingPickler
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.protocol.messages import AgentConfig, Document, Retrieve
 
-urls, passes = json.loads(sys.argv[1]), int(sys.argv[2])
+urls, passes, profile = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 times, kinds = [], set()
+if profile:
+    import cProfile, io, pstats
+    profiler = cProfile.Profile(time.process_time)
 with Fetcher(AgentConfig()) as fetcher:
     for number in range(passes + 1):
+        if profile and number == 1:
+            profiler.enable()
         started = time.process_time()
         for job, url in enumerate(urls):
             answer = fetcher.retrieve(Retrieve(job, url))
             ForkingPickler.dumps(answer)
             kinds.add(type(answer).__name__)
         times.append((time.process_time() - started) / len(urls) * 1000)
+if profile:
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(60)
+    stats.sort_stats("cumulative").print_stats(40)
+    with open(profile, "w") as file:
+        file.write(out.getvalue())
 print(json.dumps({"ms": times[1:], "answers": sorted(kinds)}))
 """
 
@@ -57,10 +74,12 @@ def sample(pages: int) -> list[str]:
     return urls[:: max(1, len(urls) // pages)][:pages]
 
 
-def run(checkout: Path, urls: list[str]) -> list[float]:
-    """CPU ms a page of each timed pass of one fresh process running `checkout`'s agent."""
+def run(checkout: Path, urls: list[str], profile: Path | None = None) -> list[float]:
+    """CPU ms a page of each timed pass of one fresh process running `checkout`'s agent
+    (profiled into `profile` when given)."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
-    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(urls), str(PASSES)],
+    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(urls), str(PASSES),
+                           str(profile.resolve()) if profile else ""],
                           cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode:
         raise RuntimeError(f"the agent run failed:\n{done.stderr[-2000:]}")
@@ -76,9 +95,19 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--before", type=Path, default=None, help="another checkout to alternate with")
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="profile one run of this checkout into this file instead")
     args = parser.parse_args(argv)
     ensure_testweb()
     urls = sample(args.pages)
+    if args.profile:
+        passes = run(ROOT.resolve(), urls, args.profile)
+        header = (f"# bench.agent_cpu: cProfile (CPU clock) of {PASSES} passes over {len(urls)} "
+                  f"test-web pages in one process, commit {commit(ROOT.resolve())}; unprofiled "
+                  "figures are lower: the profiler weighs Python calls more than lxml's C\n"
+                  f"# python -m bench.agent_cpu --profile {args.profile} --pages {args.pages}\n")
+        args.profile.write_text(header + args.profile.read_text())
+        return ", ".join(f"{v:.3f}" for v in passes) + " ms a page, profiled"
     runs = {"this checkout": ROOT.resolve(), **({"before": args.before.resolve()} if args.before else {})}
     rounds: dict[str, list[float]] = {name: [] for name in runs}
     for number in range(args.rounds):

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from webcrawler.agents.resolve import resolve
+from webcrawler.agents.resolve import PageResolver, resolve
 from webcrawler.protocol.urls import try_normalize
 
 PIECES = ["a", "b", ".", "..", "/", "?", "=", "x=1", "&", "#", "#f", "~", "%41", "%2f", "é",
@@ -47,3 +47,20 @@ def test_an_absolute_href_resolves_against_any_base_as_normalize_does() -> None:
         href = f"{rng.choice(['http', 'https'])}://{rng.choice(hosts)}{tail}"
         for base in (*BASES, "https://h.test/", "http://other.test/x?y#z"):
             assert resolve(href, base) == try_normalize(href, base), (href, base)
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_a_page_resolver_agrees_with_normalize_on_generated_hrefs(base: str) -> None:
+    """Its cache is keyed by the base's directory: pages of one directory (and the same page
+    twice) must each get what normalize gives them."""
+    rng = random.Random(base)
+    hrefs = ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 6))) for _ in range(800)]
+    siblings = [base, base.rpartition("/")[0] + "/other.html", base.rpartition("/")[0] + "/?q=2",
+                base.rpartition("/")[0] + "/z?x=/y/z"]
+    for page in (*siblings, base):
+        resolver = PageResolver(page)
+        for href in hrefs:
+            assert resolver(href) == try_normalize(href, page), (href, page)
+    short = PageResolver(base, max_length=20)
+    for href in hrefs:
+        assert short(href) == try_normalize(href, base, 20), href

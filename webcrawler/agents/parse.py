@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from webcrawler.agents.resolve import resolve
+from webcrawler.agents.resolve import PageResolver
 from webcrawler.protocol.messages import Outlink
 from webcrawler.protocol.urls import MAX_URL_LENGTH, ParamNames, strip_params, try_normalize
 
@@ -91,13 +91,14 @@ def parse_html(
             return Parsed()
         found = _scan(root)
         noindex, nofollow = meta_robots(found.metas, robots_token)
-        title = "" if found.title is None else collapse("".join(found.title.itertext()))
+        title = "" if found.title is None else collapse(text_of(found.title))
         body_text = main_text(root) if main_content else visible_text(root)
         base = _base_url(found.base, url, max_url_length)
         canonical = canonical_url(found.canonical, base, max_url_length, names)
         headings = heading_texts(found.headings)
         if nofollow:
             return Parsed(title, body_text, (), noindex, nofollow, canonical, headings)
+        _alt_texts(found.images)  # the text is taken: from now on only anchors read them
         links = extract_links(found.anchors, base, max_links, max_url_length, names)
         return Parsed(title, body_text, links, noindex, nofollow, canonical, headings)
     except Exception:  # noqa: BLE001 - one hostile page must not kill the agent
@@ -159,6 +160,7 @@ class _Found:
     metas: list[etree._Element]
     anchors: list[etree._Element]
     headings: list[etree._Element]
+    images: list[etree._Element]  # the <img> elements with an alt text
     title: etree._Element | None = None
     base: etree._Element | None = None
     canonical: str = ""  # the href of the first <link rel="canonical">
@@ -166,11 +168,14 @@ class _Found:
 
 def _scan(root: etree._Element) -> _Found:
     """One pass over the tree (each walk costs as much as a tenth of the parse)."""
-    found = _Found([], [], [])
-    for element in root.iter("a", "area", "meta", "title", "base", "link", *HEADINGS):
+    found = _Found([], [], [], [])
+    for element in root.iter("a", "area", "img", "meta", "title", "base", "link", *HEADINGS):
         tag = element.tag
         if tag == "a" or tag == "area":
             found.anchors.append(element)
+        elif tag == "img":
+            if element.get("alt"):
+                found.images.append(element)
         elif tag in HEADINGS:
             if len(found.headings) < MAX_HEADINGS:
                 found.headings.append(element)
@@ -188,7 +193,7 @@ def _scan(root: etree._Element) -> _Found:
 
 def heading_texts(elements: list[etree._Element]) -> tuple[str, ...]:
     """The non-empty texts of heading elements, white space collapsed, each cut short."""
-    texts = (collapse("".join(element.itertext()))[:MAX_HEADING_CHARS] for element in elements)
+    texts = (collapse(text_of(element))[:MAX_HEADING_CHARS] for element in elements)
     return tuple(text for text in texts if text)
 
 
@@ -334,6 +339,7 @@ def extract_links(
     anchors: dict[str, list[str]] = {}
     seen: dict[str, str | None] = {}  # href -> URL: menus repeat hrefs
     names = names or None  # asked once a page, not once a link
+    resolver = PageResolver(base, max_url_length)
     for element in elements:
         href = element.get("href")
         if not href:
@@ -341,7 +347,7 @@ def extract_links(
         if href in seen:
             url = seen[href]
         else:
-            url = seen[href] = _link_target(href, base, max_url_length, names)
+            url = seen[href] = _link_target(href, resolver, names)
         if url is None:
             continue
         rel = element.get("rel")
@@ -356,32 +362,40 @@ def extract_links(
     return tuple(Outlink(url, " | ".join(texts)) for url, texts in anchors.items())
 
 
-def _link_target(href: str, base: str, max_url_length: int,
-                 names: ParamNames | None = None) -> str | None:
+def _link_target(href: str, resolver: PageResolver, names: ParamNames | None = None) -> str | None:
     """The normalised target of a link's href, or None for a link into the page itself or
     an uncrawlable one."""
     href = href.strip()
     if not href or href.startswith("#"):
         return None
-    url = resolve(href, base, max_url_length)
+    url = resolver(href)
     return strip_params(url, names) if url is not None and names is not None else url
 
 
 def anchor_text(element: etree._Element) -> str:
-    """The text of a link, with the alt text of pictures inside it, capped in length.
-
-    Runs after `visible_text`, so writing the alt text into the (void) <img>
-    elements changes the anchors only, not the page's text.
-    """
+    """The text of a link, with the alt text of pictures inside it (`_alt_texts`), capped in
+    length."""
     if element.tag == "area":
         return collapse(element.get("alt") or "")[:MAX_ANCHOR_CHARS]
     if len(element) == 0:  # the common case: text only
         return collapse(element.text or "")[:MAX_ANCHOR_CHARS]
-    for img in element.iter("img"):
-        alt = img.get("alt")
-        if alt:
-            img.text = f" {alt} "
-    return collapse("".join(element.itertext()))[:MAX_ANCHOR_CHARS]
+    return collapse(text_of(element))[:MAX_ANCHOR_CHARS]
+
+
+def _alt_texts(images: list[etree._Element]) -> None:
+    """Write each picture's alt text into its (void) <img> element, for the anchors around it.
+
+    Runs after the page's text, title and headings are taken, so it changes the anchors only;
+    once a page, not once an anchor (looking for pictures in each anchor cost more than its
+    text)."""
+    for img in images:
+        img.text = f" {img.get('alt')} "
+
+
+def text_of(element: etree._Element) -> str:
+    """All the text inside `element`, as `"".join(element.itertext())`: libxml2's text
+    serialiser makes it in one call, where itertext yields to Python once a piece."""
+    return etree.tostring(element, method="text", encoding=str, with_tail=False)
 
 
 def _add_anchor(texts: list[str], text: str) -> None:

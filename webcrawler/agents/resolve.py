@@ -9,7 +9,11 @@ unusual (a scheme, "//", "%", non-ASCII, white space, "\\") goes to
 a site's menu repeat on every page. tests/agents/test_resolve.py checks that
 both paths agree on thousands of generated hrefs.
 
-Pure functions (and a bounded cache): no I/O.
+A page's links are resolved by one `PageResolver`: its base is parsed once a page, and a plain
+relative href, whose URL depends only on the base's directory, is looked up under that
+directory first: the pages of a directory share their menus and sidebars.
+
+Pure functions (and bounded caches): no I/O.
 """
 
 from __future__ import annotations
@@ -70,6 +74,40 @@ def _stand_in(href: str, base: str) -> str:
             if base.startswith(scheme):
                 return stand_in
     return base
+
+
+class PageResolver:
+    """`resolve` for the links of one page: `resolver(href)` is `resolve(href, base, max_length)`."""
+
+    __slots__ = ("base", "directory", "max_length")
+
+    def __init__(self, base: str, max_length: int = MAX_URL_LENGTH) -> None:
+        self.base, self.max_length = base, max_length
+        match = _BASE.fullmatch(base)
+        # The origin and path up to the last "/": what a plain relative href's URL depends on.
+        self.directory = None if match is None or "//" in match.group(2) else (
+            match.group(1) + match.group(2)[: match.group(2).rfind("/") + 1])
+
+    def __call__(self, href: str) -> str | None:
+        href = href.strip()
+        target = href.partition("#")[0]
+        if self.directory is None or not target or target[0] == "?":  # these need the whole base
+            return resolve(href, self.base, self.max_length)
+        key = (target, self.directory)
+        fast = _IN_DIRECTORY.get(key, "")  # "": not looked at yet (no URL is empty)
+        if fast == "":
+            fast = _fast_path(target, self.base)
+            if len(_IN_DIRECTORY) >= _MAX_IN_DIRECTORY:
+                _IN_DIRECTORY.clear()
+            _IN_DIRECTORY[key] = fast
+        if fast is None:
+            return _normalize_cached(href, _stand_in(href, self.base), self.max_length)
+        return fast if len(fast) <= self.max_length else None
+
+
+# (href without its fragment, directory) -> `_fast_path`'s URL, or None when `normalize` decides
+_IN_DIRECTORY: dict[tuple[str, str], str | None] = {}
+_MAX_IN_DIRECTORY = 16384
 
 
 @lru_cache(maxsize=4096)
