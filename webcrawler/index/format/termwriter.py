@@ -235,8 +235,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         farray = array("f", weights)
         top = max(weights)
         count = len(docnums)
-        positive = [x for x in lens if x]
-        bmin = min(positive) if positive else 0
+        bmin = min(filter(None, lens), default=0)
         bmax = max(lens)
         first = farray[0]
         if first == 1.0 and farray.count(1.0) == count:
@@ -254,7 +253,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         body = _MAGIC + _INT.pack(-len(chunk)) + chunk
         arrays = b""
         if self._with_arrays and count >= vectors.MIN_POSTINGS:
-            arrays = vectors.encode(np.array(docnums, np.int64), np.array(weights, np.float64))
+            arrays = vectors.encode_list(docnums, farray)
         start = self._offset
         self._write(body + arrays)
         self._offset += len(body) + len(arrays)
@@ -278,8 +277,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             farray = array("f", weights)
             top = max(weights)
             weight_sum, count = sum(farray), len(docnums)
-            positive = [x for x in lens if x]
-            bmin = min(positive) if positive else 0
+            bmin = min(filter(None, lens), default=0)
             bmax = max(lens)
             first = farray[0]
             if first == 1.0 and farray.count(1.0) == len(farray):
