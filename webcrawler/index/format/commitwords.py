@@ -110,7 +110,11 @@ def _values(positions: np.ndarray, new: np.ndarray, starts: np.ndarray, freqs: n
     top = np.maximum.reduceat(gaps, starts)
     small = (freqs == 1) & (top < 256)  # one_byte's shared values
     values = np.empty(len(starts), object)
-    values[small] = [one_byte[p] for p in positions[starts[small]].tolist()]
+    # the shared objects themselves (a block's pickle refers back to a value it met), taken by
+    # NumPy's indexing of an object array rather than one list lookup a posting
+    shared = np.empty(len(one_byte), object)
+    shared[:] = one_byte
+    values[small] = shared[positions[starts[small]]]
     widths = ((_B, 1, top < 256), (_H, 2, (top >= 256) & (top < 65536)), (_I, 4, top >= 65536))
     for code, size, fits in widths:
         chosen = fits & ~small
