@@ -28,6 +28,7 @@ QUICK: dict[str, tuple[str, list[str]]] = {  # result file -> (bench module, its
     "toolkit_overhead": ("toolkit_overhead", ["--rounds", "3"]),
     "databases": ("databases", ["--docs", "1000", "--rounds", "2", "--postgres"]),
     "throughput": ("throughput", ["--quick"]),
+    "throughput_heldout": ("throughput", ["--web", "heldout", "--quick"]),
     "query_latency_quick": ("query_latency", ["--quick", "--queries", "80"]),
     "shards": ("shards", ["--docs", "6000", "--queries", "400"]),
     "agent_hosts_crawl": ("agent_hosts_crawl", ["--servers", "24", "--pages", "25"]),

@@ -38,6 +38,19 @@ def test_boilerplate_is_not_the_text() -> None:
     assert parse_html(links, "http://h.test/", main_content=True).text == "a long menu of links hi"
 
 
+def test_boilerplate_by_role_in_any_case() -> None:
+    """A role attribute's name counts in any case (HTML's attribute names are case-blind); a
+    page without one keeps what it says."""
+    words = "the page says what it is about, at length and in detail " * 5
+    for name in ("role", "ROLE", "Role"):
+        page = (f'<html><body><div {name}="navigation">Home Modules Index</div>'
+                f'<div {name}="banner">Docs of the project</div><p>{words}</p></body></html>')
+        text = parse_html(page, "http://h.test/", main_content=True).text
+        assert "Home" not in text and "Docs of" not in text and text.startswith("the page says")
+    plain = f'<html><body><div class="x">Home Modules</div><p>{words}</p>'
+    assert parse_html(plain, "http://h.test/", main_content=True).text.startswith("Home Modules")
+
+
 def crawl(tmp_path: Path, **settings: object) -> Settings:
     routes = {f"/p{n}": doc_page(f"Page {n}", f"chapter {n} explains the stream of pipe "
                                               f"buffers and flow number {n} in depth " * 3)

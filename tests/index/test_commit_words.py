@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pytest
 from whoosh.filedb.filestore import FileStorage
 
 from webcrawler.index.format.analysis import TitledText
+from webcrawler.index.format.commitwords import _word_order
 from webcrawler.index.format.postings import ContentField, PostingPool, word_positions
 
 DOCUMENTS = [
@@ -56,7 +59,21 @@ def test_a_pool_that_spills_to_disk_spills_the_same_postings(tmp_path: Path) -> 
         by_document.add_terms("content", docnum, positions, boost, sum(map(len, positions.values())))
         field.pool_postings(value, "content", docnum, by_commit)
     assert by_commit.runs and len(by_commit.runs) == len(by_document.runs)
-    made, expected = list(by_commit.iter_postings()), list(by_document.iter_postings())
+    made = list(by_commit.iter_postings().terms())  # type: ignore[union-attr]
+    expected = list(by_document.iter_postings().terms())  # type: ignore[union-attr]
     assert made == expected and len(made) > 20
     for pool in pools:
         pool.cleanup()
+
+
+@pytest.mark.parametrize(("words", "in_order"), [(300, True), (70_000, True), (300, False)])
+def test_words_sort_by_word_then_document_as_the_combined_key_sorts_them(words: int, in_order: bool) -> None:
+    """Few distinct words (16-bit keys), more than 2**16 (two passes), documents out of order."""
+    rng = np.random.default_rng(words)
+    ids = rng.integers(0, words, 200_000)
+    ids[:words] = np.arange(words)  # every word id occurs
+    docs = rng.integers(5, 405, ids.size)
+    if in_order:
+        docs.sort()
+    want = np.argsort(ids * 400 + (docs - 5), kind="stable")
+    assert np.array_equal(_word_order(ids, docs, words, 400, 5), want)

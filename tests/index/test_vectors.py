@@ -4,6 +4,8 @@ block copied by a merge is the block Whoosh would write."""
 from __future__ import annotations
 
 import pickle
+import random
+from array import array
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +48,18 @@ def test_arrays_agree_with_the_blocks_in_every_segment(tmp_path: Path) -> None:
                 long_lists += marked
         assert long_lists > 10
     ix.close()
+
+
+def test_a_list_in_python_types_encodes_as_numpy_arrays_do() -> None:
+    """The term writer's lists (ints, an array("f") of the weights) give the bytes `encode`
+    gives from NumPy arrays of the same postings: short lists none, long ones the same."""
+    rng = random.Random(36)
+    for count in (0, 1, vectors.MIN_POSTINGS - 1, vectors.MIN_POSTINGS, 40, 128):
+        docnums = sorted(rng.sample(range(2_000_000), count))
+        weights = [rng.choice([1.0, 3.0, 2.5, 1e-8, 123456.789, rng.random() * 50]) for _ in docnums]
+        want = vectors.encode(np.array(docnums, np.int64), np.array(weights, np.float64))
+        assert vectors.encode_list(tuple(docnums), array("f", weights)) == want
+        assert len(want) == (8 * count if count >= vectors.MIN_POSTINGS else 0)
 
 
 def test_a_missing_word_has_no_postings(tmp_path: Path) -> None:

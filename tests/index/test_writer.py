@@ -178,8 +178,9 @@ def test_fast_merge_writes_what_whoosh_merge_writes(tmp_path: Path, deleted: ran
 
 def test_a_commit_grouped_in_memory_writes_what_a_spilled_one_writes(tmp_path: Path) -> None:
     """The pool groups a commit's postings by term in memory (postings.GroupedPostings);
-    a pool too small for the commit spills sorted runs to disk and merges them, Whoosh's
-    way: both write the same postings, lengths and term statistics."""
+    a pool too small for the commit spills runs grouped by term to disk and merges them
+    (runs.py): both write the same segment, to the byte."""
+    from bench.index_digest import digest
     from webcrawler.index.format.opening import open_index
     from webcrawler.index.writing.writer import IndexWriter
 
@@ -196,6 +197,8 @@ def test_a_commit_grouped_in_memory_writes_what_a_spilled_one_writes(tmp_path: P
             seen.append((list(reader.iter_postings()), reader.field_length("content"),
                          [reader.doc_field_length(n, "content") for n in reader.all_doc_ids()]))
     assert seen[0] == seen[1] and len(seen[0][0]) > 1000
+    # the same segment to the byte (runs.merged shares what the pool shares)
+    assert digest(tmp_path / "grouped") == digest(tmp_path / "spilled")
 
 
 # The abandoned segment's open files are closed by the garbage collector, which warns.

@@ -26,14 +26,30 @@ def test_dated_estimate_is_changes_over_ages_plus_unchanged_seconds() -> None:
     # the same recrawls undated keep the irregular-interval estimate (slower here: 0.0117)
     rate = change_rate(History(4, 2, 300.0, 200.0, 50.0))
     assert rate is not None and rate < 0.9 * 2 / 130
-    # a page seen changed at every recrawl, each change a second old: 3 / 3, not ln(2n) / I
-    fast = History(fetches=4, changes=3, span=3000.0, changed_span=3000.0, shortest_change=1000.0,
+    # a page seen changed at every recrawl, each change a second old, and one unchanged recrawl
+    # of 1000 s (its date stayed put: tested): 3 / (3 + 1000), not ln(2n) / I
+    fast = History(fetches=5, changes=3, span=4000.0, changed_span=3000.0, shortest_change=1000.0,
                    change_ages=3.0)
-    assert change_rate(fast) == pytest.approx(1.0)
-    assert bucket(fast) < bucket(History(4, 3, 3000.0, 3000.0, 1000.0))
+    assert change_rate(fast) == pytest.approx(3 / 1003)
+    assert bucket(fast) < bucket(History(5, 3, 4000.0, 3000.0, 1000.0))
     # nothing changed yet: the dates say nothing, the interval estimate stands
     still = History(fetches=4, changes=0, span=300.0, change_ages=0.0)
     assert change_rate(still) == pytest.approx(-math.log(3.5 / 4) / 100)
+
+
+def test_dates_never_tested_by_an_unchanged_recrawl_only_slow_the_estimate() -> None:
+    # changed at every recrawl, each date a second old: a clock line's tick passes every check
+    # (lastmod.py) but dates the tick, not the change. The shingles' estimate stands ...
+    ticking = History(fetches=4, changes=3, span=3000.0, changed_span=3000.0, shortest_change=1000.0,
+                      change_ages=3.0)
+    undated = History(4, 3, 3000.0, 3000.0, 1000.0)
+    assert change_rate(ticking) == change_rate(undated)
+    assert bucket(ticking) == bucket(undated)
+    # ... unless the untested dates say slower (old ages): the slower of the two
+    aged = History(fetches=4, changes=3, span=3000.0, changed_span=3000.0, shortest_change=1000.0,
+                   change_ages=2700.0)
+    rate = change_rate(undated)
+    assert rate is not None and change_rate(aged) == pytest.approx(3 / 2700) and 3 / 2700 < rate
 
 
 def test_an_age_is_the_middle_of_what_a_whole_second_date_allows() -> None:

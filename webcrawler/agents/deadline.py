@@ -133,8 +133,6 @@ class _Watched:
 class WatchedAdapter(HTTPAdapter):
     """A requests adapter whose connections register their sockets with `watchdog`."""
 
-    verifies = True  # fetch._Unverified's hosts: False
-
     def __init__(self, watchdog: Watchdog,
                  check_peer: Callable[[Any, socket.socket], None] | None = None,
                  trust: Callable[[], Any] | None = None) -> None:

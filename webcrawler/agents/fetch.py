@@ -442,8 +442,8 @@ class Fetcher:
         if self._headers is not None and not own and (target := lean_path(url)) is not None:
             adapter = self.session.get_adapter(url)
             assert isinstance(adapter, WatchedAdapter)  # _session mounts no other kind
-            verify = self.session.verify if adapter.verifies else False
-            return send(adapter, url, target, self._headers, timeout, verify, self.session.cert)
+            return send(adapter, url, target, self._headers, timeout, self.session.verify,
+                        self.session.cert)
         prepared = requests.PreparedRequest()  # what Session.request would prepare, cookies aside
         prepared.prepare_method("GET")
         prepared.prepare_url(url, None)
@@ -532,15 +532,16 @@ def trust_context(config: AgentConfig) -> ssl.SSLContext:
 
 class _Unverified(WatchedAdapter):
     """The adapter of --insecure-skip-tls-verify's hosts only: their certificates unchecked
-    (an SSL context of its own, so the verified one is never changed under it)."""
+    (an SSL context of its own, so the verified one is never changed under it). Both ways a
+    GET is sent (the adapter's `send` and client.send) choose the pool and its checks through
+    these two hooks, so neither needs telling."""
 
-    verifies = False  # what client.send is told (it does not go through `send`)
+    def get_connection_with_tls_context(self, request: Any, verify: Any, proxies: Any = None,
+                                        cert: Any = None) -> Any:
+        return super().get_connection_with_tls_context(request, False, proxies, cert)
 
-    def send(self, request: requests.PreparedRequest, stream: bool = False,
-             timeout: Any = None, verify: bool | str = True, cert: Any = None,
-             proxies: dict[str, str] | None = None) -> requests.Response:
-        return super().send(request, stream=stream, timeout=timeout, verify=False, cert=cert,
-                            proxies=proxies)
+    def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
+        super().cert_verify(conn, url, False, cert)
 
 
 def _tls(session: requests.Session, config: AgentConfig, watchdog: Watchdog) -> None:

@@ -36,7 +36,12 @@ never seen to change gets the equal-interval form above (X = 0) over its whole s
 
 When the page's Last-Modified can be trusted (lastmod.py) the history also carries the age of
 the last change at each changed recrawl, and the rate is Cho and Garcia-Molina's estimator for
-known change times instead: X / (sum of the ages + the unchanged recrawls' seconds).
+known change times instead: X / (sum of the ages + the unchanged recrawls' seconds). Dates
+not yet tested by a recrawl that saw no change (every recrawl so far saw one) only slow the
+estimate: the slower of the two. A clock or counter line moves Last-Modified on every answer,
+so on a page changing at every recrawl it passes lastmod.py's checks while dating the clock's
+tick, not the content's change: ages of a second or two, a page of 30 s estimated at 10 s and
+given up on. Such a line only ever makes a date younger, never older.
 
 Certainty grows with history: an estimate from n recrawls has a relative error of
 about 1 / sqrt(n), so the bucket is rounded to a grid whose step is that error in
@@ -124,8 +129,17 @@ def change_rate(history: History) -> float | None:
     exposure = prior.weight * min(history.span / n, 1.0 / prior.rate) if prior is not None else 0.0
     pseudo = exposure * prior.rate if prior is not None else 0.0
     dated = _dated_rate(history, changes, pseudo, exposure)
-    if dated is not None:
+    if dated is not None and changes < n:
         return dated
+    shingled = _interval_rate(history, n, changes, pseudo, exposure)
+    # dates never tested by an unchanged recrawl may be a clock line's: trusted only to slow
+    return shingled if dated is None else min(dated, shingled)
+
+
+def _interval_rate(history: History, n: int, changes: int, pseudo: float, exposure: float) -> float:
+    """The irregular-interval estimate from what the shingles saw (module docstring), with the
+    prior's pseudo-changes and pseudo-exposure."""
+    prior = history.prior
     if changes == 0 and prior is None:  # all unchanged: the pseudo-recrawl alone, over the mean interval
         return -math.log((n + 0.5) / (n + 1)) / (history.span / n)
     # Cho and Garcia-Molina's half-changed pseudo-recrawl (of the shortest changed recrawl, or

@@ -28,7 +28,6 @@ import tempfile
 import time
 import zipfile
 from array import array
-from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -83,7 +82,8 @@ def _walked(identifier: Any, depth: int | None) -> Any:
     is the longest suffix of the bytes read so far that is a prefix of an n-gram, which
     `depth` bytes decide. So every byte's state is the state reached from the start state
     by the `depth` bytes ending at it: `depth` vectorised steps, the same states, and the
-    same features counted in the same order (`Counter`), hence the same scores."""
+    same features counted in the same order (first occurrence, as py3langid's `Counter`),
+    hence the same scores."""
     if depth is None:
         return identifier
 
@@ -117,7 +117,11 @@ def _walked(identifier: Any, depth: int | None) -> Any:
             features = features[features >= 0]
             if not len(features):
                 return super()._raw_score(b"")
-            return self._sparse_score(Counter(features.tolist()), self.nb_ptc)
+            # py3langid's _sparse_score of Counter(features): each feature's count, the
+            # features in the order they first occur (a Counter's), counted by NumPy
+            found, first, counts = np.unique(features, return_index=True, return_counts=True)
+            order = np.argsort(first)
+            return np.log1p(counts[order].astype(np.float32)) @ self.nb_ptc[found[order]] + self.nb_pc
 
     return Walked
 

@@ -19,6 +19,7 @@ the merged segment reads the same as Whoosh's.
 from __future__ import annotations
 
 import heapq
+import struct
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any, cast
 import numpy as np
 from whoosh import columns
 from whoosh.codec import whoosh3
+from whoosh.codec.whoosh3 import _lenfield
 from whoosh.fields import Schema
 from whoosh.reading import SegmentReader
 from whoosh.writing import SegmentWriter
@@ -44,10 +46,16 @@ from webcrawler.index.format.blocks import (
     weights_of,
 )
 from webcrawler.index.format.fastpaths import note
+from webcrawler.index.format.lengths import BYTE_LENGTH, segment_lengths
 
 Posting = tuple[int, float, bytes | None, int]  # docnum, weight, value, document length
 Term = tuple[str, bytes]
 
+# a W3 term info of a list in the postings file (not inlined): flags, total weight, df, min
+# and max length bytes, max weight, first and last docnum, then the list's offset and length
+_INFO = struct.Struct("!BfIBBfIIqi")
+_RECORD = struct.Struct("!ii")  # a terms file record's key and value lengths (filetables._lengths)
+_DF = struct.Struct("!I")  # a term info's document frequency, at offset 5 (inlined or not)
 _SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # new segment -> sources
 
 
@@ -93,7 +101,13 @@ def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
     docmap: dict[int, int] | None = {} if reader.has_deletions() else None
     pdw = writer.perdocwriter
     cols = {}
-    for fieldname in sorted(fieldnames):
+    # a stored name outside `fieldnames` is outside the schema too: every document's fields
+    # are these, in this order, each with its lengths read once (Whoosh's doc_field_length
+    # asks the file system whether a field's lengths exist, per document, when they do not)
+    names = sorted(fieldnames)
+    lengths = {fieldname: _field_lengths(reader, fieldname) for fieldname in names}
+    fields = [(fieldname, schema[fieldname], lengths[fieldname]) for fieldname in names]
+    for fieldname in names:
         coltype = schema[fieldname].column_type
         if coltype and reader.has_column(fieldname):
             creader = reader.column_reader(fieldname, coltype)
@@ -104,9 +118,8 @@ def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
         if docmap is not None:
             docmap[docnum] = writer.docnum
         pdw.start_doc(writer.docnum)
-        for fieldname in sorted(fieldnames | {name for name in stored if name in schema}):
-            fieldobj = schema[fieldname]
-            length = reader.doc_field_length(docnum, fieldname)
+        for fieldname, fieldobj, field_lengths in fields:
+            length = field_lengths(docnum)
             pdw.add_field(fieldname, fieldobj, stored.get(fieldname), length)
             if fieldobj.vector and reader.has_vector(docnum, fieldname):
                 pdw.add_vector_matcher(fieldname, fieldobj, reader.vector(docnum, fieldname, fieldobj.vector))
@@ -115,6 +128,17 @@ def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
         pdw.finish_doc()
         writer.docnum += 1
     return docmap
+
+
+def _field_lengths(reader: SegmentReader, fieldname: str) -> Callable[[int], int | None]:
+    """A document's length of `fieldname` in `reader`'s segment, as Whoosh's
+    `doc_field_length` says it (0 or None: none), from the lengths read once."""
+    raw = segment_lengths(reader, fieldname)
+    if raw is not None:
+        return lambda docnum: BYTE_LENGTH[raw[docnum]]
+    if is_w3(reader) and not reader._perdoc.has_column(_lenfield(fieldname)):
+        return lambda docnum: 0
+    return lambda docnum: reader.doc_field_length(docnum, fieldname)
 
 
 def merge_all(writer: SegmentWriter, segments: list) -> list:
@@ -153,31 +177,46 @@ class SegmentSource:
         self.basedoc = basedoc
         self.docmap = docmap  # None: no deletions, docnum + basedoc; else old -> new docnum
 
-    def terms(self, schema: Schema) -> Iterator[tuple[Term, bytes]]:
-        """(term, raw term info) in the order the segment wrote them: (field, text)."""
+    def terms(self, schema: Schema, number: int) -> Iterator[tuple[Term, int, bytes]]:
+        """(term, `number`, raw term info) in the order the segment wrote them: (field,
+        text), numbered as `merged_terms` merges its streams. The
+        terms file's records are read in one piece and split here (Whoosh's `items` reads
+        each record's lengths, key and value in three reads of the file)."""
         terms = self.reader._terms
-        names = terms._fieldunmap
-        for key, value in terms._tindex.items():
-            fieldname = names[int.from_bytes(key[:2], "big")]
-            if fieldname in schema:
-                yield (fieldname, key[2:]), value
+        names = [name if name in schema else None for name in terms._fieldunmap]
+        tindex = terms._tindex
+        start, end = tindex.startofdata, tindex.endofdata
+        data = tindex.dbfile.get(start, end - start)
+        unpack = _RECORD.unpack_from
+        pos, size = 0, len(data)
+        while pos < size:
+            keylen, valuelen = unpack(data, pos)
+            key = pos + 8
+            value = key + keylen
+            fieldname = names[int.from_bytes(data[key : key + 2], "big")]
+            if fieldname is not None:
+                yield (fieldname, data[key + 2 : value]), number, data[value : value + valuelen]
+            pos = value + valuelen
 
     def part(self, raw: bytes, field_lengths: list[int] | None, with_arrays: bool) -> Copied | list[Posting]:
         """`raw`'s list as a part of the new list: copied blocks, or renumbered postings when
-        the segment has deletions. `with_arrays`: the field keeps posting arrays."""
-        info = whoosh3.W3TermInfo.from_bytes(raw)
-        if self.docmap is not None or info.is_inlined():
-            return self._renumbered(info, field_lengths)
-        start, length = extent(info)
+        the segment has deletions. `with_arrays`: the new list gets posting arrays (its field
+        keeps them and its parts hold enough postings), so this part brings its docnums and
+        weights: read from its own arrays when it has them, else from the blocks it copies.
+        The term info is unpacked here in one call (Whoosh's `from_bytes` makes an object
+        of it, with the lengths decoded and the extent read in three more calls)."""
+        if self.docmap is not None or raw[0]:  # deletions, or postings inlined in the info
+            return self._renumbered(whoosh3.W3TermInfo.from_bytes(raw), field_lengths)
+        _flags, total, df, low, high, maxweight, first, last, start, length = _INFO.unpack_from(raw)
         data = self.reader._terms._postfile.get(start, length)
         base = self.basedoc
         blocks = []
         keep = with_arrays and not vectors.has_arrays(raw)  # the arrays come from these blocks
         all_ids: list[int] = []
         all_weights: list[float] = []
-        for (count, last, top, _comp, low, high), body in raw_blocks(data):
+        for (count, block_last, top, _comp, block_low, block_high), body in raw_blocks(data):
             shifted = shift_docnums(body, base)
-            blocks.append(dumps((count, last + base, top, 0, low, high), 2) + shifted)
+            blocks.append(dumps((count, block_last + base, top, 0, block_low, block_high), 2) + shifted)
             if keep:
                 gaps, weights, _values = loads(shifted)
                 all_ids += accumulate(gaps)
@@ -190,13 +229,13 @@ class SegmentSource:
             ids = ids.astype(np.int64) + base
         return Copied(
             blocks=blocks,
-            total=info.weight(),
-            df=info.doc_frequency(),
-            maxweight=info.max_weight(),
-            minlength=info.min_length() or None,
-            maxlength=info.max_length(),
-            first=info.min_id() + base,
-            last=info.max_id() + base,
+            total=total,
+            df=df,
+            maxweight=maxweight,
+            minlength=BYTE_LENGTH[low] or None,
+            maxlength=BYTE_LENGTH[high],
+            first=first + base,
+            last=last + base,
             ids=ids,
             weights=weights,
         )
@@ -235,23 +274,32 @@ def merged_terms(
         return
     scorable: dict[str, bool] = {}  # by field: asked once a term of every merged segment
     streams = [_numbered(0, pool_terms)]
-    streams += [_numbered(number, source.terms(schema)) for number, source in enumerate(sources, 1)]
+    streams += [source.terms(schema, number) for number, source in enumerate(sources, 1)]
     # (term, stream number, item) tuples compare by term, then by stream, never by item: a
     # stream's terms are distinct, its number too
     merged = heapq.merge(*streams)
     for term, group in groupby(merged, key=itemgetter(0)):
+        items = list(group)
+        keeps = scorable.get(term[0])
+        if keeps is None:
+            keeps = scorable[term[0]] = bool(schema[term[0]].scorable)
+        if keeps:  # arrays only for a list that may reach MIN_POSTINGS: decode no block else
+            keeps = _most_postings(items) >= vectors.MIN_POSTINGS
         parts = []
-        for _term, number, item in group:
+        for _term, number, item in items:
             if number == 0:
                 parts.append(item)
             else:
-                keeps = scorable.get(term[0])
-                if keeps is None:
-                    keeps = scorable[term[0]] = bool(schema[term[0]].scorable)
                 part = sources[number - 1].part(cast(bytes, item), field_lengths(term[0]), keeps)
                 if part:
                     parts.append(part)
         yield term, parts
+
+
+def _most_postings(items: list[tuple[Term, int, Any]]) -> int:
+    """How many postings a term's parts hold at most: the pool's (number 0) counted, each
+    merged segment's document frequency as its term info says (deleted documents included)."""
+    return sum(len(item) if number == 0 else _DF.unpack_from(item, 5)[0] for _term, number, item in items)
 
 
 def _numbered(number: int, terms: Iterator[tuple[Term, object]]) -> Iterator[tuple[Term, int, object]]:

@@ -36,14 +36,16 @@ from whoosh.codec.base import Segment
 from whoosh.fields import TEXT
 from whoosh.filedb.filestore import Storage
 from whoosh.formats import Positions
+from whoosh.util import random_name
 
-from webcrawler.index.format import termsfile
+from webcrawler.index.format import runs, termsfile
 from webcrawler.index.format.analysis import TITLE_GAP, analyzer, index_words, parts
 from webcrawler.index.format.commitwords import CommitWords
 from webcrawler.index.format.merging import Posting
 from webcrawler.index.format.termwriter import BLOCK, TermWriter
 
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
+_SHARED = {value: value for value in _ONE_BYTE}  # each value shared by its postings
 _ONE_SHORT = struct.Struct("=H")
 _EXACT = 2**20  # a part's weight below this, if whole, sums exactly in any order
 
@@ -166,12 +168,16 @@ class PostingPool(writing.PostingPool):
     each already as the term writer writes it, with its document's length (known here:
     Whoosh reads it back from the segment's length column, one posting at a time), instead
     of one tuple per posting sorted or grouped at commit time. Other fields' items (a few a
-    document) are Whoosh's; a pool that spills turns its words back into items first."""
+    document) are Whoosh's. A pool that spills writes what it holds grouped by term
+    (`runs.py`), not Whoosh's run of one pickle a posting."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.current: list[tuple] = []  # Whoosh's items: other fields' postings
+        self.runs: list[str] = []  # the runs spilled to `tempstore` (runs.py), oldest first
         self.words: dict[str, dict[bytes, list[Posting]]] = {}  # field -> word -> postings
         self.commit_words: dict[str, CommitWords] = {}  # field -> words not made postings yet
+        self._merging: list[str] = []  # runs being merged into the segment (deleted as read)
 
     def add_words(self, fieldname: str, docnum: int, found: list[tuple[list[bytes], int, float]],
                   length: int) -> None:
@@ -239,28 +245,34 @@ class PostingPool(writing.PostingPool):
         if self.currentsize > self.limit:
             self.save()
 
-    def _as_items(self) -> None:
-        """The grouped words back into Whoosh's items (the pool spills them into a run)."""
-        self._grouped()
-        append = self.current.append
-        for fieldname, words in self.words.items():
-            for word, postings in words.items():
-                for docnum, weight, value, _length in postings:
-                    append((fieldname, word, docnum, weight, value))
-        self.words = {}
-
     def save(self) -> None:
-        self._as_items()
-        super().save()
-
-    def iter_postings(self) -> Iterable[tuple] | GroupedPostings:
-        """The pool's postings for the term writer: grouped by term (`GroupedPostings`)
-        when they all are in memory, else Whoosh's merge of its sorted runs on disk."""
-        if self.runs:
-            self._as_items()
-            return self.items()
+        """Spill what the pool holds to a run on disk, grouped by term (`runs.py`)."""
         self._grouped()
-        return GroupedPostings(self.current, self.words)
+        if not self.current and not self.words:
+            return
+        name = f"{random_name()}.run"
+        runs.write_run(self.tempstore, name, GroupedPostings(self.current, self.words).terms())
+        self.runs.append(name)
+        self.current, self.words, self.currentsize = [], {}, 0
+
+    def iter_postings(self) -> GroupedPostings | runs.MergedRuns:
+        """The pool's postings for the term writer, grouped by term: in memory
+        (`GroupedPostings`), or merged from the runs it spilled and what it still holds."""
+        self._grouped()
+        rest = GroupedPostings(self.current, self.words)
+        self.current, self.words = [], {}
+        if not self.runs:
+            return rest
+        names, self.runs = self.runs, []
+        self._merging = names
+        return runs.MergedRuns(self.tempstore, names, rest.terms(), _SHARED)
+
+    def cleanup(self) -> None:
+        """Delete the runs not merged (a commit given up); merged ones deleted themselves."""
+        for name in self.runs + self._merging:
+            if self.tempstore.file_exists(name):
+                self.tempstore.delete_file(name)
+        self.runs = []
 
 
 class GroupedPostings:

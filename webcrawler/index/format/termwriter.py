@@ -159,6 +159,10 @@ class TermWriter(whoosh3.W3FieldWriter):
             elif parts[0]:
                 self._write_block(btext, parts[0])
             return
+        if len(parts) == 1 and type(parts[0]) is Copied and len(parts[0].blocks) == 1 \
+                and not (self._with_arrays and parts[0].df >= vectors.MIN_POSTINGS):
+            self._write_copied(btext, parts[0])
+            return
         stats = _Stats()
         chunks: list[bytes] = []
         for part in parts:
@@ -209,6 +213,20 @@ class TermWriter(whoosh3.W3FieldWriter):
         info = _TERMINFO.pack(0, single, 1, low, high, max(0.0, top), docnum, docnum)
         self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
 
+    def _write_copied(self, btext: bytes, part: Copied) -> None:
+        """`_write_term` for a term of one merged segment's list of one block, no arrays (a
+        merge's rare words, about two in five of its terms): the copied block and its term
+        info, without the general path's statistics and chunks."""
+        chunk = part.blocks[0]
+        body = _MAGIC + _INT.pack(-len(chunk)) + chunk
+        start = self._offset
+        self._write(body)
+        self._offset += len(body)
+        low = 0 if part.minlength is None else length_to_byte(part.minlength)
+        info = _TERMINFO.pack(0, part.total, part.df, low, length_to_byte(part.maxlength),
+                              max(0.0, part.maxweight), part.first, part.last)
+        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
+
     def _write_block(self, btext: bytes, postings: list[Posting]) -> None:
         """`_write_term` for a term whose postings, from the pool, fit in one block (most
         terms with more than one posting): the same block, arrays and term info, without
@@ -217,8 +235,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         farray = array("f", weights)
         top = max(weights)
         count = len(docnums)
-        positive = [x for x in lens if x]
-        bmin = min(positive) if positive else 0
+        bmin = min(filter(None, lens), default=0)
         bmax = max(lens)
         first = farray[0]
         if first == 1.0 and farray.count(1.0) == count:
@@ -236,7 +253,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         body = _MAGIC + _INT.pack(-len(chunk)) + chunk
         arrays = b""
         if self._with_arrays and count >= vectors.MIN_POSTINGS:
-            arrays = vectors.encode(np.array(docnums, np.int64), np.array(weights, np.float64))
+            arrays = vectors.encode_list(docnums, farray)
         start = self._offset
         self._write(body + arrays)
         self._offset += len(body) + len(arrays)
@@ -260,8 +277,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             farray = array("f", weights)
             top = max(weights)
             weight_sum, count = sum(farray), len(docnums)
-            positive = [x for x in lens if x]
-            bmin = min(positive) if positive else 0
+            bmin = min(filter(None, lens), default=0)
             bmax = max(lens)
             first = farray[0]
             if first == 1.0 and farray.count(1.0) == len(farray):

@@ -15,7 +15,9 @@ Deleted documents stay in the arrays, as in the blocks; callers drop them.
 
 from __future__ import annotations
 
+import sys
 import weakref
+from array import array
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,6 +39,8 @@ _INFO_SIZE = whoosh3.W3TermInfo._struct.size + 12  # the struct, then the extent
 _EMPTY: Postings = (np.zeros(0, np.int32), np.zeros(0, np.float32))
 _LENGTH_OF_BYTE = np.array(BYTE_LENGTH, dtype=np.float64)
 _LENGTHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# array("i") and array("f") hold what "<i4" and "<f4" do on this machine
+_NATIVE_IS_LITTLE = sys.byteorder == "little" and array("i").itemsize == 4 and array("f").itemsize == 4
 
 
 def encode(docnums: Sequence[int] | np.ndarray, weights: Sequence[float] | np.ndarray) -> bytes:
@@ -44,6 +48,18 @@ def encode(docnums: Sequence[int] | np.ndarray, weights: Sequence[float] | np.nd
     if len(docnums) < MIN_POSTINGS:
         return b""
     return np.asarray(docnums, "<i4").tobytes() + np.asarray(weights, "<f4").tobytes()
+
+
+def encode_list(docnums: Sequence[int], weights: array) -> bytes:
+    """`encode(docnums, weights)` for a list the term writer holds as Python ints and an
+    array("f") of its weights (the same float32 values: a double cast to a float either way):
+    the same bytes without making NumPy arrays, which cost more than the bytes on a list of
+    a few dozen postings, the length of most lists that get arrays."""
+    if len(docnums) < MIN_POSTINGS:
+        return b""
+    if not _NATIVE_IS_LITTLE:
+        return encode(docnums, np.frombuffer(weights.tobytes(), np.float32))
+    return array("i", docnums).tobytes() + weights.tobytes()
 
 
 def postings(reader: SegmentReader, field: str, word: str) -> Postings:
