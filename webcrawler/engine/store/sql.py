@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, or_, select, update
@@ -191,20 +191,25 @@ class CrawlStore:
         return ids, fresh
 
     def _known_ids(self, server_id: int, paths: list[str]) -> dict[str, int]:
-        """path -> id of those of `paths` (distinct) stored for the server: one statement per
-        `LOOKUP_CHUNK` paths, its IN list padded to a power of two so that a few compiled
-        statements serve every count."""
-        known: dict[str, int] = {}
-        for start in range(0, len(paths), LOOKUP_CHUNK):
-            chunk = paths[start : start + LOOKUP_CHUNK]
+        """path -> id of those of `paths` (distinct) stored for the server."""
+        return {path: doc_id for doc_id, path in self._rows_in(
+            self._lookups, _lookup_many, paths, p_sid=server_id)}
+
+    def _rows_in(self, compiled: dict[int, Prepared], make: Callable[[Connection, int], Prepared],
+                 values: Sequence[object], **fixed: object) -> list[Any]:
+        """The rows of `make`'s statement whose IN list is `values`: one statement per
+        `LOOKUP_CHUNK` values, its IN list padded to a power of two so that a few statements,
+        compiled once into `compiled`, serve every count."""
+        rows: list[Any] = []
+        for start in range(0, len(values), LOOKUP_CHUNK):
+            chunk = list(values[start : start + LOOKUP_CHUNK])
             size = 1 << (len(chunk) - 1).bit_length()
-            statement = self._lookups.get(size)
+            statement = compiled.get(size)
             if statement is None:
-                statement = self._lookups[size] = _lookup_many(self.conn, size)
+                statement = compiled[size] = make(self.conn, size)
             padded = chunk + [chunk[0]] * (size - len(chunk))
-            known.update((path, doc_id) for doc_id, path in statement.rows(
-                p_sid=server_id, **{f"p_{i}": path for i, path in enumerate(padded)}))
-        return known
+            rows.extend(statement.rows(**fixed, **{f"p_{i}": value for i, value in enumerate(padded)}))
+        return rows
 
     def lookup(self, server: ServerState, path: str) -> int | None:
         """The id of a stored URL of `server`, or None when it was never stored."""
@@ -329,16 +334,8 @@ class CrawlStore:
             d = documents.c
             found: Iterable[Any] = self.conn.execute(select(d.id, d.sketch, d.content_type).where(
                 d.state == State.FETCHED, d.reason.is_(None), d.sketch.is_not(None)).order_by(d.id))
-        else:  # a near-duplicate's few candidates, every page: compiled once (padded, as _known_ids)
-            found = []
-            for start in range(0, len(ids), LOOKUP_CHUNK):
-                chunk = list(ids[start : start + LOOKUP_CHUNK])
-                size = 1 << (len(chunk) - 1).bit_length()
-                statement = self._sketch_lookups.get(size)
-                if statement is None:
-                    statement = self._sketch_lookups[size] = _sketches_of(self.conn, size)
-                padded = chunk + [chunk[0]] * (size - len(chunk))
-                found.extend(statement.rows(**{f"p_{i}": doc_id for i, doc_id in enumerate(padded)}))
+        else:  # a near-duplicate's few candidates, every page: statements compiled once
+            found = self._rows_in(self._sketch_lookups, _sketches_of, list(ids))
         return [(int(doc_id), bytes(sketch), kind or "") for doc_id, sketch, kind in found]
 
     # --- the index's link counts (engine/pipeline/link_refresh.py) ----------

@@ -181,9 +181,6 @@ class TermWriter(whoosh3.W3FieldWriter):
         arrays = b""
         if self._with_arrays and stats.df >= vectors.MIN_POSTINGS:
             arrays = vectors.encode(*_arrays(parts))
-        start = self._offset
-        self._write(body + arrays)
-        self._offset += len(body) + len(arrays)
         info = _TERMINFO.pack(
             0,
             stats.total,
@@ -194,6 +191,15 @@ class TermWriter(whoosh3.W3FieldWriter):
             stats.first,
             stats.last,
         )
+        self._put(btext, body, arrays, info)
+
+    def _put(self, btext: bytes, body: bytes, arrays: bytes, info: bytes) -> None:
+        """Append a term's posting list (`body`, then its `arrays` if any) to the postings
+        file and its term info, which points at the list (and marks the arrays), to the terms
+        index: every path of `_write_term` ends here."""
+        start = self._offset
+        self._write(body + arrays)
+        self._offset += len(body) + len(arrays)
         mark = vectors.MARK if arrays else b""
         self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
 
@@ -206,26 +212,18 @@ class TermWriter(whoosh3.W3FieldWriter):
         low = high if length else 0
         chunk = dumps((1, docnum, top, 0, low, high), 2) + dumps(
             ((docnum,), None if single == 1.0 else single, self._values((value,))), BODY_PROTOCOL)
-        body = _MAGIC + _INT.pack(-len(chunk)) + chunk
-        start = self._offset
-        self._write(body)
-        self._offset += len(body)
         info = _TERMINFO.pack(0, single, 1, low, high, max(0.0, top), docnum, docnum)
-        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
+        self._put(btext, _MAGIC + _INT.pack(-len(chunk)) + chunk, b"", info)
 
     def _write_copied(self, btext: bytes, part: Copied) -> None:
         """`_write_term` for a term of one merged segment's list of one block, no arrays (a
         merge's rare words, about two in five of its terms): the copied block and its term
         info, without the general path's statistics and chunks."""
         chunk = part.blocks[0]
-        body = _MAGIC + _INT.pack(-len(chunk)) + chunk
-        start = self._offset
-        self._write(body)
-        self._offset += len(body)
         low = 0 if part.minlength is None else length_to_byte(part.minlength)
         info = _TERMINFO.pack(0, part.total, part.df, low, length_to_byte(part.maxlength),
                               max(0.0, part.maxweight), part.first, part.last)
-        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)))
+        self._put(btext, _MAGIC + _INT.pack(-len(chunk)) + chunk, b"", info)
 
     def _write_block(self, btext: bytes, postings: list[Posting]) -> None:
         """`_write_term` for a term whose postings, from the pool, fit in one block (most
@@ -254,12 +252,8 @@ class TermWriter(whoosh3.W3FieldWriter):
         arrays = b""
         if self._with_arrays and count >= vectors.MIN_POSTINGS:
             arrays = vectors.encode_list(docnums, farray)
-        start = self._offset
-        self._write(body + arrays)
-        self._offset += len(body) + len(arrays)
         info = _TERMINFO.pack(0, sum(farray), count, low, high, max(0.0, top), docnums[0], docnums[-1])
-        mark = vectors.MARK if arrays else b""
-        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
+        self._put(btext, body, arrays, info)
 
     def _encode_block(self, postings: list[Posting], stats: _Stats) -> bytes:
         """One block's pickled header and body, as Whoosh's W3PostingsWriter writes them
