@@ -68,4 +68,5 @@ def test_index_and_realtime_search_share_one_politeness(tmp_path: Path) -> None:
         hits = sorted(web.log.snapshot()[first:], key=lambda h: h.started)
     assert len(hits) >= PAGES
     for before, after in zip(hits, hits[1:], strict=False):
-        assert after.started >= before.finished + DELAY, (before, after)
+        # start to start: a server thread may stamp `finished` late, when it gets the GIL
+        assert after.started >= before.started + DELAY, (before, after)
