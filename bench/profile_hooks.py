@@ -82,7 +82,8 @@ def run_engine(argv: list[str]) -> None:
         profiler.enable()
     from webcrawler.cli.main import main
 
-    main(argv, prog_name="webcrawler")
+    sys.argv[1:] = argv  # as the console script calls it: its process ends as a user's does
+    main(prog_name="webcrawler")
 
 
 if __name__ == "bench.profile_hooks" and OUT:  # imported by the crawl's forkserver (or engine)

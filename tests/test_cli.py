@@ -90,3 +90,36 @@ def test_index_without_seeds_or_crawl_says_what_to_do(tmp_path: Path):
     result = webcrawler("index", "--hours", "0.001", "--data-dir", str(tmp_path / "empty"))
     assert result.returncode == 1
     assert "give a --seed URL" in result.stderr and "Traceback" not in result.stderr
+
+
+# The console script's own lines, with an exit handler that says when it runs and an object
+# that says when the interpreter's teardown frees it.
+CONSOLE_SCRIPT = """import atexit, sys
+class Freed:
+    def __del__(self):
+        print("torn down", flush=True)
+kept = Freed()
+atexit.register(print, "exit handler ran", flush=True)
+from webcrawler.cli import main
+sys.exit(main())
+"""
+
+
+def test_the_command_ends_after_its_exit_handlers_with_its_status(tmp_path: Path):
+    """Issue 36: the `webcrawler` process leaves without tearing its interpreter down
+    (cli/ending.py), but its exit handlers run, its output is all there, and its exit status is
+    the command's, a success's or an error's."""
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", CONSOLE_SCRIPT, *args], capture_output=True,
+                              text=True, timeout=120)
+
+    version = run("--version")  # no teardown after the handlers: `kept` is never freed
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.splitlines()[-1] == "exit handler ran" and "version" in version.stdout
+    assert "torn down" not in version.stdout
+    missing = run("stats", "--data-dir", str(tmp_path / "none"))
+    assert missing.returncode == 1 and missing.stdout == "exit handler ran\n"
+    assert missing.stderr.startswith("Error: no crawl in")
+    usage = run("index", "--agents", "0")
+    assert usage.returncode == 2 and "Invalid value" in usage.stderr
+    assert usage.stdout == "exit handler ran\n"
