@@ -105,21 +105,24 @@ sys.exit(main())
 """
 
 
-def test_the_command_ends_after_its_exit_handlers_with_its_status(tmp_path: Path):
-    """Issue 36: the `webcrawler` process leaves without tearing its interpreter down
-    (cli/ending.py), but its exit handlers run, its output is all there, and its exit status is
-    the command's, a success's or an error's."""
+def test_a_crawl_ends_after_its_exit_handlers_with_its_status(tmp_path: Path):
+    """Issue 36: `webcrawler index` leaves without tearing its interpreter down (cli/ending.py),
+    but its exit handlers run, its output is all there, and its exit status is the command's, a
+    success's or an error's; other commands end as Python ends."""
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", CONSOLE_SCRIPT, *args], capture_output=True,
                               text=True, timeout=120)
 
-    version = run("--version")  # no teardown after the handlers: `kept` is never freed
-    assert version.returncode == 0, version.stderr
-    assert version.stdout.splitlines()[-1] == "exit handler ran" and "version" in version.stdout
-    assert "torn down" not in version.stdout
-    missing = run("stats", "--data-dir", str(tmp_path / "none"))
-    assert missing.returncode == 1 and missing.stdout == "exit handler ran\n"
-    assert missing.stderr.startswith("Error: no crawl in")
-    usage = run("index", "--agents", "0")
-    assert usage.returncode == 2 and "Invalid value" in usage.stderr
-    assert usage.stdout == "exit handler ran\n"
+    queued = run("index", "--hours", "0", "--seed", "http://127.0.4.47:1/", "--no-progress",
+                 "--data-dir", str(tmp_path / "data"))
+    assert queued.returncode == 0, queued.stderr
+    lines = queued.stdout.splitlines()
+    assert lines[0].startswith("Crawl finished") and lines[-1] == "exit handler ran"
+    assert "torn down" not in queued.stdout  # no teardown after the handlers: `kept` stays
+    refused = run("index", "--reindex", "--seed", "http://127.0.4.47:1/", "--data-dir",
+                  str(tmp_path / "data"))
+    assert refused.returncode == 2 and "--reindex rebuilds the index" in refused.stderr
+    assert refused.stdout == "exit handler ran\n"
+    version = run("--version")
+    assert version.returncode == 0 and "version" in version.stdout
+    assert version.stdout.splitlines()[-2:] == ["exit handler ran", "torn down"]
