@@ -73,7 +73,7 @@ def first_line(blocks: list[str]) -> str:
 
 
 def parse_html(
-    text: str,
+    text: str | bytes,
     url: str,
     robots_token: str = "WebCrawler",
     max_links: int = 5000,
@@ -82,6 +82,8 @@ def parse_html(
     main_content: bool = False,
 ) -> Parsed:
     """Parse an HTML page fetched from `url` (the final URL, after redirects); never raises.
+
+    `text` is the decoded page, or its exact UTF-8 encoding (bytes that are valid UTF-8).
 
     Links lose the tracking and session parameters `names` lists (urls.strip_params).
     With `main_content` the text is the page's main content (`main_text`)."""
@@ -106,14 +108,15 @@ def parse_html(
         return Parsed()
 
 
-def _tree(text: str) -> etree._Element | None:
+def _tree(text: str | bytes) -> etree._Element | None:
     """The parsed tree, or None for a document with nothing in it.
 
-    The str is re-encoded to UTF-8 and the parser told so: lxml refuses a
-    str that carries an XML encoding declaration, and a <meta charset>
-    must not make libxml2 decode our already decoded text a second time.
+    A str is re-encoded to UTF-8 (bytes are that already) and the parser
+    told so: lxml refuses a str that carries an XML encoding declaration,
+    and a <meta charset> must not make libxml2 decode our already decoded
+    text a second time.
     """
-    data = text.encode("utf-8", errors="replace")
+    data = text if isinstance(text, bytes) else text.encode("utf-8", errors="replace")
     if not data.strip():
         return None
     return etree.fromstring(_defuse(data), _html_parser())
