@@ -137,3 +137,16 @@ def test_utf8_bytes_parse_as_their_text(doc: str) -> None:
     for main_content in (False, True):
         assert (parse_html(doc.encode(), PAGE, main_content=main_content)
                 == parse_html(doc, PAGE, main_content=main_content))
+
+
+def test_a_repeated_target_keeps_its_first_distinct_anchor_texts() -> None:
+    """Repeats of a text count once; past MAX_LINK_TEXTS texts, the later anchors add none
+    (nofollow ones, and the page's own fragment links, none at all)."""
+    anchors = ["<a href='t.html'>one</a>", "<a href='t.html#x'>one</a>", "<a href='#t'>own</a>",
+               "<a href='t.html' rel='nofollow'>skipped</a>", "<a href='t.html'><b>t</b>wo</a>",
+               *(f"<a href='./t.html'>{n}</a>" for n in ("3", "", "4", "5", "6", "7")),
+               "<a href='u.html'>u</a>"]
+    assert parse_html(f"<body>{''.join(anchors)}</body>", PAGE).links == (
+        Outlink("http://site.test/dir/t.html", "one | two | 3 | 4 | 5"),
+        Outlink("http://site.test/dir/u.html", "u"),
+    )

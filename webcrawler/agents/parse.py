@@ -36,6 +36,7 @@ BLOCK_TAGS = (
     "a", "area",
 )
 MAX_ANCHOR_CHARS = 300
+MAX_LINK_TEXTS = 5  # distinct anchor texts kept for a link target, the first ones
 HEADINGS = ("h1", "h2", "h3")  # the section titles the ranking reads as a field of their own
 MAX_HEADINGS = 30  # per page, the first: a long reference page's later ones add little
 MAX_HEADING_CHARS = 200
@@ -347,9 +348,8 @@ def extract_links(
         href = element.get("href")
         if not href:
             continue
-        if href in seen:
-            url = seen[href]
-        else:
+        url = seen.get(href, "")  # "": not seen yet (no URL is empty)
+        if url == "":
             url = seen[href] = _link_target(href, resolver, names)
         if url is None:
             continue
@@ -361,7 +361,11 @@ def extract_links(
             if len(anchors) >= max_links:
                 break
             texts = anchors[url] = []
-        _add_anchor(texts, anchor_text(element))
+        elif len(texts) >= MAX_LINK_TEXTS:
+            continue  # no room for another text: it is not worth reading
+        text = anchor_text(element)
+        if text and text not in texts:
+            texts.append(text)
     return tuple(Outlink(url, " | ".join(texts)) for url, texts in anchors.items())
 
 
@@ -399,11 +403,6 @@ def text_of(element: etree._Element) -> str:
     """All the text inside `element`, as `"".join(element.itertext())`: libxml2's text
     serialiser makes it in one call, where itertext yields to Python once a piece."""
     return etree.tostring(element, method="text", encoding=str, with_tail=False)
-
-
-def _add_anchor(texts: list[str], text: str) -> None:
-    if text and text not in texts and len(texts) < 5:
-        texts.append(text)
 
 
 def collapse(text: str) -> str:
