@@ -94,7 +94,6 @@ class Web:
     prehistory: float = 0.0  # seconds the web has existed (changing) when the crawl starts
     sitemaps: tuple[str, ...] = ("honest", "lying", "none")  # each server's sitemap changefreq
     prior_weight: float = PRIOR_WEIGHT
-    mixture: bool = True  # the never-changes mixture prior (recrawl/mixture.py)
     past: bool = True  # Last-Modified dates a page unchanged since day 0 by its past (Changes.past_change)
 
 
@@ -144,8 +143,7 @@ class Sim:
         self.pages = [Page(s, p, true_rate(self.changes.interval(s, p), web.day_seconds),
                            freq=sitemap_changefreq(web, self.changes, s, p))
                       for p in range(web.pages) for s in range(web.servers)]
-        self.evidence = Evidence(web.prior_weight if policy in ("buckets", "buckets-static") else 0.0,
-                                 web.mixture)
+        self.evidence = Evidence(web.prior_weight if policy in ("buckets", "buckets-static") else 0.0)
         self.plan = RecrawlPlan()
         self.policy = make_policy("uniform" if policy == "optimum" else policy.split("-")[0], self.plan)
         self.replanner = Replanner(self.plan, web.fetch_rate) if policy.startswith("buckets") else None
@@ -240,8 +238,6 @@ class Sim:
         self.evidence.add(page.server, page.freq, t - page.last, changed)
         page.history = replace(_history_after(before, changed, EPOCH + t, lastmod),
                                prior=self.evidence.prior(page.server, page.freq))
-        self.evidence.seen(page.server, page.freq, k, page.history.changes, page.history.span)
-        page.history = replace(page.history, prior=self.evidence.prior(page.server, page.freq))
         page.ages, page.lastmod = page.history.change_ages, lastmod
         if self.name == "buckets-nolm":  # no Last-Modified: the history of the fetches alone
             page.history = replace(h, prior=None).after(t - page.last, changed, None)
@@ -371,8 +367,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fetch-rate", type=float, default=Web.fetch_rate)
     parser.add_argument("--no-past", action="store_true",
                         help="date pages unchanged since day 0 at day 0 (the web before 2026-11-29)")
-    parser.add_argument("--no-mixture", action="store_true",
-                        help="no never-changes share in the priors (recrawl/mixture.py)")
     parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES),
                         help="a subset (uniform, buckets and optimum are always run)")
     parser.add_argument("--low", action="store_true", help="also the low-bandwidth table (LOW)")
@@ -381,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.process_time()
     policies = tuple(p for p in POLICIES if p in {*args.policies, "uniform", "buckets", "optimum"})
     result = run(Web(seconds=args.seconds, prehistory=args.prehistory, fetch_rate=args.fetch_rate,
-                     past=not args.no_past, mixture=not args.no_mixture), args.seeds, policies)
+                     past=not args.no_past), args.seeds, policies)
     low = (run(Web(prehistory=args.prehistory, past=not args.no_past, **LOW), args.seeds, LOW_POLICIES)
            if args.low or args.publish else None)
     real = None

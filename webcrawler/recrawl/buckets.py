@@ -55,8 +55,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from webcrawler.recrawl.mixture import Mixture
-
 STEPS_PER_OCTAVE = 10
 UNKNOWN = 0
 FASTEST, SLOWEST = 1, 255
@@ -77,7 +75,6 @@ class Prior:
 
     rate: float  # changes a second
     weight: float = 1.0
-    mixture: Mixture | None = None  # the group's share of pages that never change (mixture.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,25 +128,12 @@ def change_rate(history: History) -> float | None:
     # at most w / l0 (Prior)
     exposure = prior.weight * min(history.span / n, 1.0 / prior.rate) if prior is not None else 0.0
     pseudo = exposure * prior.rate if prior is not None else 0.0
-    if changes == 0 and prior is not None and prior.mixture is not None:
-        return _never_changed(history, prior.mixture, pseudo, exposure)
     dated = _dated_rate(history, changes, pseudo, exposure)
     if dated is not None and changes < n:
         return dated
     shingled = _interval_rate(history, n, changes, pseudo, exposure)
     # dates never tested by an unchanged recrawl may be a clock line's: trusted only to slow
     return shingled if dated is None else min(dated, shingled)
-
-
-MIXTURE_FORM = "scaled"
-
-
-def _never_changed(history: History, mixture: Mixture, pseudo: float, exposure: float) -> float:
-    """A page never seen to change, under its group's zero-inflated prior (mixture.py)."""
-    if MIXTURE_FORM == "posterior":
-        return mixture.rate(history.span)
-    own = _interval_rate(history, history.recrawls, 0, pseudo, exposure)
-    return (1.0 - mixture.p_static(history.span)) * own
 
 
 def _interval_rate(history: History, n: int, changes: int, pseudo: float, exposure: float) -> float:

@@ -31,12 +31,10 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from webcrawler.recrawl.buckets import Prior
-from webcrawler.recrawl.mixture import Mixture, fit, group_share
 
 MIN_RECRAWLS = 20  # a server's recrawls before its pooled rate is believed
 SERVER_RECRAWLS = 5.0  # the server's worth in a group's pooled rate, in recrawls
 PRIOR_WEIGHT = 1.0  # the prior's worth in the page's own mean recrawl intervals
-REFIT_GROWTH = 1.1  # a server's mixture is re-fitted when its pages' recrawls grew by this
 CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
 
 
@@ -69,11 +67,10 @@ class _Pool:
 class Evidence:
     """Recrawls pooled by (server, changefreq) and by server; priors from them."""
 
-    def __init__(self, weight: float = PRIOR_WEIGHT, mixture: bool = True) -> None:
-        self.weight, self.mixture = weight, mixture
+    def __init__(self, weight: float = PRIOR_WEIGHT) -> None:
+        self.weight = weight
         self._groups: dict[tuple[Hashable, str], _Pool] = {}
         self._servers: dict[Hashable, _Pool] = {}
-        self._pages: dict[Hashable, _Pages] = {}
 
     def add(self, server: Hashable, freq: str, gap: float, changed: bool) -> None:
         """A recrawl of a page of `server` listed with `freq` ("" none), `gap` seconds after
@@ -89,45 +86,4 @@ class Evidence:
         whole = self._servers.get(server)
         if self.weight <= 0 or whole is None or whole.recrawls < MIN_RECRAWLS or whole.seconds <= 0:
             return None
-        mixture = self._pages[server].mixture(freq) if self.mixture and server in self._pages else None
-        return Prior(self._groups.get((server, freq), _Pool()).rate(whole), self.weight, mixture)
-
-    def seen(self, server: Hashable, freq: str, page: Hashable, changes: int, span: float) -> None:
-        """A page's history after a recrawl: `changes` seen over `span` seconds (for the
-        group's share of pages that never change, mixture.py)."""
-        if self.mixture:
-            self._pages.setdefault(server, _Pages()).seen(page, freq, changes, span)
-
-
-class _Pages:
-    """One server's pages' (changefreq, changes, span), and the mixture fitted from them,
-    re-fitted as their recrawls grow by REFIT_GROWTH."""
-
-    def __init__(self) -> None:
-        self.pages: dict[Hashable, tuple[str, int, float]] = {}
-        self.updates = 0
-        self.fitted_at = 0
-        self.fitted: dict[str, Mixture] = {}
-        self.server: Mixture | None = None
-
-    def seen(self, page: Hashable, freq: str, changes: int, span: float) -> None:
-        self.pages[page] = (freq, changes, span)
-        self.updates += 1
-
-    def mixture(self, freq: str) -> Mixture | None:
-        if self.updates >= max(1, self.fitted_at * REFIT_GROWTH):
-            self._refit()
-        if self.server is None:
-            return None
-        return self.fitted.get(freq, self.server)
-
-    def _refit(self) -> None:
-        self.fitted_at, self.fitted = self.updates, {}
-        rows = list(self.pages.values())
-        self.server = fit([c for _, c, _ in rows], [s for _, _, s in rows])
-        if self.server is None:
-            return
-        for freq in {f for f, _, _ in rows}:
-            mine = [(c, s) for f, c, s in rows if f == freq]
-            share = group_share(self.server, [c for c, _ in mine], [s for _, s in mine])
-            self.fitted[freq] = self.server.with_static(share)
+        return Prior(self._groups.get((server, freq), _Pool()).rate(whole), self.weight)

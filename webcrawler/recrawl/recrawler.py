@@ -333,8 +333,6 @@ class Recrawler:
         if before.last_fetch is not None and before.state == State.FETCHED:
             self.evidence.add(entry.server_id, self._changefreqs.get(entry.doc_id, ""),
                               now - before.last_fetch, change is Change.CHANGED)
-            self.evidence.seen(entry.server_id, self._changefreqs.get(entry.doc_id, ""),
-                               entry.doc_id, history.changes, history.span)
         history = replace(history, prior=self._prior(entry))
         page_bucket = bucket(history)
         due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval(), history))
