@@ -39,7 +39,11 @@ the same either way; only the Last-Modified that every policy is served differs.
 Not simulated: `--plan auto` (the model needs Ipopt and the crawl's database; the real crawls
 below run it), servers' politeness, new and dying pages (the "flat" web has none).
 
-    python -m bench.freshness_optimum [--seeds 7 8 9 10 11] [--seconds 600] [--publish]
+`--web heldout-small` (or heldout-large) simulates bench.freshness_crawls' held-out web instead
+(bench/freshness_real.WEBS: its servers, pages, rate mix and --fetch-rate; no sitemaps, as its
+servers serve none): the simulator's twin of the real crawls there.
+
+    python -m bench.freshness_optimum [--web flat] [--seeds 7 8 9 10 11] [--seconds 600] [--publish]
 """
 
 from __future__ import annotations
