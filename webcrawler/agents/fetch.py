@@ -32,7 +32,7 @@ from requests.structures import CaseInsensitiveDict
 from webcrawler.agents import extract, sitemap
 from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode, utf8_bytes
-from webcrawler.agents.client import Response, lean_path, send
+from webcrawler.agents.client import Pools, Response, lean_path, send
 from webcrawler.agents.credentials import headers_for, stored_headers
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
@@ -96,6 +96,7 @@ class Fetcher:
         self.watchdog = Watchdog()
         self.session = _session(config, self.watchdog)
         self._headers = _checked(self.session.headers)  # None: every GET goes through requests
+        self._pools = Pools()  # the lean GET's pool per origin, as the adapter chose it
         self.param_names = ParamNames(config.strip_params)
         self.renderer = Renderer(
             config.render_timeout, max_bytes=config.max_bytes, memory_bytes=config.memory_mb << 20,
@@ -105,6 +106,7 @@ class Fetcher:
     def close(self) -> None:
         if self.renderer is not None:
             self.renderer.close()
+        self._pools.clear()
         self.session.close()
         self.watchdog.close()
 
@@ -445,7 +447,7 @@ class Fetcher:
             adapter = self.session.get_adapter(url)
             assert isinstance(adapter, WatchedAdapter)  # _session mounts no other kind
             return send(adapter, url, target, self._headers, timeout, self.session.verify,
-                        self.session.cert)
+                        self.session.cert, self._pools)
         prepared = requests.PreparedRequest()  # what Session.request would prepare, cookies aside
         prepared.prepare_method("GET")
         prepared.prepare_url(url, None)
