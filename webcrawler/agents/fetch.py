@@ -538,11 +538,12 @@ class _Unverified(WatchedAdapter):
     """The adapter of --insecure-skip-tls-verify's hosts only: their certificates unchecked
     (an SSL context of its own, so the verified one is never changed under it). Both ways a
     GET is sent (the adapter's `send` and client.send) choose the pool and its checks through
-    these two hooks, so neither needs telling."""
+    these two hooks (the pool's key through the first, which client.Pools reads too), so
+    neither needs telling."""
 
-    def get_connection_with_tls_context(self, request: Any, verify: Any, proxies: Any = None,
-                                        cert: Any = None) -> Any:
-        return super().get_connection_with_tls_context(request, False, proxies, cert)
+    def build_connection_pool_key_attributes(self, request: Any, verify: Any,
+                                             cert: Any = None) -> Any:
+        return super().build_connection_pool_key_attributes(request, False, cert)
 
     def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
         super().cert_verify(conn, url, False, cert)
