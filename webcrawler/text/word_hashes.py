@@ -33,9 +33,20 @@ _HIGH_MASKS = np.array([(1 << (8 * max(n - 8, 0))) - 1 for n in range(WIDE + 1)]
 
 
 def word_hash(word: bytes) -> int:
-    """The word's hash: the first 8 bytes of blake2b of it, its runs of digits made "#"."""
+    """The word's hash: the first 8 bytes of blake2b of it, its runs of digits made "#", read
+    as a little-endian integer."""
+    return int.from_bytes(blake2b(_digits_made_one(word), digest_size=8).digest(), "little")
+
+
+def _digits_made_one(word: bytes) -> bytes:
     text = _DIGITS.sub("#", word.decode("utf-8", "surrogatepass"))
-    return int.from_bytes(blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _hashed(words: list[bytes]) -> np.ndarray:
+    """`word_hash` of each word, as uint64; a word of ASCII letters only (most) as it is."""
+    return np.frombuffer(b"".join([blake2b(word if word.isalpha() else _digits_made_one(word),
+                                           digest_size=8).digest() for word in words]), dtype="<u8")
 
 
 class WordTable:
@@ -55,32 +66,45 @@ class WordTable:
         return (((low ^ (high * _MIX)) * _MIX) >> self._shift).astype(np.intp)
 
     def find(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(hashes, found): each word's hash where `found`, probing all the words at once, a
-        word leaving the probe at its own slot or at an empty one."""
-        values = np.zeros(low.size, dtype=np.uint64)
-        found = np.zeros(low.size, dtype=bool)
+        """(hashes, found): each word's hash where `found` (elsewhere anything), probing all the
+        words at once, a word leaving the probe at its own slot or at an empty one."""
+        at = self.slots(low, high)
+        rows = self.rows.take(at, axis=0)
+        values = rows[:, 2].copy()
+        found = (rows[:, 0] == low) & (rows[:, 1] == high)
+        going = np.flatnonzero(~found & (rows[:, 0] != 0))  # past another word's slot: probe on
+        while going.size:
+            at[going] = (at[going] + 1) & self._last
+            rows = self.rows.take(at[going], axis=0)
+            here = (rows[:, 0] == low[going]) & (rows[:, 1] == high[going])
+            values[going[here]] = rows[here, 2]
+            found[going[here]] = True
+            going = going[~here & (rows[:, 0] != 0)]
+        return values, found
+
+    def add(self, low: np.ndarray, high: np.ndarray, value: np.ndarray) -> None:
+        """Keep words the table does not hold (distinct): the table is emptied first when they
+        would fill more than half its slots (a page with more new words than that keeps the
+        first of them); each takes the first free slot from its own on, the first of the
+        words that reach a free slot together taking it."""
+        room = (self._last + 1) // 2
+        if self.count + low.size > room:
+            self.rows[:, 0] = 0
+            self.count = 0
+            low, high, value = low[:room], high[:room], value[:room]
         pending = np.arange(low.size)
         at = self.slots(low, high)
         while pending.size:
-            rows = self.rows.take(at, axis=0)
-            here = (rows[:, 0] == low[pending]) & (rows[:, 1] == high[pending])
-            values[pending[here]] = rows[here, 2]
-            found[pending[here]] = True
-            going = ~here & (rows[:, 0] != 0)
+            free = np.flatnonzero(self.rows.take(at, axis=0)[:, 0] == 0)
+            _, first = np.unique(at[free], return_index=True)
+            taking = free[first]
+            words = pending[taking]
+            self.rows[at[taking], 0], self.rows[at[taking], 1] = low[words], high[words]
+            self.rows[at[taking], 2] = value[words]
+            going = np.ones(pending.size, dtype=bool)
+            going[taking] = False
             pending, at = pending[going], (at[going] + 1) & self._last
-        return values, found
-
-    def add(self, low: int, high: int, value: int, first: int) -> None:
-        """Keep a word the table does not hold (`first`: its first slot); when the table holds
-        half its slots it is emptied first."""
-        if self.count >= (self._last + 1) // 2:
-            self.rows[:, 0] = 0
-            self.count = 0
-        at = first
-        while self.rows[at, 0]:
-            at = (at + 1) & self._last
-        self.rows[at, :3] = low, high, value
-        self.count += 1
+        self.count += low.size
 
 
 _KNOWN = WordTable()
@@ -123,15 +147,14 @@ def _halves(spaced: bytes, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.
 
 def _hash_missing(spaced: bytes, known: WordTable, values: np.ndarray, missing: np.ndarray,
                   starts: np.ndarray, ends: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
-    """Hash the words the table does not hold, once each, into `values`; keep the short ones."""
-    made: dict[bytes, int] = {}
-    firsts = known.slots(low[missing], high[missing]).tolist()
-    for n, start, end, first in zip(missing.tolist(), starts[missing].tolist(),
-                                    ends[missing].tolist(), firsts, strict=True):
-        word = spaced[start:end]
-        value = made.get(word)
-        if value is None:
-            value = made[word] = word_hash(word)
-            if end - start <= WIDE:
-                known.add(int(low[n]), int(high[n]), value, first)
-        values[n] = value
+    """Hash the words the table does not hold, once each, into `values`; keep those of at most
+    WIDE bytes."""
+    number: dict[bytes, int] = {}  # each distinct word's number, in order of appearance
+    inverse = np.array([number.setdefault(spaced[start:end], len(number)) for start, end
+                        in zip(starts[missing].tolist(), ends[missing].tolist(), strict=True)])
+    hashed = _hashed(list(number))
+    values[missing] = hashed[inverse]
+    _, first = np.unique(inverse, return_index=True)  # each distinct word's first place
+    at = missing[first]
+    short = ends[at] - starts[at] <= WIDE
+    known.add(low[at[short]], high[at[short]], hashed[short])
