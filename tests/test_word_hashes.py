@@ -58,3 +58,13 @@ def test_a_small_table_emptied_on_most_pages_gives_the_same_hashes() -> None:
         assert word_hashes(spaced, roomy).tolist() == expected  # the second time: from the table
         assert small.count <= 8 and roomy.count <= 1 << 11
     assert roomy.count > 200  # the words of at most WIDE bytes were kept
+
+
+def test_threads_sharing_a_table_get_each_words_own_hash() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    shared = WordTable(slots=64)  # emptied often: rows written while others read
+    texts = _random_texts(200)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        found = list(pool.map(lambda text: word_hashes(spaced_words(text), shared).tolist(), texts))
+    assert found == [_expected(text) for text in texts]

@@ -17,6 +17,7 @@ short); when full it is emptied, as the dict was, and refilled from the pages th
 from __future__ import annotations
 
 import re
+import threading
 from hashlib import blake2b
 
 import numpy as np
@@ -57,6 +58,7 @@ class WordTable:
         self.rows = np.zeros((slots, 4), dtype=np.uint64)  # low, high, hash (and a pad): a
         # probe reads one cache line
         self.count = 0
+        self.lock = threading.Lock()  # a row is written a column at a time: one page at a time
         self._shift = np.uint64(64 - (slots.bit_length() - 1))
         self._last = slots - 1
 
@@ -116,10 +118,11 @@ def word_hashes(spaced: bytes, known: WordTable | None = None) -> np.ndarray:
     starts, ends = _bounds(spaced)
     lengths = ends - starts
     low, high = _halves(spaced, starts, lengths)
-    values, found = known.find(low, high)
-    missing = np.flatnonzero(~found)
-    if missing.size:
-        _hash_missing(spaced, known, values, missing, starts, ends, low, high)
+    with known.lock:
+        values, found = known.find(low, high)
+        missing = np.flatnonzero(~found)
+        if missing.size:
+            _hash_missing(spaced, known, values, missing, starts, ends, low, high)
     return values
 
 
