@@ -109,7 +109,7 @@ class AgentPool:
         ready = wait(list(waitables), timeout=max(0.0, timeout))
         answers = []
         for agent in {id(waitables[r]): waitables[r] for r in ready}.values():
-            answers.append(self._collect(agent))
+            answers.append(self._collect(agent, agent.conn in ready))
         answers.extend(self._check_health())
         return [a for a in answers if a is not None]
 
@@ -168,11 +168,14 @@ class AgentPool:
             agent.ps = None
         return agent
 
-    def _collect(self, agent: AgentProcess) -> tuple[Retrieve, Answer] | None:
+    def _collect(self, agent: AgentProcess, readable: bool) -> tuple[Retrieve, Answer] | None:
+        """The agent's answer, if it sent one (`readable`: its pipe was among those `wait`
+        found ready, so it is not asked again: a `poll()` is another selector's set-up), or
+        its job's failure if it died."""
         job = agent.job
         assert job is not None
         try:
-            if agent.conn.poll():
+            if readable or agent.conn.poll():
                 answer = agent.conn.recv()
                 agent.job = None
                 agent.served += 1
