@@ -228,8 +228,8 @@ class Pools:
         manager = adapter.poolmanager
         try:
             key = _pool_key(adapter, request, verify, cert)
-        except (ValueError, KeyError, AttributeError):
-            return  # an adapter that chooses its own way: not remembered
+        except (ValueError, KeyError):  # a URL or scheme the manager would refuse
+            return
         with manager.pools.lock:
             if manager.pools.get(key) is not pool:
                 return
