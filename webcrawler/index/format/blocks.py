@@ -160,6 +160,33 @@ def shift_docnums(body: bytes, base: int) -> bytes:
     return body[:pos] + pickle.dumps(first + base, 2)[2:-1] + body[pos + width :]
 
 
+def shift_block(block: bytes, base: int) -> bytes | None:
+    """An uncompressed block (pickled header, then body) with every docnum `base` higher, as
+    `raw_blocks`, `shift_docnums` and the header pickled again give it: the header's last
+    docnum is rewritten in place like the body's first gap, the rest copied. None when the
+    header is not as Whoosh 2.7 and termwriter write it (protocol 2: MARK, count and last
+    docnum as K, M or J, the top weight as G, then K 0 (not compressed), K low, K high,
+    TUPLE, BINPUT 0, STOP): the caller decodes it then."""
+    if block[:3] != b"\x80\x02(":
+        return None
+    count_width = _INT_WIDTH.get(block[3])
+    if count_width is None:
+        return None
+    pos = 3 + count_width
+    opcode = block[pos] if pos < len(block) else 0
+    width = _INT_WIDTH.get(opcode)
+    if width is None:
+        return None
+    rest = pos + width  # the top weight: G and 8 bytes
+    end = rest + 19
+    if (len(block) < end or block[rest] != 0x47 or block[rest + 9 : rest + 15 : 2] != b"KKK"
+            or block[rest + 10] or block[rest + 15 : end] != b"tq\x00."):
+        return None
+    last = int.from_bytes(block[pos + 1 : rest], "little", signed=opcode == 0x4A)
+    head = block[:pos] + pickle.dumps(last + base, 2)[2:-1] + block[rest:end]
+    return head + shift_docnums(block[end:], base)
+
+
 def weights_of(weights: object, count: int) -> object:
     """A block's weights as stored (None: all 1.0; one float: all that) -> one per posting."""
     if weights is None:

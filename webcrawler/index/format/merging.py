@@ -38,10 +38,12 @@ from whoosh.writing import SegmentWriter
 
 from webcrawler.index.format import vectors
 from webcrawler.index.format.blocks import (
+    MAGIC,
     extent,
     is_w3,
     posting_blocks,
     raw_blocks,
+    shift_block,
     shift_docnums,
     weights_of,
 )
@@ -55,6 +57,7 @@ Term = tuple[str, bytes]
 # and max length bytes, max weight, first and last docnum, then the list's offset and length
 _INFO = struct.Struct("!BfIBBfIIqi")
 _RECORD = struct.Struct("!ii")  # a terms file record's key and value lengths (filetables._lengths)
+_INT = struct.Struct("!i")  # a block's length in a posting list (negative: the last block)
 _DF = struct.Struct("!I")  # a term info's document frequency, at offset 5 (inlined or not)
 _SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # new segment -> sources
 
@@ -153,7 +156,7 @@ def take_sources(segment: object) -> list[SegmentSource]:
     return _SOURCES.pop(segment, [])
 
 
-@dataclass
+@dataclass(slots=True)
 class Copied:
     """One term's posting list from a merged segment, its blocks already renumbered."""
 
@@ -176,6 +179,7 @@ class SegmentSource:
         self.reader = reader
         self.basedoc = basedoc
         self.docmap = docmap  # None: no deletions, docnum + basedoc; else old -> new docnum
+        self._get = reader._terms._postfile.get  # a W3 segment's (merge_segment)
 
     def terms(self, schema: Schema, number: int) -> Iterator[tuple[Term, int, bytes]]:
         """(term, `number`, raw term info) in the order the segment wrote them: (field,
@@ -208,10 +212,15 @@ class SegmentSource:
         if self.docmap is not None or raw[0]:  # deletions, or postings inlined in the info
             return self._renumbered(whoosh3.W3TermInfo.from_bytes(raw), field_lengths)
         _flags, total, df, low, high, maxweight, first, last, start, length = _INFO.unpack_from(raw)
-        data = self.reader._terms._postfile.get(start, length)
+        data = self._get(start, length)
         base = self.basedoc
-        blocks = []
         keep = with_arrays and not vectors.has_arrays(raw)  # the arrays come from these blocks
+        if not with_arrays and _INT.unpack_from(data, 4)[0] == 8 - length and data[:4] == MAGIC:
+            block = shift_block(data[8:], base)  # the list is one block (most lists): no decoding
+            if block is not None:
+                return Copied([block], total, df, maxweight, BYTE_LENGTH[low] or None, BYTE_LENGTH[high],
+                              first + base, last + base, None, None)
+        blocks = []
         all_ids: list[int] = []
         all_weights: list[float] = []
         for (count, block_last, top, _comp, block_low, block_high), body in raw_blocks(data):

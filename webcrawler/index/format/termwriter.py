@@ -51,6 +51,11 @@ _LENGTH_BYTE = np.searchsorted(np.asarray(_length_byte_cache, dtype=np.int64),
                                np.arange(_TOP_LENGTH), side="left").astype(np.uint8).tobytes()
 
 
+def _length_byte(length: int) -> int:
+    """Whoosh's `length_to_byte(length)` for a length of 0 or more, from the table."""
+    return _LENGTH_BYTE[length] if length < _TOP_LENGTH else 255
+
+
 class _Lengths:
     """A segment's document lengths, read once per field (Whoosh reads one per posting)."""
 
@@ -147,6 +152,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             _values_none if fixed == 0 else _values_joined
         )
         self._with_arrays = bool(schema[fieldname].scorable)
+        self._prefix = pack_ushort(self._fieldid)  # each key of the field starts with it
 
     def _write_term(self, schema: Schema, term: tuple[str, bytes],
                     parts: list[list[Posting] | Copied]) -> None:
@@ -185,8 +191,8 @@ class TermWriter(whoosh3.W3FieldWriter):
             0,
             stats.total,
             stats.df,
-            0 if stats.minlength is None else length_to_byte(stats.minlength),
-            length_to_byte(stats.maxlength),
+            0 if stats.minlength is None else _length_byte(stats.minlength),
+            _length_byte(stats.maxlength),
             stats.maxweight,
             stats.first,
             stats.last,
@@ -198,10 +204,14 @@ class TermWriter(whoosh3.W3FieldWriter):
         file and its term info, which points at the list (and marks the arrays), to the terms
         index: every path of `_write_term` ends here."""
         start = self._offset
-        self._write(body + arrays)
-        self._offset += len(body) + len(arrays)
-        mark = vectors.MARK if arrays else b""
-        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
+        self._write(body)
+        if arrays:
+            self._write(arrays)
+            self._offset = start + len(body) + len(arrays)
+            self._add_info(self._prefix + btext, info + _LONG_INT.pack(start, len(body)) + vectors.MARK)
+            return
+        self._offset = start + len(body)
+        self._add_info(self._prefix + btext, info + _LONG_INT.pack(start, len(body)))
 
     def _write_single(self, btext: bytes, posting: Posting) -> None:
         """`_write_term` for a term with one posting, most of a commit's terms (rare words):
@@ -220,8 +230,8 @@ class TermWriter(whoosh3.W3FieldWriter):
         merge's rare words, about two in five of its terms): the copied block and its term
         info, without the general path's statistics and chunks."""
         chunk = part.blocks[0]
-        low = 0 if part.minlength is None else length_to_byte(part.minlength)
-        info = _TERMINFO.pack(0, part.total, part.df, low, length_to_byte(part.maxlength),
+        low = 0 if part.minlength is None else _length_byte(part.minlength)
+        info = _TERMINFO.pack(0, part.total, part.df, low, _length_byte(part.maxlength),
                               max(0.0, part.maxweight), part.first, part.last)
         self._put(btext, _MAGIC + _INT.pack(-len(chunk)) + chunk, b"", info)
 
