@@ -28,6 +28,7 @@ from whoosh.fields import Schema
 from whoosh.filedb import filetables
 from whoosh.system import pack_ushort
 from whoosh.util.numeric import _length_byte_cache, length_to_byte
+from whoosh.util.numlists import GrowableArray
 
 from webcrawler.index.format import merging, vectors
 from webcrawler.index.format.merging import Copied, Posting
@@ -84,13 +85,14 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._lengths_of: dict[str, list[int] | None] = {}
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
-        self._add_info = _TermIndex.of(self._tindex)
+        self._add_info, finish = _TermIndex.of(self._tindex)
         sources = merging.take_sources(self._segment)
         try:
             terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
             for term, parts in terms:
                 self._write_term(schema, term, parts)
         finally:
+            finish()
             for source in sources:
                 source.close()
 
@@ -358,37 +360,66 @@ def _values_joined(values: tuple) -> bytes:
 
 class _TermIndex:
     """Whoosh's `OrderedHashWriter.add` (the terms file's records and hash buckets) with its
-    position counted rather than asked of the file, a record written in one call and the
-    key's MD5 taken from the digest's bytes (Whoosh's hex round trip gives the same number):
-    the same file. Only the term writer writes to the terms file while it adds terms."""
+    position counted rather than asked of the file, the key's MD5 taken from the digest's
+    bytes (Whoosh's hex round trip gives the same number), and the records and their
+    positions kept and written `_FLUSH` at a time (Whoosh writes each record and appends its
+    position to a growable array, a call each): the same file. Only the term writer writes
+    to the terms file while it adds terms; `finish` writes what is kept before anything else
+    does."""
+
+    _FLUSH = 4096  # records written in one call
 
     def __init__(self, tindex: filetables.OrderedHashWriter) -> None:
         self._tindex = tindex
         self._write = tindex.dbfile.write
         self._position = tindex.dbfile.tell()
         self._buckets = tindex.buckets
-        self._index = tindex.index.append
+        self._lastkey = tindex.lastkey
+        self._records: list[bytes] = []
+        self._positions: list[int] = []
 
     @classmethod
-    def of(cls, tindex: filetables.HashWriter) -> Callable[[bytes, bytes], None]:
-        """`tindex`'s add: this one for Whoosh's ordered MD5 hash writer, else its own."""
-        if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash:
+    def of(cls, tindex: filetables.HashWriter) -> tuple[Callable[[bytes, bytes], None], Callable[[], None]]:
+        """(`tindex`'s add, what to call once the terms are added): this one's for Whoosh's
+        ordered MD5 hash writer, else its own (and nothing to finish)."""
+        if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash \
+                and type(tindex.index) is GrowableArray and isinstance(tindex.index.array, array):
             tindex._write_hashes = lambda: _write_hash_tables(tindex)
-            return cls(tindex).add
-        return tindex.add
+            index = cls(tindex)
+            return index.add, index.finish
+        return tindex.add, lambda: None
 
     def add(self, key: bytes, value: bytes) -> None:
-        tindex = self._tindex
-        if key <= tindex.lastkey:
-            raise ValueError(f"Keys must increase: {tindex.lastkey!r}..{key!r}")
+        if key <= self._lastkey:
+            raise ValueError(f"Keys must increase: {self._lastkey!r}..{key!r}")
         position = self._position
-        self._index(position)
+        self._positions.append(position)
         record = _RECORD.pack(len(key), len(value)) + key + value
-        self._write(record)
+        records = self._records
+        records.append(record)
         self._position = position + len(record)
         digest = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")
         self._buckets[digest & 255].append((digest, position))
-        tindex.lastkey = key
+        self._lastkey = key
+        if len(records) >= self._FLUSH:
+            self.finish()
+
+    def finish(self) -> None:
+        """Write the records kept and add their positions to the index of positions, whose
+        type becomes what Whoosh's growable array would have made it (positions rise: the
+        type of the largest, from "H" up)."""
+        tindex = self._tindex
+        tindex.lastkey = self._lastkey
+        if not self._records:
+            return
+        self._write(b"".join(self._records))
+        positions, self._records, self._positions = self._positions, [], []
+        index = tindex.index
+        try:
+            array(index.array.typecode, positions[-1:])
+        except OverflowError:
+            index._retype(positions[-1])
+        index.array.extend(array(index.array.typecode, positions))
 
 
 def _write_hash_tables(tindex: filetables.HashWriter) -> None:
