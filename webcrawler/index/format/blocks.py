@@ -187,6 +187,26 @@ def shift_block(block: bytes, base: int) -> bytes | None:
     return head + shift_docnums(block[end:], base)
 
 
+def shift_blocks(data: bytes, base: int) -> list[bytes] | None:
+    """Every block of the posting list `data` as `shift_block` gives it (what a merge copies),
+    or None when one of them is not as it knows (the caller decodes them then)."""
+    if data[:4] != MAGIC:
+        return None
+    blocks = []
+    pos, size_of = 4, _INT.unpack_from
+    while pos < len(data):
+        size = size_of(data, pos)[0]
+        end = pos + 4 + abs(size)
+        block = shift_block(data[pos + 4 : end], base)
+        if block is None:
+            return None
+        blocks.append(block)
+        pos = end
+        if size < 0:
+            break
+    return blocks
+
+
 def weights_of(weights: object, count: int) -> object:
     """A block's weights as stored (None: all 1.0; one float: all that) -> one per posting."""
     if weights is None:

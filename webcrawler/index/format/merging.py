@@ -38,12 +38,11 @@ from whoosh.writing import SegmentWriter
 
 from webcrawler.index.format import vectors
 from webcrawler.index.format.blocks import (
-    MAGIC,
     extent,
     is_w3,
     posting_blocks,
     raw_blocks,
-    shift_block,
+    shift_blocks,
     shift_docnums,
     weights_of,
 )
@@ -57,7 +56,6 @@ Term = tuple[str, bytes]
 # and max length bytes, max weight, first and last docnum, then the list's offset and length
 _INFO = struct.Struct("!BfIBBfIIqi")
 _RECORD = struct.Struct("!ii")  # a terms file record's key and value lengths (filetables._lengths)
-_INT = struct.Struct("!i")  # a block's length in a posting list (negative: the last block)
 _DF = struct.Struct("!I")  # a term info's document frequency, at offset 5 (inlined or not)
 _SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # new segment -> sources
 
@@ -215,11 +213,16 @@ class SegmentSource:
         data = self._get(start, length)
         base = self.basedoc
         keep = with_arrays and not vectors.has_arrays(raw)  # the arrays come from these blocks
-        if not with_arrays and _INT.unpack_from(data, 4)[0] == 8 - length and data[:4] == MAGIC:
-            block = shift_block(data[8:], base)  # the list is one block (most lists): no decoding
-            if block is not None:
-                return Copied([block], total, df, maxweight, BYTE_LENGTH[low] or None, BYTE_LENGTH[high],
-                              first + base, last + base, None, None)
+        if not keep:  # the blocks copied without decoding them, the arrays read if wanted
+            shifted_blocks = shift_blocks(data, base)
+            if shifted_blocks is not None:
+                ids = weights = None
+                if with_arrays:  # written after the list: docnums (int32), then weights (float32)
+                    arrays = self._get(start + length, 8 * df)
+                    ids = np.frombuffer(arrays, "<i4", df).astype(np.int64) + base
+                    weights = np.frombuffer(arrays, "<f4", df, 4 * df)
+                return Copied(shifted_blocks, total, df, maxweight, BYTE_LENGTH[low] or None,
+                              BYTE_LENGTH[high], first + base, last + base, ids, weights)
         blocks = []
         all_ids: list[int] = []
         all_weights: list[float] = []
