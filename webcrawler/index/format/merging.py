@@ -213,19 +213,29 @@ class SegmentSource:
         data = self._get(start, length)
         base = self.basedoc
         keep = with_arrays and not vectors.has_arrays(raw)  # the arrays come from these blocks
-        if not keep:  # the blocks copied without decoding them, the arrays read if wanted
-            shifted_blocks = shift_blocks(data, base)
-            if shifted_blocks is not None:
-                ids = weights = None
-                if with_arrays:  # written after the list: docnums (int32), then weights (float32)
-                    arrays = self._get(start + length, 8 * df)
-                    ids = np.frombuffer(arrays, "<i4", df).astype(np.int64) + base
-                    weights = np.frombuffer(arrays, "<f4", df, 4 * df)
-                return Copied(shifted_blocks, total, df, maxweight, BYTE_LENGTH[low] or None,
-                              BYTE_LENGTH[high], first + base, last + base, ids, weights)
+        # the blocks copied without decoding them; the arrays read if the list has them, else
+        # made from the blocks' bodies (docnums from their gaps: the first is absolute)
+        bodies: list[bytes] | None = [] if keep else None
+        shifted_blocks = shift_blocks(data, base, bodies)
+        if shifted_blocks is not None:
+            ids = weights = None
+            if keep and bodies is not None:
+                all_ids: list[int] = []
+                all_weights: list[float] = []
+                for body in bodies:
+                    gaps, block_weights, _values = loads(body)
+                    all_ids += accumulate(gaps)
+                    all_weights += weights_of(block_weights, len(gaps))  # type: ignore[arg-type]
+                ids, weights = np.array(all_ids, np.int64) + base, np.array(all_weights, np.float64)
+            elif with_arrays:  # written after the list: docnums (int32), then weights (float32)
+                arrays = self._get(start + length, 8 * df)
+                ids = np.frombuffer(arrays, "<i4", df).astype(np.int64) + base
+                weights = np.frombuffer(arrays, "<f4", df, 4 * df)
+            return Copied(shifted_blocks, total, df, maxweight, BYTE_LENGTH[low] or None,
+                          BYTE_LENGTH[high], first + base, last + base, ids, weights)
         blocks = []
-        all_ids: list[int] = []
-        all_weights: list[float] = []
+        all_ids = []
+        all_weights = []
         for (count, block_last, top, _comp, block_low, block_high), body in raw_blocks(data):
             shifted = shift_docnums(body, base)
             blocks.append(dumps((count, block_last + base, top, 0, block_low, block_high), 2) + shifted)
