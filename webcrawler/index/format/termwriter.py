@@ -31,7 +31,7 @@ from whoosh.util.numeric import _length_byte_cache, length_to_byte
 from whoosh.util.numlists import GrowableArray
 
 from webcrawler.index.format import merging, vectors
-from webcrawler.index.format.merging import Copied, Posting
+from webcrawler.index.format.merging import Copied, Posting, Term
 
 BLOCK = 128  # postings per block (Whoosh's default)
 # A block's body pickled as protocol 3 rather than Whoosh's 2: protocol 2 writes each
@@ -88,6 +88,9 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._add_info, finish = _TermIndex.of(self._tindex)
         sources = merging.take_sources(self._segment)
         try:
+            if not sources:
+                self._write_pool_terms(schema, self._pool_terms(items))
+                return
             terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
             for term, parts in terms:
                 self._write_term(schema, term, parts)
@@ -95,6 +98,20 @@ class TermWriter(whoosh3.W3FieldWriter):
             finish()
             for source in sources:
                 source.close()
+
+    def _write_pool_terms(self, schema: Schema, terms: Iterable[tuple[Term, list[Posting]]]) -> None:
+        """`_write_term` of each term of a commit that merges nothing (each term's list is
+        the pool's), its commonest cases called directly: a term in the current field with
+        one posting, or a block's worth."""
+        write_single, write_block, write_term = self._write_single, self._write_block, self._write_term
+        for term, postings in terms:
+            count = len(postings)
+            if term[0] != self._fieldname or not count or count > BLOCK:
+                write_term(schema, term, [postings])
+            elif count == 1:
+                write_single(term[1], postings[0])
+            else:
+                write_block(term[1], postings)
 
     def _field_lengths(self, fieldname: str) -> list[int] | None:
         """Each document's length of `fieldname`, or None for none (lengths of 0): a field
@@ -245,7 +262,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         farray = array("f", weights)
         top = max(weights)
         count = len(docnums)
-        bmin = min(filter(None, lens), default=0)
+        bmin = min(lens) or min(filter(None, lens), default=0)  # no length of 0: the least
         bmax = max(lens)
         first = farray[0]
         if first == 1.0 and farray.count(1.0) == count:
@@ -283,7 +300,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             farray = array("f", weights)
             top = max(weights)
             weight_sum, count = sum(farray), len(docnums)
-            bmin = min(filter(None, lens), default=0)
+            bmin = min(lens) or min(filter(None, lens), default=0)  # no length of 0: the least
             bmax = max(lens)
             first = farray[0]
             if first == 1.0 and farray.count(1.0) == len(farray):
