@@ -1,8 +1,19 @@
 """URL normalisation: one spelling per resource, and the server/document split."""
 
+import random
+
 import pytest
 
-from webcrawler.protocol.urls import InvalidURL, join, normalize, split, try_normalize
+from webcrawler.protocol.urls import (
+    MAX_URL_LENGTH,
+    InvalidURL,
+    _normalized,
+    is_normal,
+    join,
+    normalize,
+    split,
+    try_normalize,
+)
 
 
 @pytest.mark.parametrize(("raw", "expected"), [
@@ -104,3 +115,44 @@ def test_ip_literals_have_one_spelling(raw, expected):
 ])
 def test_bad_ip_literals_are_refused(raw):
     assert try_normalize(raw) is None
+
+
+NORMAL_HOSTS = ["h.test", "H.test", "h.test.", "a.1", "0x7f.1", "h-.x-y.test", "localhost", "x_y.test",
+                "127.0.1.2", "10.0.0.255", "1.2.3.256", "01.2.3.4", "1.2.3", "[::1]", "xn--bcher-kva.test",
+                "h.test:8080", "h.test:80", "h.test:443", "h.test:08080", "h.test:65535",
+                "h.test:65536", "h.test:0", "h.test:", "u@h.test", "h..test", "bücher.test"]
+NORMAL_PIECES = ["/", "a", "b.html", ".", "..", "/.", "/..", "?", "q=1", "&", "#", "#f", ";", ";x=1",
+                 "%41", "%2f", "é", " ", "\t", ":", "@", "//", "~", "!", "'", "\\", "=", "|", "^"]
+
+
+def _slow(url: str, max_length: int) -> str | None:
+    """What `normalize` gives without its fast exit for URLs that are already normal."""
+    try:
+        return _normalized(url, None, max_length)
+    except InvalidURL:
+        return None
+
+
+def test_is_normal_only_says_so_of_urls_that_normalize_to_themselves() -> None:
+    rng = random.Random(36)
+    said = 0
+    for _ in range(6000):
+        tail = "/" * rng.randint(0, 1) + "".join(rng.choice(NORMAL_PIECES)
+                                                 for _ in range(rng.randint(0, 4)))
+        url = f"{rng.choice(['http', 'https', 'HTTP', 'ftp'])}://{rng.choice(NORMAL_HOSTS)}{tail}"
+        for max_length in (MAX_URL_LENGTH, 24):
+            slow = _slow(url, max_length)
+            if is_normal(url, max_length):
+                said += 1
+                assert slow == url, (url, max_length)
+            assert try_normalize(url, None, max_length) == slow, (url, max_length)
+    assert said > 400  # the common case is told apart, not just the safe answer given
+
+
+def test_is_normal_knows_the_common_urls() -> None:
+    for url in ("https://github.com/python/cpython/issues/1", "http://127.0.1.2:8080/docs/x.html",
+                "http://h.test/a.b/.c?x=1&y=/z?", "https://h.test/a;b=1"):
+        assert is_normal(url) and _normalized(url, None, MAX_URL_LENGTH) == url
+    for url in ("http://h.test", "http://h.test/a/./b", "http://h.test:80/", "http://h.test/x#f",
+                "http://a.1/", "http://h.test/?", "http://h.test/%7E"):
+        assert not is_normal(url)

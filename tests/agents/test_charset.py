@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webcrawler.agents.charset import codec_for, declared_charset, decode
+from webcrawler.agents.charset import codec_for, declared_charset, decode, utf8_bytes
 
 FRENCH = "Ceci est un texte français, très élégant, à côté de la rivière, où l'été dure. " * 4
 
@@ -69,3 +69,29 @@ def test_invalid_utf8_is_replaced_not_raised() -> None:
 
 def test_meta_claiming_utf16_means_utf8() -> None:
     assert decode('<meta charset="utf-16"><p>é</p>'.encode(), None)[0].endswith("é</p>")
+
+
+@pytest.mark.parametrize(("body", "header"), [
+    ("<p>Привет, café ☃ 😀</p>".encode(), "text/html; charset=utf-8"),
+    (b"<p>plain ASCII</p>", "text/html; charset=utf-8"),
+    ('<meta charset="utf-8"><p>\ufffd spelled out</p>'.encode(), None),
+    (b"\xef\xbb\xbf<p>caf\xc3\xa9 after a BOM</p>", None),
+    (b"<p>broken \xff\xfe and a lone surrogate \xed\xa0\x80</p>", "text/html; charset=utf-8"),
+    (b"<p>overlong \xc0\xaf</p>", "text/html; charset=utf-8"),
+    ("<p>Привет</p>".encode("koi8-r"), "text/html; charset=KOI8-R"),
+    (b"\x93quoted\x94 caf\xe9", "text/html; charset=ISO-8859-1"),
+])
+def test_utf8_bytes_are_the_body_only_when_they_are_the_text_encoded(
+        body: bytes, header: str | None) -> None:
+    text, used = decode(body, header)
+    same = utf8_bytes(body, text, used)
+    assert same is None or same == text.encode("utf-8", errors="replace")
+    assert (same is body) == (used == "utf-8" and "\ufffd" not in text
+                              and not body.startswith(b"\xef\xbb\xbf"))
+
+
+def test_utf8_bytes_vouch_for_valid_utf8() -> None:
+    body = "<p>Привет, café</p>".encode()
+    assert utf8_bytes(body, *decode(body, "text/html; charset=utf-8")) is body
+    broken = b"<p>caf\xe9</p>"
+    assert utf8_bytes(broken, *decode(broken, "text/html; charset=utf-8")) is None

@@ -123,3 +123,30 @@ def test_a_wide_tag_loses_its_attributes_wherever_it_sits_in_a_long_page(offset:
     assert parsed.title == "wide" and "inside" in parsed.text
     assert _defuse(filler.encode()) == filler.encode()
     assert b"a4999" not in _defuse(f"{filler[:offset]}{tag}{filler[offset:]}".encode())
+
+
+@pytest.mark.parametrize("doc", [
+    "<title>Caf\u00e9 \u2603</title><p>Привет <a href='/\u00e9t\u00e9?q=\u00fc'>\u00e9t\u00e9</a></p>"
+    "<a href='x.html'><img alt='\U0001F600 pic'></a><h1>\u00c9l\u00e9gant</h1>",
+    '<?xml version="1.0" encoding="iso-8859-1"?><meta charset="koi8-r"><p>d\u00e9j\u00e0 vu</p>',
+    "<p>\ufffd spelled out, and \u00a0non-breaking\u2003spaces</p><a href=b>b\u00a0c</a>",
+    "",
+])
+def test_utf8_bytes_parse_as_their_text(doc: str) -> None:
+    """parse_html reads a page's UTF-8 bytes (the body as fetched) as it reads the text."""
+    for main_content in (False, True):
+        assert (parse_html(doc.encode(), PAGE, main_content=main_content)
+                == parse_html(doc, PAGE, main_content=main_content))
+
+
+def test_a_repeated_target_keeps_its_first_distinct_anchor_texts() -> None:
+    """Repeats of a text count once; past MAX_LINK_TEXTS texts, the later anchors add none
+    (nofollow ones, and the page's own fragment links, none at all)."""
+    anchors = ["<a href='t.html'>one</a>", "<a href='t.html#x'>one</a>", "<a href='#t'>own</a>",
+               "<a href='t.html' rel='nofollow'>skipped</a>", "<a href='t.html'><b>t</b>wo</a>",
+               *(f"<a href='./t.html'>{n}</a>" for n in ("3", "", "4", "5", "6", "7")),
+               "<a href='u.html'>u</a>"]
+    assert parse_html(f"<body>{''.join(anchors)}</body>", PAGE).links == (
+        Outlink("http://site.test/dir/t.html", "one | two | 3 | 4 | 5"),
+        Outlink("http://site.test/dir/u.html", "u"),
+    )

@@ -41,7 +41,8 @@ def test_an_absolute_href_resolves_against_any_base_as_normalize_does() -> None:
     # resolve.py normalises an absolute http(s) href once for all bases of its scheme (cached
     # under a stand-in base): each base must still get what try_normalize gives for it.
     rng = random.Random(36)
-    hosts = ["h.test", "H.Test:80", "x.test:8080", "[::1]", "a.test:0", "7", "bücher.test"]
+    hosts = ["h.test", "H.Test:80", "x.test:8080", "[::1]", "a.test:0", "7", "bücher.test",
+             "127.0.1.2:8080", "10.0.0.1", "01.2.3.4", "h.test:443", "a.1", "h.test."]
     for _ in range(400):
         tail = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 5)))
         href = f"{rng.choice(['http', 'https'])}://{rng.choice(hosts)}{tail}"
@@ -64,3 +65,12 @@ def test_a_page_resolver_agrees_with_normalize_on_generated_hrefs(base: str) -> 
     short = PageResolver(base, max_length=20)
     for href in hrefs:
         assert short(href) == try_normalize(href, base, 20), href
+
+
+def test_an_absolute_href_that_is_already_normal_is_its_own_url() -> None:
+    """Unless urljoin changes it against a base of its scheme: a trailing ";" goes."""
+    for base in ("http://h.test/d/p.html", "https://h.test/"):
+        assert resolve("https://x.test/a/b?c=d#e", base) == "https://x.test/a/b?c=d"
+        assert resolve("http://x.test/a;", base) == try_normalize("http://x.test/a;", base)
+    assert resolve("http://x.test/a;", "http://h.test/") == "http://x.test/a"
+    assert resolve("http://x.test/a;", "https://h.test/") == "http://x.test/a;"

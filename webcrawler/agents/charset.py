@@ -56,6 +56,18 @@ def decode(body: bytes, header_content_type: str | None = None) -> tuple[str, st
     return body[skip:].decode(codec, errors="replace"), _DISPLAY_NAMES.get(codec, codec)
 
 
+def utf8_bytes(body: bytes, text: str, charset: str) -> bytes | None:
+    """`body` when it is exactly `text`'s UTF-8 encoding (`text, charset = decode(body, ...)`),
+    else None: the parser takes UTF-8 bytes, and a page that is already valid UTF-8 need not be
+    encoded back from its text. A body decoded as UTF-8 without a replacement character and
+    without a byte-order mark (which `decode` skips) is valid UTF-8, and valid UTF-8 decodes and
+    encodes back to itself; a text with a replacement character may have been repaired, so it
+    is not vouched for (a page may also spell one out: it is then encoded as before)."""
+    if charset != "utf-8" or "\ufffd" in text or body.startswith(codecs.BOM_UTF8):
+        return None
+    return body
+
+
 def choose(body: bytes, header_content_type: str | None = None) -> tuple[int, str]:
     """(bytes of byte-order mark to skip, codec) from the most trusted source that names one."""
     for bom, name in _BOMS:

@@ -31,7 +31,7 @@ from requests.structures import CaseInsensitiveDict
 
 from webcrawler.agents import extract, sitemap
 from webcrawler.agents.body import BodyError, read_body
-from webcrawler.agents.charset import decode
+from webcrawler.agents.charset import decode, utf8_bytes
 from webcrawler.agents.client import Response, lean_path, send
 from webcrawler.agents.credentials import headers_for, stored_headers
 from webcrawler.agents.deadline import Watchdog, WatchedAdapter
@@ -232,7 +232,7 @@ class Fetcher:
         mime = filetypes.mime_type(header) or sniff_type(body)
         text, charset = decode(body, header)
         final_url = try_normalize(response.url or request.url) or request.url
-        parsed = self._parse(mime, text, final_url)
+        parsed = self._parse(mime, text, final_url, utf8_bytes(body, text, charset))
         digest = b""  # the checksum's input: the body, or what the scripts wrote
         if self._wants_render(request, mime, text, parsed):
             rendered = self._render(final_url, text, started, self.page_scope.gate(request))
@@ -347,10 +347,12 @@ class Fetcher:
         sent = headers_for(request.url, self.config.credentials, self.config.insecure_hosts)
         return stored_headers(tuple(response.raw.headers.items()), sent)
 
-    def _parse(self, mime: str, text: str, final_url: str) -> Parsed:
+    def _parse(self, mime: str, text: str, final_url: str, utf8: bytes | None = None) -> Parsed:
+        """The page parsed as its type says; `utf8`, when given, is `text` encoded as UTF-8
+        (`charset.utf8_bytes`: the body itself), which the HTML parser reads instead."""
         if mime == "text/plain":
             return parse_plain(text)
-        return parse_html(text, final_url, self.robots_token, self.config.max_links,
+        return parse_html(text if utf8 is None else utf8, final_url, self.robots_token, self.config.max_links,
                           self.config.max_url_length, self.param_names, self.config.main_content)
 
     def _canonical(self, response: Response, url: str) -> str:

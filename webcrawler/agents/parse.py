@@ -36,6 +36,7 @@ BLOCK_TAGS = (
     "a", "area",
 )
 MAX_ANCHOR_CHARS = 300
+MAX_LINK_TEXTS = 5  # distinct anchor texts kept for a link target, the first ones
 HEADINGS = ("h1", "h2", "h3")  # the section titles the ranking reads as a field of their own
 MAX_HEADINGS = 30  # per page, the first: a long reference page's later ones add little
 MAX_HEADING_CHARS = 200
@@ -73,7 +74,7 @@ def first_line(blocks: list[str]) -> str:
 
 
 def parse_html(
-    text: str,
+    text: str | bytes,
     url: str,
     robots_token: str = "WebCrawler",
     max_links: int = 5000,
@@ -82,6 +83,8 @@ def parse_html(
     main_content: bool = False,
 ) -> Parsed:
     """Parse an HTML page fetched from `url` (the final URL, after redirects); never raises.
+
+    `text` is the decoded page, or its exact UTF-8 encoding (bytes that are valid UTF-8).
 
     Links lose the tracking and session parameters `names` lists (urls.strip_params).
     With `main_content` the text is the page's main content (`main_text`)."""
@@ -106,14 +109,15 @@ def parse_html(
         return Parsed()
 
 
-def _tree(text: str) -> etree._Element | None:
+def _tree(text: str | bytes) -> etree._Element | None:
     """The parsed tree, or None for a document with nothing in it.
 
-    The str is re-encoded to UTF-8 and the parser told so: lxml refuses a
-    str that carries an XML encoding declaration, and a <meta charset>
-    must not make libxml2 decode our already decoded text a second time.
+    A str is re-encoded to UTF-8 (bytes are that already) and the parser
+    told so: lxml refuses a str that carries an XML encoding declaration,
+    and a <meta charset> must not make libxml2 decode our already decoded
+    text a second time.
     """
-    data = text.encode("utf-8", errors="replace")
+    data = text if isinstance(text, bytes) else text.encode("utf-8", errors="replace")
     if not data.strip():
         return None
     return etree.fromstring(_defuse(data), _html_parser())
@@ -344,9 +348,8 @@ def extract_links(
         href = element.get("href")
         if not href:
             continue
-        if href in seen:
-            url = seen[href]
-        else:
+        url = seen.get(href, "")  # "": not seen yet (no URL is empty)
+        if url == "":
             url = seen[href] = _link_target(href, resolver, names)
         if url is None:
             continue
@@ -358,7 +361,11 @@ def extract_links(
             if len(anchors) >= max_links:
                 break
             texts = anchors[url] = []
-        _add_anchor(texts, anchor_text(element))
+        elif len(texts) >= MAX_LINK_TEXTS:
+            continue  # no room for another text: it is not worth reading
+        text = anchor_text(element)
+        if text and text not in texts:
+            texts.append(text)
     return tuple(Outlink(url, " | ".join(texts)) for url, texts in anchors.items())
 
 
@@ -396,11 +403,6 @@ def text_of(element: etree._Element) -> str:
     """All the text inside `element`, as `"".join(element.itertext())`: libxml2's text
     serialiser makes it in one call, where itertext yields to Python once a piece."""
     return etree.tostring(element, method="text", encoding=str, with_tail=False)
-
-
-def _add_anchor(texts: list[str], text: str) -> None:
-    if text and text not in texts and len(texts) < 5:
-        texts.append(text)
 
 
 def collapse(text: str) -> str:

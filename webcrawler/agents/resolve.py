@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from webcrawler.protocol.urls import MAX_URL_LENGTH, remove_dot_segments, try_normalize
+from webcrawler.protocol.urls import MAX_URL_LENGTH, is_normal, remove_dot_segments, try_normalize
 
 # Characters that `normalize` leaves as they are in a path or query, minus ":" (a
 # colon before the first slash would make the href a scheme) and "%" (escapes).
@@ -112,4 +112,10 @@ _MAX_IN_DIRECTORY = 16384
 
 @lru_cache(maxsize=4096)
 def _normalize_cached(href: str, base: str, max_length: int) -> str | None:
+    """`try_normalize(href, base, max_length)`; an absolute href that is already normal once
+    its fragment is dropped (`urls.is_normal`: a site's links to others mostly are) is its own
+    URL. Not one with a ";": urljoin drops a trailing one when the href's scheme is the base's."""
+    target = href.partition("#")[0]
+    if ";" not in target and is_normal(target, max_length):
+        return target
     return try_normalize(href, base, max_length)

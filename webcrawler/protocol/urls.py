@@ -38,6 +38,17 @@ _SAFE_QUERY = _SAFE_PATH | frozenset("?")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 
 
+# A URL that `normalize` gives back as it is: lower-case http(s), a lower-case name whose last
+# label starts with a letter (so it cannot end in a number) or a dotted quad without leading
+# zeros, a port without them, a path and a non-empty query of characters that need no escape
+# and hold no "%", nothing else (no user:password, no fragment, no white space). Default ports
+# and dot segments are checked apart.
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_NORMAL = re.compile(
+    r"(https?)://(?:(?:[a-z0-9\-]+\.)*[a-z][a-z0-9\-]*|" + rf"{_OCTET}(?:\.{_OCTET}){{3}})"
+    r"(?::([1-9][0-9]{0,4}))?(/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?]+)?")
+
+
 class InvalidURL(UsageError, ValueError):
     """The string is not a crawlable http(s) URL."""
 
@@ -48,6 +59,13 @@ def normalize(url: str, base: str | None = None, max_length: int = MAX_URL_LENGT
     Raises InvalidURL for other schemes, missing or malformed hosts, bad
     ports and URLs longer than `max_length` after normalisation.
     """
+    if base is None and is_normal(url, max_length):
+        return url  # most URLs in a crawl were normalised before: links, seeds, final URLs
+    return _normalized(url, base, max_length)
+
+
+def _normalized(url: str, base: str | None, max_length: int) -> str:
+    """`normalize` the long way: split, parse the host, escape, rebuild."""
     url = url.strip()
     if base is not None:
         try:
@@ -78,6 +96,19 @@ def try_normalize(url: str, base: str | None = None, max_length: int = MAX_URL_L
         return normalize(url, base, max_length)
     except InvalidURL:
         return None
+
+
+def is_normal(url: str, max_length: int = MAX_URL_LENGTH) -> bool:
+    """Whether `url` plainly is its own normal form (`normalize(url, None, max_length) == url`):
+    True only when it is, though some normal URLs (an IPv6 host, an escape) are not told so.
+    The test is a pattern match where `normalize` splits, parses the host and rebuilds."""
+    match = _NORMAL.fullmatch(url)
+    if match is None or len(url) > max_length:
+        return False
+    scheme, port, path = match.groups()
+    if port is not None and (int(port) > 65535 or int(port) == DEFAULT_PORTS[scheme]):
+        return False
+    return "/." not in path or not any(s in (".", "..") for s in path.split("/"))
 
 
 def outside_patterns(url: str, max_length: int, include: list[re.Pattern[str]],
