@@ -21,8 +21,10 @@ from __future__ import annotations
 import heapq
 import struct
 import weakref
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate, groupby
 from operator import itemgetter
 from pickle import dumps, loads
@@ -115,7 +117,8 @@ def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
             if isinstance(creader, columns.TranslatingColumnReader):
                 creader = creader.raw_column()
             cols[fieldname] = creader
-    for docnum, stored in reader.iter_docs():
+    raw_stored = _raw_stored(reader, pdw)
+    for docnum, stored in reader.iter_docs() if raw_stored is None else raw_stored.docs():
         if docmap is not None:
             docmap[docnum] = writer.docnum
         pdw.start_doc(writer.docnum)
@@ -126,9 +129,68 @@ def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
                 pdw.add_vector_matcher(fieldname, fieldobj, reader.vector(docnum, fieldname, fieldobj.vector))
             if fieldname in cols:
                 pdw.add_column_value(fieldname, fieldobj.column_type, cols[fieldname][docnum])
+        if raw_stored is not None:
+            raw_stored.copy(pdw)
         pdw.finish_doc()
         writer.docnum += 1
+    if raw_stored is not None and raw_stored.copied:
+        note("merging.stored_copied")
     return docmap
+
+
+class _RawStored:
+    """A merged segment's stored fields copied as the compressed bytes it holds, when the
+    document's stored fields pickle to the bytes they were read from (Whoosh decompresses and
+    unpickles them, then pickles and compresses them again in `finish_doc`: the compression
+    was most of a merged document's cost). The same bytes: zlib at the same level compresses
+    the same pickle to the same bytes; any other document goes `finish_doc`'s way."""
+
+    def __init__(self, perdoc: Any, source: Any, target: Any) -> None:
+        self._perdoc = perdoc  # the merged segment's per-document reader,
+        self._source = source  # its column of compressed pickles (CompressedBytesColumn),
+        self._target = target  # and the new segment's
+        self._raw = self._plain = b""  # the current document's, compressed and not
+        self.copied = 0  # documents whose stored fields were copied
+
+    def docs(self) -> Iterator[tuple[int, dict]]:
+        """Whoosh's `iter_docs` (live documents, their stored fields; {} for none), each
+        document's bytes kept for `copy`."""
+        raw_at = partial(columns.VarBytesColumn.Reader.__getitem__, self._source)
+        decompress = self._source._decompress
+        for docnum in self._perdoc.all_doc_ids():
+            raw = raw_at(docnum)
+            plain = decompress(raw) if raw else b""
+            self._raw, self._plain = raw, plain
+            yield docnum, loads(plain) if plain else {}
+
+    def copy(self, pdw: Any) -> None:
+        """Before `pdw.finish_doc()`: write the stored fields it holds for the current
+        document as the bytes they were read from, if they pickle to the same."""
+        stored = pdw._storedfields
+        if stored and self._raw and dumps(stored, 2) == self._plain:
+            columns.VarBytesColumn.Writer.add(self._target, pdw._docnum, self._raw)
+            stored.clear()  # finish_doc adds nothing then
+            self.copied += 1
+
+
+def _raw_stored(reader: SegmentReader, pdw: Any) -> _RawStored | None:
+    """`_RawStored` for a W3 segment merged by a W3 writer whose stored columns are Whoosh's
+    (pickles compressed by zlib at the same level), else None."""
+    perdoc: Any = getattr(reader, "_perdoc", None)
+    if not is_w3(reader) or type(perdoc) is not whoosh3.W3PerDocReader \
+            or type(pdw) is not whoosh3.W3PerDocWriter:
+        return None
+    source = perdoc._cached_reader("_stored", whoosh3.STORED_COLUMN)
+    target = pdw._colwriters.get("_stored")
+    if type(source) is not columns.PickleColumn.Reader or type(target) is not columns.PickleColumn.Writer:
+        return None
+    source, target = source._child, target._child
+    if type(source) is not columns.CompressedBytesColumn.Reader \
+            or type(target) is not columns.CompressedBytesColumn.Writer \
+            or source._decompress is not zlib.decompress or target._compress is not zlib.compress \
+            or target._level != whoosh3.STORED_COLUMN._child._level:
+        return None
+    return _RawStored(perdoc, source, target)
 
 
 def _field_lengths(reader: SegmentReader, fieldname: str) -> Callable[[int], int | None]:
