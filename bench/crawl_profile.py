@@ -1,10 +1,11 @@
 """Where a batch crawl's CPU goes, per process: ms a page of the engine, the agents, the writer.
 
-    python -m bench.crawl_profile [--web dev|heldout] [--rounds 3] [--before DIR] [--profile docs/profiles]
-                                  [--json FILE] [--uncompiled]
+    python -m bench.crawl_profile [--web dev|heldout|tiny] [--rounds 3] [--before DIR]
+                                  [--profile docs/profiles] [--json FILE] [--uncompiled]
 
 `bench.throughput`'s crawl (`webcrawler index` on the test web's dev group, or with `--web heldout`
-on its held-out generated web, `--delay 0`, every default feature on), run through
+on its held-out generated web, `--delay 0`, every default feature on; with `--web tiny` one
+server of the dev group, 16 pages, where start-up and exit are most of what a crawl costs), run through
 bench/profile_hooks.py from a script that imports what the `webcrawler` console script imports
 (ENGINE_SCRIPT: a child that imports its parent's main module again pays for it as a user's
 crawl does): every process of the crawl writes
@@ -39,9 +40,12 @@ from pathlib import Path
 
 from bench.common import ROOT, byte_compiled, commit, median, publish, table
 from bench.process_tree import become_subreaper, reap_all
-from bench.throughput import OUR_COMMAND, our_command, served
+from bench.throughput import OUR_COMMAND, ensure_testweb, our_command, served
 
 ROLES = ("engine", "agents", "index writer", "the rest")
+# The test web's dev group's smallest server (requests' documentation, 16 pages): a crawl whose
+# cost is mostly its processes' start-up and exit (issue 36)
+TINY = ("http://127.0.1.5:8080/", r"^http://127\.0\.1\.5:8080/")
 _FILE_ROLE = {"engine": "engine", "agent": "agents", "writer": "index writer"}
 # The engine's main module, as the `webcrawler` console script is (it imports webcrawler.cli,
 # then calls it): a child started with it named as its parent's main module imports it again
@@ -123,8 +127,9 @@ def _sorted(stats: pstats.Stats, key: str, top: int) -> str:
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--web", choices=("dev", "heldout"), default="dev",
-                        help="the test web's dev group, or bench.throughput's held-out generated web")
+    parser.add_argument("--web", choices=("dev", "heldout", "tiny"), default="dev",
+                        help="the test web's dev group, bench.throughput's held-out generated web, "
+                             "or the dev group's smallest server (start-up and exit)")
     parser.add_argument("--profile", type=Path, default=None,
                         help="one more round under cProfile, each role's profile written here")
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
@@ -134,6 +139,9 @@ def main(argv: list[str] | None = None) -> str:
                         help="leave the checkouts without .pyc files (each process compiles the "
                              "sources it imports, as an editable install does)")
     args = parser.parse_args(argv)
+    if args.web == "tiny":
+        ensure_testweb()
+        return _measure(args, our_command(*TINY))
     with served(args.web) as web:
         return _measure(args, our_command(web.seed, web.include))
 
@@ -184,7 +192,8 @@ def report(args: argparse.Namespace, runs: dict[str, Path], per_page: dict[str, 
             + ("\n\nProfiles (one more round of this checkout under cProfile): "
                + ", ".join(f"docs/profiles/{name}" for name in written) if written else ""))
     total = median(ours["all"])
-    where = "" if args.web == "dev" else ", on the held-out generated web (bench.throughput.HELDOUT)"
+    where = {"dev": "", "tiny": ", on the dev group's smallest server (start-up and exit)"}.get(
+        args.web, ", on the held-out generated web (bench.throughput.HELDOUT)")
     return publish(f"Where a batch crawl's CPU goes, per process{where}", body, args.json,
                    headline=f"{total:.2f} ms CPU a page (engine {median(ours['engine']):.2f}, "
                             f"agents {median(ours['agents']):.2f}, index writer "

@@ -39,7 +39,11 @@ the same either way; only the Last-Modified that every policy is served differs.
 Not simulated: `--plan auto` (the model needs Ipopt and the crawl's database; the real crawls
 below run it), servers' politeness, new and dying pages (the "flat" web has none).
 
-    python -m bench.freshness_optimum [--seeds 7 8 9 10 11] [--seconds 600] [--publish]
+`--web heldout-small` (or heldout-large) simulates bench.freshness_crawls' held-out web instead
+(bench/freshness_real.WEBS: its servers, pages, rate mix and --fetch-rate; no sitemaps, as its
+servers serve none): the simulator's twin of the real crawls there.
+
+    python -m bench.freshness_optimum [--web flat] [--seeds 7 8 9 10 11] [--seconds 600] [--publish]
 """
 
 from __future__ import annotations
@@ -51,12 +55,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from email.utils import formatdate
+from typing import Any
 
 import numpy as np
 
 from bench.common import RESULTS, ROOT, publish, table
 from bench.freshness_measure import expected_optimum, mean_sd, true_rate
-from tests.support.changes import SPREADS, Changes
+from bench.freshness_real import WEBS, WebSpec
+from tests.support.changes import Changes, Spread, spread_from
 from webcrawler.recrawl.allocation import allocate
 from webcrawler.recrawl.buckets import (
     SLOWEST,
@@ -90,7 +96,7 @@ class Web:
     day_seconds: float = 60.0
     fetch_rate: float = 5.0
     seconds: float = 600.0
-    spread: str = "flat"
+    spread: str | Spread = "flat"
     prehistory: float = 0.0  # seconds the web has existed (changing) when the crawl starts
     sitemaps: tuple[str, ...] = ("honest", "lying", "none")  # each server's sitemap changefreq
     prior_weight: float = PRIOR_WEIGHT
@@ -127,9 +133,18 @@ def sitemap_changefreq(web: Web, changes: Changes, server: int, page: int) -> st
                 "never" if np.isinf(days) else "yearly")
 
 
+def web_of(spec: WebSpec, **more: Any) -> Web:
+    """The simulated twin of a real crawl's web (bench/freshness_real.WEBS): the tuning web
+    "flat" with its sitemaps, a held-out one without (its servers serve none)."""
+    if spec.name == "flat":
+        return Web(**more)
+    return Web(servers=spec.servers, pages=spec.pages, day_seconds=spec.day_seconds,
+               fetch_rate=spec.fetch_rate, spread=spec.spread, sitemaps=("none",), **more)
+
+
 def seed_rates(web: Web, seed: int) -> np.ndarray:
     """The true change rates of seed `seed`'s web, pages in the simulator's order."""
-    changes = Changes(seed, SPREADS[web.spread])
+    changes = Changes(seed, spread_from(web.spread))
     return np.array([true_rate(changes.interval(s, p), web.day_seconds)
                      for p in range(web.pages) for s in range(web.servers)])
 
@@ -139,7 +154,7 @@ class Sim:
 
     def __init__(self, web: Web, seed: int, policy: str) -> None:
         self.web, self.name = web, policy
-        self.changes = Changes(seed, SPREADS[web.spread])
+        self.changes = Changes(seed, spread_from(web.spread))
         self.pages = [Page(s, p, true_rate(self.changes.interval(s, p), web.day_seconds),
                            freq=sitemap_changefreq(web, self.changes, s, p))
                       for p in range(web.pages) for s in range(web.servers)]
@@ -302,7 +317,7 @@ def run(web: Web, seeds: list[int], policies: tuple[str, ...] = POLICIES) -> dic
     rows: dict[str, list[dict[str, float]]] = {p: [simulate(web, s, p) for s in seeds] for p in policies}
     rows["optimum, expected"] = [{"fresh": expected_optimum(seed_rates(web, s), web.fetch_rate)}
                                   for s in seeds]
-    return {"web": web.__dict__, "seeds": seeds, "runs": rows}
+    return {"web": {**web.__dict__, "spread": spread_from(web.spread).name}, "seeds": seeds, "runs": rows}
 
 
 def _mean(figures: list[dict[str, float]], key: str, form: str) -> str:
@@ -362,9 +377,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[7, 8, 9, 10, 11])
     parser.add_argument("--seconds", type=float, default=600.0)
+    parser.add_argument("--web", choices=sorted(WEBS), default="flat",
+                        help="the web bench.freshness_crawls crawls (its servers, pages, rates and "
+                             "--fetch-rate; the held-out webs have no sitemaps)")
     parser.add_argument("--prehistory", type=float, default=0.0,
                         help="seconds the web has existed when the crawl starts")
-    parser.add_argument("--fetch-rate", type=float, default=Web.fetch_rate)
+    parser.add_argument("--fetch-rate", type=float, help="default: the web's")
     parser.add_argument("--no-past", action="store_true",
                         help="date pages unchanged since day 0 at day 0 (the web before 2026-11-29)")
     parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES),
@@ -374,9 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.process_time()
     policies = tuple(p for p in POLICIES if p in {*args.policies, "uniform", "buckets", "optimum"})
-    result = run(Web(seconds=args.seconds, prehistory=args.prehistory, fetch_rate=args.fetch_rate,
-                     past=not args.no_past), args.seeds, policies)
-    low = (run(Web(prehistory=args.prehistory, past=not args.no_past, **LOW), args.seeds, LOW_POLICIES)
+    web = web_of(WEBS[args.web], seconds=args.seconds, prehistory=args.prehistory, past=not args.no_past)
+    result = run(replace(web, fetch_rate=args.fetch_rate or web.fetch_rate), args.seeds, policies)
+    low = (run(replace(web, **LOW), args.seeds, LOW_POLICIES)
            if args.low or args.publish else None)
     real = None
     if REAL.exists():

@@ -16,6 +16,8 @@ from __future__ import annotations
 import atexit
 import cProfile
 import functools
+import importlib.abc
+import importlib.util
 import json
 import os
 import resource
@@ -56,17 +58,55 @@ def _wrapped(role: str, func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def install() -> None:
-    """Wrap the children's entry points where the engine names them (idempotent)."""
+WRITER_MODULE = "webcrawler.engine.pipeline.index_sink"
+
+
+class _WrapWriterOnImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Wraps the index writer's entry point as its module is imported: in the forkserver this
+    module only wraps the agents' (preloaded there anyway), so that the forkserver imports no
+    more than a user's does and the writer, forked from it, pays its own imports as a user's
+    does (importing index_sink in the forkserver counted the writer's start-up, 0.4 s, as
+    "the rest")."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name != WRITER_MODULE:
+            return None
+        sys.meta_path.remove(self)  # the real finders find it; this one wraps what they load
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None:
+            return None
+        self._loader = spec.loader
+        spec.loader = self
+        return spec
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self._loader.exec_module(module)
+        module.index_process = _wrapped("writer", module.index_process)
+
+
+def install(engine: bool = True) -> None:
+    """Wrap the children's entry points where the engine names them (idempotent); in the
+    forkserver (`engine` False), the agents' now and the writer's when its process imports it."""
     from webcrawler import processes
     from webcrawler.agents import worker
-    from webcrawler.engine.loop import pool
-    from webcrawler.engine.pipeline import index_sink
 
     if getattr(worker.agent_main, "profiled", False):
         return
-    worker.agent_main = pool.agent_main = _wrapped("agent", worker.agent_main)  # type: ignore[misc]
-    index_sink.index_process = _wrapped("writer", index_sink.index_process)  # type: ignore[misc]
+    worker.agent_main = _wrapped("agent", worker.agent_main)  # type: ignore[misc]
+    if engine:
+        from webcrawler.engine.loop import pool
+        from webcrawler.engine.pipeline import index_sink
+
+        pool.agent_main = worker.agent_main  # type: ignore[misc]
+        index_sink.index_process = _wrapped("writer", index_sink.index_process)  # type: ignore[misc]
+    elif WRITER_MODULE not in sys.modules:
+        sys.meta_path.insert(0, _WrapWriterOnImport())
     if __name__ not in processes.PRELOADED and __name__ == "bench.profile_hooks":
         processes.PRELOADED.append(__name__)
 
@@ -82,11 +122,14 @@ def run_engine(argv: list[str]) -> None:
         profiler.enable()
     from webcrawler.cli.main import main
 
-    main(argv, prog_name="webcrawler")
+    sys.argv[1:] = argv  # as the console script calls it: its process ends as a user's does
+    main(prog_name="webcrawler")
 
 
-if __name__ == "bench.profile_hooks" and OUT:  # imported by the crawl's forkserver (or engine)
-    install()
+# imported by the crawl's forkserver (`python -c "from multiprocessing.forkserver import main;
+# ..."`, its preload); the engine calls install() itself
+if __name__ == "bench.profile_hooks" and OUT and sys.argv == ["-c"]:
+    install(engine=False)
 
 if __name__ == "__main__":
     run_engine(sys.argv[1:])

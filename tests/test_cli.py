@@ -90,3 +90,39 @@ def test_index_without_seeds_or_crawl_says_what_to_do(tmp_path: Path):
     result = webcrawler("index", "--hours", "0.001", "--data-dir", str(tmp_path / "empty"))
     assert result.returncode == 1
     assert "give a --seed URL" in result.stderr and "Traceback" not in result.stderr
+
+
+# The console script's own lines, with an exit handler that says when it runs and an object
+# that says when the interpreter's teardown frees it.
+CONSOLE_SCRIPT = """import atexit, sys
+class Freed:
+    def __del__(self):
+        print("torn down", flush=True)
+kept = Freed()
+atexit.register(print, "exit handler ran", flush=True)
+from webcrawler.cli import main
+sys.exit(main())
+"""
+
+
+def test_a_crawl_ends_after_its_exit_handlers_with_its_status(tmp_path: Path):
+    """Issue 36: `webcrawler index` leaves without tearing its interpreter down (cli/ending.py),
+    but its exit handlers run, its output is all there, and its exit status is the command's, a
+    success's or an error's; other commands end as Python ends."""
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", CONSOLE_SCRIPT, *args], capture_output=True,
+                              text=True, timeout=120)
+
+    queued = run("index", "--hours", "0", "--seed", "http://127.0.4.47:1/", "--no-progress",
+                 "--data-dir", str(tmp_path / "data"))
+    assert queued.returncode == 0, queued.stderr
+    lines = queued.stdout.splitlines()
+    assert lines[0].startswith("Crawl finished") and lines[-1] == "exit handler ran"
+    assert "torn down" not in queued.stdout  # no teardown after the handlers: `kept` stays
+    refused = run("index", "--reindex", "--seed", "http://127.0.4.47:1/", "--data-dir",
+                  str(tmp_path / "data"))
+    assert refused.returncode == 2 and "--reindex rebuilds the index" in refused.stderr
+    assert refused.stdout == "exit handler ran\n"
+    version = run("--version")
+    assert version.returncode == 0 and "version" in version.stdout
+    assert version.stdout.splitlines()[-2:] == ["exit handler ran", "torn down"]

@@ -96,3 +96,19 @@ def test_the_vectorised_walk_knows_the_model_and_scores_as_py3langid() -> None:
     samples = [*TEXTS, " ".join(TEXTS) * 40, "Grüße aus München, schöne Straße", "日本語のテキストです",
                "Привет мир, это текст", "a", "ab", "", "!!!", "x" * 7]
     assert [ours.classify(s) for s in samples] == [theirs.classify(s) for s in samples]
+
+
+def test_a_copy_damaged_inside_falls_back_and_the_other_form_stays(tmp_path: Path) -> None:
+    """The mapped tables are checked as reading them checked them (their zip checksums); the
+    same model's copy in the form an older webcrawler reads is left to it."""
+    _probe(tmp_path)
+    [copy] = (tmp_path / "webcrawler").iterdir()
+    older = copy.with_name(copy.name.replace("-float32", ""))
+    older.write_bytes(b"an older webcrawler's copy of the same model")
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # inside the weights or the moves
+    copy.write_bytes(bytes(data))
+    assert _probe(tmp_path) == ["en", "de", "fr", "es"]
+    assert not copy.exists()
+    assert _probe(tmp_path) == ["en", "de", "fr", "es"]
+    assert copy.exists() and older.exists()

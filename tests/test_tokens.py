@@ -63,3 +63,13 @@ def test_a_page_and_its_copy_with_other_punctuation_resemble_each_other() -> Non
     text, dashed = " ".join(found), " — ".join(f"‘{word}’" for word in found)
     assert resemblance(sketch(text), sketch(dashed)) == 1.0  # quotes, dashes: not words
     assert resemblance(sketch(text), sketch(text.upper())) == 1.0
+
+
+def test_mostly_ascii_texts_with_a_few_other_characters_give_the_regex_words() -> None:
+    """The byte path (few characters outside ASCII, each lowered on its own): its cases are
+    the characters whose lower case is longer, ASCII, or not a word (İ, the Kelvin sign, ¶)."""
+    rng = random.Random(36)
+    ascii_part = list("abcXYZ019_ .,;:'\"-\t\n/") * 8
+    for _ in range(2000):
+        text = "".join(rng.choice(ascii_part + ALPHABET[-17:]) for _ in range(rng.randint(0, 300)))
+        assert utf8_words(text) == _expected(text), text

@@ -251,3 +251,31 @@ def test_agents_are_recycled_and_memory_hogs_replaced(settings):
         hog = run(settings.data_dir / "hog", memory_mb=1)  # every agent is "too big"
     assert hog.failures["agent-memory"] >= 1
     assert pools[-1].replaced.get("memory", 0) >= 1
+
+
+def test_agents_start_only_as_the_work_needs_them(settings):
+    """Issue 36: one agent starts with the pool, another only when every started one is busy
+    (each agent started costs the crawl its fork, its start and its exit)."""
+    import time
+
+    from webcrawler.engine.loop.pool import AgentPool
+    from webcrawler.protocol.messages import Document, Retrieve
+
+    pages = {"/a": Page("<title>a</title>", delay=1.0), "/b": Page("<title>b</title>", delay=1.0)}
+    with LoopbackWeb([Site("127.0.4.46", pages, robots_txt="")]) as web:
+        pool = AgentPool(3, agent_config(settings), settings.robots_token, deadline=settings.deadline())
+        answers = []
+        try:
+            assert (len(pool.agents), pool.free(), pool.busy()) == (1, 3, 0)
+            pool.submit(Retrieve(1, web.url("127.0.4.46", "/a"), "document"))
+            assert (len(pool.agents), pool.free(), pool.busy()) == (1, 2, 1)
+            pool.submit(Retrieve(2, web.url("127.0.4.46", "/b"), "document"))
+            assert (len(pool.agents), pool.free(), pool.busy()) == (2, 1, 2)
+            end = time.monotonic() + 30
+            while len(answers) < 2 and time.monotonic() < end:
+                answers += pool.poll(1.0)
+            assert (len(pool.agents), pool.free(), pool.busy()) == (2, 3, 0)
+        finally:
+            pool.shutdown()
+    assert sorted(job.job_id for job, _ in answers) == [1, 2]
+    assert all(isinstance(answer, Document) for _, answer in answers)

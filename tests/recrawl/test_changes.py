@@ -7,7 +7,9 @@ from hashlib import blake2b
 
 from webcrawler.recrawl.changes import Change, classify
 from webcrawler.text import shingles as shingling
+from webcrawler.text import word_hashes as hashing
 from webcrawler.text.shingles import SHINGLE_WORDS, SKETCH_SIZE, resemblance, shingles, sketch
+from webcrawler.text.word_hashes import WordTable
 
 BODY = ("The committee met on Tuesday to discuss the new library building and its opening "
         "hours for students and visitors alike. ") * 3
@@ -99,9 +101,8 @@ def test_shingles_match_their_definition_whatever_the_word_cache_holds(monkeypat
     texts = [page("today"), page("2026-11-26", OTHER), "Één café, 42 naïve words", "one", ""]
     for text in texts:
         assert shingles(text).tolist() == reference_shingles(text)
-    monkeypatch.setattr(shingling, "_WORD_HASHES", shingling._WordHashes())
-    monkeypatch.setattr(shingling, "_MAX_WORDS_KEPT", 8)  # the cache is cleared on most pages
+    small = WordTable(slots=16)  # holds 8 words: the cache is cleared on most pages
+    monkeypatch.setattr(hashing, "_KNOWN", small)
     for text in texts:
         assert shingles(text).tolist() == reference_shingles(text)
-    assert len(shingling._WORD_HASHES) <= 8 + max(len(set(re.findall(r"\w+", t.lower())))
-                                                  for t in texts)  # emptied, then one page's
+    assert small.count <= 8  # emptied whenever full, within a page too

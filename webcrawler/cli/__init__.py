@@ -13,6 +13,7 @@
     agent_hosts.py  `webcrawler agent-scheduler`, `webcrawler agent-host`
     demo.py         `webcrawler demo`: the demo web crawled, indexed and searched
     help.py         every option's default written once, as "(default X)"
+    ending.py       how the command's process ends: its exit handlers, not its teardown
 
 What a command does beyond parsing its options lives where the house keeps it (`webcrawler
 index` is webcrawler/commands/index.py, `serve` the query server, ...).

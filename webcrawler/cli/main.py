@@ -29,6 +29,7 @@ from webcrawler.cli.crawl_options import (
     index_options,
     search_options,
 )
+from webcrawler.cli.ending import end_process, end_without_teardown
 from webcrawler.cli.export import export
 from webcrawler.cli.help import defaults_in_help
 from webcrawler.cli.plan import plan_recrawl
@@ -58,6 +59,17 @@ class _Commands(click.Group):
     """The command group, and the edge where errors meet the user: a `WebcrawlerError`,
     wherever a command meets it (a damaged data directory, a bad setting, a port in use,
     nothing to crawl, ...), is its one line and its kind's exit status."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """As click's; run as the console script (no arguments given: sys.argv's), a
+        command that asks for it ends its process past its exit handlers without tearing its
+        interpreter down (ending.py)."""
+        try:
+            return super().main(*args, **kwargs)
+        except SystemExit as end:
+            if kwargs.get("args", args[0] if args else None) is None:
+                end_process(end.code)
+            raise
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -115,6 +127,7 @@ def _explicit(flags: dict[str, Any]) -> set[str]:
 @index_options
 def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
     """Crawl from the seeds (or resume the crawl in the data dir) and index what is found."""
+    end_without_teardown()  # its engine's teardown is CPU a crawl pays for nothing (ending.py)
     from webcrawler.commands.index import run_index
     from webcrawler.engine.loop.outcome import SeedsFailed
     from webcrawler.engine.pipeline.reindex import run_reindex

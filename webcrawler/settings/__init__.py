@@ -47,8 +47,10 @@ class Settings:
         doc="any SQLAlchemy URL (SQLite or `postgresql+psycopg://...`); empty: the SQLite file "
             f"`{DataDir(Path()).database.name}` in the data directory")
     agents: int = setting(
-        15, "Agent processes.", low=1, high=64,
-        doc="agent processes (the paper's 15; `search` uses 4 unless `--agents` is given)")
+        15, "Agent processes at most (one starts with the crawl, another when every started "
+        "one is busy).", low=1, high=64,
+        doc="agent processes at most (the paper's 15; `search` uses 4 unless `--agents` is given); "
+            "one starts with the crawl, another when every started one is busy")
     delay: float = setting(
         1.0, "Seconds between two requests to one server.", low=0,
         doc="seconds between two requests to one server (a site's larger `Crawl-delay` wins)")

@@ -12,21 +12,29 @@ The model ships packed (xz): unpacking it is most of the cost of loading it, pai
 process that detects, which is every crawl's index writer. So it is unpacked once (a copy per
 model, named by the packed file's contents) into the user's cache (`$XDG_CACHE_HOME/webcrawler`,
 else `~/.cache/webcrawler`) and read from there afterwards; where that cannot be written or
-read, the packed model is read as before.
+read, the packed model is read as before. A model whose walk is vectorised (`WALK_DEPTHS`) is
+kept with its weights already as float32 (what `_walked` casts them to), and its two large
+tables (the weights, 57 MB, and the automaton's moves, 39 MB) are mapped from the copy, not
+read: a writer that detects a few hundred pages touches a fraction of their pages, and the
+cast, a copy of each table and the reading were most of its start (about 0.15 s of CPU). Their
+zip checksums are checked as reading them checked them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import logging
 import lzma
 import os
 import re
 import shutil
+import struct
 import tempfile
 import time
 import zipfile
+import zlib
 from array import array
 from functools import cache
 from pathlib import Path
@@ -61,10 +69,11 @@ def _identifier() -> Any:
 
     unpacked = None
     packed = Path(MODEL_DIR, MODEL_FILE)
-    walked = _walked(LanguageIdentifier, WALK_DEPTHS.get(packed.stat().st_size))
+    depth = WALK_DEPTHS.get(packed.stat().st_size)
+    walked = _walked(LanguageIdentifier, depth)
     try:
-        unpacked = _unpacked(packed)
-        return _from_unpacked(walked, unpacked)
+        unpacked = _unpacked(packed, widened=depth is not None)
+        return _from_unpacked(walked, unpacked, mapped=depth is not None)
     except _UNUSABLE as exc:
         log.debug("the unpacked language model is not usable (%s): reading the packed one", exc)
         if unpacked is not None:  # damaged: the next process unpacks it again
@@ -140,32 +149,50 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "webcrawler"
 
 
-def _unpacked(packed: Path) -> Path:
+def _unpacked(packed: Path, widened: bool = False) -> Path:
     """The unpacked copy of the model file `packed` in the cache, made if missing (written
-    whole under another name, then renamed: a reader never sees half of it). Copies of
-    other model files (an upgraded py3langid) are removed, and half copies left long ago."""
+    whole under another name, then renamed: a reader never sees half of it); `widened`: its
+    weights stored as float32 (another copy's name). Copies of other model files (an upgraded
+    py3langid) are removed, and half copies left long ago; the same model's other form stays."""
     folder = cache_dir()
-    path = folder / f"{_UNPACKED_PREFIX}{packed.stat().st_size}-{_digest(packed)}.npz"
+    model = f"{_UNPACKED_PREFIX}{packed.stat().st_size}-{_digest(packed)}"
+    path = folder / f"{model}{'-float32' if widened else ''}.npz"
     if path.exists():
         return path
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=folder, prefix=".unpacking-", delete=False) as part:
         try:
             with lzma.open(packed) as source:
-                shutil.copyfileobj(source, part, 1 << 20)
+                if widened:
+                    _widen(source, part)
+                else:
+                    shutil.copyfileobj(source, part, 1 << 20)
             part.close()
             os.replace(part.name, path)
         except BaseException:
             os.unlink(part.name)
             raise
     for old in folder.glob(f"{_UNPACKED_PREFIX}*.npz"):
-        if old != path:
+        # the same model's other form stays: an older webcrawler beside this one reads it, and
+        # removing each other's would have each unpack its own again in every crawl
+        if old.name not in (f"{model}.npz", f"{model}-float32.npz"):
             old.unlink(missing_ok=True)
     for part_left in folder.glob(".unpacking-*"):  # of a process killed while unpacking
         with contextlib.suppress(OSError):
             if time.time() - part_left.stat().st_mtime > _ABANDONED_SECONDS:
                 part_left.unlink()
     return path
+
+
+def _widen(source: Any, target: Any) -> None:
+    """The model's arrays from `source` (an .npz) written to `target` uncompressed, its
+    weights as float32: the same values `_walked` casts them to, stored once."""
+    import numpy as np
+
+    with np.load(io.BytesIO(source.read()), allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays["ptc"] = arrays["ptc"].astype(np.float32)
+    np.savez(target, **arrays)
 
 
 def _digest(packed: Path) -> str:
@@ -177,15 +204,51 @@ def _digest(packed: Path) -> str:
         return hashlib.file_digest(source, "sha256").hexdigest()[:16]
 
 
-def _from_unpacked(identifier: Any, path: Path) -> Any:
+def _from_unpacked(identifier: Any, path: Path, mapped: bool = False) -> Any:
     """The identifier py3langid's `from_model_file` builds, from the unpacked arrays (the
-    same conversions as its `modelio.load_model`, without the unpacking)."""
+    same conversions as its `modelio.load_model`, without the unpacking); `mapped`: the
+    weights and the moves mapped from the copy (the walked identifier reads them as NumPy
+    arrays), not read."""
     import numpy as np
 
     with np.load(path, allow_pickle=False) as data:
-        return identifier(np.asarray(data["ptc"]), np.asarray(data["pc"]), data["classes"].tolist(),
-                          _unsigned(data["nextmove"]), data["out_feat"].tolist(),
-                          norm_probs=True, tk_row=_unsigned(data["nextmove_row"]))
+        if mapped:
+            ptc, moves = _mapped(path, "ptc"), _mapped(path, "nextmove")
+            moves = moves.view(f"u{moves.dtype.itemsize}")
+        else:
+            ptc, moves = np.asarray(data["ptc"]), _unsigned(data["nextmove"])
+        return identifier(ptc, np.asarray(data["pc"]), data["classes"].tolist(), moves,
+                          data["out_feat"].tolist(), norm_probs=True,
+                          tk_row=_unsigned(data["nextmove_row"]))
+
+
+def _mapped(path: Path, name: str) -> Any:
+    """The array `name` of the uncompressed .npz at `path`, mapped read-only from the file
+    (np.load maps a lone .npy only): where its member's data starts, behind the zip's local
+    header and the array's own, after its checksum is found right. ValueError otherwise."""
+    import numpy as np
+
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(f"{name}.npy")
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise ValueError(f"{name} is compressed")
+    with path.open("rb") as file:
+        file.seek(info.header_offset)
+        local = file.read(30)
+        if local[:4] != b"PK\x03\x04":
+            raise ValueError(f"{name}: no local header")
+        start = info.header_offset + 30 + sum(struct.unpack("<HH", local[26:30]))
+        whole = np.memmap(path, dtype=np.uint8, mode="r", offset=start, shape=(info.file_size,))
+        if zlib.crc32(whole.data) != info.CRC:
+            raise ValueError(f"{name}: bad checksum")
+        file.seek(start)
+        version = np.lib.format.read_magic(file)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) \
+            else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read_header(file)
+        offset = file.tell()
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape,
+                     order="F" if fortran else "C")
 
 
 def _unsigned(values: Any) -> array:

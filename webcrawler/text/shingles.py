@@ -7,49 +7,20 @@ whose docstring explains the sketch), the engine compares a page with those alre
 
 from __future__ import annotations
 
-import re
-from hashlib import blake2b
-
 import numpy as np
 
-from webcrawler.text.tokens import utf8_words
+from webcrawler.text.tokens import spaced_words
+from webcrawler.text.word_hashes import word_hashes
 
 SHINGLE_WORDS = 4
 SKETCH_SIZE = 256
 
-_DIGITS = re.compile(r"\d+")
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-_MAX_WORDS_KEPT = 1 << 17
-
-
-def _word_hash(word: bytes) -> int:
-    text = _DIGITS.sub("#", word.decode("utf-8", "surrogatepass"))
-    return int.from_bytes(blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
-
-
-class _WordHashes(dict[bytes, int]):
-    """Each word's 64-bit hash, made the first time it is asked for: a page's words are mostly
-    words seen before, and a hit is dict lookup in C (`map(hashes.__getitem__, words)`)."""
-
-    def __missing__(self, word: bytes) -> int:
-        value = self[word] = _word_hash(word)
-        return value
-
-
-_WORD_HASHES = _WordHashes()
-
-
-def _word_hashes(found: list[bytes]) -> np.ndarray:
-    """The words' hashes, the cache emptied when it has grown past _MAX_WORDS_KEPT."""
-    known = _WORD_HASHES
-    if len(known) > _MAX_WORDS_KEPT:
-        known.clear()
-    return np.fromiter(map(known.__getitem__, found), dtype=np.uint64, count=len(found))
 
 
 def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
     """The page's distinct w-shingles as sorted 32-bit hashes (digits normalised away)."""
-    hashed = _word_hashes(utf8_words(text))
+    hashed = word_hashes(spaced_words(text))
     if not hashed.size:
         return np.zeros(0, dtype=np.uint32)
     count = max(1, hashed.size - width + 1)

@@ -26,14 +26,32 @@ _FEW_NOT_ASCII = 16  # a text with more than one non-ASCII byte in this many is 
 
 def utf8_words(text: str) -> list[bytes]:
     r"""`[w.encode() for w in WORD.findall(text.lower())]`, cheaper."""
+    spaced = _spaced(text)
+    return spaced.split() if isinstance(spaced, bytes) else _regex_words(spaced)
+
+
+def spaced_words(text: str) -> bytes:
+    """The words of `utf8_words(text)` in one bytes string, separated by ASCII spaces (one or
+    more): for a reader of the whole page at once (word_hashes.py), no bytes object a word."""
+    spaced = _spaced(text)
+    return spaced if isinstance(spaced, bytes) else b" ".join(_regex_words(spaced))
+
+
+def _spaced(text: str) -> bytes | str:
+    """The text's UTF-8 with every byte that is not part of a word made a space, or, for a text
+    mostly outside ASCII, its lower case (str) for the regex."""
     if text.isascii():
-        return text.encode().translate(_ASCII_LOWER_NOT_WORD).split()
+        return text.encode().translate(_ASCII_LOWER_NOT_WORD)
     low = text.lower()
     if not low.isascii():
         data = low.encode("utf-8", "surrogatepass")
         if (len(data) - len(low)) * _FEW_NOT_ASCII > len(low):
-            return [word.encode("utf-8", "surrogatepass") for word in WORD.findall(low)]
+            return low
         for char in set(data.translate(None, _ASCII).decode("utf-8", "surrogatepass")):
             if not WORD.fullmatch(char):
                 low = low.replace(char, " ")
-    return low.encode("utf-8", "surrogatepass").translate(_ASCII_NOT_WORD).split()
+    return low.encode("utf-8", "surrogatepass").translate(_ASCII_NOT_WORD)
+
+
+def _regex_words(low: str) -> list[bytes]:
+    return [word.encode("utf-8", "surrogatepass") for word in WORD.findall(low)]

@@ -8,7 +8,11 @@ grows past its memory limit, the pool kills it, answers the URL with a
 a number of URLs, so slow leaks never accumulate.
 
 Processes come from a "forkserver" context: cheap to start, and they inherit
-nothing of the engine (no database handles, no index).
+nothing of the engine (no database handles, no index). One agent starts with the
+pool; the others only when every started one is busy. The crawl asks one server
+one thing at a time, so a crawl of a few servers never keeps fifteen busy, and
+each agent started costs its fork, its start and its exit in every process of
+the tree whether it fetches or not.
 """
 
 from __future__ import annotations
@@ -66,21 +70,26 @@ class AgentPool:
         self._counter = 0
         self._last_memory_check = 0.0
         self.replaced: dict[str, int] = {}  # why agents were replaced -> how many
-        self.agents = [self._start() for _ in range(size)]
-        for agent in self.agents:
-            self._await_ready(agent)
+        self.size = size
+        # one now (the forkserver running, an agent proven to start); the rest on demand
+        self.agents = [self._start(wait=True)]
 
     # --- public -------------------------------------------------------
     def free(self) -> int:
-        return sum(1 for a in self.agents if a.job is None)
+        """Idle agents, and those not started yet (`submit` starts one when it must)."""
+        return sum(1 for a in self.agents if a.job is None) + self.size - len(self.agents)
 
     def busy(self) -> int:
-        return len(self.agents) - self.free()
+        return sum(1 for a in self.agents if a.job is not None)
 
     def submit(self, job: Retrieve) -> None:
-        """Give `job` to a free agent (the caller checks `free()` first)."""
-        agent = next(a for a in self.agents if a.job is None)
-        if not agent.process.is_alive():  # died while idle: nobody's URL is lost
+        """Give `job` to a free agent (the caller checks `free()` first), starting one if
+        every started agent is busy."""
+        agent = next((a for a in self.agents if a.job is None), None)
+        if agent is None:
+            agent = self._start(wait=True)  # ready before its deadline's clock starts
+            self.agents.append(agent)
+        elif not agent.process.is_alive():  # died while idle: nobody's URL is lost
             self._replace(agent, "died", kill=True)
             agent = next(a for a in self.agents if a.job is None)
         agent.job, agent.since = job, time.monotonic()
@@ -100,7 +109,7 @@ class AgentPool:
         ready = wait(list(waitables), timeout=max(0.0, timeout))
         answers = []
         for agent in {id(waitables[r]): waitables[r] for r in ready}.values():
-            answers.append(self._collect(agent))
+            answers.append(self._collect(agent, agent.conn in ready))
         answers.extend(self._check_health())
         return [a for a in answers if a is not None]
 
@@ -159,11 +168,14 @@ class AgentPool:
             agent.ps = None
         return agent
 
-    def _collect(self, agent: AgentProcess) -> tuple[Retrieve, Answer] | None:
+    def _collect(self, agent: AgentProcess, readable: bool) -> tuple[Retrieve, Answer] | None:
+        """The agent's answer, if it sent one (`readable`: its pipe was among those `wait`
+        found ready, so it is not asked again: a `poll()` is another selector's set-up), or
+        its job's failure if it died."""
         job = agent.job
         assert job is not None
         try:
-            if agent.conn.poll():
+            if readable or agent.conn.poll():
                 answer = agent.conn.recv()
                 agent.job = None
                 agent.served += 1
