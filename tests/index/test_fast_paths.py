@@ -46,6 +46,7 @@ def test_merges_copy_posting_blocks_and_keep_the_arrays(three_segments: Path) ->
     with open_writer(three_segments) as writer:
         writer.optimize()
     assert taken["merging.copied"] == 3 and taken["merging.decoded"] == 0
+    assert taken["merging.stored_copied"] == 3
     with open_searcher(three_segments) as searcher:
         reset()
         assert searcher.search("common").total == 90

@@ -60,3 +60,32 @@ def test_a_file_that_is_not_a_terms_file_is_refused() -> None:
     junk = BufferFile(b"JUNK" + bytes(4096))
     with pytest.raises(filetables.FileFormatError, match="JUNK"):
         termsfile.ordered_hash_reader(junk, 4100)
+
+
+def test_the_term_writer_s_terms_file_is_the_one_whoosh_writes() -> None:
+    """termwriter's `_TermIndex` (records written a few thousand at a time, their positions'
+    array typed at once) writes the bytes Whoosh's OrderedHashWriter writes, with positions
+    past 65,535 (Whoosh's growable array retyped from "H") and across several flushes."""
+    import io
+
+    from whoosh.filedb.structfile import StructFile
+
+    from webcrawler.index.format.termwriter import _TermIndex
+
+    records = [(b"\x00\x01term%06d" % n, b"info" * (n % 9)) for n in range(9000)]
+
+    def written(ours: bool) -> bytes:
+        out = io.BytesIO()
+        tindex = filetables.OrderedHashWriter(StructFile(out))
+        add, finish = _TermIndex.of(tindex) if ours else (tindex.add, lambda: None)
+        for key, value in records:
+            add(key, value)
+        finish()
+        tindex._write_hashes()  # close's steps, without closing the BytesIO
+        tindex._write_directory()
+        tindex._write_extras()
+        return out.getvalue()
+
+    whooshs = written(False)
+    assert len(whooshs) > 65_536
+    assert written(True) == whooshs

@@ -14,7 +14,7 @@ from whoosh.codec import whoosh3
 
 from webcrawler.index import IndexedDocument, open_writer
 from webcrawler.index.format import vectors
-from webcrawler.index.format.blocks import extent, posting_blocks, shift_docnums
+from webcrawler.index.format.blocks import extent, posting_blocks, raw_blocks, shift_block, shift_docnums
 from webcrawler.index.format.opening import open_index
 from webcrawler.index.format.schema import CONTENT
 
@@ -85,6 +85,29 @@ def test_shifted_block_is_the_block_pickle_would_write(protocol: int) -> None:
                     body = pickle.dumps((gaps, weights, values), protocol)
                     want = pickle.dumps(((first + base, *gaps[1:]), weights, values), protocol)
                     assert shift_docnums(body, base) == want, (first, base, length)
+
+
+def test_a_shifted_block_is_its_header_and_body_pickled_again_with_docnums_shifted() -> None:
+    """`shift_block` (a merge's one-block lists, not decoded) gives what decoding the block,
+    shifting its header's last docnum and its first gap, and pickling both again gives, for
+    every width of count and last docnum; a header it does not know (compressed, a weight
+    that is not a float) is left to the caller (None)."""
+    for count in (1, 200, 70_000):
+        for last in (0, 255, 256, 65535, 65536, 2**31 - 1):
+            for base in (0, 1, 70_000, 2**31):
+                for top, low, high in ((1.0, 0, 0), (3.5, 17, 255)):
+                    header = (count, last, top, 0, low, high)
+                    body = pickle.dumps(((last, 1, 2), (top, 1.0, 1.0), (b"a", b"b", b"c")), 3)
+                    block = pickle.dumps(header, 2) + body
+                    size = (-len(block)).to_bytes(4, "big", signed=True)
+                    [(_header, read_body)] = list(raw_blocks(whoosh3.WHOOSH3_HEADER_MAGIC + size + block))
+                    want = pickle.dumps((count, last + base, top, 0, low, high), 2)
+                    want += shift_docnums(read_body, base)
+                    assert shift_block(block, base) == want, (count, last, base)
+    body = pickle.dumps(((5,), None, None), 3)
+    assert shift_block(pickle.dumps((1, 5, 1.0, 1, 0, 0), 2) + body, 3) is None  # compressed
+    assert shift_block(pickle.dumps((1, 5, 1, 0, 0, 0), 2) + body, 3) is None  # an int weight
+    assert shift_block(pickle.dumps((1, 5, 1.0, 0, 0, 0), 3) + body, 3) is None  # protocol 3
 
 
 def test_new_blocks_keep_positions_as_bytes_and_whoosh_reads_them(tmp_path: Path) -> None:

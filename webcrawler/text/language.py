@@ -127,10 +127,19 @@ def _walked(identifier: Any, depth: int | None) -> Any:
             if not len(features):
                 return super()._raw_score(b"")
             # py3langid's _sparse_score of Counter(features): each feature's count, the
-            # features in the order they first occur (a Counter's), counted by NumPy
-            found, first, counts = np.unique(features, return_index=True, return_counts=True)
-            order = np.argsort(first)
-            return np.log1p(counts[order].astype(np.float32)) @ self.nb_ptc[found[order]] + self.nb_pc
+            # features in the order they first occur (a Counter's), counted by NumPy in
+            # tables indexed by feature, where np.unique sorted the features (4x the time):
+            # only the entries of the sample's features are set, so none is made whole
+            n = len(features)
+            at = np.arange(n)
+            first = np.empty(len(self.nb_ptc), np.intp)
+            first[features] = n
+            np.minimum.at(first, features, at)  # where each feature first occurs
+            found = features[first[features] == at]  # each feature once, in that order
+            counts = np.empty(len(self.nb_ptc), np.intp)
+            counts[found] = 0
+            np.add.at(counts, features, 1)
+            return np.log1p(counts[found].astype(np.float32)) @ self.nb_ptc[found] + self.nb_pc
 
     return Walked
 

@@ -160,6 +160,58 @@ def shift_docnums(body: bytes, base: int) -> bytes:
     return body[:pos] + pickle.dumps(first + base, 2)[2:-1] + body[pos + width :]
 
 
+def shift_block(block: bytes, base: int, bodies: list[bytes] | None = None) -> bytes | None:
+    """An uncompressed block (pickled header, then body) with every docnum `base` higher, as
+    `raw_blocks`, `shift_docnums` and the header pickled again give it: the header's last
+    docnum is rewritten in place like the body's first gap, the rest copied. None when the
+    header is not as Whoosh 2.7 and termwriter write it (protocol 2: MARK, count and last
+    docnum as K, M or J, the top weight as G, then K 0 (not compressed), K low, K high,
+    TUPLE, BINPUT 0, STOP): the caller decodes it then. `bodies`: gets the block's body as
+    it was (for a caller that decodes the postings too)."""
+    if block[:3] != b"\x80\x02(":
+        return None
+    count_width = _INT_WIDTH.get(block[3])
+    if count_width is None:
+        return None
+    pos = 3 + count_width
+    opcode = block[pos] if pos < len(block) else 0
+    width = _INT_WIDTH.get(opcode)
+    if width is None:
+        return None
+    rest = pos + width  # the top weight: G and 8 bytes
+    end = rest + 19
+    if (len(block) < end or block[rest] != 0x47 or block[rest + 9 : rest + 15 : 2] != b"KKK"
+            or block[rest + 10] or block[rest + 15 : end] != b"tq\x00."):
+        return None
+    last = int.from_bytes(block[pos + 1 : rest], "little", signed=opcode == 0x4A)
+    head = block[:pos] + pickle.dumps(last + base, 2)[2:-1] + block[rest:end]
+    body = block[end:]
+    if bodies is not None:
+        bodies.append(body)
+    return head + shift_docnums(body, base)
+
+
+def shift_blocks(data: bytes, base: int, bodies: list[bytes] | None = None) -> list[bytes] | None:
+    """Every block of the posting list `data` as `shift_block` gives it (what a merge copies),
+    or None when one of them is not as it knows (the caller decodes them then); `bodies`
+    gets each block's body as it was."""
+    if data[:4] != MAGIC:
+        return None
+    blocks = []
+    pos, size_of = 4, _INT.unpack_from
+    while pos < len(data):
+        size = size_of(data, pos)[0]
+        end = pos + 4 + abs(size)
+        block = shift_block(data[pos + 4 : end], base, bodies)
+        if block is None:
+            return None
+        blocks.append(block)
+        pos = end
+        if size < 0:
+            break
+    return blocks
+
+
 def weights_of(weights: object, count: int) -> object:
     """A block's weights as stored (None: all 1.0; one float: all that) -> one per posting."""
     if weights is None:

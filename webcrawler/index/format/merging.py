@@ -21,8 +21,10 @@ from __future__ import annotations
 import heapq
 import struct
 import weakref
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate, groupby
 from operator import itemgetter
 from pickle import dumps, loads
@@ -42,6 +44,7 @@ from webcrawler.index.format.blocks import (
     is_w3,
     posting_blocks,
     raw_blocks,
+    shift_blocks,
     shift_docnums,
     weights_of,
 )
@@ -114,7 +117,8 @@ def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
             if isinstance(creader, columns.TranslatingColumnReader):
                 creader = creader.raw_column()
             cols[fieldname] = creader
-    for docnum, stored in reader.iter_docs():
+    raw_stored = _raw_stored(reader, pdw)
+    for docnum, stored in reader.iter_docs() if raw_stored is None else raw_stored.docs():
         if docmap is not None:
             docmap[docnum] = writer.docnum
         pdw.start_doc(writer.docnum)
@@ -125,9 +129,68 @@ def write_per_doc(writer: SegmentWriter, fieldnames: set[str],
                 pdw.add_vector_matcher(fieldname, fieldobj, reader.vector(docnum, fieldname, fieldobj.vector))
             if fieldname in cols:
                 pdw.add_column_value(fieldname, fieldobj.column_type, cols[fieldname][docnum])
+        if raw_stored is not None:
+            raw_stored.copy(pdw)
         pdw.finish_doc()
         writer.docnum += 1
+    if raw_stored is not None and raw_stored.copied:
+        note("merging.stored_copied")
     return docmap
+
+
+class _RawStored:
+    """A merged segment's stored fields copied as the compressed bytes it holds, when the
+    document's stored fields pickle to the bytes they were read from (Whoosh decompresses and
+    unpickles them, then pickles and compresses them again in `finish_doc`: the compression
+    was most of a merged document's cost). The same bytes: zlib at the same level compresses
+    the same pickle to the same bytes; any other document goes `finish_doc`'s way."""
+
+    def __init__(self, perdoc: Any, source: Any, target: Any) -> None:
+        self._perdoc = perdoc  # the merged segment's per-document reader,
+        self._source = source  # its column of compressed pickles (CompressedBytesColumn),
+        self._target = target  # and the new segment's
+        self._raw = self._plain = b""  # the current document's, compressed and not
+        self.copied = 0  # documents whose stored fields were copied
+
+    def docs(self) -> Iterator[tuple[int, dict]]:
+        """Whoosh's `iter_docs` (live documents, their stored fields; {} for none), each
+        document's bytes kept for `copy`."""
+        raw_at = partial(columns.VarBytesColumn.Reader.__getitem__, self._source)
+        decompress = self._source._decompress
+        for docnum in self._perdoc.all_doc_ids():
+            raw = raw_at(docnum)
+            plain = decompress(raw) if raw else b""
+            self._raw, self._plain = raw, plain
+            yield docnum, loads(plain) if plain else {}
+
+    def copy(self, pdw: Any) -> None:
+        """Before `pdw.finish_doc()`: write the stored fields it holds for the current
+        document as the bytes they were read from, if they pickle to the same."""
+        stored = pdw._storedfields
+        if stored and self._raw and dumps(stored, 2) == self._plain:
+            columns.VarBytesColumn.Writer.add(self._target, pdw._docnum, self._raw)
+            stored.clear()  # finish_doc adds nothing then
+            self.copied += 1
+
+
+def _raw_stored(reader: SegmentReader, pdw: Any) -> _RawStored | None:
+    """`_RawStored` for a W3 segment merged by a W3 writer whose stored columns are Whoosh's
+    (pickles compressed by zlib at the same level), else None."""
+    perdoc: Any = getattr(reader, "_perdoc", None)
+    if not is_w3(reader) or type(perdoc) is not whoosh3.W3PerDocReader \
+            or type(pdw) is not whoosh3.W3PerDocWriter:
+        return None
+    source = perdoc._cached_reader("_stored", whoosh3.STORED_COLUMN)
+    target = pdw._colwriters.get("_stored")
+    if type(source) is not columns.PickleColumn.Reader or type(target) is not columns.PickleColumn.Writer:
+        return None
+    source, target = source._child, target._child
+    if type(source) is not columns.CompressedBytesColumn.Reader \
+            or type(target) is not columns.CompressedBytesColumn.Writer \
+            or source._decompress is not zlib.decompress or target._compress is not zlib.compress \
+            or target._level != whoosh3.STORED_COLUMN._child._level:
+        return None
+    return _RawStored(perdoc, source, target)
 
 
 def _field_lengths(reader: SegmentReader, fieldname: str) -> Callable[[int], int | None]:
@@ -153,7 +216,7 @@ def take_sources(segment: object) -> list[SegmentSource]:
     return _SOURCES.pop(segment, [])
 
 
-@dataclass
+@dataclass(slots=True)
 class Copied:
     """One term's posting list from a merged segment, its blocks already renumbered."""
 
@@ -176,6 +239,7 @@ class SegmentSource:
         self.reader = reader
         self.basedoc = basedoc
         self.docmap = docmap  # None: no deletions, docnum + basedoc; else old -> new docnum
+        self._get = reader._terms._postfile.get  # a W3 segment's (merge_segment)
 
     def terms(self, schema: Schema, number: int) -> Iterator[tuple[Term, int, bytes]]:
         """(term, `number`, raw term info) in the order the segment wrote them: (field,
@@ -208,12 +272,32 @@ class SegmentSource:
         if self.docmap is not None or raw[0]:  # deletions, or postings inlined in the info
             return self._renumbered(whoosh3.W3TermInfo.from_bytes(raw), field_lengths)
         _flags, total, df, low, high, maxweight, first, last, start, length = _INFO.unpack_from(raw)
-        data = self.reader._terms._postfile.get(start, length)
+        data = self._get(start, length)
         base = self.basedoc
-        blocks = []
         keep = with_arrays and not vectors.has_arrays(raw)  # the arrays come from these blocks
-        all_ids: list[int] = []
-        all_weights: list[float] = []
+        # the blocks copied without decoding them; the arrays read if the list has them, else
+        # made from the blocks' bodies (docnums from their gaps: the first is absolute)
+        bodies: list[bytes] | None = [] if keep else None
+        shifted_blocks = shift_blocks(data, base, bodies)
+        if shifted_blocks is not None:
+            ids = weights = None
+            if keep and bodies is not None:
+                all_ids: list[int] = []
+                all_weights: list[float] = []
+                for body in bodies:
+                    gaps, block_weights, _values = loads(body)
+                    all_ids += accumulate(gaps)
+                    all_weights += weights_of(block_weights, len(gaps))  # type: ignore[arg-type]
+                ids, weights = np.array(all_ids, np.int64) + base, np.array(all_weights, np.float64)
+            elif with_arrays:  # written after the list: docnums (int32), then weights (float32)
+                arrays = self._get(start + length, 8 * df)
+                ids = np.frombuffer(arrays, "<i4", df).astype(np.int64) + base
+                weights = np.frombuffer(arrays, "<f4", df, 4 * df)
+            return Copied(shifted_blocks, total, df, maxweight, BYTE_LENGTH[low] or None,
+                          BYTE_LENGTH[high], first + base, last + base, ids, weights)
+        blocks = []
+        all_ids = []
+        all_weights = []
         for (count, block_last, top, _comp, block_low, block_high), body in raw_blocks(data):
             shifted = shift_docnums(body, base)
             blocks.append(dumps((count, block_last + base, top, 0, block_low, block_high), 2) + shifted)

@@ -28,9 +28,10 @@ from whoosh.fields import Schema
 from whoosh.filedb import filetables
 from whoosh.system import pack_ushort
 from whoosh.util.numeric import _length_byte_cache, length_to_byte
+from whoosh.util.numlists import GrowableArray
 
 from webcrawler.index.format import merging, vectors
-from webcrawler.index.format.merging import Copied, Posting
+from webcrawler.index.format.merging import Copied, Posting, Term
 
 BLOCK = 128  # postings per block (Whoosh's default)
 # A block's body pickled as protocol 3 rather than Whoosh's 2: protocol 2 writes each
@@ -49,6 +50,11 @@ _TOP_LENGTH = 106374
 assert length_to_byte(_TOP_LENGTH) == 255  # Whoosh 2.7: every length from here is 255
 _LENGTH_BYTE = np.searchsorted(np.asarray(_length_byte_cache, dtype=np.int64),
                                np.arange(_TOP_LENGTH), side="left").astype(np.uint8).tobytes()
+
+
+def _length_byte(length: int) -> int:
+    """Whoosh's `length_to_byte(length)` for a length of 0 or more, from the table."""
+    return _LENGTH_BYTE[length] if length < _TOP_LENGTH else 255
 
 
 class _Lengths:
@@ -79,15 +85,33 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._lengths_of: dict[str, list[int] | None] = {}
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
-        self._add_info = _TermIndex.of(self._tindex)
+        self._add_info, finish = _TermIndex.of(self._tindex)
         sources = merging.take_sources(self._segment)
         try:
+            if not sources:
+                self._write_pool_terms(schema, self._pool_terms(items))
+                return
             terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
             for term, parts in terms:
                 self._write_term(schema, term, parts)
         finally:
+            finish()
             for source in sources:
                 source.close()
+
+    def _write_pool_terms(self, schema: Schema, terms: Iterable[tuple[Term, list[Posting]]]) -> None:
+        """`_write_term` of each term of a commit that merges nothing (each term's list is
+        the pool's), its commonest cases called directly: a term in the current field with
+        one posting, or a block's worth."""
+        write_single, write_block, write_term = self._write_single, self._write_block, self._write_term
+        for term, postings in terms:
+            count = len(postings)
+            if term[0] != self._fieldname or not count or count > BLOCK:
+                write_term(schema, term, [postings])
+            elif count == 1:
+                write_single(term[1], postings[0])
+            else:
+                write_block(term[1], postings)
 
     def _field_lengths(self, fieldname: str) -> list[int] | None:
         """Each document's length of `fieldname`, or None for none (lengths of 0): a field
@@ -147,6 +171,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             _values_none if fixed == 0 else _values_joined
         )
         self._with_arrays = bool(schema[fieldname].scorable)
+        self._prefix = pack_ushort(self._fieldid)  # each key of the field starts with it
 
     def _write_term(self, schema: Schema, term: tuple[str, bytes],
                     parts: list[list[Posting] | Copied]) -> None:
@@ -185,8 +210,8 @@ class TermWriter(whoosh3.W3FieldWriter):
             0,
             stats.total,
             stats.df,
-            0 if stats.minlength is None else length_to_byte(stats.minlength),
-            length_to_byte(stats.maxlength),
+            0 if stats.minlength is None else _length_byte(stats.minlength),
+            _length_byte(stats.maxlength),
             stats.maxweight,
             stats.first,
             stats.last,
@@ -198,10 +223,14 @@ class TermWriter(whoosh3.W3FieldWriter):
         file and its term info, which points at the list (and marks the arrays), to the terms
         index: every path of `_write_term` ends here."""
         start = self._offset
-        self._write(body + arrays)
-        self._offset += len(body) + len(arrays)
-        mark = vectors.MARK if arrays else b""
-        self._add_info(pack_ushort(self._fieldid) + btext, info + _LONG_INT.pack(start, len(body)) + mark)
+        self._write(body)
+        if arrays:
+            self._write(arrays)
+            self._offset = start + len(body) + len(arrays)
+            self._add_info(self._prefix + btext, info + _LONG_INT.pack(start, len(body)) + vectors.MARK)
+            return
+        self._offset = start + len(body)
+        self._add_info(self._prefix + btext, info + _LONG_INT.pack(start, len(body)))
 
     def _write_single(self, btext: bytes, posting: Posting) -> None:
         """`_write_term` for a term with one posting, most of a commit's terms (rare words):
@@ -220,8 +249,8 @@ class TermWriter(whoosh3.W3FieldWriter):
         merge's rare words, about two in five of its terms): the copied block and its term
         info, without the general path's statistics and chunks."""
         chunk = part.blocks[0]
-        low = 0 if part.minlength is None else length_to_byte(part.minlength)
-        info = _TERMINFO.pack(0, part.total, part.df, low, length_to_byte(part.maxlength),
+        low = 0 if part.minlength is None else _length_byte(part.minlength)
+        info = _TERMINFO.pack(0, part.total, part.df, low, _length_byte(part.maxlength),
                               max(0.0, part.maxweight), part.first, part.last)
         self._put(btext, _MAGIC + _INT.pack(-len(chunk)) + chunk, b"", info)
 
@@ -233,7 +262,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         farray = array("f", weights)
         top = max(weights)
         count = len(docnums)
-        bmin = min(filter(None, lens), default=0)
+        bmin = min(lens) or min(filter(None, lens), default=0)  # no length of 0: the least
         bmax = max(lens)
         first = farray[0]
         if first == 1.0 and farray.count(1.0) == count:
@@ -271,7 +300,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             farray = array("f", weights)
             top = max(weights)
             weight_sum, count = sum(farray), len(docnums)
-            bmin = min(filter(None, lens), default=0)
+            bmin = min(lens) or min(filter(None, lens), default=0)  # no length of 0: the least
             bmax = max(lens)
             first = farray[0]
             if first == 1.0 and farray.count(1.0) == len(farray):
@@ -348,37 +377,66 @@ def _values_joined(values: tuple) -> bytes:
 
 class _TermIndex:
     """Whoosh's `OrderedHashWriter.add` (the terms file's records and hash buckets) with its
-    position counted rather than asked of the file, a record written in one call and the
-    key's MD5 taken from the digest's bytes (Whoosh's hex round trip gives the same number):
-    the same file. Only the term writer writes to the terms file while it adds terms."""
+    position counted rather than asked of the file, the key's MD5 taken from the digest's
+    bytes (Whoosh's hex round trip gives the same number), and the records and their
+    positions kept and written `_FLUSH` at a time (Whoosh writes each record and appends its
+    position to a growable array, a call each): the same file. Only the term writer writes
+    to the terms file while it adds terms; `finish` writes what is kept before anything else
+    does."""
+
+    _FLUSH = 4096  # records written in one call
 
     def __init__(self, tindex: filetables.OrderedHashWriter) -> None:
         self._tindex = tindex
         self._write = tindex.dbfile.write
         self._position = tindex.dbfile.tell()
         self._buckets = tindex.buckets
-        self._index = tindex.index.append
+        self._lastkey = tindex.lastkey
+        self._records: list[bytes] = []
+        self._positions: list[int] = []
 
     @classmethod
-    def of(cls, tindex: filetables.HashWriter) -> Callable[[bytes, bytes], None]:
-        """`tindex`'s add: this one for Whoosh's ordered MD5 hash writer, else its own."""
-        if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash:
+    def of(cls, tindex: filetables.HashWriter) -> tuple[Callable[[bytes, bytes], None], Callable[[], None]]:
+        """(`tindex`'s add, what to call once the terms are added): this one's for Whoosh's
+        ordered MD5 hash writer, else its own (and nothing to finish)."""
+        if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash \
+                and type(tindex.index) is GrowableArray and isinstance(tindex.index.array, array):
             tindex._write_hashes = lambda: _write_hash_tables(tindex)
-            return cls(tindex).add
-        return tindex.add
+            index = cls(tindex)
+            return index.add, index.finish
+        return tindex.add, lambda: None
 
     def add(self, key: bytes, value: bytes) -> None:
-        tindex = self._tindex
-        if key <= tindex.lastkey:
-            raise ValueError(f"Keys must increase: {tindex.lastkey!r}..{key!r}")
+        if key <= self._lastkey:
+            raise ValueError(f"Keys must increase: {self._lastkey!r}..{key!r}")
         position = self._position
-        self._index(position)
+        self._positions.append(position)
         record = _RECORD.pack(len(key), len(value)) + key + value
-        self._write(record)
+        records = self._records
+        records.append(record)
         self._position = position + len(record)
         digest = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")
         self._buckets[digest & 255].append((digest, position))
-        tindex.lastkey = key
+        self._lastkey = key
+        if len(records) >= self._FLUSH:
+            self.finish()
+
+    def finish(self) -> None:
+        """Write the records kept and add their positions to the index of positions, whose
+        type becomes what Whoosh's growable array would have made it (positions rise: the
+        type of the largest, from "H" up)."""
+        tindex = self._tindex
+        tindex.lastkey = self._lastkey
+        if not self._records:
+            return
+        self._write(b"".join(self._records))
+        positions, self._records, self._positions = self._positions, [], []
+        index = tindex.index
+        try:
+            array(index.array.typecode, positions[-1:])
+        except OverflowError:
+            index._retype(positions[-1])
+        index.array.extend(array(index.array.typecode, positions))
 
 
 def _write_hash_tables(tindex: filetables.HashWriter) -> None:
