@@ -41,7 +41,8 @@ below run it), servers' politeness, new and dying pages (the "flat" web has none
 
 `--web heldout-small` (or heldout-large) simulates bench.freshness_crawls' held-out web instead
 (bench/freshness_real.WEBS: its servers, pages, rate mix and --fetch-rate; no sitemaps, as its
-servers serve none): the simulator's twin of the real crawls there.
+servers serve none): the simulator's twin of the real crawls there; `--publish` writes its
+figures to freshness_optimum_<web>.json, beside the flat web's.
 
     python -m bench.freshness_optimum [--web flat] [--seeds 7 8 9 10 11] [--seconds 600] [--publish]
 """
@@ -373,6 +374,11 @@ def report(result: dict[str, object], real: dict | None = None, low: dict[str, o
     return "\n".join(text), {"headline": headline, "goal": goal, "met": bool(order and near)}
 
 
+def _result_name(web: str) -> str:
+    """Each simulated web's figures in a file of their own (the flat web's keeps its name)."""
+    return "freshness_optimum.json" if web == "flat" else f"freshness_optimum_{web.replace('-', '_')}.json"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[7, 8, 9, 10, 11])
@@ -397,13 +403,15 @@ def main(argv: list[str] | None = None) -> int:
     low = (run(replace(web, **LOW), args.seeds, LOW_POLICIES)
            if args.low or args.publish else None)
     real = None
-    if REAL.exists():
+    if REAL.exists() and args.web == "flat":  # the real crawls of the flat web's twin
         import json
         real = json.loads(REAL.read_text(encoding="utf-8"))
     body, summary = report(result, real, low)
     body += f"\n\nSimulator: {time.process_time() - started:.0f} CPU s for all of it."
-    publish("Freshness at a fixed bandwidth against the known-rate optimum (issue 35)", body,
-            RESULTS / "freshness_optimum.json" if args.publish else None, **summary)
+    flat = args.web == "flat"
+    title = "Freshness at a fixed bandwidth against the known-rate optimum (issue 35)"
+    publish(title if flat else f"{title}, the simulator's twin of {args.web}", body,
+            RESULTS / _result_name(args.web) if args.publish else None, **summary)
     return 0
 
 
