@@ -13,7 +13,10 @@ Also the model's assumptions against the truth (docs/recrawl-model.md's table): 
 each run, per band of the model's estimated change interval, its buckets' pages, estimated rate
 and pages it holds obsolete now (y_i0) beside the true rates and obsolete pages.
 
-    python -m bench.freshness_model_sim [--seeds 7 8 9 10 11] [--publish]
+    python -m bench.freshness_model_sim [--web flat] [--seeds 7 8 9 10 11] [--publish]
+
+`--web heldout-small` (or heldout-large) runs the simulator's twin of a held-out real web
+(freshness_optimum.web_of); `--publish` then writes freshness_model_sim_<web>.json.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ import numpy as np
 
 from bench.common import RESULTS, publish, table
 from bench.freshness_measure import expected_optimum, mean_sd
-from bench.freshness_optimum import EPOCH, Sim, Web, seed_rates, simulate
+from bench.freshness_optimum import EPOCH, Sim, Web, seed_rates, simulate, web_of
+from bench.freshness_real import WEBS
 from webcrawler.recrawl.buckets import bucket
 from webcrawler.recrawl.history import BucketHistory, change_rates, summarise
 from webcrawler.recrawl.model_driver import ModelDriver
@@ -169,15 +173,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[7, 8, 9, 10, 11])
     parser.add_argument("--seconds", type=float, default=600.0)
+    parser.add_argument("--web", choices=sorted(WEBS), default="flat",
+                        help="the tuning web, or the twin of a held-out real web")
     parser.add_argument("--publish", action="store_true")
     args = parser.parse_args(argv)
-    web = Web(seconds=args.seconds)
+    web = web_of(WEBS[args.web], seconds=args.seconds)
     started = time.process_time()
     runs, found = run(web, args.seeds)
     body, summary = report(runs, found, web, args.seeds)
     body += f"\n\nSimulator: {time.process_time() - started:.0f} CPU s for all of it."
-    publish("Freshness: the model-driven crawl in the simulator (issue 35)", body,
-            RESULTS / "freshness_model_sim.json" if args.publish else None, **summary)
+    title = "Freshness: the model-driven crawl in the simulator (issue 35)"
+    flat = args.web == "flat"
+    name = "freshness_model_sim" + ("" if flat else "_" + args.web.replace("-", "_"))
+    publish(title if flat else f"{title}, the twin of {args.web}", body,
+            RESULTS / f"{name}.json" if args.publish else None, **summary)
     return 0
 
 
