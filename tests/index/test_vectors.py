@@ -14,7 +14,14 @@ from whoosh.codec import whoosh3
 
 from webcrawler.index import IndexedDocument, open_writer
 from webcrawler.index.format import vectors
-from webcrawler.index.format.blocks import extent, posting_blocks, raw_blocks, shift_block, shift_docnums
+from webcrawler.index.format.blocks import (
+    extent,
+    posting_blocks,
+    raw_blocks,
+    shift_block,
+    shift_blocks,
+    shift_docnums,
+)
 from webcrawler.index.format.opening import open_index
 from webcrawler.index.format.schema import CONTENT
 
@@ -131,3 +138,31 @@ def test_new_blocks_keep_positions_as_bytes_and_whoosh_reads_them(tmp_path: Path
                 assert [len(found[d]) for d in sorted(found)] == list(range(1, 300))
     finally:
         ix.close()
+
+
+def test_a_list_copied_undecoded_is_the_list_decoded_and_pickled_again() -> None:
+    """A merge's part (`merging._shifted`): the blocks of a many-block list copied without
+    decoding (`shift_blocks`) are the blocks raw_blocks' decoding gives, with the same bodies
+    kept for its arrays; a list with a block `shift_block` does not know (an int weight)
+    takes the decoding way, with the same result as decoding by hand."""
+    from webcrawler.index.format.merging import _shifted
+
+    def framed(blocks: list[bytes]) -> bytes:
+        sizes = [len(b) if i < len(blocks) - 1 else -len(b) for i, b in enumerate(blocks)]
+        return whoosh3.WHOOSH3_HEADER_MAGIC + b"".join(
+            size.to_bytes(4, "big", signed=True) + block for size, block in zip(sizes, blocks, strict=True))
+
+    def block(first: int, top: object) -> bytes:
+        body = pickle.dumps(((first, 1, 2), (1.0, 2.0, 1.0), None), 2)
+        return pickle.dumps((3, first + 3, top, 0, 1, 9), 2) + body
+
+    for top in (2.0, 2):  # a float top weight: copied; an int one: decoded
+        data = framed([block(4, top), block(300, top), block(70_000, top)])
+        want_blocks, want_bodies = [], []
+        for (count, last, weight, _comp, low, high), body in raw_blocks(data):
+            want_blocks.append(pickle.dumps((count, last + 1000, weight, 0, low, high), 2)
+                               + shift_docnums(body, 1000))
+            want_bodies.append(body)
+        assert (shift_blocks(data, 1000) is None) == isinstance(top, int)
+        assert _shifted(data, 1000, keep=True) == (want_blocks, want_bodies), top
+        assert _shifted(data, 1000, keep=False) == (want_blocks, []), top

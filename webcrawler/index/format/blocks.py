@@ -51,17 +51,24 @@ def raw_blocks(data: bytes) -> Iterator[tuple[Header, bytes]]:
     """(header, pickled body, decompressed) of each block of one posting list."""
     if data[:4] != MAGIC:
         raise ValueError("not a W3 posting list")
-    pos = 4
-    while pos < len(data):
-        size = _INT.unpack_from(data, pos)[0]
-        pos += 4
-        end = pos + abs(size)
-        stream = io.BytesIO(data[pos:end])
+    for block in _framed(data):
+        stream = io.BytesIO(block)
         header = pickle.load(stream)
         body = stream.read()
         if header[3]:
             body = zlib.decompress(body)
         yield header, body
+
+
+def _framed(data: bytes) -> Iterator[bytes]:
+    """Each block's bytes (pickled header, then body) of a posting list whose MAGIC is checked:
+    a block is framed by its signed size, negative on the last."""
+    pos = 4
+    while pos < len(data):
+        size = _INT.unpack_from(data, pos)[0]
+        pos += 4
+        end = pos + abs(size)
+        yield data[pos:end]
         pos = end
         if size < 0:
             break
@@ -198,17 +205,11 @@ def shift_blocks(data: bytes, base: int, bodies: list[bytes] | None = None) -> l
     if data[:4] != MAGIC:
         return None
     blocks = []
-    pos, size_of = 4, _INT.unpack_from
-    while pos < len(data):
-        size = size_of(data, pos)[0]
-        end = pos + 4 + abs(size)
-        block = shift_block(data[pos + 4 : end], base, bodies)
-        if block is None:
+    for block in _framed(data):
+        shifted = shift_block(block, base, bodies)
+        if shifted is None:
             return None
-        blocks.append(block)
-        pos = end
-        if size < 0:
-            break
+        blocks.append(shifted)
     return blocks
 
 

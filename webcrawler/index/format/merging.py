@@ -272,57 +272,23 @@ class SegmentSource:
         if self.docmap is not None or raw[0]:  # deletions, or postings inlined in the info
             return self._renumbered(whoosh3.W3TermInfo.from_bytes(raw), field_lengths)
         _flags, total, df, low, high, maxweight, first, last, start, length = _INFO.unpack_from(raw)
-        data = self._get(start, length)
         base = self.basedoc
         keep = with_arrays and not vectors.has_arrays(raw)  # the arrays come from these blocks
-        # the blocks copied without decoding them; the arrays read if the list has them, else
-        # made from the blocks' bodies (docnums from their gaps: the first is absolute)
-        bodies: list[bytes] | None = [] if keep else None
-        shifted_blocks = shift_blocks(data, base, bodies)
-        if shifted_blocks is not None:
-            ids = weights = None
-            if keep and bodies is not None:
-                all_ids: list[int] = []
-                all_weights: list[float] = []
-                for body in bodies:
-                    gaps, block_weights, _values = loads(body)
-                    all_ids += accumulate(gaps)
-                    all_weights += weights_of(block_weights, len(gaps))  # type: ignore[arg-type]
-                ids, weights = np.array(all_ids, np.int64) + base, np.array(all_weights, np.float64)
-            elif with_arrays:  # written after the list: docnums (int32), then weights (float32)
-                arrays = self._get(start + length, 8 * df)
-                ids = np.frombuffer(arrays, "<i4", df).astype(np.int64) + base
-                weights = np.frombuffer(arrays, "<f4", df, 4 * df)
-            return Copied(shifted_blocks, total, df, maxweight, BYTE_LENGTH[low] or None,
-                          BYTE_LENGTH[high], first + base, last + base, ids, weights)
-        blocks = []
-        all_ids = []
-        all_weights = []
-        for (count, block_last, top, _comp, block_low, block_high), body in raw_blocks(data):
-            shifted = shift_docnums(body, base)
-            blocks.append(dumps((count, block_last + base, top, 0, block_low, block_high), 2) + shifted)
-            if keep:
-                gaps, weights, _values = loads(shifted)
-                all_ids += accumulate(gaps)
-                all_weights += weights_of(weights, count)  # type: ignore[arg-type]
+        blocks, bodies = _shifted(self._get(start, length), base, keep)
         ids = weights = None
-        if keep:
-            ids, weights = np.array(all_ids, np.int64), np.array(all_weights, np.float64)
+        if keep:  # docnums from the bodies' gaps (each block's first is absolute)
+            all_ids: list[int] = []
+            all_weights: list[float] = []
+            for body in bodies:
+                gaps, block_weights, _values = loads(body)
+                all_ids += accumulate(gaps)
+                all_weights += weights_of(block_weights, len(gaps))  # type: ignore[arg-type]
+            ids, weights = np.array(all_ids, np.int64) + base, np.array(all_weights, np.float64)
         elif with_arrays:
-            ids, weights = vectors.postings_from(self.reader, raw)
+            ids, weights = vectors.arrays_at(self.reader, start + length, df)
             ids = ids.astype(np.int64) + base
-        return Copied(
-            blocks=blocks,
-            total=total,
-            df=df,
-            maxweight=maxweight,
-            minlength=BYTE_LENGTH[low] or None,
-            maxlength=BYTE_LENGTH[high],
-            first=first + base,
-            last=last + base,
-            ids=ids,
-            weights=weights,
-        )
+        return Copied(blocks, total, df, maxweight, BYTE_LENGTH[low] or None, BYTE_LENGTH[high],
+                      first + base, last + base, ids, weights)
 
     def _renumbered(self, info: whoosh3.W3TermInfo, field_lengths: list[int] | None) -> list[Posting]:
         """The list's live postings with their new docnums (a segment with deletions)."""
@@ -389,3 +355,19 @@ def _most_postings(items: list[tuple[Term, int, Any]]) -> int:
 def _numbered(number: int, terms: Iterator[tuple[Term, object]]) -> Iterator[tuple[Term, int, object]]:
     for term, item in terms:
         yield term, number, item
+
+
+def _shifted(data: bytes, base: int, keep: bool) -> tuple[list[bytes], list[bytes]]:
+    """The blocks of the list `data` with every docnum `base` higher, and (`keep`) each block's
+    body as it was: copied without decoding (`shift_blocks`) where the blocks are as it knows,
+    else decoded and pickled again."""
+    bodies: list[bytes] = []
+    blocks = shift_blocks(data, base, bodies if keep else None)
+    if blocks is not None:
+        return blocks, bodies
+    blocks = []
+    for (count, last, top, _comp, low, high), body in raw_blocks(data):
+        blocks.append(dumps((count, last + base, top, 0, low, high), 2) + shift_docnums(body, base))
+        if keep:
+            bodies.append(body)
+    return blocks, bodies

@@ -95,10 +95,15 @@ def postings_from(reader: SegmentReader, raw: bytes) -> Postings:
     """The arrays of the list whose term info `raw` has them (`has_arrays`)."""
     info = whoosh3.W3TermInfo.from_bytes(raw)
     start, length = extent(info)
-    count = info.doc_frequency()
+    return arrays_at(reader, start + length, info.doc_frequency())
+
+
+def arrays_at(reader: SegmentReader, offset: int, count: int) -> Postings:
+    """The arrays of a list of `count` postings, written at `offset` of the postings file (just
+    after the list's blocks): its docnums (int32), then its weights (float32)."""
     postfile = reader._terms._postfile
-    data = postfile.view(start + length, 8 * count) if isinstance(postfile, MappedFile) \
-        else postfile.get(start + length, 8 * count)
+    data = postfile.view(offset, 8 * count) if isinstance(postfile, MappedFile) \
+        else postfile.get(offset, 8 * count)
     return np.frombuffer(data, "<i4", count), np.frombuffer(data, "<f4", count, 4 * count)
 
 
