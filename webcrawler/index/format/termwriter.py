@@ -52,6 +52,15 @@ _LENGTH_BYTE = np.searchsorted(np.asarray(_length_byte_cache, dtype=np.int64),
                                np.arange(_TOP_LENGTH), side="left").astype(np.uint8).tobytes()
 
 
+def _stored_weights(weights: array) -> object:
+    """A block's weights as Whoosh's W3 block stores them: None when all are 1.0, one float
+    when all are alike, else each (the float32 values `weights` holds)."""
+    first = weights[0]
+    if weights.count(first) == len(weights):
+        return None if first == 1.0 else first
+    return tuple(weights)
+
+
 def _length_byte(length: int) -> int:
     """Whoosh's `length_to_byte(length)` for a length of 0 or more, from the table."""
     return _LENGTH_BYTE[length] if length < _TOP_LENGTH else 255
@@ -237,7 +246,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         the same block and term info, without the general path's lists and statistics."""
         docnum, top, value, length = posting
         single = _F32.unpack(_F32.pack(top))[0]
-        high = _LENGTH_BYTE[length] if length < _TOP_LENGTH else 255
+        high = _length_byte(length)
         low = high if length else 0
         chunk = dumps((1, docnum, top, 0, low, high), 2) + dumps(
             ((docnum,), None if single == 1.0 else single, self._values((value,))), BODY_PROTOCOL)
@@ -264,17 +273,11 @@ class TermWriter(whoosh3.W3FieldWriter):
         count = len(docnums)
         bmin = min(lens) or min(filter(None, lens), default=0)  # no length of 0: the least
         bmax = max(lens)
-        first = farray[0]
-        if first == 1.0 and farray.count(1.0) == count:
-            mini_weights: object = None
-        elif farray.count(first) == count:
-            mini_weights = first
-        else:
-            mini_weights = tuple(farray)
+        mini_weights = _stored_weights(farray)
         gaps = [docnums[0]]
         gaps += map(int.__sub__, docnums[1:], docnums)
-        high = _LENGTH_BYTE[bmax] if bmax < _TOP_LENGTH else 255
-        low = 0 if not bmin else _LENGTH_BYTE[bmin] if bmin < _TOP_LENGTH else 255
+        high = _length_byte(bmax)
+        low = _length_byte(bmin) if bmin else 0
         chunk = dumps((count, docnums[-1], top, 0, low, high), 2) + dumps(
             (tuple(gaps), mini_weights, self._values(values)), BODY_PROTOCOL)
         body = _MAGIC + _INT.pack(-len(chunk)) + chunk
@@ -302,21 +305,15 @@ class TermWriter(whoosh3.W3FieldWriter):
             weight_sum, count = sum(farray), len(docnums)
             bmin = min(lens) or min(filter(None, lens), default=0)  # no length of 0: the least
             bmax = max(lens)
-            first = farray[0]
-            if first == 1.0 and farray.count(1.0) == len(farray):
-                mini_weights = None
-            elif farray.count(first) == len(farray):
-                mini_weights = first
-            else:
-                mini_weights = tuple(farray)
+            mini_weights = _stored_weights(farray)
             gaps = [docnums[0]]
             gaps += map(int.__sub__, docnums[1:], docnums)
             ids = tuple(gaps)
             mini_values = self._values(values)
         stats.add(weight_sum, count, top, bmin or None, bmax, postings[0][0], postings[-1][0])
         data = dumps((ids, mini_weights, mini_values), BODY_PROTOCOL)
-        high = _LENGTH_BYTE[bmax] if bmax < _TOP_LENGTH else 255
-        low = 0 if not bmin else _LENGTH_BYTE[bmin] if bmin < _TOP_LENGTH else 255
+        high = _length_byte(bmax)
+        low = _length_byte(bmin) if bmin else 0
         head = dumps((len(ids), postings[-1][0], top, 0, low, high), 2)
         return head + data
 
