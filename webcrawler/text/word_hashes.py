@@ -24,6 +24,7 @@ import numpy as np
 
 WIDE = 16  # bytes of a word the table keys on: two uint64
 SLOTS = 1 << 18  # the table's size; it holds at most half as many words
+FEW_NEW = 64  # new words a page adds one by one in Python (more: probed as arrays)
 
 _DIGITS = re.compile(r"\d+")
 _SPACE = 0x20
@@ -62,6 +63,7 @@ class WordTable:
         self.lock = threading.Lock()  # a row is written a column at a time: one page at a time
         self._shift = np.uint64(64 - (slots.bit_length() - 1))
         self._last = slots - 1
+        self._cells = memoryview(self.rows).cast("B").cast("Q")  # the rows' uint64s, one by one
 
     def slots(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
         """Each word's first slot: a multiplicative hash of both halves (words differ mostly in
@@ -95,8 +97,12 @@ class WordTable:
             self.rows[:, 0] = 0
             self.count = 0
             low, high, value = low[:room], high[:room], value[:room]
-        pending = np.arange(low.size)
         at = self.slots(low, high)
+        if low.size <= FEW_NEW:
+            self._add_each(at.tolist(), low.tolist(), high.tolist(), value.tolist())
+            self.count += low.size
+            return
+        pending = np.arange(low.size)
         while pending.size:
             free = np.flatnonzero(self.rows.take(at, axis=0)[:, 0] == 0)
             taking = free[_first_of_each(at[free])]
@@ -107,6 +113,18 @@ class WordTable:
             going[taking] = False
             pending, at = pending[going], (at[going] + 1) & self._last
         self.count += low.size
+
+    def _add_each(self, at: list[int], low: list[int], high: list[int], value: list[int]) -> None:
+        """`add` one word after another, each probing from its slot to the first free one: for
+        a page's few dozen new words, a few Python steps each where a round of the arrays'
+        probing costs a dozen NumPy calls. Where a word lands does not change what `find`
+        answers (it probes from the word's slot to the word or a free slot)."""
+        cells, last = self._cells, self._last
+        for slot, word_low, word_high, word_value in zip(at, low, high, value, strict=True):
+            while cells[4 * slot]:
+                slot = (slot + 1) & last
+            cell = 4 * slot
+            cells[cell], cells[cell + 1], cells[cell + 2] = word_low, word_high, word_value
 
 
 def _first_of_each(slots: np.ndarray) -> list[int]:
