@@ -48,6 +48,7 @@ from webcrawler.protocol import urls
 from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Reason
 
 CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters
+_LINK_NAMES = ("p_source", "p_target", "p_anchor")  # add_links' values, in this order
 LOOKUP_CHUNK = 256  # a page's paths on one server asked in one statement (add_urls)
 
 
@@ -296,8 +297,8 @@ class CrawlStore:
 
     def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None:
         """Links from `source_id`: (target id, anchor text); a pair already stored is kept."""
-        self._sql.add_link.run_many(
-            {"p_source": source_id, "p_target": t, "p_anchor": a[:500]} for t, a in targets)
+        self._sql.add_link.run_many_values(
+            _LINK_NAMES, [(source_id, t, a[:500]) for t, a in targets])
 
     # --- one URL per document (engine/loop/canonical.py, near_duplicates.py) ---
     def canonical_ids(self) -> set[int]:
