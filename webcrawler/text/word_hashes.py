@@ -63,7 +63,7 @@ class WordTable:
         self.lock = threading.Lock()  # a row is written a column at a time: one page at a time
         self._shift = np.uint64(64 - (slots.bit_length() - 1))
         self._last = slots - 1
-        self._cells = memoryview(self.rows).cast("B").cast("Q")  # the rows' uint64s, one by one
+        self._cells = self.rows.data.cast("B").cast("Q")  # the rows' uint64s, one by one
 
     def slots(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
         """Each word's first slot: a multiplicative hash of both halves (words differ mostly in
