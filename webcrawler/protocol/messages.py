@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from itertools import repeat
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from webcrawler.protocol.urls import TRACKING_PARAMETERS
 
@@ -155,11 +155,12 @@ _DOCUMENT_VALUES = attrgetter(*(f.name for f in fields(Document)))
 _LINKS = [f.name for f in fields(Document)].index("links")
 
 
-def _unpickled_document(*values: object) -> Document:
+def _unpickled_document(*values: Any) -> Document:
     """The Document `Document.__reduce__` pickled, its links made again from their columns."""
-    urls, anchors = values[_LINKS]  # type: ignore[misc]
-    links = tuple(map(tuple.__new__, repeat(Outlink), zip(urls, anchors, strict=True)))  # Outlinks, made in C
-    return Document(*values[:_LINKS], links, *values[_LINKS + 1:])  # type: ignore[arg-type]
+    fields_ = list(values)
+    urls, anchors = fields_[_LINKS]
+    fields_[_LINKS] = tuple(map(tuple.__new__, repeat(Outlink), zip(urls, anchors, strict=True)))  # made in C
+    return Document(*fields_)
 
 
 @dataclass(frozen=True, slots=True)
