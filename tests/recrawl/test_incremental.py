@@ -20,6 +20,7 @@ from sqlalchemy import select
 from webcrawler.database.schema import connect, documents, links, responses
 from webcrawler.database.states import State
 from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
+from webcrawler.engine.loop.crawl import CrawlLoop
 from webcrawler.engine.loop.index_hooks import index_loop
 from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore, stored_text
@@ -66,9 +67,12 @@ class RecordingSink:
         self.inner.abort()
 
 
-def crawl(settings: Settings, seed: str, plan: RecrawlPlan | None = None) -> RecordingSink:
+def crawl(settings: Settings, seed: str, plan: RecrawlPlan | None = None,
+          running: list[CrawlLoop] | None = None) -> RecordingSink:
     """One incremental crawl in this process, as `webcrawler index --incremental` runs it
-    (with `plan`: the settings' policy under that plan instead of the default one)."""
+    (with `plan`: the settings' policy under that plan instead of the default one; with
+    `running`: the crawl is appended to it while it runs, so a route may `request_stop` it
+    once what the test waits for has happened, instead of a time limit deciding)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = connect(settings.database_url)
     store = CrawlStore(engine)
@@ -81,6 +85,8 @@ def crawl(settings: Settings, seed: str, plan: RecrawlPlan | None = None) -> Rec
             recrawl.load()
         crawler = index_loop(settings, store, sink=sink, ordering=ordering, recrawl=recrawl)
         crawler.add_seeds([seed])
+        if running is not None:
+            running.append(crawler)
         crawler.run()
     finally:
         store.close()
