@@ -73,8 +73,9 @@ def rows(settings: Settings) -> dict[str, dict]:
             for r in found}
 
 
-# The server notes `finished` after its handler returns, which on a busy machine can be a
-# few milliseconds after the crawler already had the whole answer and started its window.
+# Kept from when the server noted `finished` after its last write, which on a busy machine
+# came a few milliseconds after the crawler had the whole answer and started its window
+# (Hit.finished is now taken before that write: never after the crawler has the answer).
 LOGGING_SLACK = 0.02  # seconds
 
 

@@ -78,7 +78,10 @@ class Hit:
     server: str  # "host:port"
     path: str
     started: float  # time.monotonic() when the request line was read
-    finished: float  # when the answer was written (or abandoned)
+    # when the answer's last write began (or when it was abandoned): no client can have the
+    # whole answer earlier. A stamp after the write could come late: the thread that wrote
+    # waits for the GIL of the process serving it, while the client already acts on the answer
+    finished: float
     status: int
     user_agent: str
     headers: tuple[tuple[str, str], ...] = ()
@@ -129,6 +132,7 @@ def _check_loopback(address: str) -> None:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "LoopbackWeb/1"
+    _last_write: float | None = None  # when the answer's last write began: Hit.finished
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - silence stderr
         pass
@@ -138,6 +142,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         started = time.monotonic()
+        self._last_write = None
         web: _SiteServer = self.server  # type: ignore[assignment]
         web.log.begin()
         page = self._page(web.site)
@@ -151,13 +156,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self._write(page)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             status = -1  # the client went away
+            self._last_write = None  # abandoned: when it was
         finally:
             web.log.add(
                 Hit(
                     server=web.name,
                     path=self.path,
                     started=started,
-                    finished=time.monotonic(),
+                    finished=self._last_write or time.monotonic(),
                     status=status,
                     user_agent=self.headers.get("User-Agent", ""),
                     headers=tuple(self.headers.items()),
@@ -174,6 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Drop the connection with a TCP RST (SO_LINGER 0): the client sees a reset."""
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.close_connection = True
+        self._last_write = time.monotonic()
         self.connection.close()
         return -2
 
@@ -190,20 +197,27 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self.send_header("Connection", "close")
                 self.close_connection = True
-            self.end_headers()
+            self._end_headers()
             if self.command != "HEAD":
+                self._last_write = time.monotonic()
                 self.wfile.write(body)
             return
         self.send_header("Connection", "close")
         self.close_connection = True
-        self.end_headers()
+        self._end_headers()
         if self.command == "HEAD":
             return
         for chunk in body:
+            self._last_write = time.monotonic()
             self.wfile.write(chunk)
             self.wfile.flush()
             if page.chunk_delay:
                 time.sleep(page.chunk_delay)
+
+
+    def _end_headers(self) -> None:
+        self._last_write = time.monotonic()
+        self.end_headers()
 
 
 class _SiteServer(ThreadingHTTPServer):
