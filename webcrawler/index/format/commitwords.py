@@ -57,10 +57,17 @@ class CommitWords:
     def take(self, one_byte: list[bytes]) -> dict[bytes, list[Posting]]:
         """word -> its postings (docnum, weight, encoded positions, length) in docnum order,
         and forget them. `one_byte[p]`: the value of a single position p below 256."""
+        return self.take_columns(one_byte).postings()
+
+    def take_columns(self, one_byte: list[bytes]) -> WordPostings:
+        """`take`'s postings as columns (`WordPostings`), the words in sorted order, and forget
+        them: the term writer writes a commit's lists from the columns without a tuple per
+        posting (`termwriter.TermWriter`)."""
         words = self.words
         if not words:
             self.clear()
-            return {}
+            return WordPostings([], np.zeros(1, np.int64), np.zeros(0, np.int64),
+                                np.zeros(0, np.float64), [], np.zeros(0, np.int64))
         counts = np.array(self._counts, np.int64)
         docs = np.repeat(np.array(self._docs, np.int64), counts)
         # each word's position: its part's start plus its place in the part
@@ -74,7 +81,8 @@ class CommitWords:
         length_of[documents - first_doc] = list(self._lengths.values())
         self.clear()
 
-        keys = list(dict.fromkeys(words))
+        # words numbered in sorted order: a word's postings come in the terms' order
+        keys = sorted(dict.fromkeys(words))
         number = dict(zip(keys, range(len(keys)), strict=True))
         ids = np.fromiter(map(number.__getitem__, words), np.int64, len(words))
         del words, number
@@ -90,15 +98,36 @@ class CommitWords:
         weights = freqs + np.add.reduceat(extras, starts)
         post_docs = docs[starts]
         values = _values(positions, new, starts, freqs, one_byte)
-
-        postings: list[Posting] = list(zip(post_docs.tolist(), weights.tolist(), values,
-                            length_of[post_docs - first_doc].tolist(), strict=True))
-        # each word's postings: from its first posting to the next word's
+        # each word's postings: from its first posting to the next word's (every word has one)
         post_ids = ids[starts]
-        word_starts = np.flatnonzero(np.append(True, post_ids[1:] != post_ids[:-1]))
-        bounds = np.append(word_starts, len(post_ids)).tolist()
-        return {keys[w]: postings[a:b] for w, a, b in zip(post_ids[word_starts].tolist(), bounds, bounds[1:],
-                                                          strict=False)}
+        bounds = np.append(np.flatnonzero(np.append(True, post_ids[1:] != post_ids[:-1])), len(post_ids))
+        return WordPostings(keys, bounds, post_docs, weights, values, length_of[post_docs - first_doc])
+
+
+class WordPostings:
+    """A commit's postings of one field as columns: `words` (sorted), and word i's postings
+    at [bounds[i], bounds[i + 1]) of `docs`, `weights`, `values` and `lengths` (each word's
+    in docnum order). The weights are whole numbers (`CommitWords` takes no other), so their
+    sums are exact in any order."""
+
+    def __init__(self, words: list[bytes], bounds: np.ndarray, docs: np.ndarray, weights: np.ndarray,
+                 values: list[bytes], lengths: np.ndarray) -> None:
+        self.words = words
+        self.bounds = bounds
+        self.docs = docs
+        self.weights = weights
+        self.values = values
+        self.lengths = lengths
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def postings(self) -> dict[bytes, list[Posting]]:
+        """word -> its postings as tuples (docnum, weight, encoded positions, length)."""
+        postings: list[Posting] = list(zip(self.docs.tolist(), self.weights.tolist(), self.values,
+                                           self.lengths.tolist(), strict=True))
+        bounds = self.bounds.tolist()
+        return {word: postings[a:b] for word, a, b in zip(self.words, bounds, bounds[1:], strict=False)}
 
 
 def _word_order(ids: np.ndarray, docs: np.ndarray, words: int, span: int, first_doc: int) -> np.ndarray:

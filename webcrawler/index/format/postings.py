@@ -40,8 +40,9 @@ from whoosh.util import random_name
 
 from webcrawler.index.format import runs, termsfile
 from webcrawler.index.format.analysis import TITLE_GAP, analyzer, index_words, parts
-from webcrawler.index.format.commitwords import CommitWords
+from webcrawler.index.format.commitwords import CommitWords, WordPostings
 from webcrawler.index.format.merging import Posting
+from webcrawler.index.format.runs import TermPostings
 from webcrawler.index.format.termwriter import BLOCK, TermWriter
 
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
@@ -258,8 +259,13 @@ class PostingPool(writing.PostingPool):
     def iter_postings(self) -> GroupedPostings | runs.MergedRuns:
         """The pool's postings for the term writer, grouped by term: in memory
         (`GroupedPostings`), or merged from the runs it spilled and what it still holds."""
+        columns = {}
+        if not self.runs:  # a field's words that are all this commit's: as columns
+            for name, pending in self.commit_words.items():
+                if pending and not self.words.get(name):
+                    columns[name] = pending.take_columns(_ONE_BYTE)
         self._grouped()
-        rest = GroupedPostings(self.current, self.words)
+        rest = GroupedPostings(self.current, self.words, columns)
         self.current, self.words = [], {}
         if not self.runs:
             return rest
@@ -281,14 +287,34 @@ class GroupedPostings:
     they were added, which is docnum order: documents are numbered as they are added,
     and a merged segment's documents after them. `words`: the postings the pool grouped
     already (`PostingPool.add_terms`), each with its document's length; the others' lengths
-    are the term writer's to find (None)."""
+    are the term writer's to find (None). `columns`: a field's postings made at once from
+    its words (`commitwords.WordPostings`), for a field with no others in the commit."""
 
-    def __init__(self, items: list[tuple], words: dict[str, dict[bytes, list[Posting]]]) -> None:
+    def __init__(self, items: list[tuple], words: dict[str, dict[bytes, list[Posting]]],
+                 columns: dict[str, WordPostings] | None = None) -> None:
         self._items = items
-        self._words = words
+        self._grouped_words = words
+        self._columns = columns or {}
 
-    def terms(self) -> Iterator[tuple[tuple[str, bytes], list, bool]]:
+    @property
+    def _words(self) -> dict[str, dict[bytes, list[Posting]]]:
+        """`words` with the columns' postings as tuples among them."""
+        for fieldname, made in self._columns.items():
+            self._grouped_words[fieldname] = made.postings()
+        self._columns = {}
+        return self._grouped_words
+
+    def terms(self) -> Iterator[TermPostings]:
         """((fieldname, btext), postings, whether each posting has its length) by term, sorted."""
+        for fieldname, terms in self.fields():
+            if isinstance(terms, WordPostings):
+                for word, postings in terms.postings().items():
+                    yield (fieldname, word), postings, True
+            else:
+                yield from terms
+
+    def fields(self) -> Iterator[tuple[str, WordPostings | Iterator[TermPostings]]]:
+        """(fieldname, its terms as `terms` yields them, or its `WordPostings`) by field, sorted."""
         groups: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
         get = groups.get
         for fieldname, btext, docnum, weight, value in self._items:
@@ -300,26 +326,36 @@ class GroupedPostings:
             else:
                 found.append((docnum, weight, value))
         self._items = []
-        words, self._words = self._words, {}
         by_field: dict[str, set[bytes]] = {}  # sorted by field, then by word: the terms' order
         for fieldname, btext in groups:
             by_field.setdefault(fieldname, set()).add(btext)
+        columns = {name: made for name, made in self._columns.items() if name not in by_field}
+        self._columns = {name: made for name, made in self._columns.items() if name in by_field}
+        words, self._grouped_words, self._columns = self._words, {}, {}
         for fieldname, grouped_words in words.items():
             by_field.setdefault(fieldname, set()).update(grouped_words)
-        for fieldname in sorted(by_field):
-            grouped_words = words.get(fieldname, {})
-            pop = grouped_words.pop
-            for btext in sorted(by_field.pop(fieldname)):
-                term = (fieldname, btext)
-                found = groups.pop(term, None) if groups else None
-                grouped = pop(btext, None)
-                if found is None:
-                    yield term, grouped or [], True
-                elif grouped is None:
-                    yield term, found, False
-                else:  # a merged segment's postings decoded into the pool, beside new documents'
-                    both = found + [posting[:3] for posting in grouped]
-                    yield term, sorted(both, key=itemgetter(0)), False
+        for fieldname in sorted(by_field.keys() | columns.keys()):
+            if fieldname in columns:
+                yield fieldname, columns.pop(fieldname)
+            else:
+                yield fieldname, self._field_terms(fieldname, by_field.pop(fieldname), groups,
+                                                   words.get(fieldname, {}))
+
+    @staticmethod
+    def _field_terms(fieldname: str, btexts: set[bytes], groups: dict[tuple[str, bytes], list],
+                     grouped_words: dict[bytes, list[Posting]]) -> Iterator[TermPostings]:
+        pop = grouped_words.pop
+        for btext in sorted(btexts):
+            term = (fieldname, btext)
+            found = groups.pop(term, None) if groups else None
+            grouped = pop(btext, None)
+            if found is None:
+                yield term, grouped or [], True
+            elif grouped is None:
+                yield term, found, False
+            else:  # a merged segment's postings decoded into the pool, beside new documents'
+                both = found + [posting[:3] for posting in grouped]
+                yield term, sorted(both, key=itemgetter(0)), False
 
 
 def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:

@@ -31,6 +31,7 @@ from whoosh.util.numeric import _length_byte_cache, length_to_byte
 from whoosh.util.numlists import GrowableArray
 
 from webcrawler.index.format import merging, vectors
+from webcrawler.index.format.commitwords import WordPostings
 from webcrawler.index.format.merging import Copied, Posting, Term
 
 BLOCK = 128  # postings per block (Whoosh's default)
@@ -50,6 +51,7 @@ _TOP_LENGTH = 106374
 assert length_to_byte(_TOP_LENGTH) == 255  # Whoosh 2.7: every length from here is 255
 _LENGTH_BYTE = np.searchsorted(np.asarray(_length_byte_cache, dtype=np.int64),
                                np.arange(_TOP_LENGTH), side="left").astype(np.uint8).tobytes()
+_LENGTH_TABLE = np.frombuffer(_LENGTH_BYTE, np.uint8)
 
 
 def _stored_weights(weights: array) -> object:
@@ -59,6 +61,11 @@ def _stored_weights(weights: array) -> object:
     if weights.count(first) == len(weights):
         return None if first == 1.0 else first
     return tuple(weights)
+
+
+def _length_bytes(lengths: np.ndarray) -> np.ndarray:
+    """`_length_byte` of each of `lengths` (0 or more)."""
+    return np.where(lengths < _TOP_LENGTH, _LENGTH_TABLE[np.minimum(lengths, _TOP_LENGTH - 1)], 255)
 
 
 def _length_byte(length: int) -> int:
@@ -98,7 +105,15 @@ class TermWriter(whoosh3.W3FieldWriter):
         sources = merging.take_sources(self._segment)
         try:
             if not sources:
-                self._write_pool_terms(schema, self._pool_terms(items))
+                fields = getattr(items, "fields", None)
+                if fields is None:
+                    self._write_pool_terms(schema, self._pool_terms(items))
+                    return
+                for fieldname, terms in fields():  # postings.GroupedPostings
+                    if isinstance(terms, WordPostings):
+                        self._write_columns(schema, fieldname, terms)
+                    else:
+                        self._write_pool_terms(schema, self._with_lengths(terms))
                 return
             terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
             for term, parts in terms:
@@ -121,6 +136,58 @@ class TermWriter(whoosh3.W3FieldWriter):
                 write_single(term[1], postings[0])
             else:
                 write_block(term[1], postings)
+
+    def _write_columns(self, schema: Schema, fieldname: str, made: WordPostings) -> None:
+        """The lists of a field whose commit's postings came as columns (`commitwords`): what
+        `_write_single` and `_write_block` write, each list's statistics, gaps, stored weights
+        and length bytes computed for all of them at once; a list longer than a block goes
+        `_write_term`'s way."""
+        if not made.words:
+            return
+        if fieldname != self._fieldname:
+            self._start(schema, fieldname)
+        bounds = made.bounds
+        starts = bounds[:-1]
+        docs, weights, lengths = made.docs, made.weights, made.lengths
+        floats = weights.astype(np.float32)  # as Whoosh's array("f") keeps them
+        as_stored = floats.astype(np.float64)
+        sums = np.add.reduceat(as_stored, starts)  # whole numbers: exact in any order
+        alike = np.minimum.reduceat(floats, starts) == np.maximum.reduceat(floats, starts)
+        tops = np.maximum.reduceat(weights, starts)
+        highs = _length_bytes(np.maximum.reduceat(lengths, starts))
+        none = np.iinfo(np.int64).max  # the least length but 0; none: a low byte of 0
+        least = np.minimum.reduceat(np.where(lengths == 0, none, lengths), starts)
+        lows = np.where(least == none, 0, _length_bytes(least))
+        gaps = docs.copy()
+        gaps[1:] -= docs[:-1]
+        gaps[starts] = docs[starts]
+        doc_list, gap_list, value_list = docs.tolist(), gaps.tolist(), made.values
+        weight_list, stored_list = weights.tolist(), as_stored.tolist()
+        doc_bytes, weight_bytes = docs.astype("<i4").tobytes(), floats.astype("<f4").tobytes()
+        values, with_arrays, put = self._values, self._with_arrays, self._put
+        pack_info, dump, magic, pack_int = _TERMINFO.pack, dumps, _MAGIC, _INT.pack
+        least_arrays = vectors.MIN_POSTINGS
+        for word, a, b, total, same, top, low, high in zip(
+                made.words, bounds.tolist(), bounds[1:].tolist(), sums.tolist(), alike.tolist(),
+                tops.tolist(), lows.tolist(), highs.tolist(), strict=False):
+            count = b - a
+            if count > BLOCK:
+                self._write_term(schema, (fieldname, word), [list(zip(
+                    doc_list[a:b], weight_list[a:b], value_list[a:b], lengths[a:b].tolist(), strict=True))])
+                continue
+            if same:
+                first = stored_list[a]
+                stored: object = None if first == 1.0 else first
+            else:
+                stored = tuple(stored_list[a:b])
+            last = doc_list[b - 1]
+            chunk = dump((count, last, top, 0, low, high), 2) + dump(
+                (tuple(gap_list[a:b]), stored, values(tuple(value_list[a:b]))), BODY_PROTOCOL)
+            arrays = b""
+            if with_arrays and count >= least_arrays:
+                arrays = doc_bytes[4 * a : 4 * b] + weight_bytes[4 * a : 4 * b]
+            put(word, magic + pack_int(-len(chunk)) + chunk, arrays,
+                pack_info(0, total, count, low, high, max(0.0, top), doc_list[a], last))
 
     def _field_lengths(self, fieldname: str) -> list[int] | None:
         """Each document's length of `fieldname`, or None for none (lengths of 0): a field
