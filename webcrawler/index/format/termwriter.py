@@ -18,7 +18,7 @@ import struct
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from hashlib import md5
-from itertools import chain
+from itertools import accumulate, chain
 from pickle import dumps
 from typing import Any
 
@@ -101,7 +101,7 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._lengths_of: dict[str, list[int] | None] = {}
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
-        self._add_info, finish = _TermIndex.of(self._tindex)
+        self._add_info, self._add_many, finish = _TermIndex.adders(self._tindex)
         sources = merging.take_sources(self._segment)
         try:
             if not sources:
@@ -139,55 +139,80 @@ class TermWriter(whoosh3.W3FieldWriter):
 
     def _write_columns(self, schema: Schema, fieldname: str, made: WordPostings) -> None:
         """The lists of a field whose commit's postings came as columns (`commitwords`): what
-        `_write_single` and `_write_block` write, each list's statistics, gaps, stored weights
-        and length bytes computed for all of them at once; a list longer than a block goes
-        `_write_term`'s way."""
+        `_write_term` writes (`_write_single`, `_write_block`, `_encode_block`), each list's and
+        block's statistics, gaps, stored weights and length bytes computed for all of them at
+        once, and the lists and their term infos written `_TermIndex._FLUSH` at a time."""
         if not made.words:
             return
         if fieldname != self._fieldname:
             self._start(schema, fieldname)
         bounds = made.bounds
-        starts = bounds[:-1]
-        docs, weights, lengths = made.docs, made.weights, made.lengths
-        floats = weights.astype(np.float32)  # as Whoosh's array("f") keeps them
-        as_stored = floats.astype(np.float64)
-        sums = np.add.reduceat(as_stored, starts)  # whole numbers: exact in any order
-        alike = np.minimum.reduceat(floats, starts) == np.maximum.reduceat(floats, starts)
-        tops = np.maximum.reduceat(weights, starts)
-        highs = _length_bytes(np.maximum.reduceat(lengths, starts))
-        none = np.iinfo(np.int64).max  # the least length but 0; none: a low byte of 0
-        least = np.minimum.reduceat(np.where(lengths == 0, none, lengths), starts)
-        lows = np.where(least == none, 0, _length_bytes(least))
-        gaps = docs.copy()
+        blocks = (np.diff(bounds) + BLOCK - 1) // BLOCK  # each list's blocks
+        firsts = np.repeat(bounds[:-1], blocks)  # each block's first posting
+        firsts += BLOCK * (np.arange(len(firsts)) - np.repeat(np.cumsum(blocks) - blocks, blocks))
+        docs = made.docs
+        gaps = docs.copy()  # each block's docnums: its first, then the gaps
         gaps[1:] -= docs[:-1]
-        gaps[starts] = docs[starts]
+        gaps[firsts] = docs[firsts]
+        floats = made.weights.astype(np.float32)  # as Whoosh's array("f") keeps them
+        as_stored = floats.astype(np.float64)
+        word = _Spans(made, as_stored, bounds[:-1])
+        block = word if len(firsts) == len(made.words) else _Spans(made, as_stored, firsts)
+        block_ends = np.append(firsts[1:], bounds[-1]).tolist()
+        firsts_list = firsts.tolist()
         doc_list, gap_list, value_list = docs.tolist(), gaps.tolist(), made.values
-        weight_list, stored_list = weights.tolist(), as_stored.tolist()
+        stored_list = as_stored.tolist()
         doc_bytes, weight_bytes = docs.astype("<i4").tobytes(), floats.astype("<f4").tobytes()
-        values, with_arrays, put = self._values, self._with_arrays, self._put
-        pack_info, dump, magic, pack_int = _TERMINFO.pack, dumps, _MAGIC, _INT.pack
-        least_arrays = vectors.MIN_POSTINGS
-        for word, a, b, total, same, top, low, high in zip(
-                made.words, bounds.tolist(), bounds[1:].tolist(), sums.tolist(), alike.tolist(),
-                tops.tolist(), lows.tolist(), highs.tolist(), strict=False):
+        values, least_arrays = self._values, vectors.MIN_POSTINGS if self._with_arrays else len(docs) + 1
+        pack_info, pack_extent, pack_int = _TERMINFO.pack, _LONG_INT.pack, _INT.pack
+        dump, magic = dumps, _MAGIC
+        prefix, mark = self._prefix, vectors.MARK
+        out: list[bytes] = []
+        keys: list[bytes] = []
+        infos: list[bytes] = []
+        offset = self._offset
+        j = 0  # the list's first block
+        for btext, a, b, many, total, same, top, low, high in zip(
+                made.words, bounds.tolist(), bounds[1:].tolist(), (blocks > 1).tolist(), word.sums,
+                word.alike, word.tops, word.lows, word.highs, strict=False):
             count = b - a
-            if count > BLOCK:
-                self._write_term(schema, (fieldname, word), [list(zip(
-                    doc_list[a:b], weight_list[a:b], value_list[a:b], lengths[a:b].tolist(), strict=True))])
-                continue
-            if same:
-                first = stored_list[a]
-                stored: object = None if first == 1.0 else first
-            else:
-                stored = tuple(stored_list[a:b])
             last = doc_list[b - 1]
-            chunk = dump((count, last, top, 0, low, high), 2) + dump(
-                (tuple(gap_list[a:b]), stored, values(tuple(value_list[a:b]))), BODY_PROTOCOL)
-            arrays = b""
-            if with_arrays and count >= least_arrays:
-                arrays = doc_bytes[4 * a : 4 * b] + weight_bytes[4 * a : 4 * b]
-            put(word, magic + pack_int(-len(chunk)) + chunk, arrays,
-                pack_info(0, total, count, low, high, max(0.0, top), doc_list[a], last))
+            if not many:
+                j += 1
+                stored: object = tuple(stored_list[a:b]) if not same else (
+                    None if stored_list[a] == 1.0 else stored_list[a])
+                chunk = dump((count, last, top, 0, low, high), 2) + dump(
+                    (tuple(gap_list[a:b]), stored, values(tuple(value_list[a:b]))), BODY_PROTOCOL)
+                body = magic + pack_int(-len(chunk)) + chunk
+            else:
+                pieces = [magic]
+                for k in range(j, j + (count + BLOCK - 1) // BLOCK):
+                    c, d = firsts_list[k], block_ends[k]
+                    stored = tuple(stored_list[c:d]) if not block.alike[k] else (
+                        None if stored_list[c] == 1.0 else stored_list[c])
+                    head = (d - c, doc_list[d - 1], block.tops[k], 0, block.lows[k], block.highs[k])
+                    chunk = dump(head, 2) + dump(
+                        (tuple(gap_list[c:d]), stored, values(tuple(value_list[c:d]))), BODY_PROTOCOL)
+                    pieces += (pack_int(len(chunk) if d < b else -len(chunk)), chunk)
+                    j += 1
+                body = b"".join(pieces)
+            info = pack_info(0, total, count, low, high, max(0.0, top), doc_list[a], last) \
+                + pack_extent(offset, len(body))
+            out.append(body)
+            offset += len(body)
+            if count >= least_arrays:
+                out.append(doc_bytes[4 * a : 4 * b] + weight_bytes[4 * a : 4 * b])
+                offset += 8 * count
+                info += mark
+            keys.append(prefix + btext)
+            infos.append(info)
+            if len(keys) >= _TermIndex._FLUSH:
+                self._write(b"".join(out))
+                self._add_many(keys, infos)
+                out, keys, infos = [], [], []
+        self._write(b"".join(out))
+        self._add_many(keys, infos)
+        self._offset = offset
 
     def _field_lengths(self, fieldname: str) -> list[int] | None:
         """Each document's length of `fieldname`, or None for none (lengths of 0): a field
@@ -385,6 +410,24 @@ class TermWriter(whoosh3.W3FieldWriter):
         return head + data
 
 
+class _Spans:
+    """What `_write_columns` writes of each span of a field's columns (a list, or a block),
+    for the spans starting at `starts`: the sum and top of its weights, whether their stored
+    values (`as_stored`: float32's) are all alike, and its least (but 0) and greatest length
+    as Whoosh's length bytes."""
+
+    def __init__(self, made: WordPostings, as_stored: np.ndarray, starts: np.ndarray) -> None:
+        weights, lengths = made.weights, made.lengths
+        self.sums: list[float] = np.add.reduceat(as_stored, starts).tolist()  # whole: exact in any order
+        self.alike: list[bool] = (np.minimum.reduceat(as_stored, starts)
+                                  == np.maximum.reduceat(as_stored, starts)).tolist()
+        self.tops: list[float] = np.maximum.reduceat(weights, starts).tolist()
+        self.highs: list[int] = _length_bytes(np.maximum.reduceat(lengths, starts)).tolist()
+        none = np.iinfo(np.int64).max  # no length but 0: a low byte of 0
+        least = np.minimum.reduceat(np.where(lengths == 0, none, lengths), starts)
+        self.lows: list[int] = np.where(least == none, 0, _length_bytes(least)).tolist()
+
+
 class _Stats:
     """What a term info says about the whole list, summed over its blocks and parts."""
 
@@ -463,12 +506,43 @@ class _TermIndex:
     def of(cls, tindex: filetables.HashWriter) -> tuple[Callable[[bytes, bytes], None], Callable[[], None]]:
         """(`tindex`'s add, what to call once the terms are added): this one's for Whoosh's
         ordered MD5 hash writer, else its own (and nothing to finish)."""
+        add, _add_many, finish = cls.adders(tindex)
+        return add, finish
+
+    @classmethod
+    def adders(cls, tindex: filetables.HashWriter) -> tuple[
+            Callable[[bytes, bytes], None], Callable[[list[bytes], list[bytes]], None], Callable[[], None]]:
+        """`of`'s add and finish, and between them an add of many keys and values at once."""
         if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash \
                 and type(tindex.index) is GrowableArray and isinstance(tindex.index.array, array):
             tindex._write_hashes = lambda: _write_hash_tables(tindex)
             index = cls(tindex)
-            return index.add, index.finish
-        return tindex.add, lambda: None
+            return index.add, index.add_many, index.finish
+
+        def add_many(keys: list[bytes], values: list[bytes]) -> None:
+            for key, value in zip(keys, values, strict=True):
+                tindex.add(key, value)
+        return tindex.add, add_many, lambda: None
+
+    def add_many(self, keys: list[bytes], values: list[bytes]) -> None:
+        """`add` of each key (in increasing order) and its value."""
+        if not keys:
+            return
+        if keys[0] <= self._lastkey or any(map(bytes.__ge__, keys, keys[1:])):
+            raise ValueError(f"Keys must increase: {self._lastkey!r}..{keys!r}")
+        pack = _RECORD.pack
+        records = [pack(len(key), len(value)) + key + value for key, value in zip(keys, values, strict=True)]
+        positions = list(accumulate(map(len, records), initial=self._position))
+        self._position = positions.pop()
+        buckets = self._buckets
+        for key, position in zip(keys, positions, strict=True):
+            digest = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")
+            buckets[digest & 255].append((digest, position))
+        self._records += records
+        self._positions += positions
+        self._lastkey = keys[-1]
+        if len(self._records) >= self._FLUSH:
+            self.finish()
 
     def add(self, key: bytes, value: bytes) -> None:
         if key <= self._lastkey:
