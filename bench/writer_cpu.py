@@ -35,6 +35,7 @@ from webcrawler.index import IndexedDocument
 
 LONG_WORDS = 5000
 VOCABULARY = 20_000
+GOAL = 1000  # documents a CPU second (issue 36)
 
 WRITE = """
 import pickle, sys, tempfile, time
@@ -120,7 +121,8 @@ def main(argv: list[str] | None = None) -> str:
                             f"{rate[tail, 'before']:,.0f} before "
                             f"({rate[tail, 'after'] / rate[tail, 'before']:.2f}x; plain pages "
                             f"{rate[plain, 'after'] / rate[plain, 'before']:.2f}x)",
-                   goal="documents per CPU second, before and after (issue 26)", met=None)
+                   goal=f"at least {GOAL:,} documents a CPU second with the long tail (the million "
+                        "benchmark's pages; issue 36)", met=rate[tail, "after"] >= GOAL)
 
 
 if __name__ == "__main__":
