@@ -248,22 +248,19 @@ class PostingPool(writing.PostingPool):
 
     def save(self) -> None:
         """Spill what the pool holds to a run on disk, grouped by term (`runs.py`)."""
+        columns = self._columns()
         self._grouped()
-        if not self.current and not self.words:
+        if not self.current and not self.words and not columns:
             return
         name = f"{random_name()}.run"
-        runs.write_run(self.tempstore, name, GroupedPostings(self.current, self.words).terms())
+        runs.write_fields(self.tempstore, name, GroupedPostings(self.current, self.words, columns).fields())
         self.runs.append(name)
         self.current, self.words, self.currentsize = [], {}, 0
 
     def iter_postings(self) -> GroupedPostings | runs.MergedRuns:
         """The pool's postings for the term writer, grouped by term: in memory
         (`GroupedPostings`), or merged from the runs it spilled and what it still holds."""
-        columns = {}
-        if not self.runs:  # a field's words that are all this commit's: as columns
-            for name, pending in self.commit_words.items():
-                if pending and not self.words.get(name):
-                    columns[name] = pending.take_columns(_ONE_BYTE)
+        columns = self._columns()
         self._grouped()
         rest = GroupedPostings(self.current, self.words, columns)
         self.current, self.words = [], {}
@@ -271,7 +268,13 @@ class PostingPool(writing.PostingPool):
             return rest
         names, self.runs = self.runs, []
         self._merging = names
-        return runs.MergedRuns(self.tempstore, names, rest.terms(), _SHARED)
+        return runs.MergedRuns(self.tempstore, names, rest.fields(), _SHARED, _ONE_BYTE)
+
+    def _columns(self) -> dict[str, WordPostings]:
+        """The postings of each field whose words are all `add_words`' (none `add_terms`'
+        since the pool last gave or spilled its postings), as columns."""
+        return {name: pending.take_columns(_ONE_BYTE) for name, pending in self.commit_words.items()
+                if pending and not self.words.get(name)}
 
     def cleanup(self) -> None:
         """Delete the runs not merged (a commit given up); merged ones deleted themselves."""
