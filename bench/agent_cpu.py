@@ -2,6 +2,7 @@
 
     python -m bench.agent_cpu [--pages 400] [--rounds 5] [--before DIR] [--unseen] [--json FILE]
     python -m bench.agent_cpu --profile FILE [--pages 400]
+    python -m bench.agent_cpu --same-answers --before DIR
 
 What an agent of a batch crawl does for a page, without the crawl around it: `Fetcher.retrieve`
 (GET on a kept-alive loopback connection, body, charset, parse, links, main content) and the
@@ -18,6 +19,10 @@ without it every pass reads the same pages, and per-process caches are as warm a
 `--profile FILE` instead runs this checkout once under cProfile with the CPU clock and writes
 its profile of the timed passes to FILE, sorted by own time and then by cumulative time
 (docs/profiles/agent-cpu.txt).
+`--same-answers --before DIR` instead has each checkout's `Fetcher` retrieve every HTML page of
+the test web's dev group once, in page order, and says whether the answers are the same (title,
+text, links with their anchors, headings, checksum, every field but the time taken): a change
+to the agent's speed must not change what it extracts.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from bench.common import ROOT, commit, median, publish, table
@@ -72,6 +78,41 @@ if profile:
         file.write(out.getvalue())
 print(json.dumps({"ms": times[1:], "answers": sorted(kinds)}))
 """
+
+
+# Every answer's fields but `elapsed`, one repr a page, in the manifest's order.
+_ANSWERS = """
+import dataclasses, json, sys
+from webcrawler.agents.fetch import Fetcher
+from webcrawler.protocol.messages import AgentConfig, Retrieve
+
+with Fetcher(AgentConfig()) as fetcher, open(sys.argv[2], "w") as out:
+    for job, url in enumerate(json.loads(sys.argv[1])):
+        answer = fetcher.retrieve(Retrieve(job, url))
+        out.write(json.dumps(repr(dataclasses.replace(answer, elapsed=0.0))) + "\\n")
+"""
+
+
+def same_answers(before: Path) -> str:
+    """How many of the test web's HTML pages this checkout's agent and `before`'s answer alike;
+    SystemExit when any differ."""
+    urls = _html_urls()
+    answers = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for number, checkout in enumerate((ROOT.resolve(), before.resolve())):
+            path = Path(scratch, f"{number}.jsonl")
+            env = dict(os.environ, PYTHONPATH=str(checkout))
+            done = subprocess.run([sys.executable, "-c", _ANSWERS, json.dumps(urls), str(path)],
+                                  cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
+            if done.returncode:
+                raise RuntimeError(f"the agent run failed:\n{done.stderr[-2000:]}")
+            answers.append(path.read_text().splitlines())
+    differ = [url for url, ours, theirs in zip(urls, *answers, strict=True) if ours != theirs]
+    line = (f"{len(urls)} test-web pages, answers of this checkout `{commit(ROOT.resolve())}` and "
+            f"`{commit(before.resolve())}`: {len(differ)} differ")
+    if differ:
+        raise SystemExit(line + ": " + ", ".join(differ[:10]))
+    return line
 
 
 def sample(pages: int) -> list[str]:
@@ -123,8 +164,16 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--json", type=Path, default=None, help="also write the result here")
     parser.add_argument("--profile", type=Path, default=None,
                         help="profile one run of this checkout into this file instead")
+    parser.add_argument("--same-answers", action="store_true",
+                        help="check that --before's agent answers every page as this one does")
     args = parser.parse_args(argv)
     ensure_testweb()
+    if args.same_answers:
+        if args.before is None:
+            parser.error("--same-answers needs --before")
+        line = same_answers(args.before)
+        print(line)
+        return line
     urls = batches(args.pages, args.unseen)
     if args.profile:
         passes = run(ROOT.resolve(), urls, args.profile)

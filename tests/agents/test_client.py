@@ -138,3 +138,24 @@ def test_a_server_that_fails_fails_the_same_way() -> None:
                    http=False) as plain:
         url = plain.url("/x").replace("http://", "https://")
         assert _same_error(url) is requests.exceptions.SSLError
+
+
+def test_a_kept_alive_connection_sends_and_answers_the_same(web: LoopbackWeb) -> None:
+    """The second GET of an adapter takes the first one's connection (http.client's request and
+    response on it, not urlopen): the same headers sent, the same status, headers and body."""
+    adapter = HTTPAdapter()
+    for path in ROUTES:
+        url = web.url(HOST, path)
+        answers = []
+        for _ in range(2):
+            response = send(adapter, url, lean_path(url) or "", HEADERS, (10.0, 10.0), True, None)
+            answers.append((response.status_code, dict(response.headers), response.links,
+                            response.raw.read()))
+            response.close()
+        assert answers[0] == answers[1]
+    web.log.settle()
+    hits = web.log.snapshot()[-2 * len(ROUTES):]
+    assert all(hit.headers == hits[0].headers for hit in hits)
+    pools = adapter.poolmanager.pools  # every GET after the first took the kept-alive connection
+    assert [pools[key].num_connections for key in pools.keys()] == [1]
+    adapter.close()

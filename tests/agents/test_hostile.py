@@ -14,7 +14,7 @@ from webcrawler.demoweb.server import LoopbackWeb, Page, Site
 from webcrawler.protocol.messages import Document, Failure, Reason, Retrieve, RobotsFile
 
 from .conftest import FAST, agent_process
-from .rawserver import RawServer, then_close
+from .rawserver import RawServer, at_once, then_close
 
 ADDRESS = "127.0.2.30"
 OK = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
@@ -52,6 +52,26 @@ def test_broken_http_is_a_failure_in_our_words(data: bytes, detail: str) -> None
     assert (document.reason, document.detail) == (Reason.CONNECTION, detail)
     assert isinstance(robots, RobotsFile)
     assert (robots.status, robots.reason, robots.detail) == (None, Reason.CONNECTION, detail)
+
+
+GOOD = OK + b"Content-Length: 20\r\n\r\n<title>fine</title>\n"
+
+
+@pytest.mark.parametrize(("data", "detail"), HOSTILE.values(), ids=list(HOSTILE))
+def test_broken_http_on_a_kept_alive_connection_is_the_same_failure(data: bytes, detail: str) -> None:
+    # The second GET takes the first one's connection (client.py's http.client path, not
+    # urlopen's): its failure must be the one a new connection gets, and the next GET works.
+    def script(head: bytes):
+        return at_once(GOOD) if not head.startswith(b"GET /bad ") else then_close(data)
+
+    with RawServer(ADDRESS, script) as server, Fetcher(FAST) as fetcher:
+        first = fetcher.retrieve(Retrieve(1, server.url("/")))
+        broken = fetcher.retrieve(Retrieve(2, server.url("/bad")))
+        after = fetcher.retrieve(Retrieve(3, server.url("/after")))
+        assert server.requests[1].startswith(b"GET /bad ") and server.connections == 2
+    assert isinstance(first, Document) and isinstance(after, Document) and after.title == "fine"
+    assert isinstance(broken, Failure)
+    assert (broken.reason, broken.detail) == (Reason.CONNECTION, detail)
 
 
 def test_https_to_a_plain_http_server() -> None:
