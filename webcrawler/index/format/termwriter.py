@@ -44,6 +44,7 @@ _INT = struct.Struct("!i")  # Whoosh's structfile write_int
 _F32 = struct.Struct("f")  # a weight as Whoosh's array("f") keeps it
 _TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max weight, ids
 _LONG_INT = struct.Struct("!qi")  # the posting list's offset and length (pack_long, pack_int)
+_INFO_EXTENT = struct.Struct(_TERMINFO.format + "qi")  # both in one: a term info as written
 _MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
 _RECORD = struct.Struct("!ii")  # a terms file record's key and value lengths (filetables._lengths)
 # length_to_byte of every length below _TOP_LENGTH (its bisection done once, as a table)
@@ -164,7 +165,8 @@ class TermWriter(whoosh3.W3FieldWriter):
         stored_list = as_stored.tolist()
         doc_bytes, weight_bytes = docs.astype("<i4").tobytes(), floats.astype("<f4").tobytes()
         values, least_arrays = self._values, vectors.MIN_POSTINGS if self._with_arrays else len(docs) + 1
-        pack_info, pack_extent, pack_int = _TERMINFO.pack, _LONG_INT.pack, _INT.pack
+        as_is = values is _values_variable  # the columns hold no None: their tuple as it is
+        pack_info, pack_int = _INFO_EXTENT.pack, _INT.pack
         dump, magic = dumps, _MAGIC
         prefix, mark = self._prefix, vectors.MARK
         out: list[bytes] = []
@@ -177,12 +179,19 @@ class TermWriter(whoosh3.W3FieldWriter):
                 word.alike, word.tops, word.lows, word.highs, strict=False):
             count = b - a
             last = doc_list[b - 1]
-            if not many:
+            if count == 1:  # most lists: a rare word's
                 j += 1
-                stored: object = tuple(stored_list[a:b]) if not same else (
+                stored: object = None if stored_list[a] == 1.0 else stored_list[a]
+                chunk = dump((1, last, top, 0, low, high), 2) + dump(
+                    ((last,), stored, (value_list[a],) if as_is else values((value_list[a],))), BODY_PROTOCOL)
+                body = magic + pack_int(-len(chunk)) + chunk
+            elif not many:
+                j += 1
+                stored = tuple(stored_list[a:b]) if not same else (
                     None if stored_list[a] == 1.0 else stored_list[a])
+                found = tuple(value_list[a:b])
                 chunk = dump((count, last, top, 0, low, high), 2) + dump(
-                    (tuple(gap_list[a:b]), stored, values(tuple(value_list[a:b]))), BODY_PROTOCOL)
+                    (tuple(gap_list[a:b]), stored, found if as_is else values(found)), BODY_PROTOCOL)
                 body = magic + pack_int(-len(chunk)) + chunk
             else:
                 pieces = [magic]
@@ -196,8 +205,7 @@ class TermWriter(whoosh3.W3FieldWriter):
                     pieces += (pack_int(len(chunk) if d < b else -len(chunk)), chunk)
                     j += 1
                 body = b"".join(pieces)
-            info = pack_info(0, total, count, low, high, max(0.0, top), doc_list[a], last) \
-                + pack_extent(offset, len(body))
+            info = pack_info(0, total, count, low, high, max(0.0, top), doc_list[a], last, offset, len(body))
             out.append(body)
             offset += len(body)
             if count >= least_arrays:
