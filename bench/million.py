@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1_000_000)
     parser.add_argument("--batch", type=int, default=2_000,
-                        help="documents per commit (more spill the writer's 128 MB pool to disk)")
+                        help="documents per commit (more spill the writer's pool, POOL_MB, to disk)")
     parser.add_argument("--queries", type=int, default=300, help="queries per condition (at least)")
     parser.add_argument("--cold", type=int, default=300,
                         help="the fresh server's first queries, reported apart as the cold start")

@@ -4,7 +4,8 @@
     python -m bench.writer_cpu --before ... --long --docs 1200 --batch 600
 
 `--long`: pages of LONG_WORDS words instead (Zipf over a 20,000-word vocabulary, little else,
-as the held-out web's), whose commits outgrow the writer's pool and spill to disk.
+as the held-out web's: about 350 KB a page as the writer's pool estimates it, so a commit of
+more than about 770 spills to disk (about 380 before POOL_MB was 256).
 
 Both writers index the same documents, made once here and handed to each writer as a
 pickle - bench/million.py's generated pages with their long-tail words, and the plain
@@ -100,8 +101,8 @@ def main(argv: list[str] | None = None) -> str:
     labels = {"before": commit(args.before), "after": commit()}
     rows = [[kind, name, f"`{labels[name]}`", ", ".join(f"{s:.1f}" for s in seconds[kind, name]),
              rate[kind, name]] for kind, name in seconds]
-    pages = (f"{LONG_WORDS:,} words: `long_document`'s pages, whose commits outgrow the pool and "
-             "spill" if args.long else
+    pages = (f"{LONG_WORDS:,} words: `long_document`'s pages (a commit of more than about 770 "
+             "outgrows the writer's pool and spills)" if args.long else
              "With the long tail: bench/million.py's pages (24 rare words each, most of a commit's "
              "terms then hold one posting); plain: genweb's 20,000-word vocabulary")
     body = (f"{args.docs:,} generated pages, commits of {args.batch:,}, each writer in its own "

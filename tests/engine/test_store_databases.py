@@ -97,6 +97,22 @@ def test_a_refetch_that_changed_is_counted(store: CrawlStore) -> None:
     assert store.record_fetch(again, State.FETCHED, "new", 3.0) is True
 
 
+def test_urls_added_again_after_a_rollback_are_new_again(store: CrawlStore,
+                                                          database_url: str) -> None:
+    """The ids add_urls remembers go with the transaction that inserted them."""
+    server = store.add_server(ORIGIN, now=1.0)
+    store.commit()
+    kept, _ = store.add_urls(server, [NewURL("/kept", 1)], now=2.0)
+    store.commit()
+    store.add_urls(server, [NewURL("/dropped", 1)], now=3.0)
+    store.rollback()
+    ids, fresh = store.add_urls(server, [NewURL("/kept", 1), NewURL("/dropped", 1)], now=4.0)
+    assert fresh == {"/dropped"} and ids["/kept"] == kept["/kept"]
+    store.commit()
+    stored = dict(rows(database_url, select(documents.c.path, documents.c.id)))
+    assert stored == {"/kept": ids["/kept"], "/dropped": ids["/dropped"]}
+
+
 def test_text_a_hostile_server_sends_is_stored(store: CrawlStore, database_url: str) -> None:
     """PostgreSQL refuses NUL in text: it is stored as U+FFFD there. Text longer than its
     column's declared length is kept whole, as SQLite keeps it."""

@@ -215,3 +215,22 @@ def test_a_writer_that_filled_the_disk_mid_document_is_discarded_and_unlocks(tmp
         writer.discard()
         with open_writer(disk / "ix") as again:  # the lock is free
             assert again.doc_ids() == set()
+
+
+def test_the_writer_holds_a_crawl_commit_of_long_pages_in_its_pool(tmp_path: Path) -> None:
+    """`limitmb` (default POOL_MB) is the Whoosh pool's limit: 150 pages of 5,000 words stay in
+    the default pool, and a pool of 32 MB spills them to runs on disk."""
+    from bench.writer_cpu import long_document
+    from webcrawler.index.format.opening import open_index
+    from webcrawler.index.writing.writer import POOL_MB, IndexWriter
+
+    docs = [long_document(n) for n in range(150)]
+    runs = {}
+    for limitmb in (POOL_MB, 32):
+        ix = open_index(tmp_path / str(limitmb), create=True)
+        with IndexWriter(ix, limitmb=limitmb) as writer:
+            pool = writer._current().pool
+            assert pool.limit == limitmb * 1024 * 1024
+            writer.add(docs)
+            runs[limitmb] = len(pool.runs)
+    assert runs[POOL_MB] == 0 and runs[32] >= 1

@@ -14,7 +14,10 @@ politeness and the "never fetch a URL twice" check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from itertools import repeat
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 from webcrawler.protocol.urls import TRACKING_PARAMETERS
 
@@ -86,19 +89,20 @@ class Retrieve:
     # None: no rules were sent, and a rendered page may fetch nothing.
     robots: tuple[int | None, str] | None = None
 
+    def __reduce__(self) -> tuple[type[Retrieve], tuple]:
+        """Pickled as its constructor's arguments, read in C: a slots dataclass's generic
+        state lists its fields in Python at every pickle, and a job crosses a pipe per URL."""
+        return (Retrieve, _RETRIEVE_VALUES(self))
 
-@dataclass(frozen=True, slots=True)
-class Outlink:
-    """An outbound link as found in a page: absolute, normalised URL and its anchor text."""
+
+class Outlink(NamedTuple):
+    """An outbound link as found in a page: absolute, normalised URL and its anchor text. A
+    named tuple, not a dataclass like the other messages: a page brings dozens, each made
+    again from the pipe's bytes in the engine, and a frozen dataclass's constructor cost
+    twice a tuple's (docs/measurements.md)."""
 
     url: str
     anchor: str = ""
-
-    def __reduce__(self) -> tuple[type[Outlink], tuple[str, str]]:
-        """Pickled as its constructor's arguments: a page's links cross the agent's pipe, and a
-        slots dataclass's generic state (its fields listed, a dict built and read back, in
-        Python) cost twice as much (docs/measurements.md)."""
-        return (Outlink, (self.url, self.anchor))
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +140,27 @@ class Document:
     lastmods: tuple[tuple[str, float], ...] = ()  # a sitemap's pages' lastmod: (URL, Unix time)
     changefreqs: tuple[tuple[str, str], ...] = ()  # a sitemap's pages' changefreq: (URL, word)
     rendered: bool = False  # its scripts ran in Chromium (--render) before its text was read
+
+    def __reduce__(self) -> tuple[object, tuple]:
+        """Pickled as its constructor's arguments with its links as two columns (URLs, anchors):
+        every page's answer crosses the agent's pipe, and pickling a link object by object
+        cost more than the rest of the document (docs/measurements.md)."""
+        values = list(_DOCUMENT_VALUES(self))
+        values[_LINKS] = (tuple(link.url for link in self.links), tuple(link.anchor for link in self.links))
+        return (_unpickled_document, tuple(values))
+
+
+_RETRIEVE_VALUES = attrgetter(*(f.name for f in fields(Retrieve)))
+_DOCUMENT_VALUES = attrgetter(*(f.name for f in fields(Document)))
+_LINKS = [f.name for f in fields(Document)].index("links")
+
+
+def _unpickled_document(*values: Any) -> Document:
+    """The Document `Document.__reduce__` pickled, its links made again from their columns."""
+    fields_ = list(values)
+    urls, anchors = fields_[_LINKS]
+    fields_[_LINKS] = tuple(map(tuple.__new__, repeat(Outlink), zip(urls, anchors, strict=True)))  # made in C
+    return Document(*fields_)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,8 +25,9 @@ def shingles(text: str, width: int = SHINGLE_WORDS) -> np.ndarray:
         return np.zeros(0, dtype=np.uint32)
     count = max(1, hashed.size - width + 1)
     hashes = hashed[:count].copy()
-    for offset in range(1, min(width, hashed.size)):
-        hashes = hashes * _MULTIPLIER + hashed[offset : offset + count]
+    for offset in range(1, min(width, hashed.size)):  # in place: no array a step
+        hashes *= _MULTIPLIER
+        hashes += hashed[offset : offset + count]
     hashes ^= hashes >> np.uint64(31)  # mix the high bits down: the top 32 bits are kept
     hashes *= _MULTIPLIER
     return _distinct(np.sort((hashes >> np.uint64(32)).astype(np.uint32)))

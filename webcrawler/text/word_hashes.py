@@ -24,9 +24,11 @@ import numpy as np
 
 WIDE = 16  # bytes of a word the table keys on: two uint64
 SLOTS = 1 << 18  # the table's size; it holds at most half as many words
+FEW_NEW = 64  # new words a page adds one by one in Python (more: probed as arrays)
 
 _DIGITS = re.compile(r"\d+")
 _SPACE = 0x20
+_PADDING = bytes(2 * WIDE)  # zeros after a page's last word, for its halves' reads
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 # a word of n bytes (n <= WIDE): which bits of its low half and of its high half are its own
 _LOW_MASKS = np.array([(1 << (8 * min(n, 8))) - 1 for n in range(WIDE + 1)], dtype=np.uint64)
@@ -61,6 +63,7 @@ class WordTable:
         self.lock = threading.Lock()  # a row is written a column at a time: one page at a time
         self._shift = np.uint64(64 - (slots.bit_length() - 1))
         self._last = slots - 1
+        self._cells = self.rows.data.cast("B").cast("Q")  # the rows' uint64s, one by one
 
     def slots(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
         """Each word's first slot: a multiplicative hash of both halves (words differ mostly in
@@ -94,12 +97,15 @@ class WordTable:
             self.rows[:, 0] = 0
             self.count = 0
             low, high, value = low[:room], high[:room], value[:room]
-        pending = np.arange(low.size)
         at = self.slots(low, high)
+        if low.size <= FEW_NEW:
+            self._add_each(at.tolist(), low.tolist(), high.tolist(), value.tolist())
+            self.count += low.size
+            return
+        pending = np.arange(low.size)
         while pending.size:
             free = np.flatnonzero(self.rows.take(at, axis=0)[:, 0] == 0)
-            _, first = np.unique(at[free], return_index=True)
-            taking = free[first]
+            taking = free[_first_of_each(at[free])]
             words = pending[taking]
             self.rows[at[taking], 0], self.rows[at[taking], 1] = low[words], high[words]
             self.rows[at[taking], 2] = value[words]
@@ -107,6 +113,27 @@ class WordTable:
             going[taking] = False
             pending, at = pending[going], (at[going] + 1) & self._last
         self.count += low.size
+
+    def _add_each(self, at: list[int], low: list[int], high: list[int], value: list[int]) -> None:
+        """`add` one word after another, each probing from its slot to the first free one: for
+        a page's few dozen new words, a few Python steps each where a round of the arrays'
+        probing costs a dozen NumPy calls. Where a word lands does not change what `find`
+        answers (it probes from the word's slot to the word or a free slot)."""
+        cells, last = self._cells, self._last
+        for slot, word_low, word_high, word_value in zip(at, low, high, value, strict=True):
+            while cells[4 * slot]:
+                slot = (slot + 1) & last
+            cell = 4 * slot
+            cells[cell], cells[cell + 1], cells[cell + 2] = word_low, word_high, word_value
+
+
+def _first_of_each(slots: np.ndarray) -> list[int]:
+    """The place of each slot's first occurrence in `slots`: a dict over a page's few dozen
+    new words (np.unique sorted them, at several times the cost)."""
+    first: dict[int, int] = {}
+    for place, slot in enumerate(slots.tolist()):
+        first.setdefault(slot, place)
+    return list(first.values())
 
 
 _KNOWN = WordTable()
@@ -138,8 +165,7 @@ def _halves(spaced: bytes, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.
     """Each word's first 8 bytes and next 8 as little-endian uint64, zero past the word; a word
     longer than WIDE bytes gets a high half of all ones (no word's bytes are all 0xFF: not
     UTF-8), which no word of the table has."""
-    padded = np.zeros(len(spaced) + 2 * WIDE, dtype=np.uint8)
-    padded[: len(spaced)] = np.frombuffer(spaced, dtype=np.uint8)
+    padded = spaced + _PADDING  # one copy, in C: no array to zero and fill
     at_byte = np.ndarray((len(spaced) + WIDE,), dtype="<u8", buffer=padded, strides=(1,))
     wide = np.minimum(lengths, WIDE)
     low = at_byte.take(starts) & _LOW_MASKS.take(wide)
@@ -153,11 +179,18 @@ def _hash_missing(spaced: bytes, known: WordTable, values: np.ndarray, missing: 
     """Hash the words the table does not hold, once each, into `values`; keep those of at most
     WIDE bytes."""
     number: dict[bytes, int] = {}  # each distinct word's number, in order of appearance
-    inverse = np.array([number.setdefault(spaced[start:end], len(number)) for start, end
-                        in zip(starts[missing].tolist(), ends[missing].tolist(), strict=True)])
+    inverse = []
+    first = []  # each distinct word's first place among the missing (a page has a few dozen)
+    for place, (start, end) in enumerate(zip(starts[missing].tolist(), ends[missing].tolist(),
+                                             strict=True)):
+        word = spaced[start:end]
+        known_as = number.get(word)
+        if known_as is None:
+            known_as = number[word] = len(number)
+            first.append(place)
+        inverse.append(known_as)
     hashed = _hashed(list(number))
     values[missing] = hashed[inverse]
-    _, first = np.unique(inverse, return_index=True)  # each distinct word's first place
     at = missing[first]
     short = ends[at] - starts[at] <= WIDE
     known.add(low[at[short]], high[at[short]], hashed[short])

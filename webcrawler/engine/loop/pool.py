@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import pickle
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -93,8 +94,8 @@ class AgentPool:
             self._replace(agent, "died", kill=True)
             agent = next(a for a in self.agents if a.job is None)
         agent.job, agent.since = job, time.monotonic()
-        try:
-            agent.conn.send(job)
+        try:  # the bytes conn.send(job) writes, pickled without its ForkingPickler's set-up
+            agent.conn.send_bytes(pickle.dumps(job))
         except (BrokenPipeError, OSError):
             pass  # found dead by the next poll, which answers the job
 

@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 # memory), so the slack can cover a long merge: 250 batches of up to 200 documents.
 MAX_BATCHES_IN_FLIGHT = 250
 # One index commit takes at most this many batches (1,000 documents). Bigger commits
-# amortise the writer's per-word costs, but past the writer's 128 MB pool every posting
+# amortise the writer's per-word costs, but past the writer's pool (POOL_MB) every posting
 # is spilled to disk and read back: an index that fell behind and took everything
 # waiting fell further behind, until the crawl stalled on it (docs/measurements.md).
 MAX_BATCHES_PER_COMMIT = 5

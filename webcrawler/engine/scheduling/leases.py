@@ -46,6 +46,7 @@ class ServerLeases:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._held: dict[str, int] = {}  # origin -> open, locked file descriptor
+        self._paths: dict[str, str] = {}  # origin -> its lock file (named once, opened each time)
         self._made = False
 
     def acquire(self, origin: str, delay: float) -> float | None:
@@ -85,8 +86,11 @@ class ServerLeases:
         if not self._made:
             self.directory.mkdir(parents=True, exist_ok=True)
             self._made = True
-        name = hashlib.blake2b(origin.encode(), digest_size=12).hexdigest()
-        return os.open(self.directory / name, os.O_RDWR | os.O_CREAT, 0o644)
+        path = self._paths.get(origin)
+        if path is None:
+            name = hashlib.blake2b(origin.encode(), digest_size=12).hexdigest()
+            path = self._paths[origin] = str(self.directory / name)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
 
 
 def next_leased_server(scheduler: Scheduler, leases: ServerLeases, delay: float,

@@ -11,7 +11,7 @@ server once it has run a few times).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any, cast
 
@@ -37,6 +37,7 @@ class Prepared:
             getter = itemgetter(*self._order)
             self._pick = getter if len(self._order) > 1 else lambda values: (getter(values),)
         clean = dialects.param_cleaner(conn.dialect.name)
+        self._plain = clean is None  # the values go to the driver as given
         if clean is not None:  # PostgreSQL; SQLite's hot path stays as it was
             plain = self._params
             self._params = lambda given: plain(clean(given))  # type: ignore[method-assign]
@@ -91,7 +92,18 @@ class Prepared:
         self._executed(given).close()
 
     def run_many(self, rows: Iterable[Mapping[str, Any]]) -> None:
-        params = [self._params(row) for row in rows]
+        self._run_params([self._params(row) for row in rows])
+
+    def run_many_values(self, names: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        """`run_many` of rows given as values in the order of `names`: where the statement
+        takes exactly those, in that order, positionally (SQLite), the rows go to the driver
+        as they are (a page's links: no dict a row to build and read back)."""
+        if self._plain and self._order == list(names):
+            self._run_params(rows if isinstance(rows, list) else list(rows))
+        else:
+            self._run_params([self._params(dict(zip(names, row, strict=True))) for row in rows])
+
+    def _run_params(self, params: Sequence[Any]) -> None:
         if not params:
             return
         cursor = self._cursor()

@@ -48,7 +48,9 @@ from webcrawler.protocol import urls
 from webcrawler.protocol.messages import SITEMAP_TYPE, Document, Reason
 
 CHUNK = 500  # doc_ids per query: well under SQLite's limit on bound parameters
+_LINK_NAMES = ("p_source", "p_target", "p_anchor")  # add_links' values, in this order
 LOOKUP_CHUNK = 256  # a page's paths on one server asked in one statement (add_urls)
+MAX_KNOWN_IDS = 100_000  # URL ids add_urls remembers (some MB), forgotten all at once
 
 
 class CrawlStore:
@@ -65,6 +67,8 @@ class CrawlStore:
         self._read_only: Engine | None = None  # reads outside the transaction, opened when asked
         self._lookups: dict[int, Prepared] = {}  # IN lists of 1, 2, 4, ... paths (add_urls)
         self._sketch_lookups: dict[int, Prepared] = {}  # IN lists of 1, 2, 4, ... ids (indexed_sketches)
+        self._ids: dict[int, dict[str, int]] = {}  # server id -> path -> document id (add_urls)
+        self._id_count = 0
 
     # --- transactions -------------------------------------------------
     def commit(self) -> None:
@@ -85,6 +89,7 @@ class CrawlStore:
 
     def rollback(self) -> None:
         """Drop everything since the last commit (the disk is full: the database keeps it)."""
+        self._forget_ids()  # some were inserted by the transaction dropped
         self.conn.rollback()
 
     def close(self) -> None:
@@ -168,20 +173,28 @@ class CrawlStore:
         """Store the URLs of `server` not known yet; return (path -> document id, new paths).
 
         One indexed lookup for all of them ("which of these URLs are known?": a page's links
-        to one server asked at once, not one statement each), one insert per new one.
+        to one server asked at once, not one statement each), one insert per new one. A URL's
+        id, once read or inserted, is remembered (`MAX_KNOWN_IDS` of them, forgotten all at
+        once, and at a rollback): a site's menus link the same URLs from every page, and a
+        document's row is never deleted, so the lookup is left to the URLs not seen lately.
         """
-        known = self._known_ids(server.id, list(dict.fromkeys(u.path for u in urls)))
+        remembered = self._ids.setdefault(server.id, {})
+        unseen = [path for path in dict.fromkeys(u.path for u in urls) if path not in remembered]
+        known = self._known_ids(server.id, unseen) if unseen else {}
         ids: dict[str, int] = {}
         fresh: set[str] = set()
         for u in urls:
             if u.path in ids:
                 continue
-            doc_id = known.get(u.path)
+            doc_id = remembered.get(u.path)
             if doc_id is None:
-                doc_id = self._sql.insert_document.row(
-                    p_sid=server.id, p_path=u.path, p_state=state, p_depth=u.depth,
-                    p_redirects=u.redirects, p_now=now)[0]
-                fresh.add(u.path)
+                doc_id = known.get(u.path)
+                if doc_id is None:
+                    doc_id = self._sql.insert_document.row(
+                        p_sid=server.id, p_path=u.path, p_state=state, p_depth=u.depth,
+                        p_redirects=u.redirects, p_now=now)[0]
+                    fresh.add(u.path)
+                self._remember_id(remembered, u.path, doc_id)
             ids[u.path] = doc_id
         if fresh:
             server.docs_known += len(fresh)
@@ -189,6 +202,17 @@ class CrawlStore:
                 server.queued += len(fresh)
             server.dirty = True
         return ids, fresh
+
+    def _remember_id(self, remembered: dict[str, int], path: str, doc_id: int) -> None:
+        if self._id_count >= MAX_KNOWN_IDS:
+            self._forget_ids()
+        remembered[path] = doc_id
+        self._id_count += 1
+
+    def _forget_ids(self) -> None:
+        for remembered in self._ids.values():
+            remembered.clear()  # the dicts stay: add_urls may hold one
+        self._id_count = 0
 
     def _known_ids(self, server_id: int, paths: list[str]) -> dict[str, int]:
         """path -> id of those of `paths` (distinct) stored for the server."""
@@ -296,8 +320,8 @@ class CrawlStore:
 
     def add_links(self, source_id: int, targets: Iterable[tuple[int, str]]) -> None:
         """Links from `source_id`: (target id, anchor text); a pair already stored is kept."""
-        self._sql.add_link.run_many(
-            {"p_source": source_id, "p_target": t, "p_anchor": a[:500]} for t, a in targets)
+        self._sql.add_link.run_many_values(
+            _LINK_NAMES, [(source_id, t, a[:500]) for t, a in targets])
 
     # --- one URL per document (engine/loop/canonical.py, near_duplicates.py) ---
     def canonical_ids(self) -> set[int]:

@@ -33,6 +33,11 @@ from webcrawler.index.search import boundfile
 log = logging.getLogger(__name__)
 
 LOCK_WAIT = 300.0  # seconds to wait for another process's write lock
+# The pool a commit's postings are held in before they spill to runs on disk (runs.py), in MB
+# as the pool estimates them (a little above what they take). A crawl's commit of text-heavy
+# pages (5,000 words) passed 128: each was spilled, written and read back, CPU that memory
+# the machine has to spare saves (docs/measurements.md, "The writer's pool").
+POOL_MB = 256
 
 
 def choose_merge(sizes: Sequence[int], fan_in: int, max_merge_docs: int) -> list[int]:
@@ -96,7 +101,7 @@ def _no_collection() -> Iterator[None]:
 class IndexWriter:
     """Adds, replaces and deletes documents; `commit()` makes them visible to searchers."""
 
-    def __init__(self, ix: index.Index, merge: Callable | None = None, limitmb: int = 128) -> None:
+    def __init__(self, ix: index.Index, merge: Callable | None = None, limitmb: int = POOL_MB) -> None:
         self._ix = ix
         self._merge = merge or bounded_merge()
         self._limitmb = limitmb
