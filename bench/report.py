@@ -47,7 +47,7 @@ AREAS = [
     Area("Scale: a million URLs on ten thousand servers", None,
          "1,840,544 URLs on 10,000 servers; engine 90 MB; early / late 0.85",
          ">= 1,000,000 URLs, >= 10,000 servers, engine <= 200 MB, early / late <= 1.5", True),
-    Area("Index throughput", "writer_cpu_lean_20k"),
+    Area("Index throughput", "writer_cpu_commit_20k"),
     Area("Query latency", None, "50,000 documents: p50 4.35 ms, p99 7.54 ms (writer committing: "
          "4.53 / 13.5 ms)", "p50 <= 10 ms, p99 <= 50 ms at >= 50,000 documents", True),
     Area("A million documents", "million"),

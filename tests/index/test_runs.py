@@ -41,3 +41,32 @@ def test_parts_without_lengths_or_out_of_order_are_joined_as_the_term_writer_nee
     [(term, postings, has_lengths)] = list(runs.merged([with_lengths, without], SHARED))
     assert not has_lengths  # the term writer reads every document's length
     assert postings == [(3, 1.0, b"v3"), (5, 1.0, b"v5")]  # in document order
+
+
+def test_columns_spilled_in_chunks_join_back_to_the_postings_held_in_memory(tmp_path: Path) -> None:
+    """A pool that spills its columns (`commitwords.WordPostings`) to runs in chunks of
+    `TERMS_A_PICKLE` words gives back, joined by word across runs and chunks, the postings a
+    pool that holds them all gives, each shared value the pool's own object again."""
+    from webcrawler.index.format.postings import _ONE_BYTE, ContentField, PostingPool
+
+    field = ContentField()
+    vocabulary = [f"w{n}x" for n in range(3 * runs.TERMS_A_PICKLE)]
+    spilled = PostingPool(FileStorage(str(tmp_path)), None, limitmb=1)
+    held = PostingPool(FileStorage(str(tmp_path)), None)
+    for docnum in range(100):  # a run per 27 or so (the pool's estimate: `WORD_BYTES` a word)
+        text = " ".join(vocabulary[(docnum * 37 + n * n) % len(vocabulary)] for n in range(700))
+        for pool in (spilled, held):
+            field.pool_postings(text, "content", docnum, pool)
+    assert len(spilled.runs) > 2 and not held.runs
+    merged = spilled.iter_postings()
+    assert isinstance(merged, runs.MergedRuns)
+    chunks = list(merged.fields())
+    assert len(chunks) > 3 and {name for name, _columns in chunks} == {"content"}  # a few thousand words each
+    made = [((name, word), postings) for name, columns in chunks
+            for word, postings in columns.postings().items()]  # type: ignore[union-attr]
+    expected = [(term, postings) for term, postings, _lengths in held.iter_postings().terms()]
+    assert made == expected and len(made) > runs.TERMS_A_PICKLE
+    shared = set(map(id, _ONE_BYTE))
+    assert any(id(posting[2]) in shared for _term, postings in made for posting in postings)
+    assert all(id(posting[2]) in shared for _term, postings in made for posting in postings
+               if posting[2] in _ONE_BYTE)

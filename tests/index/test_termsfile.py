@@ -89,3 +89,38 @@ def test_the_term_writer_s_terms_file_is_the_one_whoosh_writes() -> None:
     whooshs = written(False)
     assert len(whooshs) > 65_536
     assert written(True) == whooshs
+
+
+def test_terms_added_many_at_a_time_write_the_file_whoosh_writes() -> None:
+    """`_TermIndex.add_many` (the term writer's columns path: a few thousand terms a call,
+    mixed with single adds) writes what Whoosh's OrderedHashWriter writes, and refuses keys
+    that do not increase as Whoosh's `add` does."""
+    import io
+
+    from whoosh.filedb.structfile import StructFile
+
+    from webcrawler.index.format.termwriter import _TermIndex
+
+    records = [(b"\x00\x01term%06d" % n, b"info" * (n % 9)) for n in range(9000)]
+
+    def written(ours: bool) -> bytes:
+        out = io.BytesIO()
+        tindex = filetables.OrderedHashWriter(StructFile(out))
+        if ours:
+            add, add_many, finish = _TermIndex.adders(tindex)
+            add(*records[0])
+            for first in range(1, len(records), 3000):
+                chunk = records[first : first + 3000]
+                add_many([key for key, _value in chunk], [value for _key, value in chunk])
+            finish()
+            with pytest.raises(ValueError, match="Keys must increase"):
+                add_many([b"\x00\x01term000001"], [b""])
+        else:
+            for key, value in records:
+                tindex.add(key, value)
+        tindex._write_hashes()  # close's steps, without closing the BytesIO
+        tindex._write_directory()
+        tindex._write_extras()
+        return out.getvalue()
+
+    assert written(True) == written(False)

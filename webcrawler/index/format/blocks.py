@@ -32,6 +32,7 @@ _INT = struct.Struct("!i")
 MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
 _PROTOS = (b"\x80\x02", b"\x80\x03")  # Whoosh's blocks, and termwriter's since (BODY_PROTOCOL)
 _INT_WIDTH = {0x4B: 2, 0x4D: 3, 0x4A: 5}  # pickle opcode K, M, J -> bytes with the opcode
+_BYTE = [bytes((n,)) for n in range(256)]
 
 
 def is_w3(reader: SegmentReader) -> bool:
@@ -153,6 +154,18 @@ def _bodies_reaching(postfile: StructFile, start: int, table: tuple[np.ndarray, 
         yield list(accumulate(gaps)), values
 
 
+def _pickled_int(number: int) -> bytes:
+    """`pickle.dumps(number, 2)` without its protocol and stop opcodes (K, M or J and the
+    number's bytes, as `shift_docnums` reads them), without a pickler made for it."""
+    if 0 <= number < 256:
+        return b"K" + _BYTE[number]
+    if 0 <= number < 65536:
+        return b"M" + number.to_bytes(2, "little")
+    if -(2**31) <= number < 2**31:
+        return b"J" + number.to_bytes(4, "little", signed=True)
+    return pickle.dumps(number, 2)[2:-1]
+
+
 def shift_docnums(body: bytes, base: int) -> bytes:
     """A block's pickled body with every docnum `base` higher: only the first gap changes
     (it is absolute), so its pickled integer is rewritten in place; the rest is copied.
@@ -164,7 +177,7 @@ def shift_docnums(body: bytes, base: int) -> bytes:
         gaps, weights, values = pickle.loads(body)
         return pickle.dumps(((gaps[0] + base, *gaps[1:]), weights, values), 3)
     first = int.from_bytes(body[pos + 1 : pos + width], "little", signed=body[pos] == 0x4A)
-    return body[:pos] + pickle.dumps(first + base, 2)[2:-1] + body[pos + width :]
+    return body[:pos] + _pickled_int(first + base) + body[pos + width :]
 
 
 def shift_block(block: bytes, base: int, bodies: list[bytes] | None = None) -> bytes | None:
@@ -191,7 +204,7 @@ def shift_block(block: bytes, base: int, bodies: list[bytes] | None = None) -> b
             or block[rest + 10] or block[rest + 15 : end] != b"tq\x00."):
         return None
     last = int.from_bytes(block[pos + 1 : rest], "little", signed=opcode == 0x4A)
-    head = block[:pos] + pickle.dumps(last + base, 2)[2:-1] + block[rest:end]
+    head = block[:pos] + _pickled_int(last + base) + block[rest:end]
     body = block[end:]
     if bodies is not None:
         bodies.append(body)
@@ -204,6 +217,10 @@ def shift_blocks(data: bytes, base: int, bodies: list[bytes] | None = None) -> l
     gets each block's body as it was."""
     if data[:4] != MAGIC:
         return None
+    size = _INT.unpack_from(data, 4)[0] if len(data) >= 8 else 0
+    if size < 0 and len(data) == 8 - size:  # one block, the last: most lists (rare words)
+        shifted = shift_block(data[8:], base, bodies)
+        return None if shifted is None else [shifted]
     blocks = []
     for block in _framed(data):
         shifted = shift_block(block, base, bodies)

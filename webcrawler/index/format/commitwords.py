@@ -19,6 +19,8 @@ gives them (a block's pickle refers to a value it met before by identity).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from webcrawler.index.format.merging import Posting
@@ -57,10 +59,17 @@ class CommitWords:
     def take(self, one_byte: list[bytes]) -> dict[bytes, list[Posting]]:
         """word -> its postings (docnum, weight, encoded positions, length) in docnum order,
         and forget them. `one_byte[p]`: the value of a single position p below 256."""
+        return self.take_columns(one_byte).postings()
+
+    def take_columns(self, one_byte: list[bytes]) -> WordPostings:
+        """`take`'s postings as columns (`WordPostings`), the words in sorted order, and forget
+        them: the term writer writes a commit's lists from the columns without a tuple per
+        posting (`termwriter.TermWriter`)."""
         words = self.words
         if not words:
             self.clear()
-            return {}
+            return WordPostings([], np.zeros(1, np.int64), np.zeros(0, np.int64),
+                                np.zeros(0, np.float64), [], np.zeros(0, np.int64), np.zeros(0, np.int64))
         counts = np.array(self._counts, np.int64)
         docs = np.repeat(np.array(self._docs, np.int64), counts)
         # each word's position: its part's start plus its place in the part
@@ -74,7 +83,8 @@ class CommitWords:
         length_of[documents - first_doc] = list(self._lengths.values())
         self.clear()
 
-        keys = list(dict.fromkeys(words))
+        # words numbered in sorted order: a word's postings come in the terms' order
+        keys = sorted(dict.fromkeys(words))
         number = dict(zip(keys, range(len(keys)), strict=True))
         ids = np.fromiter(map(number.__getitem__, words), np.int64, len(words))
         del words, number
@@ -89,16 +99,93 @@ class CommitWords:
         freqs = np.diff(np.append(starts, len(ids)))
         weights = freqs + np.add.reduceat(extras, starts)
         post_docs = docs[starts]
-        values = _values(positions, new, starts, freqs, one_byte)
-
-        postings: list[Posting] = list(zip(post_docs.tolist(), weights.tolist(), values,
-                            length_of[post_docs - first_doc].tolist(), strict=True))
-        # each word's postings: from its first posting to the next word's
+        values, shared = _values(positions, new, starts, freqs, one_byte)
+        # each word's postings: from its first posting to the next word's (every word has one)
         post_ids = ids[starts]
-        word_starts = np.flatnonzero(np.append(True, post_ids[1:] != post_ids[:-1]))
-        bounds = np.append(word_starts, len(post_ids)).tolist()
-        return {keys[w]: postings[a:b] for w, a, b in zip(post_ids[word_starts].tolist(), bounds, bounds[1:],
-                                                          strict=False)}
+        bounds = np.append(np.flatnonzero(np.append(True, post_ids[1:] != post_ids[:-1])), len(post_ids))
+        lengths = length_of[post_docs - first_doc]
+        return WordPostings(keys, bounds, post_docs, weights, values, lengths, shared)
+
+
+class WordPostings:
+    """A commit's postings of one field as columns: `words` (sorted), and word i's postings
+    at [bounds[i], bounds[i + 1]) of `docs`, `weights`, `values` and `lengths` (each word's
+    in docnum order). The weights are whole numbers (`CommitWords` takes no other), so their
+    sums are exact in any order. `shared[i]`: p when value i is `one_byte[p]` itself (a
+    block's pickle refers back to a shared value it met), else -1.
+
+    A pool that spills writes its columns to runs in chunks of words (`runs.py`) and joins
+    them back (`join`): a word's postings from each run in run order, which is docnum order."""
+
+    def __init__(self, words: list[bytes], bounds: np.ndarray, docs: np.ndarray, weights: np.ndarray,
+                 values: list[bytes], lengths: np.ndarray, shared: np.ndarray) -> None:
+        self.words = words
+        self.bounds = bounds
+        self.docs = docs
+        self.weights = weights
+        self.values = values
+        self.lengths = lengths
+        self.shared = shared
+
+    def split(self, count: int) -> tuple[WordPostings, WordPostings]:
+        """(the first `count` words' postings, the other words')."""
+        at = int(self.bounds[count])
+        return (WordPostings(self.words[:count], self.bounds[: count + 1], self.docs[:at], self.weights[:at],
+                             self.values[:at], self.lengths[:at], self.shared[:at]),
+                WordPostings(self.words[count:], self.bounds[count:] - at, self.docs[at:], self.weights[at:],
+                             self.values[at:], self.lengths[at:], self.shared[at:]))
+
+    def chunks(self, words: int) -> Iterator[WordPostings]:
+        """The postings of `words` words at a time, in order."""
+        rest = self
+        while len(rest) > words:
+            chunk, rest = rest.split(words)
+            yield chunk
+        if rest.words:
+            yield rest
+
+    def reshared(self, one_byte: list[bytes]) -> WordPostings:
+        """These postings with the shared values `one_byte`'s own objects again (as read back
+        from a run, whose pickle made copies of them)."""
+        which = np.flatnonzero(self.shared >= 0)
+        if which.size:
+            values = np.empty(len(self.values), object)
+            values[:] = self.values
+            table = np.empty(len(one_byte), object)
+            table[:] = one_byte
+            values[which] = table[self.shared[which]]
+            self.values = values.tolist()
+        return self
+
+    @staticmethod
+    def join(pieces: list[WordPostings]) -> WordPostings:
+        """The postings of `pieces` (each of its words' postings in docnum order, earlier
+        pieces' documents first) by word: each word's postings from every piece, in order."""
+        if len(pieces) == 1:
+            return pieces[0]
+        words = sorted(set().union(*(piece.words for piece in pieces)))
+        rank = dict(zip(words, range(len(words)), strict=True))
+        ids = np.concatenate([np.repeat(np.fromiter(map(rank.__getitem__, piece.words), np.int64, len(piece)),
+                                        np.diff(piece.bounds)) for piece in pieces])
+        order = np.argsort(ids, kind="stable")  # stable: each word's postings stay in piece order
+        values = np.empty(len(ids), object)
+        values[:] = [value for piece in pieces for value in piece.values]
+        bounds = np.zeros(len(words) + 1, np.int64)
+        np.cumsum(np.bincount(ids, minlength=len(words)), out=bounds[1:])
+        def joined(name: str) -> np.ndarray:
+            return np.concatenate([getattr(piece, name) for piece in pieces])[order]
+        return WordPostings(words, bounds, joined("docs"), joined("weights"), values[order].tolist(),
+                            joined("lengths"), joined("shared"))
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def postings(self) -> dict[bytes, list[Posting]]:
+        """word -> its postings as tuples (docnum, weight, encoded positions, length)."""
+        postings: list[Posting] = list(zip(self.docs.tolist(), self.weights.tolist(), self.values,
+                                           self.lengths.tolist(), strict=True))
+        bounds = self.bounds.tolist()
+        return {word: postings[a:b] for word, a, b in zip(self.words, bounds, bounds[1:], strict=False)}
 
 
 def _word_order(ids: np.ndarray, docs: np.ndarray, words: int, span: int, first_doc: int) -> np.ndarray:
@@ -119,9 +206,10 @@ def _word_order(ids: np.ndarray, docs: np.ndarray, words: int, span: int, first_
 
 
 def _values(positions: np.ndarray, new: np.ndarray, starts: np.ndarray, freqs: np.ndarray,
-            one_byte: list[bytes]) -> list[bytes]:
+            one_byte: list[bytes]) -> tuple[list[bytes], np.ndarray]:
     """Each posting's positions encoded as `postings.encode_positions` does: a type byte
-    ("B", "H", "I": the width of the largest gap) and the first position and the gaps."""
+    ("B", "H", "I": the width of the largest gap) and the first position and the gaps; and
+    which of them are `one_byte`'s (`WordPostings.shared`)."""
     gaps = positions.copy()
     gaps[~new] -= positions[np.flatnonzero(~new) - 1]
     top = np.maximum.reduceat(gaps, starts)
@@ -154,4 +242,6 @@ def _values(positions: np.ndarray, new: np.ndarray, starts: np.ndarray, freqs: n
             buffer[item_at + byte] = body[:, byte]
         data = buffer.tobytes()
         values[which] = [data[a:b] for a, b in zip(begins.tolist(), ends.tolist(), strict=True)]
-    return values.tolist()
+    shared_at = np.full(len(starts), -1, np.int64)
+    shared_at[small] = positions[starts[small]]
+    return values.tolist(), shared_at

@@ -40,14 +40,20 @@ from whoosh.util import random_name
 
 from webcrawler.index.format import runs, termsfile
 from webcrawler.index.format.analysis import TITLE_GAP, analyzer, index_words, parts
-from webcrawler.index.format.commitwords import CommitWords
+from webcrawler.index.format.commitwords import CommitWords, WordPostings
 from webcrawler.index.format.merging import Posting
+from webcrawler.index.format.runs import TermPostings
 from webcrawler.index.format.termwriter import BLOCK, TermWriter
 
 _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
 _SHARED = {value: value for value in _ONE_BYTE}  # each value shared by its postings
 _ONE_SHORT = struct.Struct("=H")
 _EXACT = 2**20  # a part's weight below this, if whole, sums exactly in any order
+# The pool's estimate of a document's words: what `CommitWords` holds a word, its own bytes
+# object (33 bytes and the word, in 16-byte steps: 48 for a word of up to 14 bytes) and its
+# slot in the commit's list (8). The count of the document's words is known already; the
+# previous estimate by its distinct words built a set of them a document (docs/measurements.md).
+WORD_BYTES = 56
 
 
 def encode_positions(positions: list[int]) -> bytes:
@@ -161,8 +167,9 @@ class ContentField(TEXT):
 
 
 class PostingPool(writing.PostingPool):
-    """Whoosh's posting pool without its per-posting checks; sizes are estimated the same
-    way (bytes of Python objects) so runs spill to disk at about the same `limitmb`.
+    """Whoosh's posting pool without its per-posting checks; sizes are estimated in bytes of
+    Python objects, a content field's by its count of words (`WORD_BYTES`), so runs spill to
+    disk at about the memory `limitmb` says.
 
     A `ContentField`'s postings are kept grouped by word as they are added (`add_terms`),
     each already as the term writer writes it, with its document's length (known here:
@@ -187,9 +194,7 @@ class PostingPool(writing.PostingPool):
         if words is None:
             words = self.commit_words[fieldname] = CommitWords()
         words.add(docnum, found, length)
-        distinct = set().union(*(part[0] for part in found))
-        count = len(distinct)
-        self.currentsize += 160 * count + 2 * sum(map(len, distinct)) + length + count
+        self.currentsize += WORD_BYTES * length
         if self.currentsize > self.limit:
             self.save()
 
@@ -240,32 +245,39 @@ class PostingPool(writing.PostingPool):
                 words[word] = [posting]
             else:
                 found.append(posting)
-        count = len(positions)
-        self.currentsize += 160 * count + 2 * sum(map(len, positions)) + length + count
+        self.currentsize += WORD_BYTES * length  # as `add_words`: spills at the same size
         if self.currentsize > self.limit:
             self.save()
 
     def save(self) -> None:
         """Spill what the pool holds to a run on disk, grouped by term (`runs.py`)."""
+        columns = self._columns()
         self._grouped()
-        if not self.current and not self.words:
+        if not self.current and not self.words and not columns:
             return
         name = f"{random_name()}.run"
-        runs.write_run(self.tempstore, name, GroupedPostings(self.current, self.words).terms())
+        runs.write_fields(self.tempstore, name, GroupedPostings(self.current, self.words, columns).fields())
         self.runs.append(name)
         self.current, self.words, self.currentsize = [], {}, 0
 
     def iter_postings(self) -> GroupedPostings | runs.MergedRuns:
         """The pool's postings for the term writer, grouped by term: in memory
         (`GroupedPostings`), or merged from the runs it spilled and what it still holds."""
+        columns = self._columns()
         self._grouped()
-        rest = GroupedPostings(self.current, self.words)
+        rest = GroupedPostings(self.current, self.words, columns)
         self.current, self.words = [], {}
         if not self.runs:
             return rest
         names, self.runs = self.runs, []
         self._merging = names
-        return runs.MergedRuns(self.tempstore, names, rest.terms(), _SHARED)
+        return runs.MergedRuns(self.tempstore, names, rest.fields(), _SHARED, _ONE_BYTE)
+
+    def _columns(self) -> dict[str, WordPostings]:
+        """The postings of each field whose words are all `add_words`' (none `add_terms`'
+        since the pool last gave or spilled its postings), as columns."""
+        return {name: pending.take_columns(_ONE_BYTE) for name, pending in self.commit_words.items()
+                if pending and not self.words.get(name)}
 
     def cleanup(self) -> None:
         """Delete the runs not merged (a commit given up); merged ones deleted themselves."""
@@ -281,14 +293,34 @@ class GroupedPostings:
     they were added, which is docnum order: documents are numbered as they are added,
     and a merged segment's documents after them. `words`: the postings the pool grouped
     already (`PostingPool.add_terms`), each with its document's length; the others' lengths
-    are the term writer's to find (None)."""
+    are the term writer's to find (None). `columns`: a field's postings made at once from
+    its words (`commitwords.WordPostings`), for a field with no others in the commit."""
 
-    def __init__(self, items: list[tuple], words: dict[str, dict[bytes, list[Posting]]]) -> None:
+    def __init__(self, items: list[tuple], words: dict[str, dict[bytes, list[Posting]]],
+                 columns: dict[str, WordPostings] | None = None) -> None:
         self._items = items
-        self._words = words
+        self._grouped_words = words
+        self._columns = columns or {}
 
-    def terms(self) -> Iterator[tuple[tuple[str, bytes], list, bool]]:
+    @property
+    def _words(self) -> dict[str, dict[bytes, list[Posting]]]:
+        """`words` with the columns' postings as tuples among them."""
+        for fieldname, made in self._columns.items():
+            self._grouped_words[fieldname] = made.postings()
+        self._columns = {}
+        return self._grouped_words
+
+    def terms(self) -> Iterator[TermPostings]:
         """((fieldname, btext), postings, whether each posting has its length) by term, sorted."""
+        for fieldname, terms in self.fields():
+            if isinstance(terms, WordPostings):
+                for word, postings in terms.postings().items():
+                    yield (fieldname, word), postings, True
+            else:
+                yield from terms
+
+    def fields(self) -> Iterator[tuple[str, WordPostings | Iterator[TermPostings]]]:
+        """(fieldname, its terms as `terms` yields them, or its `WordPostings`) by field, sorted."""
         groups: dict[tuple[str, bytes], list[tuple[int, float, bytes | None]]] = {}
         get = groups.get
         for fieldname, btext, docnum, weight, value in self._items:
@@ -300,26 +332,36 @@ class GroupedPostings:
             else:
                 found.append((docnum, weight, value))
         self._items = []
-        words, self._words = self._words, {}
         by_field: dict[str, set[bytes]] = {}  # sorted by field, then by word: the terms' order
         for fieldname, btext in groups:
             by_field.setdefault(fieldname, set()).add(btext)
+        columns = {name: made for name, made in self._columns.items() if name not in by_field}
+        self._columns = {name: made for name, made in self._columns.items() if name in by_field}
+        words, self._grouped_words, self._columns = self._words, {}, {}
         for fieldname, grouped_words in words.items():
             by_field.setdefault(fieldname, set()).update(grouped_words)
-        for fieldname in sorted(by_field):
-            grouped_words = words.get(fieldname, {})
-            pop = grouped_words.pop
-            for btext in sorted(by_field.pop(fieldname)):
-                term = (fieldname, btext)
-                found = groups.pop(term, None) if groups else None
-                grouped = pop(btext, None)
-                if found is None:
-                    yield term, grouped or [], True
-                elif grouped is None:
-                    yield term, found, False
-                else:  # a merged segment's postings decoded into the pool, beside new documents'
-                    both = found + [posting[:3] for posting in grouped]
-                    yield term, sorted(both, key=itemgetter(0)), False
+        for fieldname in sorted(by_field.keys() | columns.keys()):
+            if fieldname in columns:
+                yield fieldname, columns.pop(fieldname)
+            else:
+                yield fieldname, self._field_terms(fieldname, by_field.pop(fieldname), groups,
+                                                   words.get(fieldname, {}))
+
+    @staticmethod
+    def _field_terms(fieldname: str, btexts: set[bytes], groups: dict[tuple[str, bytes], list],
+                     grouped_words: dict[bytes, list[Posting]]) -> Iterator[TermPostings]:
+        pop = grouped_words.pop
+        for btext in sorted(btexts):
+            term = (fieldname, btext)
+            found = groups.pop(term, None) if groups else None
+            grouped = pop(btext, None)
+            if found is None:
+                yield term, grouped or [], True
+            elif grouped is None:
+                yield term, found, False
+            else:  # a merged segment's postings decoded into the pool, beside new documents'
+                both = found + [posting[:3] for posting in grouped]
+                yield term, sorted(both, key=itemgetter(0)), False
 
 
 def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import pickle
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from itertools import groupby, islice
 from operator import itemgetter
@@ -21,10 +22,13 @@ from typing import Any
 
 from whoosh.filedb.filestore import Storage
 
+from webcrawler.index.format.commitwords import WordPostings
+
 TERMS_A_PICKLE = 4096  # terms pickled together: one load per chunk, few chunks held at once
 
 Term = tuple[str, bytes]
 TermPostings = tuple[Term, list, bool]  # (term, postings, whether each has its length)
+Record = tuple[str, Any]  # (fieldname, a chunk of its terms, or of its columns: `WordPostings`)
 
 
 def write_run(storage: Storage, name: str, terms: Iterable[TermPostings]) -> None:
@@ -86,18 +90,142 @@ def merged(parts: list[Iterator[TermPostings]], shared: dict[bytes, bytes]) -> I
         yield term, postings, with_lengths
 
 
+def records(fields: Iterable[tuple[str, Any]]) -> Iterator[Record]:
+    """A run's records of `fields` (each a field's `WordPostings`, or its terms as
+    `postings.GroupedPostings.terms` yields them, by field in order): a field's columns
+    `TERMS_A_PICKLE` words at a time, or its terms that many at a time."""
+    for fieldname, terms in fields:
+        if isinstance(terms, WordPostings):
+            for columns in terms.chunks(TERMS_A_PICKLE):
+                yield fieldname, columns
+            continue
+        found = iter(terms)
+        while chunk := list(islice(found, TERMS_A_PICKLE)):
+            yield fieldname, chunk
+
+
+def write_fields(storage: Storage, name: str, fields: Iterable[tuple[str, Any]]) -> None:
+    """Pickle `fields`' `records` to the temporary file `name`."""
+    f = storage.create_file(name).raw_file()
+    try:
+        for record in records(fields):
+            pickle.dump(record, f, pickle.HIGHEST_PROTOCOL)
+    finally:
+        f.close()
+
+
+def read_fields(storage: Storage, name: str, one_byte: list[bytes]) -> Iterator[Record]:
+    """The records of the run `name` (`write_fields`) in order, columns with `one_byte`'s
+    shared values; the file is deleted once they are read."""
+    f = storage.open_file(name).raw_file()
+    try:
+        while True:
+            try:
+                fieldname, chunk = pickle.load(f)
+            except EOFError:
+                return
+            yield fieldname, chunk.reshared(one_byte) if isinstance(chunk, WordPostings) else chunk
+    finally:
+        f.close()
+        storage.delete_file(name)
+
+
+class _Part:
+    """A part's records, the next one at hand (`record`: None once they are all read)."""
+
+    def __init__(self, records: Iterator[Record]) -> None:
+        self._records = records
+        self.record: Record | None = None
+        self.advance()
+
+    def advance(self) -> None:
+        self.record = next(self._records, None)
+
+    def holds(self, fieldname: str) -> bool:
+        return self.record is not None and self.record[0] == fieldname
+
+    def field_terms(self, fieldname: str) -> Iterator[TermPostings]:
+        """This part's terms of `fieldname` (its columns made postings), read as they go."""
+        while self.record is not None and self.record[0] == fieldname:
+            chunk = self.record[1]
+            self.advance()
+            if isinstance(chunk, WordPostings):
+                for word, postings in chunk.postings().items():
+                    yield (fieldname, word), postings, True
+            else:
+                yield from chunk
+
+
+def merged_fields(parts: list[Iterator[Record]], shared: dict[bytes, bytes]
+                  ) -> Iterator[tuple[str, WordPostings | Iterator[TermPostings]]]:
+    """The fields of `parts` (each's records in order; earlier parts hold earlier documents)
+    in order, each once with its terms `merged` from every part, or, where every part holds
+    a field as columns, several times: its columns joined a few thousand words at a time."""
+    heads = [_Part(part) for part in parts]
+    while True:
+        fields = [head.record[0] for head in heads if head.record is not None]
+        if not fields:
+            return
+        fieldname = min(fields)
+        holding = [head for head in heads if head.holds(fieldname)]
+        if all(isinstance(head.record[1], WordPostings) for head in holding if head.record is not None):
+            for columns in _joined(fieldname, holding):
+                yield fieldname, columns
+        else:
+            terms = merged([head.field_terms(fieldname) for head in holding], shared)
+            yield fieldname, terms
+            for _term in terms:  # what the caller left unread
+                pass
+
+
+def _joined(fieldname: str, holding: list[_Part]) -> Iterator[WordPostings]:
+    """The columns of `fieldname` in `holding`'s parts joined by word, up to the least of
+    the last words of the chunks at hand at a time (every part's postings of those words
+    are in those chunks: a part's words come in order)."""
+    at_hand: list[tuple[_Part, WordPostings]] = []
+    for part in holding:
+        assert part.record is not None
+        at_hand.append((part, part.record[1]))
+        part.advance()
+    while at_hand:
+        bound = min(chunk.words[-1] for _part, chunk in at_hand)
+        pieces: list[WordPostings] = []
+        kept: list[tuple[_Part, WordPostings]] = []
+        for part, chunk in at_hand:
+            first, rest = chunk.split(bisect_right(chunk.words, bound))
+            if first.words:
+                pieces.append(first)
+            if rest.words:
+                kept.append((part, rest))
+            elif part.holds(fieldname):
+                assert part.record is not None
+                kept.append((part, part.record[1]))
+                part.advance()
+        at_hand = kept
+        yield WordPostings.join(pieces)
+
+
 class MergedRuns:
     """The postings of a pool that spilled: its runs on disk and what it still holds, merged
-    by term (the term writer's grouped path, `termwriter.TermWriter._pool_terms`)."""
+    by field and term (the term writer's grouped path: `fields`, else `terms`)."""
 
-    def __init__(self, storage: Storage, names: list[str], rest: Iterator[TermPostings],
-                 shared: dict[bytes, bytes]) -> None:
+    def __init__(self, storage: Storage, names: list[str], rest: Iterable[tuple[str, Any]],
+                 shared: dict[bytes, bytes], one_byte: list[bytes]) -> None:
         self._storage = storage
         self._names = names
         self._rest = rest
         self._shared = shared
+        self._one_byte = one_byte
+
+    def fields(self) -> Iterator[tuple[str, WordPostings | Iterator[TermPostings]]]:
+        names, self._names = self._names, []
+        return merged_fields([read_fields(self._storage, name, self._one_byte) for name in names]
+                             + [records(self._rest)], self._shared)
 
     def terms(self) -> Iterator[TermPostings]:
-        names, self._names = self._names, []
-        return merged([read_run(self._storage, name) for name in names] + [self._rest],
-                      self._shared)
+        for fieldname, terms in self.fields():
+            if isinstance(terms, WordPostings):
+                for word, postings in terms.postings().items():
+                    yield (fieldname, word), postings, True
+            else:
+                yield from terms

@@ -18,7 +18,7 @@ import struct
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from hashlib import md5
-from itertools import chain
+from itertools import accumulate, chain
 from pickle import dumps
 from typing import Any
 
@@ -31,6 +31,7 @@ from whoosh.util.numeric import _length_byte_cache, length_to_byte
 from whoosh.util.numlists import GrowableArray
 
 from webcrawler.index.format import merging, vectors
+from webcrawler.index.format.commitwords import WordPostings
 from webcrawler.index.format.merging import Copied, Posting, Term
 
 BLOCK = 128  # postings per block (Whoosh's default)
@@ -43,6 +44,7 @@ _INT = struct.Struct("!i")  # Whoosh's structfile write_int
 _F32 = struct.Struct("f")  # a weight as Whoosh's array("f") keeps it
 _TERMINFO = whoosh3.W3TermInfo._struct  # flags, weight, df, min/max length, max weight, ids
 _LONG_INT = struct.Struct("!qi")  # the posting list's offset and length (pack_long, pack_int)
+_INFO_EXTENT = struct.Struct(_TERMINFO.format + "qi")  # both in one: a term info as written
 _MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
 _RECORD = struct.Struct("!ii")  # a terms file record's key and value lengths (filetables._lengths)
 # length_to_byte of every length below _TOP_LENGTH (its bisection done once, as a table)
@@ -50,6 +52,7 @@ _TOP_LENGTH = 106374
 assert length_to_byte(_TOP_LENGTH) == 255  # Whoosh 2.7: every length from here is 255
 _LENGTH_BYTE = np.searchsorted(np.asarray(_length_byte_cache, dtype=np.int64),
                                np.arange(_TOP_LENGTH), side="left").astype(np.uint8).tobytes()
+_LENGTH_TABLE = np.frombuffer(_LENGTH_BYTE, np.uint8)
 
 
 def _stored_weights(weights: array) -> object:
@@ -59,6 +62,11 @@ def _stored_weights(weights: array) -> object:
     if weights.count(first) == len(weights):
         return None if first == 1.0 else first
     return tuple(weights)
+
+
+def _length_bytes(lengths: np.ndarray) -> np.ndarray:
+    """`_length_byte` of each of `lengths` (0 or more)."""
+    return np.where(lengths < _TOP_LENGTH, _LENGTH_TABLE[np.minimum(lengths, _TOP_LENGTH - 1)], 255)
 
 
 def _length_byte(length: int) -> int:
@@ -94,11 +102,19 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._lengths_of: dict[str, list[int] | None] = {}
         self._offset = self._postfile.tell()
         self._write = self._postfile.file.write
-        self._add_info, finish = _TermIndex.of(self._tindex)
+        self._add_info, self._add_many, finish = _TermIndex.adders(self._tindex)
         sources = merging.take_sources(self._segment)
         try:
             if not sources:
-                self._write_pool_terms(schema, self._pool_terms(items))
+                fields = getattr(items, "fields", None)
+                if fields is None:
+                    self._write_pool_terms(schema, self._pool_terms(items))
+                    return
+                for fieldname, terms in fields():  # postings.GroupedPostings
+                    if isinstance(terms, WordPostings):
+                        self._write_columns(schema, fieldname, terms)
+                    else:
+                        self._write_pool_terms(schema, self._with_lengths(terms))
                 return
             terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
             for term, parts in terms:
@@ -121,6 +137,90 @@ class TermWriter(whoosh3.W3FieldWriter):
                 write_single(term[1], postings[0])
             else:
                 write_block(term[1], postings)
+
+    def _write_columns(self, schema: Schema, fieldname: str, made: WordPostings) -> None:
+        """The lists of a field whose commit's postings came as columns (`commitwords`): what
+        `_write_term` writes (`_write_single`, `_write_block`, `_encode_block`), each list's and
+        block's statistics, gaps, stored weights and length bytes computed for all of them at
+        once, and the lists and their term infos written `_TermIndex._FLUSH` at a time."""
+        if not made.words:
+            return
+        if fieldname != self._fieldname:
+            self._start(schema, fieldname)
+        bounds = made.bounds
+        blocks = (np.diff(bounds) + BLOCK - 1) // BLOCK  # each list's blocks
+        firsts = np.repeat(bounds[:-1], blocks)  # each block's first posting
+        firsts += BLOCK * (np.arange(len(firsts)) - np.repeat(np.cumsum(blocks) - blocks, blocks))
+        docs = made.docs
+        gaps = docs.copy()  # each block's docnums: its first, then the gaps
+        gaps[1:] -= docs[:-1]
+        gaps[firsts] = docs[firsts]
+        floats = made.weights.astype(np.float32)  # as Whoosh's array("f") keeps them
+        as_stored = floats.astype(np.float64)
+        word = _Spans(made, as_stored, bounds[:-1])
+        block = word if len(firsts) == len(made.words) else _Spans(made, as_stored, firsts)
+        block_ends = np.append(firsts[1:], bounds[-1]).tolist()
+        firsts_list = firsts.tolist()
+        doc_list, gap_list, value_list = docs.tolist(), gaps.tolist(), made.values
+        stored_list = as_stored.tolist()
+        doc_bytes, weight_bytes = docs.astype("<i4").tobytes(), floats.astype("<f4").tobytes()
+        values, least_arrays = self._values, vectors.MIN_POSTINGS if self._with_arrays else len(docs) + 1
+        as_is = values is _values_variable  # the columns hold no None: their tuple as it is
+        pack_info, pack_int = _INFO_EXTENT.pack, _INT.pack
+        dump, magic = dumps, _MAGIC
+        prefix, mark = self._prefix, vectors.MARK
+        out: list[bytes] = []
+        keys: list[bytes] = []
+        infos: list[bytes] = []
+        offset = self._offset
+        j = 0  # the list's first block
+        for btext, a, b, many, total, same, top, low, high in zip(
+                made.words, bounds.tolist(), bounds[1:].tolist(), (blocks > 1).tolist(), word.sums,
+                word.alike, word.tops, word.lows, word.highs, strict=False):
+            count = b - a
+            last = doc_list[b - 1]
+            if count == 1:  # most lists: a rare word's
+                j += 1
+                stored: object = None if stored_list[a] == 1.0 else stored_list[a]
+                chunk = dump((1, last, top, 0, low, high), 2) + dump(
+                    ((last,), stored, (value_list[a],) if as_is else values((value_list[a],))), BODY_PROTOCOL)
+                body = magic + pack_int(-len(chunk)) + chunk
+            elif not many:
+                j += 1
+                stored = tuple(stored_list[a:b]) if not same else (
+                    None if stored_list[a] == 1.0 else stored_list[a])
+                found = tuple(value_list[a:b])
+                chunk = dump((count, last, top, 0, low, high), 2) + dump(
+                    (tuple(gap_list[a:b]), stored, found if as_is else values(found)), BODY_PROTOCOL)
+                body = magic + pack_int(-len(chunk)) + chunk
+            else:
+                pieces = [magic]
+                for k in range(j, j + (count + BLOCK - 1) // BLOCK):
+                    c, d = firsts_list[k], block_ends[k]
+                    stored = tuple(stored_list[c:d]) if not block.alike[k] else (
+                        None if stored_list[c] == 1.0 else stored_list[c])
+                    head = (d - c, doc_list[d - 1], block.tops[k], 0, block.lows[k], block.highs[k])
+                    chunk = dump(head, 2) + dump(
+                        (tuple(gap_list[c:d]), stored, values(tuple(value_list[c:d]))), BODY_PROTOCOL)
+                    pieces += (pack_int(len(chunk) if d < b else -len(chunk)), chunk)
+                    j += 1
+                body = b"".join(pieces)
+            info = pack_info(0, total, count, low, high, max(0.0, top), doc_list[a], last, offset, len(body))
+            out.append(body)
+            offset += len(body)
+            if count >= least_arrays:
+                out.append(doc_bytes[4 * a : 4 * b] + weight_bytes[4 * a : 4 * b])
+                offset += 8 * count
+                info += mark
+            keys.append(prefix + btext)
+            infos.append(info)
+            if len(keys) >= _TermIndex._FLUSH:
+                self._write(b"".join(out))
+                self._add_many(keys, infos)
+                out, keys, infos = [], [], []
+        self._write(b"".join(out))
+        self._add_many(keys, infos)
+        self._offset = offset
 
     def _field_lengths(self, fieldname: str) -> list[int] | None:
         """Each document's length of `fieldname`, or None for none (lengths of 0): a field
@@ -318,6 +418,24 @@ class TermWriter(whoosh3.W3FieldWriter):
         return head + data
 
 
+class _Spans:
+    """What `_write_columns` writes of each span of a field's columns (a list, or a block),
+    for the spans starting at `starts`: the sum and top of its weights, whether their stored
+    values (`as_stored`: float32's) are all alike, and its least (but 0) and greatest length
+    as Whoosh's length bytes."""
+
+    def __init__(self, made: WordPostings, as_stored: np.ndarray, starts: np.ndarray) -> None:
+        weights, lengths = made.weights, made.lengths
+        self.sums: list[float] = np.add.reduceat(as_stored, starts).tolist()  # whole: exact in any order
+        self.alike: list[bool] = (np.minimum.reduceat(as_stored, starts)
+                                  == np.maximum.reduceat(as_stored, starts)).tolist()
+        self.tops: list[float] = np.maximum.reduceat(weights, starts).tolist()
+        self.highs: list[int] = _length_bytes(np.maximum.reduceat(lengths, starts)).tolist()
+        none = np.iinfo(np.int64).max  # no length but 0: a low byte of 0
+        least = np.minimum.reduceat(np.where(lengths == 0, none, lengths), starts)
+        self.lows: list[int] = np.where(least == none, 0, _length_bytes(least)).tolist()
+
+
 class _Stats:
     """What a term info says about the whole list, summed over its blocks and parts."""
 
@@ -396,12 +514,43 @@ class _TermIndex:
     def of(cls, tindex: filetables.HashWriter) -> tuple[Callable[[bytes, bytes], None], Callable[[], None]]:
         """(`tindex`'s add, what to call once the terms are added): this one's for Whoosh's
         ordered MD5 hash writer, else its own (and nothing to finish)."""
+        add, _add_many, finish = cls.adders(tindex)
+        return add, finish
+
+    @classmethod
+    def adders(cls, tindex: filetables.HashWriter) -> tuple[
+            Callable[[bytes, bytes], None], Callable[[list[bytes], list[bytes]], None], Callable[[], None]]:
+        """`of`'s add and finish, and between them an add of many keys and values at once."""
         if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash \
                 and type(tindex.index) is GrowableArray and isinstance(tindex.index.array, array):
             tindex._write_hashes = lambda: _write_hash_tables(tindex)
             index = cls(tindex)
-            return index.add, index.finish
-        return tindex.add, lambda: None
+            return index.add, index.add_many, index.finish
+
+        def add_many(keys: list[bytes], values: list[bytes]) -> None:
+            for key, value in zip(keys, values, strict=True):
+                tindex.add(key, value)
+        return tindex.add, add_many, lambda: None
+
+    def add_many(self, keys: list[bytes], values: list[bytes]) -> None:
+        """`add` of each key (in increasing order) and its value."""
+        if not keys:
+            return
+        if keys[0] <= self._lastkey or any(map(bytes.__ge__, keys, keys[1:])):
+            raise ValueError(f"Keys must increase: {self._lastkey!r}..{keys!r}")
+        pack = _RECORD.pack
+        records = [pack(len(key), len(value)) + key + value for key, value in zip(keys, values, strict=True)]
+        positions = list(accumulate(map(len, records), initial=self._position))
+        self._position = positions.pop()
+        buckets = self._buckets
+        for key, position in zip(keys, positions, strict=True):
+            digest = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")
+            buckets[digest & 255].append((digest, position))
+        self._records += records
+        self._positions += positions
+        self._lastkey = keys[-1]
+        if len(self._records) >= self._FLUSH:
+            self.finish()
 
     def add(self, key: bytes, value: bytes) -> None:
         if key <= self._lastkey:
