@@ -7,6 +7,7 @@ every host, every page fetched, none twice except those a killed host held.
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -106,3 +107,42 @@ def test_an_unanswered_url_is_answered_by_the_deadline_and_the_crawl_goes_on(clu
     assert "agent-hung 1" in summary
     assert states[web.url("127.0.9.40", "/p2")] == (State.FAILED, "agent-hung")
     assert states[web.url("127.0.9.40", "/p3")][0] == State.FETCHED
+
+
+def test_an_answer_lost_with_its_host_before_it_was_read_is_fetched_again(cluster, settings):
+    """A retrieval that finished on a host killed before the pool read its answer is `lost`
+    to Dask, which runs it again: the pool waits for that answer. It used to report the page
+    agent-died ("no answer from the agent hosts: None"), as the killed-host test above did
+    under load; here that moment is made on purpose."""
+    from webcrawler.agenthosts.pool import RemotePool
+    from webcrawler.config.agent_config import agent_config
+    from webcrawler.protocol.messages import Document, Retrieve
+
+    def until(condition, seconds: float = 60.0) -> None:  # bounded: ends when it holds
+        end = time.monotonic() + seconds
+        while not condition() and time.monotonic() < end:
+            time.sleep(0.02)
+        assert condition()
+
+    with LoopbackWeb([Site("127.0.9.50", site_pages("lost", 1))]) as web:
+        pool = RemotePool(cluster.scheduler.address, 2, agent_config(settings),
+                          settings.robots_token, deadline=120.0)
+        answers: list = []
+        try:
+            pool.submit(Retrieve(1, web.url("127.0.9.50", "/"), "document"))
+            [future] = pool._futures.values()
+            until(lambda: future.status == "finished")  # done, and not read: no poll yet
+            [holder] = pool.client.who_has(future)[future.key]
+            victim = next(host for host in cluster.hosts if host.address == holder)
+            victim.kill()
+            until(lambda: future.status != "finished"
+                  or holder not in pool.client.who_has(future).get(future.key, ()))
+            end = time.monotonic() + 60
+            while not answers and time.monotonic() < end:
+                answers += pool.poll(0.5)
+        finally:
+            pool.shutdown()
+        web.log.settle()
+        asked = web.log.paths()
+    assert [(job.job_id, type(answer)) for job, answer in answers] == [(1, Document)]
+    assert asked == ["/", "/"]  # fetched again by the host that is left, not lost

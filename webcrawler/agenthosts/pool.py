@@ -11,7 +11,9 @@ URLs in flight and only the engine submits, so politeness (one request in
 flight per server) stays global across every host. Dask is the RPC, the
 membership and the retry layer: a task whose worker dies is run again on
 another one (the in-flight URL is fetched twice at most, never lost), and a
-task that fails `allowed-failures` times comes back as `KilledWorker`. The
+task that fails `allowed-failures` times comes back as `KilledWorker`. A task
+that had finished on a host that died before its answer was read is `lost`:
+Dask runs it again, and the pool waits for that answer as for any other. The
 pool's own deadline, as in the local pool, answers a URL nobody answered in
 time (a host cut off before the scheduler noticed) with AGENT_HUNG.
 """
@@ -55,6 +57,7 @@ class RemotePool:
         self._flights: dict[Hashable, _Flight] = {}  # future key -> job
         self._futures: dict[Hashable, Future] = {}
         self._done: queue.Queue[Future] = queue.Queue()
+        self._lost: set[Hashable] = set()  # finished on a host that died before it was read
         self.client = _connect(address, connect_timeout, security)
 
     # --- the pool interface -------------------------------------------------
@@ -90,6 +93,7 @@ class RemotePool:
                 finished.append(self._done.get_nowait())
             except queue.Empty:
                 break
+        finished += self._found_again()
         for future in finished:
             answer = self._collect(future)
             if answer is not None:
@@ -103,10 +107,14 @@ class RemotePool:
             self.client.cancel(list(self._futures.values()))
         self._flights.clear()
         self._futures.clear()
+        self._lost.clear()
         self.client.close(timeout=grace)
 
     # --- internals ----------------------------------------------------------
     def _collect(self, future: Future) -> tuple[Retrieve, Answer] | None:
+        if future.key in self._flights and future.status in ("lost", "pending"):
+            self._lost.add(future.key)  # its answer died with its host: Dask runs it again
+            return None
         flight = self._flights.pop(future.key, None)
         self._futures.pop(future.key, None)
         if flight is None:  # answered already (overdue), or cancelled by us
@@ -123,6 +131,18 @@ class RemotePool:
         log.warning("%s: no answer from the agent hosts: %s", job.url, why)
         return job, Failure(job.job_id, job.url, Reason.AGENT_DIED, f"agent host lost: {why}"[:2000])
 
+    def _found_again(self) -> list[Future]:
+        """The lost tasks Dask has run again (or given up on): their done callback fired
+        already, when they first finished, so each poll looks at them."""
+        again = []
+        for key in list(self._lost):
+            future = self._futures.get(key)
+            if future is None or future.status not in ("lost", "pending"):
+                self._lost.discard(key)
+                if future is not None:
+                    again.append(future)
+        return again
+
     def _overdue(self) -> list[tuple[Retrieve, Answer]]:
         now = time.monotonic()
         late = [key for key, f in self._flights.items() if now - f.since > self.deadline]
@@ -130,6 +150,7 @@ class RemotePool:
         for key in late:
             job = self._flights.pop(key).job
             self._futures.pop(key).cancel()
+            self._lost.discard(key)
             self.replaced["hung"] = self.replaced.get("hung", 0) + 1
             out.append((job, Failure(job.job_id, job.url, Reason.AGENT_HUNG,
                                      f"no answer within {self.deadline:.0f} s")))
