@@ -257,10 +257,12 @@ def test_last_modified_dates_changes_only_while_it_agrees_with_the_shingles(
         settings: Settings) -> None:
     vocabulary = ["".join(w) for w in itertools.product("bdfgklmnprst", "aeiou", "bdfgklmnprst")]
     visits = itertools.count()
+    dated_in: set[int] = set()  # the seconds in which this crawl asked for /dated
 
     def route(path: str) -> Page | None:
         second = int(time.time())
         if path == "/dated":  # rewritten every second, dated by that second
+            dated_in.add(second)
             words = random.Random(second).sample(vocabulary, 60)
             page = html("dated", " ".join(words))
         elif path == "/counted":  # a visitor counter (trivial), dated by the second served
@@ -269,9 +271,12 @@ def test_last_modified_dates_changes_only_while_it_agrees_with_the_shingles(
             return html("home", "home", [("/dated", "dated"), ("/counted", "counted")])
         return dataclasses.replace(page, headers=(("Last-Modified", formatdate(second, usegmt=True)),))
 
-    with LoopbackWeb([Site(ADDRESS, route)]) as web:
-        for _ in range(2):  # 5 s of recrawls: several seconds turn over, even under load
-            crawl(settings, web.url(ADDRESS, "/"))
+    until = Until(route)
+    with LoopbackWeb([Site(ADDRESS, until)]) as web:
+        for _ in range(2):  # each until /dated was asked in two seconds and /counted twice
+            dated_in.clear()
+            until.crawl(settings, web.url(ADDRESS, "/"),
+                        lambda asked: len(dated_in) >= 2 and asked["/counted"] >= 2)
     after = rows(settings)
     dated, counted = after["/dated"], after["/counted"]
     assert dated["times_changed"] >= 1 and counted["times_changed"] == 0 < counted["times_trivial"]
