@@ -4,8 +4,8 @@
     python -m bench.writer_cpu --before ... --long --docs 1200 --batch 600
 
 `--long`: pages of LONG_WORDS words instead (Zipf over a 20,000-word vocabulary, little else,
-as the held-out web's: about 350 KB a page as the writer's pool estimates it, so a commit of
-more than about 770 spills to disk (about 380 before POOL_MB was 256).
+as the held-out web's: about 274 KB a page as the writer's pool estimates it (56 bytes a
+word, postings.WORD_BYTES), so a commit of more than about 950 spills to disk at POOL_MB 256.
 
 Both writers index the same documents, made once here and handed to each writer as a
 pickle - bench/million.py's generated pages with their long-tail words, and the plain
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> str:
     labels = {"before": commit(args.before), "after": commit()}
     rows = [[kind, name, f"`{labels[name]}`", ", ".join(f"{s:.1f}" for s in seconds[kind, name]),
              rate[kind, name]] for kind, name in seconds]
-    pages = (f"{LONG_WORDS:,} words: `long_document`'s pages (a commit of more than about 770 "
+    pages = (f"{LONG_WORDS:,} words: `long_document`'s pages (a commit of more than about 950 "
              "outgrows the writer's pool and spills)" if args.long else
              "With the long tail: bench/million.py's pages (24 rare words each, most of a commit's "
              "terms then hold one posting); plain: genweb's 20,000-word vocabulary")

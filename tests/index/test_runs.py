@@ -53,7 +53,7 @@ def test_columns_spilled_in_chunks_join_back_to_the_postings_held_in_memory(tmp_
     vocabulary = [f"w{n}x" for n in range(3 * runs.TERMS_A_PICKLE)]
     spilled = PostingPool(FileStorage(str(tmp_path)), None, limitmb=1)
     held = PostingPool(FileStorage(str(tmp_path)), None)
-    for docnum in range(60):
+    for docnum in range(100):  # a run per 27 or so (the pool's estimate: `WORD_BYTES` a word)
         text = " ".join(vocabulary[(docnum * 37 + n * n) % len(vocabulary)] for n in range(700))
         for pool in (spilled, held):
             field.pool_postings(text, "content", docnum, pool)

@@ -207,7 +207,7 @@ def test_a_writer_that_filled_the_disk_mid_document_is_discarded_and_unlocks(tmp
     """The disk fills while a document is written: `discard` must not write it again (the
     same full disk fails that too) and must free the index for the next writer."""
     with small_tmpfs(tmp_path / "disk", "256k") as disk:
-        writer = open_writer(disk / "ix")
+        writer = open_writer(disk / "ix", limitmb=32)  # spills within the 100 documents
         big = "".join(f"word{i} " for i in range(20_000))
         with pytest.raises(OSError):
             for i in range(100):

@@ -2,8 +2,9 @@
 
 The paper's interface: the engine says "retrieve this URL"; the agent answers
 with the document or with an explanation of why it could not be retrieved.
-Every message is a frozen, slotted dataclass of plain types, so it pickles
-under any multiprocessing start method and prints well in a log. Errors travel
+Every message is a frozen, slotted dataclass of plain types (a page's links are
+named tuples), so it pickles under any multiprocessing start method and prints
+well in a log. Errors travel
 as data (`Failure`), never as exceptions.
 
 Redirects are not followed by agents (except for robots.txt, RFC 9309 asks for

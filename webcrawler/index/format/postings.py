@@ -49,6 +49,11 @@ _ONE_BYTE = [b"B" + bytes((n,)) for n in range(256)]
 _SHARED = {value: value for value in _ONE_BYTE}  # each value shared by its postings
 _ONE_SHORT = struct.Struct("=H")
 _EXACT = 2**20  # a part's weight below this, if whole, sums exactly in any order
+# The pool's estimate of a document's words: what `CommitWords` holds a word, its own bytes
+# object (33 bytes and the word, in 16-byte steps: 48 for a word of up to 14 bytes) and its
+# slot in the commit's list (8). The count of the document's words is known already; the
+# previous estimate by its distinct words built a set of them a document (docs/measurements.md).
+WORD_BYTES = 56
 
 
 def encode_positions(positions: list[int]) -> bytes:
@@ -162,8 +167,9 @@ class ContentField(TEXT):
 
 
 class PostingPool(writing.PostingPool):
-    """Whoosh's posting pool without its per-posting checks; sizes are estimated the same
-    way (bytes of Python objects) so runs spill to disk at about the same `limitmb`.
+    """Whoosh's posting pool without its per-posting checks; sizes are estimated in bytes of
+    Python objects, a content field's by its count of words (`WORD_BYTES`), so runs spill to
+    disk at about the memory `limitmb` says.
 
     A `ContentField`'s postings are kept grouped by word as they are added (`add_terms`),
     each already as the term writer writes it, with its document's length (known here:
@@ -188,9 +194,7 @@ class PostingPool(writing.PostingPool):
         if words is None:
             words = self.commit_words[fieldname] = CommitWords()
         words.add(docnum, found, length)
-        distinct = set().union(*(part[0] for part in found))
-        count = len(distinct)
-        self.currentsize += 160 * count + 2 * sum(map(len, distinct)) + length + count
+        self.currentsize += WORD_BYTES * length
         if self.currentsize > self.limit:
             self.save()
 
@@ -241,8 +245,7 @@ class PostingPool(writing.PostingPool):
                 words[word] = [posting]
             else:
                 found.append(posting)
-        count = len(positions)
-        self.currentsize += 160 * count + 2 * sum(map(len, positions)) + length + count
+        self.currentsize += WORD_BYTES * length  # as `add_words`: spills at the same size
         if self.currentsize > self.limit:
             self.save()
 

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 LOCK_WAIT = 300.0  # seconds to wait for another process's write lock
 # The pool a commit's postings are held in before they spill to runs on disk (runs.py), in MB
-# as the pool estimates them (a little above what they take). A crawl's commit of text-heavy
+# as the pool estimates them (about what they take: postings.WORD_BYTES). A crawl's commit of text-heavy
 # pages (5,000 words) passed 128: each was spilled, written and read back, CPU that memory
 # the machine has to spare saves (docs/measurements.md, "The writer's pool").
 POOL_MB = 256
