@@ -188,27 +188,39 @@ def shift_block(block: bytes, base: int, bodies: list[bytes] | None = None) -> b
     docnum as K, M or J, the top weight as G, then K 0 (not compressed), K low, K high,
     TUPLE, BINPUT 0, STOP): the caller decodes it then. `bodies`: gets the block's body as
     it was (for a caller that decodes the postings too)."""
-    if block[:3] != b"\x80\x02(":
+    return _shift_at(block, 0, len(block), base, bodies)
+
+
+def _shift_at(data: bytes, start: int, end: int, base: int, bodies: list[bytes] | None) -> bytes | None:
+    """`shift_block` of the block data[start:end], read where it lies (a list's bytes are not
+    sliced into blocks, nor a block into its header and body, before they are copied)."""
+    if data[start : start + 3] != b"\x80\x02(":
         return None
-    count_width = _INT_WIDTH.get(block[3])
+    count_width = _INT_WIDTH.get(data[start + 3]) if start + 3 < end else None
     if count_width is None:
         return None
-    pos = 3 + count_width
-    opcode = block[pos] if pos < len(block) else 0
+    pos = start + 3 + count_width
+    opcode = data[pos] if pos < end else 0
     width = _INT_WIDTH.get(opcode)
     if width is None:
         return None
     rest = pos + width  # the top weight: G and 8 bytes
-    end = rest + 19
-    if (len(block) < end or block[rest] != 0x47 or block[rest + 9 : rest + 15 : 2] != b"KKK"
-            or block[rest + 10] or block[rest + 15 : end] != b"tq\x00."):
+    stop = rest + 19  # the header's end, the body's start
+    if (end < stop or data[rest] != 0x47 or data[rest + 9 : rest + 15 : 2] != b"KKK"
+            or data[rest + 10] or data[rest + 15 : stop] != b"tq\x00."):
         return None
-    last = int.from_bytes(block[pos + 1 : rest], "little", signed=opcode == 0x4A)
-    head = block[:pos] + _pickled_int(last + base) + block[rest:end]
-    body = block[end:]
+    last = int.from_bytes(data[pos + 1 : rest], "little", signed=opcode == 0x4A)
     if bodies is not None:
-        bodies.append(body)
-    return head + shift_docnums(body, base)
+        bodies.append(data[stop:end])
+    # the body's first docnum, as shift_docnums reads it
+    at = stop + (3 if data[stop + 2 : stop + 3] == b"(" else 2)
+    first_width = _INT_WIDTH.get(data[at]) if at < end and data[stop : stop + 2] in _PROTOS else None
+    if first_width is None:  # shift_docnums decodes and encodes it
+        return data[start:pos] + _pickled_int(last + base) + data[rest:stop] \
+            + shift_docnums(data[stop:end], base)
+    first = int.from_bytes(data[at + 1 : at + first_width], "little", signed=data[at] == 0x4A)
+    return b"".join((data[start:pos], _pickled_int(last + base), data[rest:at],
+                     _pickled_int(first + base), data[at + first_width : end]))
 
 
 def shift_blocks(data: bytes, base: int, bodies: list[bytes] | None = None) -> list[bytes] | None:
@@ -219,14 +231,21 @@ def shift_blocks(data: bytes, base: int, bodies: list[bytes] | None = None) -> l
         return None
     size = _INT.unpack_from(data, 4)[0] if len(data) >= 8 else 0
     if size < 0 and len(data) == 8 - size:  # one block, the last: most lists (rare words)
-        shifted = shift_block(data[8:], base, bodies)
+        shifted = _shift_at(data, 8, len(data), base, bodies)
         return None if shifted is None else [shifted]
     blocks = []
-    for block in _framed(data):
-        shifted = shift_block(block, base, bodies)
+    pos, whole = 4, len(data)
+    while pos < whole:  # as _framed, at offsets
+        size = _INT.unpack_from(data, pos)[0]
+        pos += 4
+        end = min(pos + abs(size), whole)
+        shifted = _shift_at(data, pos, end, base, bodies)
         if shifted is None:
             return None
         blocks.append(shifted)
+        pos = end
+        if size < 0:
+            break
     return blocks
 
 

@@ -18,14 +18,14 @@ the merged segment reads the same as Whoosh's.
 
 from __future__ import annotations
 
-import heapq
 import struct
 import weakref
 import zlib
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from itertools import accumulate, groupby
+from itertools import accumulate, chain, groupby
 from operator import itemgetter
 from pickle import dumps, loads
 from typing import Any, cast
@@ -230,6 +230,7 @@ class Copied:
     last: int
     ids: np.ndarray | None  # the new docnums and the weights, for vectors.py (None: a field
     weights: np.ndarray | None  # that keeps no arrays)
+    totals: list[float] | None = None  # each merged list's total, for a Copied of several
 
 
 class SegmentSource:
@@ -323,11 +324,14 @@ def merged_terms(
             yield term, [postings]
         return
     scorable: dict[str, bool] = {}  # by field: asked once a term of every merged segment
-    streams = [_numbered(0, pool_terms)]
-    streams += [source.terms(schema, number) for number, source in enumerate(sources, 1)]
     # (term, stream number, item) tuples compare by term, then by stream, never by item: a
-    # stream's terms are distinct, its number too
-    merged = heapq.merge(*streams)
+    # stream's terms are distinct, its number too. The merged segments' terms (a few bytes
+    # each) sorted as one list, the sort merging their sorted runs in C (heapq.merge is a
+    # Python generator: a step an item and a heap of all streams); the pool's terms (their
+    # postings in memory, or read back from disk when the pool spilled) go in as they come
+    copied = sorted(chain.from_iterable(source.terms(schema, number)
+                                        for number, source in enumerate(sources, 1)))
+    merged = _with_pool(pool_terms, copied)
     for term, group in groupby(merged, key=itemgetter(0)):
         items = list(group)
         keeps = scorable.get(term[0])
@@ -335,6 +339,14 @@ def merged_terms(
             keeps = scorable[term[0]] = bool(schema[term[0]].scorable)
         if keeps:  # arrays only for a list that may reach MIN_POSTINGS: decode no block else
             keeps = _most_postings(items) >= vectors.MIN_POSTINGS
+        if len(items) == 1 and not items[0][1]:  # the pool's alone
+            yield term, [items[0][2]]
+            continue
+        pooled = not items[0][1]  # the first part is the pool's
+        joined = _joined(items[1:] if pooled else items, sources, keeps)
+        if joined is not None:  # every merged segment's list as one Copied
+            yield term, [items[0][2], joined] if pooled else [joined]
+            continue
         parts = []
         for _term, number, item in items:
             if number == 0:
@@ -346,15 +358,89 @@ def merged_terms(
         yield term, parts
 
 
+def _joined(items: list[tuple[Term, int, Any]], sources: list[SegmentSource], keeps: bool) -> Copied | None:
+    """A term's lists in merged segments as one `Copied` of all their blocks, renumbered, with
+    what the term writer's `_Stats` sums over them (each part's total kept, to be summed in
+    the same order) and (`keeps`, as `part`'s `with_arrays`) the docnums and weights of them
+    all; None when one of them is not a plain W3 list of a segment without deletions (`part`
+    and `_write_term`'s general path take the term then). Most of a merge's terms come this
+    way: one call and at most one pair of NumPy arrays a term, not a `Copied` and two arrays
+    a part."""
+    blocks: list[bytes] = []
+    totals: list[float] = []
+    total, df, top, least, most = 0.0, 0, 0.0, 0, 0
+    first = last = 0
+    id_arrays: list[np.ndarray] = []
+    weight_arrays: list[np.ndarray] = []
+    ids: list[int] = []  # decoded docnums and weights not yet in an array
+    weights: list[float] = []
+    for n, (_term, number, raw) in enumerate(items):
+        source = sources[number - 1]
+        if source.docmap is not None or raw[0]:
+            return None
+        _flags, part_total, part_df, low, high, part_top, part_first, part_last, start, length = \
+            _INFO.unpack_from(raw)
+        base = source.basedoc
+        decode = keeps and not vectors.has_arrays(raw)
+        bodies: list[bytes] | None = [] if decode else None
+        shifted = shift_blocks(source._get(start, length), base, bodies)
+        if shifted is None:
+            return None
+        blocks += shifted
+        if decode:
+            for body in cast(list[bytes], bodies):
+                gaps, block_weights, _values = loads(body)
+                ids += map(base.__add__, accumulate(gaps))
+                weights += weights_of(block_weights, len(gaps))  # type: ignore[arg-type]
+        elif keeps:
+            if ids:
+                id_arrays.append(np.array(ids, np.int64))
+                weight_arrays.append(np.array(weights, np.float64))
+                ids, weights = [], []
+            part_ids, part_weights = vectors.arrays_at(source.reader, start + length, part_df)
+            id_arrays.append(part_ids.astype(np.int64) + base)
+            weight_arrays.append(part_weights)
+        totals.append(part_total)
+        total += part_total
+        df += part_df
+        if part_top > top:
+            top = part_top
+        low_length = BYTE_LENGTH[low]
+        if low_length and (not least or low_length < least):
+            least = low_length
+        if BYTE_LENGTH[high] > most:
+            most = BYTE_LENGTH[high]
+        if not n:
+            first = part_first + base
+        last = part_last + base
+    all_ids = all_weights = None
+    if keeps:
+        if ids:
+            id_arrays.append(np.array(ids, np.int64))
+            weight_arrays.append(np.array(weights, np.float64))
+        all_ids = id_arrays[0] if len(id_arrays) == 1 else np.concatenate(id_arrays)
+        all_weights = weight_arrays[0] if len(weight_arrays) == 1 else np.concatenate(weight_arrays)
+    return Copied(blocks, total, df, top, least or None, most, first, last, all_ids, all_weights, totals)
+
+
 def _most_postings(items: list[tuple[Term, int, Any]]) -> int:
     """How many postings a term's parts hold at most: the pool's (number 0) counted, each
     merged segment's document frequency as its term info says (deleted documents included)."""
     return sum(len(item) if number == 0 else _DF.unpack_from(item, 5)[0] for _term, number, item in items)
 
 
-def _numbered(number: int, terms: Iterator[tuple[Term, object]]) -> Iterator[tuple[Term, int, object]]:
-    for term, item in terms:
-        yield term, number, item
+def _with_pool(pool_terms: Iterator[tuple[Term, list[Posting]]], copied: list[tuple[Term, int, bytes]]
+               ) -> Iterator[tuple[Term, int, Any]]:
+    """`copied` (sorted) and the pool's terms (number 0) merged in order: before each pool
+    term, the copied ones below it, found by bisection (a pool term sorts before the copied
+    entries of the same term, as its number 0 does)."""
+    at = 0
+    for term, postings in pool_terms:
+        end = bisect_left(copied, (term,), at)
+        yield from copied[at:end]
+        yield term, 0, postings
+        at = end
+    yield from copied[at:]
 
 
 def _shifted(data: bytes, base: int, keep: bool) -> tuple[list[bytes], list[bytes]]:

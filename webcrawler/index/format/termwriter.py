@@ -293,7 +293,7 @@ class TermWriter(whoosh3.W3FieldWriter):
             elif parts[0]:
                 self._write_block(btext, parts[0])
             return
-        if len(parts) == 1 and type(parts[0]) is Copied and len(parts[0].blocks) == 1 \
+        if len(parts) == 1 and type(parts[0]) is Copied \
                 and not (self._with_arrays and parts[0].df >= vectors.MIN_POSTINGS):
             self._write_copied(btext, parts[0])
             return
@@ -354,14 +354,25 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._put(btext, _MAGIC + _INT.pack(-len(chunk)) + chunk, b"", info)
 
     def _write_copied(self, btext: bytes, part: Copied) -> None:
-        """`_write_term` for a term of one merged segment's list of one block, no arrays (a
-        merge's rare words, about two in five of its terms): the copied block and its term
-        info, without the general path's statistics and chunks."""
-        chunk = part.blocks[0]
+        """`_write_term` for a term whose list is one `Copied` and gets no arrays (a merge's
+        terms without a posting from the pool and with fewer than MIN_POSTINGS postings, or
+        in a field that keeps no arrays: `merging._joined` gives the list of all of a term's
+        merged segments as one): its blocks framed and its term info, without the general
+        path's statistics and chunks."""
+        blocks = part.blocks
+        if len(blocks) == 1:
+            chunk = blocks[0]
+            body = _MAGIC + _INT.pack(-len(chunk)) + chunk
+        else:
+            out = [_MAGIC]
+            for chunk in blocks[:-1]:
+                out += (_INT.pack(len(chunk)), chunk)
+            out += (_INT.pack(-len(blocks[-1])), blocks[-1])
+            body = b"".join(out)
         low = 0 if part.minlength is None else _length_byte(part.minlength)
         info = _TERMINFO.pack(0, part.total, part.df, low, _length_byte(part.maxlength),
                               max(0.0, part.maxweight), part.first, part.last)
-        self._put(btext, _MAGIC + _INT.pack(-len(chunk)) + chunk, b"", info)
+        self._put(btext, body, b"", info)
 
     def _write_block(self, btext: bytes, postings: list[Posting]) -> None:
         """`_write_term` for a term whose postings, from the pool, fit in one block (most
@@ -459,7 +470,12 @@ class _Stats:
         self.last = last
 
     def add_copied(self, part: Copied) -> None:
-        self.add(part.total, part.df, part.maxweight, part.minlength, part.maxlength, part.first, part.last)
+        total = part.total
+        if part.totals is not None:  # several lists' (merging._joined): summed one by one, as
+            for total in part.totals:  # their parts would be, for the same float total
+                self.total += total
+            total = 0.0
+        self.add(total, part.df, part.maxweight, part.minlength, part.maxlength, part.first, part.last)
 
 
 def _arrays(parts: list[list[Posting] | Copied]) -> tuple[np.ndarray, np.ndarray]:
