@@ -312,12 +312,7 @@ class GroupedPostings:
 
     def terms(self) -> Iterator[TermPostings]:
         """((fieldname, btext), postings, whether each posting has its length) by term, sorted."""
-        for fieldname, terms in self.fields():
-            if isinstance(terms, WordPostings):
-                for word, postings in terms.postings().items():
-                    yield (fieldname, word), postings, True
-            else:
-                yield from terms
+        return runs.terms_of(self.fields())
 
     def fields(self) -> Iterator[tuple[str, WordPostings | Iterator[TermPostings]]]:
         """(fieldname, its terms as `terms` yields them, or its `WordPostings`) by field, sorted."""

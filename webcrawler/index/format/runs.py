@@ -31,6 +31,17 @@ TermPostings = tuple[Term, list, bool]  # (term, postings, whether each has its 
 Record = tuple[str, Any]  # (fieldname, a chunk of its terms, or of its columns: `WordPostings`)
 
 
+def terms_of(fields: Iterable[tuple[str, WordPostings | Iterator[TermPostings]]]) -> Iterator[TermPostings]:
+    """A pool's `fields` (a field's columns, or its terms already as tuples) as `TermPostings`,
+    for the term writer's general path: both pools, spilled or held in memory, give it so."""
+    for fieldname, terms in fields:
+        if isinstance(terms, WordPostings):
+            for word, postings in terms.postings().items():
+                yield (fieldname, word), postings, True
+        else:
+            yield from terms
+
+
 def write_run(storage: Storage, name: str, terms: Iterable[TermPostings]) -> None:
     """Pickle `terms` (in term order) to the temporary file `name`, in chunks."""
     f = storage.create_file(name).raw_file()
@@ -223,9 +234,4 @@ class MergedRuns:
                              + [records(self._rest)], self._shared)
 
     def terms(self) -> Iterator[TermPostings]:
-        for fieldname, terms in self.fields():
-            if isinstance(terms, WordPostings):
-                for word, postings in terms.postings().items():
-                    yield (fieldname, word), postings, True
-            else:
-                yield from terms
+        return terms_of(self.fields())
