@@ -395,6 +395,23 @@ def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:
     writer.docnum += 1
 
 
+def close_files(writer: writing.SegmentWriter) -> None:
+    """Close the files `writer`'s segment holds open (its terms and postings files, its columns'
+    temporary file, its vectors), writing nothing more: what is left of a writer whose cancel
+    failed on a full disk, whose files would otherwise stay open until collected. A file
+    whose buffer cannot be flushed is closed all the same (io closes the descriptor)."""
+    fields, perdoc = writer.fieldwriter, writer.perdocwriter
+    terms = getattr(fields, "_tindex", None)
+    columns = getattr(perdoc, "_cols", None)
+    for file in (getattr(fields, "_postfile", None), getattr(terms, "dbfile", None),
+                 getattr(columns, "_temp", None), getattr(perdoc, "_vpostfile", None)):
+        if file is not None:
+            try:
+                file.close()
+            except OSError:
+                pass
+
+
 def fast_pool(writer: writing.SegmentWriter) -> writing.SegmentWriter:
     """`writer` with the pool above (call before adding anything)."""
     old = writer.pool

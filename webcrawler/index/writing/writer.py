@@ -25,7 +25,7 @@ from whoosh.writing import SegmentWriter
 
 from webcrawler.index.format.merging import merge_all, merge_segment
 from webcrawler.index.format.opening import open_index
-from webcrawler.index.format.postings import ContentCodec, add_document, fast_pool
+from webcrawler.index.format.postings import ContentCodec, add_document, close_files, fast_pool
 from webcrawler.index.format.schema import fields_of
 from webcrawler.index.models import IndexedDocument
 from webcrawler.index.search import boundfile
@@ -185,10 +185,12 @@ class IndexWriter:
 def _cancel(writer: SegmentWriter) -> None:
     """Cancel `writer`; when the disk filled in the middle of a document, cancelling writes that
     document's columns out and fails again: then only the lock is released, and the half-written
-    segment, in no table of contents, is a set of files the next commit cleans up."""
+    segment, in no table of contents, is a set of files the next commit cleans up (its files
+    closed first, not left open for the garbage collector)."""
     try:
         writer.cancel()
     except OSError:
+        close_files(writer)
         if writer.writelock:
             writer.writelock.release()
 
