@@ -12,24 +12,11 @@ errors wrapped as requests wraps them (errors.classify reads the whole chain eit
 `lean_path` says which URLs qualify: those preparation would give back unchanged. Every
 other GET, and any with headers of its own (a conditional recrawl's, a server's
 credentials), still goes through requests; the caller gets a `Response` either way.
-
-On a connection the pool kept alive (`_kept_alive`), the GET goes one layer lower still:
-http.client's own request and response on urllib3's connection (`_reuse`), without
-urllib3's `urlopen` and its response object, which together cost as much as http.client's
-whole exchange. Connecting stays urllib3's (a new or dropped connection takes `urlopen`), so
-the TLS handshake and its certificate checks, --deny-private's check of the peer and the
-watchdog's registration of a new socket are the pool's as before; the kept-alive socket is
-registered with the watchdog as `deadline._Watched.request` registers it, the timeouts are
-urlopen's (the connect timeout while sending, the read timeout after), and the answer is
-checked and its errors raised as urllib3 checks and raises them (`_KeptAlive`).
 """
 
 from __future__ import annotations
 
-import errno
-import http.client
 import re
-import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -47,14 +34,12 @@ from requests.exceptions import (
     SSLError,
 )
 from requests.utils import parse_header_links
-from urllib3 import HTTPHeaderDict, Timeout
-from urllib3.connection import _normalize_header_values
+from urllib3 import Timeout
 from urllib3.connectionpool import HTTPConnectionPool, port_by_scheme
 from urllib3.exceptions import (
     ClosedPoolError,
     ConnectTimeoutError,
     HTTPError,
-    IncompleteRead,
     LocationValueError,
     MaxRetryError,
     NewConnectionError,
@@ -148,9 +133,6 @@ def send(adapter: HTTPAdapter, url: str, target: str, headers: Mapping[str, str]
             pools.remember(adapter, origin, request, verify, cert, pool)
     adapter.cert_verify(pool, url, verify, cert)
     try:
-        conn = _kept_alive(pool, headers)
-        if conn is not None:
-            return _reuse(pool, conn, url, target, headers, timeout)
         raw = pool.urlopen(
             method="GET", url=target, body=None, headers=headers, redirect=False,
             assert_same_host=False, preload_content=False, decode_content=False,
@@ -173,155 +155,6 @@ def send(adapter: HTTPAdapter, url: str, target: str, headers: Mapping[str, str]
             raise InvalidHeader(exc, request=request) from exc
         raise
     return Response(raw.status, raw.headers, url, raw)
-
-
-def _kept_alive(pool: HTTPConnectionPool, headers: Mapping[str, str]) -> Any:
-    """A connection of `pool` that is open and idle (the pool's own choice: its last one
-    back, closed first if the server dropped it), or None: then `urlopen` connects.
-    Not for headers without a User-Agent, to which urllib3 adds its own."""
-    if "User-Agent" not in headers:
-        return None
-    conn: Any = pool._get_conn()
-    if conn.sock is None:  # new or dropped: urlopen connects it (TLS, the peer's check)
-        pool._put_conn(conn)
-        return None
-    return conn
-
-
-_REQUEST = http.client.HTTPConnection.request  # urllib3's connection classes subclass it
-_GETRESPONSE = http.client.HTTPConnection.getresponse
-
-
-def _reuse(pool: HTTPConnectionPool, conn: Any, url: str, target: str,
-           headers: Mapping[str, str], timeout: tuple[float, float]) -> Response:
-    """The GET on kept-alive `conn` through http.client, the body left unread; what goes wrong
-    raised as `pool.urlopen` raises it (no retries, as the adapter's), the connection closed."""
-    connect, read = timeout
-    pool.num_requests += 1
-    try:
-        watchdog = getattr(conn, "watchdog", None)
-        if watchdog is not None:
-            watchdog.watch(conn.sock)  # as deadline._Watched.request
-        conn.timeout = connect
-        conn.sock.settimeout(connect)
-        try:
-            _REQUEST(conn, "GET", target, headers=headers)
-        except BrokenPipeError:
-            pass  # as urlopen: an answer may still be read off the wire
-        except OSError as exc:
-            if exc.errno not in (errno.EPROTOTYPE, errno.ECONNRESET) or isinstance(exc, TimeoutError):
-                raise
-        conn.timeout = read
-        conn.sock.settimeout(read)
-        answer = _GETRESPONSE(conn)
-        fields = HTTPHeaderDict(_normalize_header_values(answer.msg))
-        length = _length(fields, answer)
-    except TimeoutError as exc:
-        _discard(pool, conn)
-        raise ReadTimeoutError(pool, url, f"Read timed out. (read timeout={conn.timeout})") from exc
-    except ssl.SSLError as exc:
-        _discard(pool, conn)
-        if "timed out" in str(exc) or "did not complete (read)" in str(exc):
-            raise ReadTimeoutError(pool, url, f"Read timed out. (read timeout={conn.timeout})") from exc
-        raise MaxRetryError(pool, url, Urllib3SSLError(exc)) from exc
-    except (http.client.HTTPException, OSError) as exc:
-        _discard(pool, conn)
-        raise ProtocolError("Connection aborted.", exc) from exc
-    except Urllib3InvalidHeader:
-        _discard(pool, conn)
-        raise
-    return Response(answer.status, fields, url, _KeptAlive(answer, conn, pool, fields, length, url))
-
-
-def _discard(pool: HTTPConnectionPool, conn: Any) -> None:
-    conn.close()
-    pool._put_conn(conn)  # as urlopen: closed, it is connected again when next taken
-
-
-def _length(fields: HTTPHeaderDict, answer: http.client.HTTPResponse) -> int | None:
-    """The body's length as urllib3's response reckons it (`HTTPResponse._init_length`), which
-    it holds the body to; contradictory values are an invalid header."""
-    value = fields.get("content-length")
-    if value is None or answer.chunked:
-        return None
-    try:
-        lengths = {int(part) for part in value.split(",")}
-    except ValueError:
-        return None
-    if len(lengths) > 1:
-        raise Urllib3InvalidHeader(f"Content-Length contained multiple unmatching values ({value})")
-    length = lengths.pop()
-    if answer.status in (204, 304) or 100 <= answer.status < 200:
-        return 0
-    return length if length >= 0 else None
-
-
-class _KeptAlive:
-    """The body of an answer on a kept-alive connection, read as `Response.raw` is (read1,
-    read, close, release_conn, headers): errors raised as urllib3's response raises them, a
-    body shorter than its Content-Length an IncompleteRead; the connection goes back to the
-    pool once the body has been read, closed if it was not."""
-
-    __slots__ = ("_answer", "_conn", "_length", "_pool", "_seen", "_url", "headers")
-
-    def __init__(self, answer: http.client.HTTPResponse, conn: Any, pool: HTTPConnectionPool,
-                 headers: HTTPHeaderDict, length: int | None, url: str) -> None:
-        self._answer: http.client.HTTPResponse | None = answer
-        self._conn, self._pool, self.headers = conn, pool, headers
-        self._length, self._seen, self._url = length, 0, url
-
-    def read1(self, amt: int = -1, decode_content: bool = False) -> bytes:
-        answer = self._answer
-        if answer is None:
-            return b""
-        try:
-            data = answer.read1(amt)
-        except TimeoutError as exc:
-            self.close()
-            raise ReadTimeoutError(self._pool, self._url, "Read timed out.") from exc
-        except ssl.SSLError as exc:
-            self.close()
-            if "read operation timed out" in str(exc):
-                raise ReadTimeoutError(self._pool, self._url, "Read timed out.") from exc
-            raise Urllib3SSLError(exc) from exc
-        except (http.client.HTTPException, OSError) as exc:
-            self.close()
-            raise ProtocolError(f"Connection broken: {exc!r}", exc) from exc
-        if data:
-            self._seen += len(data)
-            if answer.length == 0:
-                answer.close()  # the whole body is in: http.client's answer is done
-            return data
-        if self._length is not None and self._seen < self._length:
-            self.close()
-            cut = IncompleteRead(self._seen, self._length - self._seen)
-            raise ProtocolError(f"Connection broken: {cut!r}", cut)
-        answer.close()
-        self._answer = None
-        self.release_conn()
-        return b""
-
-    def read(self, amt: int | None = None, decode_content: bool = False) -> bytes:
-        out = bytearray()
-        while amt is None or len(out) < amt:
-            data = self.read1(-1 if amt is None else amt - len(out))
-            if not data:
-                break
-            out += data
-        return bytes(out)
-
-    def close(self) -> None:
-        """The body not read to its end: the connection cannot serve another GET."""
-        if self._answer is not None:
-            self._answer.close()
-            self._answer = None
-            if self._conn is not None:
-                self._conn.close()
-
-    def release_conn(self) -> None:
-        if self._conn is not None:
-            self._pool._put_conn(self._conn)
-            self._conn = None
 
 
 def _wrapped(exc: MaxRetryError, request: requests.PreparedRequest) -> requests.RequestException:
