@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 import time
 from pathlib import Path
 
@@ -204,6 +205,19 @@ def test_a_commit_grouped_in_memory_writes_what_a_spilled_one_writes(tmp_path: P
 
 # The abandoned segment's open files are closed by the garbage collector, which warns.
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def _open_under(folder: Path) -> list[str]:
+    """The files under `folder` this process holds open (its descriptors' targets)."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the listing's own descriptor, closed since
+            continue
+        if target.startswith(str(folder)):
+            found.append(target)
+    return found
+
+
 def test_a_writer_that_filled_the_disk_mid_document_is_discarded_and_unlocks(tmp_path: Path) -> None:
     """The disk fills while a document is written: `discard` must not write it again (the
     same full disk fails that too) and must free the index for the next writer."""
@@ -214,8 +228,10 @@ def test_a_writer_that_filled_the_disk_mid_document_is_discarded_and_unlocks(tmp
             for i in range(100):
                 writer.add([doc(i, big)])
         writer.discard()
+        # the failure's traceback still holds the failed segment writer: its files are closed
+        assert not _open_under(disk), "a discarded writer left files open"
         del writer, failed
-        gc.collect()  # a file left open warns now (an error under pytest), not in a later test
+        gc.collect()  # anything else left open warns now (an error under pytest), not in a later test
         with open_writer(disk / "ix") as again:  # the lock is free
             assert again.doc_ids() == set()
 

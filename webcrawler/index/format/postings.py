@@ -23,6 +23,7 @@ them makes existing indexes unreadable. Indexes written with Whoosh's stock
 
 from __future__ import annotations
 
+import io
 import struct
 from array import array
 from collections.abc import Iterable, Iterator
@@ -35,6 +36,7 @@ from whoosh.codec import whoosh3
 from whoosh.codec.base import Segment
 from whoosh.fields import TEXT
 from whoosh.filedb.filestore import Storage
+from whoosh.filedb.structfile import StructFile
 from whoosh.formats import Positions
 from whoosh.util import random_name
 
@@ -395,17 +397,21 @@ def add_document(writer: writing.SegmentWriter, fields: dict[str, Any]) -> None:
     writer.docnum += 1
 
 
-def close_files(writer: writing.SegmentWriter) -> None:
+def close_files(writer: writing.SegmentWriter, failure: BaseException) -> None:
     """Close the files `writer`'s segment holds open (its terms and postings files, its columns'
-    temporary file, its vectors), writing nothing more: what is left of a writer whose cancel
+    temporary file, its vectors) and those Whoosh was writing when `failure` came (held only
+    by its traceback's frames), writing nothing more: what is left of a writer whose cancel
     failed on a full disk, whose files would otherwise stay open until collected. A file
     whose buffer cannot be flushed is closed all the same (io closes the descriptor)."""
     fields, perdoc = writer.fieldwriter, writer.perdocwriter
-    terms = getattr(fields, "_tindex", None)
-    columns = getattr(perdoc, "_cols", None)
-    for file in (getattr(fields, "_postfile", None), getattr(terms, "dbfile", None),
-                 getattr(columns, "_temp", None), getattr(perdoc, "_vpostfile", None)):
-        if file is not None:
+    files = [getattr(fields, "_postfile", None), getattr(getattr(fields, "_tindex", None), "dbfile", None),
+             getattr(getattr(perdoc, "_cols", None), "_temp", None), getattr(perdoc, "_vpostfile", None)]
+    frame = failure.__traceback__
+    while frame is not None:
+        files += [v for v in frame.tb_frame.f_locals.values() if isinstance(v, (io.IOBase, StructFile))]
+        frame = frame.tb_next
+    for file in files:
+        if file is not None and not getattr(file, "is_closed", False):  # a StructFile closes once
             try:
                 file.close()
             except OSError:

@@ -189,8 +189,8 @@ def _cancel(writer: SegmentWriter) -> None:
     closed first, not left open for the garbage collector)."""
     try:
         writer.cancel()
-    except OSError:
-        close_files(writer)
+    except OSError as failure:
+        close_files(writer, failure)
         if writer.writelock:
             writer.writelock.release()
 
