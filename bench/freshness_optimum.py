@@ -102,6 +102,15 @@ class Web:
     sitemaps: tuple[str, ...] = ("honest", "lying", "none")  # each server's sitemap changefreq
     prior_weight: float = PRIOR_WEIGHT
     past: bool = True  # Last-Modified dates a page unchanged since day 0 by its past (Changes.past_change)
+    sizes: tuple[int, ...] = ()  # pages per server when they differ (then `servers`, `pages` unused)
+
+
+def layout(web: Web) -> list[tuple[int, int]]:
+    """The simulator's pages as (server, page), interleaved across servers (page 0 of every
+    server, then page 1, ...), which is the order of the first pass; `web.sizes` gives servers
+    of uneven sizes (bench/freshness_grid.py), a smaller server simply running out first."""
+    sizes = web.sizes or (web.pages,) * web.servers
+    return [(s, p) for p in range(max(sizes)) for s, size in enumerate(sizes) if p < size]
 
 
 @dataclass
@@ -146,8 +155,7 @@ def web_of(spec: WebSpec, **more: Any) -> Web:
 def seed_rates(web: Web, seed: int) -> np.ndarray:
     """The true change rates of seed `seed`'s web, pages in the simulator's order."""
     changes = Changes(seed, spread_from(web.spread))
-    return np.array([true_rate(changes.interval(s, p), web.day_seconds)
-                     for p in range(web.pages) for s in range(web.servers)])
+    return np.array([true_rate(changes.interval(s, p), web.day_seconds) for s, p in layout(web)])
 
 
 class Sim:
@@ -158,7 +166,7 @@ class Sim:
         self.changes = Changes(seed, spread_from(web.spread))
         self.pages = [Page(s, p, true_rate(self.changes.interval(s, p), web.day_seconds),
                            freq=sitemap_changefreq(web, self.changes, s, p))
-                      for p in range(web.pages) for s in range(web.servers)]
+                      for s, p in layout(web)]
         self.evidence = Evidence(web.prior_weight if policy in ("buckets", "buckets-static") else 0.0)
         self.plan = RecrawlPlan()
         self.policy = make_policy("uniform" if policy == "optimum" else policy.split("-")[0], self.plan)
