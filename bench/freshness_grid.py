@@ -161,7 +161,10 @@ def main(argv: list[str] | None = None) -> int:
              else "Freshness on a grid of changing webs unlike ours (issue 35)")
     if args.raw and not args.read:
         Path(args.raw).write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
-    publish(title, body, RESULTS / f"{name}.json" if args.publish else None)
+    ran = (f"python -m bench.freshness_grid{' --lengths' if args.lengths else ''} --seeds "
+           f"{' '.join(map(str, args.seeds))} --jobs 2 (rendered from its --raw runs by --read)")
+    publish(title, body, RESULTS / f"{name}.json" if args.publish else None,
+            command=ran if args.read else None)
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from webcrawler.recrawl.buckets import (
@@ -117,6 +118,17 @@ def test_pages_seen_changed_at_every_recrawl_are_probed_until_a_short_one() -> N
 def test_the_probe_is_a_fraction_of_the_shortest_revisit() -> None:
     table = tuple([0.0] + [500.0] * 40 + [80.0, 60.0, 90.0] + [400.0] * 212)
     assert probe_interval(table) == pytest.approx(PROBE_FRACTION * 60.0)
+
+
+def test_the_probe_reads_only_buckets_that_hold_pages() -> None:
+    """The table has an interval for every bucket, empty ones included; on a web of slow pages
+    the shortest is an empty bucket's, far shorter than any page is visited."""
+    table = tuple([0.0] + [0.8] * 40 + [80.0, 60.0, 90.0] + [400.0] * 212)
+    counts = np.zeros(256, dtype=np.int64)
+    counts[[41, 43, 100]] = (3, 2, 7)  # the buckets at 80 s, 90 s and 400 s hold pages
+    assert probe_interval(table, counts) == pytest.approx(PROBE_FRACTION * 80.0)
+    assert probe_interval(table) == pytest.approx(PROBE_FRACTION * 0.8)  # no counts: every bucket
+    assert probe_interval(table, np.zeros(256, dtype=np.int64)) == pytest.approx(PROBE_FRACTION * 0.8)
 
 
 def test_a_recrawl_extends_the_history_the_estimate_reads() -> None:

@@ -96,10 +96,17 @@ def fit_to_bandwidth(table: tuple[float, ...], counts: np.ndarray, bandwidth: fl
     return tuple(float(x) for x in out)
 
 
-def probe_interval(table: tuple[float, ...]) -> float:
+def probe_interval(table: tuple[float, ...], counts: np.ndarray | None = None) -> float:
     """Seconds to a probing recrawl: PROBE_FRACTION of the table's shortest revisit interval
     among the known buckets (the optimum's most visited pages: a page that changes within
-    it changes faster than those)."""
+    it changes faster than those). With `counts`, only the buckets that hold pages: the
+    table also has an interval for every empty bucket, and the shortest of those is the
+    optimum's peak frequency whether or not any page changes at that rate (on a web of slow
+    pages at a high bandwidth it was under a second, a probe that cannot see a change)."""
+    if counts is not None:
+        held = [table[b] for b in range(FASTEST, len(table)) if counts[b] > 0]
+        if held:
+            return PROBE_FRACTION * min(held)
     return PROBE_FRACTION * min(table[FASTEST:])
 
 
@@ -153,7 +160,7 @@ class Replanner:
         table = revisit_table(self.plan, self.counts, bandwidth)
         log.debug("replan: %.2f recrawls/s over %d known pages", bandwidth,
                   int(self.counts[FASTEST:].sum()))
-        return replace(self.plan, revisit=self.fit(table), probe=probe_interval(table))
+        return replace(self.plan, revisit=self.fit(table), probe=probe_interval(table, self.counts))
 
     def fit(self, table: tuple[float, ...]) -> tuple[float, ...]:
         """`table` scaled to the recrawl bandwidth measured at the last replan (with a cap:
