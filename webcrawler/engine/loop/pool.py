@@ -13,12 +13,6 @@ pool; the others only when every started one is busy. The crawl asks one server
 one thing at a time, so a crawl of a few servers never keeps fifteen busy, and
 each agent started costs its fork, its start and its exit in every process of
 the tree whether it fetches or not.
-
-The pool watches its busy agents (each one's pipe and process sentinel) with one selector
-kept across polls: an agent is watched from the job `submit` gives it until its answer is
-read or it is replaced, so an idle agent is never watched (its death is `submit`'s to find)
-and a closed pipe never is. (`multiprocessing.connection.wait` would set a selector up and
-tear it down at every poll.)
 """
 
 from __future__ import annotations
@@ -26,10 +20,9 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import pickle
-import selectors
 import time
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 import psutil
@@ -79,7 +72,6 @@ class AgentPool:
         self._last_memory_check = 0.0
         self.replaced: dict[str, int] = {}  # why agents were replaced -> how many
         self.size = size
-        self._watching = selectors.PollSelector()  # the busy agents' pipes and sentinels
         # one now (the forkserver running, an agent proven to start); the rest on demand
         self.agents = [self._start(wait=True)]
 
@@ -102,7 +94,6 @@ class AgentPool:
             self._replace(agent, "died", kill=True)
             agent = next(a for a in self.agents if a.job is None)
         agent.job, agent.since = job, time.monotonic()
-        self._watch(agent)
         try:  # the bytes conn.send(job) writes, pickled without its ForkingPickler's set-up
             agent.conn.send_bytes(pickle.dumps(job))
         except (BrokenPipeError, OSError):
@@ -114,13 +105,12 @@ class AgentPool:
         if not busy:
             time.sleep(max(0.0, timeout))
             return []
-        ready: dict[int, AgentProcess] = {}  # by id: an agent whose pipe or sentinel is ready
-        readable: set[int] = set()  # those whose pipe is
-        for key, _ in self._watching.select(max(0.0, timeout)):
-            ready[id(key.data)] = key.data
-            if key.fileobj is key.data.conn:
-                readable.add(id(key.data))
-        answers = [self._collect(agent, id(agent) in readable) for agent in ready.values()]
+        waitables: dict[Any, AgentProcess] = {a.conn: a for a in busy}
+        waitables |= {a.process.sentinel: a for a in busy}
+        ready = wait(list(waitables), timeout=max(0.0, timeout))
+        answers = []
+        for agent in {id(waitables[r]): waitables[r] for r in ready}.values():
+            answers.append(self._collect(agent, agent.conn in ready))
         answers.extend(self._check_health())
         return [a for a in answers if a is not None]
 
@@ -139,8 +129,6 @@ class AgentPool:
                 agent.process.join(timeout=1)
             agent.conn.close()
         self.agents = []
-        self._watching.close()
-        self._watching = selectors.PollSelector()
 
     def in_flight(self) -> list[Retrieve]:
         return [a.job for a in self.agents if a.job is not None]
@@ -191,7 +179,6 @@ class AgentPool:
             if readable or agent.conn.poll():
                 answer = agent.conn.recv()
                 agent.job = None
-                self._unwatch(agent)
                 agent.served += 1
                 if agent.served >= self.max_urls:
                     self._replace(agent, "recycled", kill=False)
@@ -205,19 +192,6 @@ class AgentPool:
         self._replace(agent, "died", kill=True)
         return job, Failure(job.job_id, job.url, Reason.AGENT_DIED,
                             f"agent process exited with code {code} while retrieving")
-
-    def _watch(self, agent: AgentProcess) -> None:
-        """Watch `agent` (just given a job) for its answer or its death."""
-        self._watching.register(agent.conn, selectors.EVENT_READ, agent)
-        self._watching.register(agent.process.sentinel, selectors.EVENT_READ, agent)
-
-    def _unwatch(self, agent: AgentProcess) -> None:
-        """Stop watching `agent` (answered, or about to be replaced): before its pipe closes."""
-        for watched in (agent.conn, agent.process.sentinel):
-            try:
-                self._watching.unregister(watched)
-            except (KeyError, ValueError, OSError):
-                pass  # not watched (idle), or its pipe already closed
 
     def _check_health(self) -> list[tuple[Retrieve, Answer]]:
         now = time.monotonic()
@@ -254,7 +228,6 @@ class AgentPool:
         self.replaced[why] = self.replaced.get(why, 0) + 1
         if why != "recycled":
             log.warning("agent %d %s; starting a new one", agent.number, why)
-        self._unwatch(agent)
         if kill:
             agent.process.kill()
         else:
