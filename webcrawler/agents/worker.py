@@ -50,10 +50,10 @@ def agent_main(conn: Connection, config: AgentConfig, robots_token: str = "WebCr
 
 
 def encode(answer: Answer) -> bytes:
-    """An answer as `Connection.send` would pickle it, which `Connection.recv` reads: through
-    `pickle.dumps`, without the `ForkingPickler` that `send` makes a message (its dispatch
+    """An answer pickled to the bytes `Connection.send` would send, which `Connection.recv` reads:
+    by `pickle.dumps`, without the `ForkingPickler` that `send` makes a message (its dispatch
     table copied each time) for what only handles and sockets need; answers are plain data."""
-    return pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+    return pickle.dumps(answer)
 
 
 def _receive(conn: Connection) -> Retrieve | None:
