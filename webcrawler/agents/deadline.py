@@ -20,7 +20,7 @@ at `disarm`. Chosen over SIGALRM because it works in any thread.
 `arm` wakes the thread only when it sleeps past the new deadline (or without one): a thread
 still asleep towards an earlier fetch's deadline, which comes first, wakes then and waits on
 for the new one. A crawl's deadlines only move later, so the thread wakes about once a total
-timeout instead of twice a fetch (docs/measurements.md).
+timeout instead of at every fetch (docs/measurements.md).
 """
 
 from __future__ import annotations
