@@ -47,9 +47,11 @@ def test_a_child_starts_with_the_agents_code_loaded(tmp_path: Path) -> None:
 def test_the_engine_starts_without_the_agents_fetcher_or_the_rarely_used() -> None:
     """`webcrawler index` imports its command, the store and the index sink; the agents'
     fetcher (requests, urllib3, lxml), PostgreSQL's dialect and the metrics server's
-    prometheus-client are start-up it pays only where they are used."""
+    prometheus-client, the workbench definitions' patterns (the `regex` module) and the
+    recrawl's setup (an incremental crawl's) are start-up it pays only where they are used."""
     unwanted = ("webcrawler.agents.fetch", "requests", "urllib3", "lxml", "prometheus_client",
-                "sqlalchemy.dialects.postgresql")
+                "sqlalchemy.dialects.postgresql", "webcrawler.workbench.definition", "regex",
+                "webcrawler.recrawl.setup", "webcrawler.recrawl.auto_plan")
     code = ("import sys, webcrawler.cli.main, webcrawler.commands.index, "
             "webcrawler.engine.pipeline.index_sink; "
             f"print(' '.join(m for m in {unwanted!r} if m in sys.modules) or 'none')")
