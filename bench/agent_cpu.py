@@ -6,7 +6,8 @@
 
 What an agent of a batch crawl does for a page, without the crawl around it: `Fetcher.retrieve`
 (GET on a kept-alive loopback connection, body, charset, parse, links, main content) and the
-answer pickled as the pipe to the engine pickles it, over `--pages` HTML pages of the test
+answer pickled as the checkout's agent pickles it for the pipe to the engine (`worker.encode`, or
+`Connection.send`'s `ForkingPickler` in a checkout without it), over `--pages` HTML pages of the test
 web's dev group spread over its servers. A whole crawl's rounds move by up to 10% (its engine
 and writer share the two CPUs), more than most single changes to the agent save; here each
 round is a fresh process per checkout, alternating, that reads the pages once to warm up
@@ -49,8 +50,11 @@ ALLOWED = {"Document:", "Failure:too-large"}
 _CHILD = """
 import json, sys, time
 from multiprocessing.reduction import ForkingPickler
+from webcrawler.agents import worker
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.protocol.messages import AgentConfig, Document, Retrieve
+
+encode = getattr(worker, "encode", ForkingPickler.dumps)  # what the checkout's agent sends
 
 batches, passes, profile = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 times, kinds = [], set()
@@ -65,7 +69,7 @@ with Fetcher(AgentConfig()) as fetcher:
         started = time.process_time()
         for job, url in enumerate(urls):
             answer = fetcher.retrieve(Retrieve(job, url))
-            ForkingPickler.dumps(answer)
+            encode(answer)
             kinds.add(type(answer).__name__ + ":" + getattr(answer, "reason", ""))
         times.append((time.process_time() - started) / len(urls) * 1000)
 if profile:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import pickle
 
+from webcrawler.agents.worker import encode
 from webcrawler.protocol.messages import Document, Outlink, Retrieve
 
 
@@ -33,3 +35,14 @@ def test_a_job_crosses_the_pipe_whole():
     job = Retrieve(3, "http://127.0.1.1/", kind="robots", etag='"e"', last_modified="x", sketch=True,
                    body=True, robots=(200, "User-agent: *\nDisallow: /private/"))
     assert pickle.loads(pickle.dumps(job)) == job
+
+
+def test_an_answer_the_agent_encodes_is_what_the_engine_receives():
+    document = Document(2, "http://127.0.1.1/", "http://127.0.1.1/", 200, "text/html", "utf-8", "T",
+                        "text", links=(Outlink("http://127.0.1.1/a", "a"), Outlink("http://127.0.1.1/b")))
+    engine, agent = multiprocessing.Pipe()
+    with engine, agent:
+        agent.send_bytes(encode(document))  # as agent_main sends it
+        assert engine.poll(10)
+        received = engine.recv()  # as the engine's pool reads it
+    assert received == document and all(type(link) is Outlink for link in received.links)

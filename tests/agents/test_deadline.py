@@ -139,3 +139,25 @@ def test_watchdog_wakes_a_blocked_recv_only_after_its_deadline() -> None:
         left.close()
         right.close()
         watchdog.close()
+
+
+def test_a_later_deadline_armed_while_the_watchdog_sleeps_towards_an_earlier_one_still_cuts() -> None:
+    """`arm` does not wake a thread asleep towards an earlier deadline: it wakes then, finds the
+    later one and waits on for it, neither cutting at the earlier one nor forgetting the later."""
+    watchdog = Watchdog()
+    left, right = socket.socketpair()
+    try:
+        watchdog.arm(time.monotonic() + 0.2)  # the thread sleeps towards this one
+        assert watchdog.disarm() is False
+        watchdog.arm(time.monotonic() + 0.8)
+        watchdog.watch(left)
+        time.sleep(0.4)  # past the first deadline: the thread woke and went back to sleep
+        right.sendall(b"x")
+        assert left.recv(1) == b"x"  # not cut at the earlier deadline
+        left.settimeout(10)
+        assert left.recv(1) == b""  # cut at the later one, not by the 10 s timeout
+        assert watchdog.disarm() is True
+    finally:
+        left.close()
+        right.close()
+        watchdog.close()

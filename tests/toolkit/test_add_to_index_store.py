@@ -212,6 +212,27 @@ def test_pages_handed_over_by_hand_in_a_crawl_and_outside_one(web, fast, tmp_pat
     assert runs[0] == runs[-1] == 1  # each by-hand run counts its own page, not the crawl's
 
 
+def test_an_action_the_crawl_cannot_find_commits_with_the_crawl_s_loop(web, fast, tmp_path):
+    """An AddToIndex only a listener's closure holds (neither attached, a listener, nor kept
+    on the crawler) keeps its pages in a store of its own, committed when the crawl's loop
+    commits: when the run ends its rows are in the database before the action is closed, and
+    sent to its index writer (searchable once the writer commits: at the latest at close)."""
+    data = tmp_path / "data"
+    action = AddToIndex(data)
+    crawler = Crawler(roots=[web.url(HOME, "/")], limits=Limits(pages=20, seconds=60),
+                      settings=fast)
+    crawler.on("page-visited", lambda page: action(page))
+    summary = crawler.run()
+    assert summary.callback_errors == 0 and summary.pages == 6
+    got = rows(data)  # another connection: only what was committed
+    assert {path for path, row in got.items() if row[0] == "fetched"} == {
+        "/", "/a", "/b", "/a2", "/other", "/keep-copy"}
+    assert scalar(data, select(crawls.c.mode)) == "toolkit"  # the action's own run
+    assert action.close().startswith(f"5 pages added to the index in {data}")  # a copy out
+    assert found(data, "walrus") == [web.url(HOME, "/a")]
+    assert found(data, "dugong") == [web.url(HOME, "/a2")]
+
+
 def test_two_data_directories_in_one_crawl_are_a_clear_error(web, fast, tmp_path):
     crawler = Crawler(roots=[web.url(HOME, "/")], settings=fast)
     first, second = AddToIndex(tmp_path / "one").attach(crawler), AddToIndex(tmp_path / "two")

@@ -17,10 +17,11 @@ engine's start-up.
 from __future__ import annotations
 
 import logging
+import pickle
 import signal
 from multiprocessing.connection import Connection
 
-from webcrawler.protocol.messages import AgentConfig, Retrieve
+from webcrawler.protocol.messages import AgentConfig, Answer, Retrieve
 
 log = logging.getLogger(__name__)
 
@@ -42,10 +43,17 @@ def agent_main(conn: Connection, config: AgentConfig, robots_token: str = "WebCr
             if request is None:
                 break
             try:
-                conn.send(fetcher.retrieve(request))
+                conn.send_bytes(encode(fetcher.retrieve(request)))
             except (BrokenPipeError, ConnectionResetError, EOFError):
                 break  # the engine went away; nobody is left to answer
     conn.close()
+
+
+def encode(answer: Answer) -> bytes:
+    """An answer pickled to the bytes `Connection.send` would send, which `Connection.recv` reads:
+    by `pickle.dumps`, without the `ForkingPickler` that `send` makes a message (its dispatch
+    table copied each time) for what only handles and sockets need; answers are plain data."""
+    return pickle.dumps(answer)
 
 
 def _receive(conn: Connection) -> Retrieve | None:

@@ -25,11 +25,14 @@ from webcrawler.config.layers import from_environment, set_by_environment
 from webcrawler.config.options import options
 from webcrawler.settings.workbench import WorkbenchSettings
 from webcrawler.toolkit.crawler import TOOLKIT_AGENTS
-from webcrawler.workbench.definition import DefinitionError, parse
 
 
 def _load(file: Path, overrides: dict[str, Any]) -> dict[str, Any]:
     """The definition in `file` with the command line's roots, limits and order applied."""
+    # here, not at the top: every command's process imports this module, and the definitions'
+    # patterns (the `regex` module) serve only the commands that run a definition
+    from webcrawler.workbench.definition import DefinitionError, parse
+
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -75,6 +78,7 @@ def run_json(file: Path, out: Path | None, on: str | None, agents: int | None, d
              use_credentials: bool = False) -> None:
     """Run a JSON crawl definition here, or on the workbench at `on`; print the summary."""
     from webcrawler.toolkit.model import Summary
+    from webcrawler.workbench.definition import parse
     from webcrawler.workbench.remote import RemoteError, run_remote
     from webcrawler.workbench.runner import run_definition
 

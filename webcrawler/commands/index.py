@@ -32,7 +32,6 @@ from webcrawler.engine.store.scope import resolve, whole_web
 from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.errors import NothingToDo
 from webcrawler.index import check
-from webcrawler.recrawl.setup import incremental_parts
 from webcrawler.settings import Settings
 
 if TYPE_CHECKING:  # imported when --metrics-port asks for it: prometheus-client is 20 ms of start-up
@@ -85,7 +84,11 @@ def run_index(settings: Settings, progress: bool = True,
 
             metrics = MetricsServer(settings.metrics_port, reporter)
         sink = make_index_sink(store, settings)  # IndexDamaged for another layout: nothing started
-        ordering, recrawl = incremental_parts(settings, store, sink)
+        ordering, recrawl = None, None
+        if settings.incremental:  # the recrawl's modules (policies, model, planner): its own start
+            from webcrawler.recrawl.setup import incremental_parts
+
+            ordering, recrawl = incremental_parts(settings, store, sink)
         ordering = ordering or make_ordering(settings.order, store, settings.hot_query)
         crawler = index_loop(settings, store, sink=watch_pages(ordering, sink),
                              progress=metrics or reporter, ordering=ordering,

@@ -147,7 +147,7 @@ class Document:
         every page's answer crosses the agent's pipe, and pickling a link object by object
         cost more than the rest of the document (docs/measurements.md)."""
         values = list(_DOCUMENT_VALUES(self))
-        values[_LINKS] = (tuple(link.url for link in self.links), tuple(link.anchor for link in self.links))
+        values[_LINKS] = tuple(zip(*self.links, strict=True)) or ((), ())  # transposed in C
         return (_unpickled_document, tuple(values))
 
 
