@@ -20,7 +20,6 @@ gives them (a block's pickle refers to a value it met before by identity).
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator
 
 import numpy as np
@@ -38,8 +37,10 @@ class _Numbering(dict):
     Numbering a page's words as they are added, while their bytes objects are fresh in the
     cache, costs less than numbering the commit's million words at once at the commit, which
     visited each word's object again after the others had pushed it out of the cache
-    (docs/measurements.md, branch s4-writer); and the commit holds a number (8 bytes) a word
-    instead of its bytes object."""
+    (docs/measurements.md, branch s4-writer); and the commit holds a list slot (8 bytes) a
+    word, pointing at the dict's own number, instead of the word's bytes object. (A list
+    extended by the map and read by `np.fromiter` at the commit costs less than an
+    `array("q")`, which converts each number as it is appended.)"""
 
     __slots__ = ()
 
@@ -57,7 +58,7 @@ class CommitWords:
 
     def clear(self) -> None:
         self._number = _Numbering()  # word -> its number, in the order first seen
-        self._ids = array("q")  # each word's number, in the order added
+        self._ids: list[int] = []  # each word's number (the dict's own int), in the order added
         self._docs: list[int] = []  # per part: its document,
         self._starts: list[int] = []  # the position of its first word,
         self._counts: list[int] = []  # its number of words,
@@ -72,7 +73,7 @@ class CommitWords:
         number = self._number.__getitem__
         for words, start, extra in parts:
             if words:
-                self._ids.extend(map(number, words))
+                self._ids += map(number, words)
                 self._docs.append(docnum)
                 self._starts.append(start)
                 self._counts.append(len(words))
@@ -104,7 +105,7 @@ class CommitWords:
         length_of = np.zeros(span, np.int64)
         documents = np.fromiter(self._lengths, np.int64, len(self._lengths))
         length_of[documents - first_doc] = list(self._lengths.values())
-        number, seen = self._number, np.frombuffer(self._ids, np.int64)
+        number, seen = self._number, np.fromiter(self._ids, np.int64, count)
         self.clear()
 
         # words renumbered in sorted order: a word's postings come in the terms' order
