@@ -1,15 +1,12 @@
 """The crawl's children start from a forkserver that has the agents' code loaded already, and
 the engine itself never loads what only the agents or a rarely used option need."""
 
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 PROBE = '''
 import sys
-import time
 
 
 def report(conn):
@@ -19,7 +16,6 @@ def report(conn):
 # The index writer starts the forkserver (first), then an agent comes from it.
 MAIN = '''
 import sys
-import time
 from webcrawler.processes import child_context
 
 sys.path.insert(0, sys.argv[1])
@@ -69,7 +65,6 @@ def test_the_engine_starts_without_the_agents_fetcher_or_the_rarely_used() -> No
 SCRIPT = '''
 import os
 import sys
-import time
 from pathlib import Path
 
 if __name__ != "__main__":  # a child has its parent's sys.argv
@@ -96,54 +91,3 @@ def test_the_agents_never_import_the_engines_main_module_again(tmp_path: Path) -
     out = subprocess.run([sys.executable, str(tmp_path / "script.py"), str(marks)],
                          capture_output=True, text=True, timeout=120, check=True).stdout
     assert out.split() == ["started", "0"]
-
-
-ENDING_PROBE = '''
-def report(conn):
-    import webcrawler.processes
-
-    conn.send(webcrawler.processes.ENDS_WITHOUT_TEARDOWN)
-'''
-
-# The engine starts a forkserver and a child from it, then leaves; the forkserver, its last
-# client gone, ends too (the test waits for it by its pid).
-ENDING_MAIN = '''
-import sys
-import time
-import multiprocessing.forkserver
-import webcrawler.processes
-from webcrawler.processes import child_context
-
-sys.path.insert(0, sys.argv[1])
-import probe
-
-if __name__ == "__main__":
-    ctx = child_context()
-    parent, child = ctx.Pipe()
-    process = ctx.Process(target=probe.report, args=(child,))
-    process.start()
-    answer = parent.recv() if parent.poll(60) else None
-    process.join(10)
-    print(webcrawler.processes.ENDS_WITHOUT_TEARDOWN, answer,
-          multiprocessing.forkserver._forkserver._forkserver_pid)
-'''
-
-
-def test_the_forkserver_alone_ends_without_its_teardown(tmp_path: Path) -> None:
-    """The forkserver registered the early end as it loaded the agents' code (its children
-    see it: they inherit its modules, and end through os._exit before any exit handler); the
-    engine, which imports the same module, did not; the forkserver ends with its client."""
-    (tmp_path / "probe.py").write_text(ENDING_PROBE)
-    (tmp_path / "main.py").write_text(ENDING_MAIN)
-    out = subprocess.run([sys.executable, str(tmp_path / "main.py"), str(tmp_path)],
-                         capture_output=True, text=True, timeout=120, check=True).stdout.split()
-    assert out[:2] == ["False", "True"]
-    forkserver = int(out[2])
-    for _ in range(600):  # bounded: 60 s
-        try:
-            os.kill(forkserver, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        raise AssertionError(f"the forkserver {forkserver} outlived its client")
