@@ -3,9 +3,10 @@
 Grouping each document's words into postings as it is added (a positions list per word,
 then a tuple per posting appended to its word's list) was a Python loop per word and per
 posting: most of the writer's time for a document. Here a document's words are only
-appended to the commit's list (one `extend` per part of the document: title, URL words,
-anchor texts, body), with each part's document, first position and extra weight; when the
-term writer asks for the commit's postings, NumPy numbers the words, sorts them by word and
+numbered as they come (one `extend` of a C `map` per part of the document: title, URL
+words, anchor texts, body; a word's number is its place among the commit's distinct words),
+with each part's document, first position and extra weight; when the term writer asks for
+the commit's postings, NumPy renumbers the words in sorted order, sorts them by word and
 document (a stable sort: positions stay in order) and computes every posting's frequency,
 weight and encoded positions for the whole commit, and the postings are made as tuples by
 `zip` rather than one by one.
@@ -28,14 +29,36 @@ from webcrawler.index.format.merging import Posting
 _B, _H, _I = ord("B"), ord("H"), ord("I")
 
 
+class _Numbering(dict):
+    """word -> its number, the next one given to a word not seen yet (`dict.__getitem__`
+    calls `__missing__` for it): a page's words numbered by a C `map` over them, a Python call
+    only for a commit's new words.
+
+    Numbering a page's words as they are added, while their bytes objects are fresh in the
+    cache, costs less than numbering the commit's million words at once at the commit, which
+    visited each word's object again after the others had pushed it out of the cache
+    (docs/measurements.md, branch s4-writer); and the commit holds a list slot (8 bytes) a
+    word, pointing at the dict's own number, instead of the word's bytes object. (A list
+    extended by the map and read by `np.fromiter` at the commit costs less than an
+    `array("q")`, which converts each number as it is appended.)"""
+
+    __slots__ = ()
+
+    def __missing__(self, word: bytes) -> int:
+        self[word] = number = len(self)
+        return number
+
+
 class CommitWords:
-    """One field's words of the documents added since the last `take`, in the order added."""
+    """One field's words of the documents added since the last `take`, in the order added
+    (each as its number among the commit's distinct words)."""
 
     def __init__(self) -> None:
         self.clear()
 
     def clear(self) -> None:
-        self.words: list[bytes] = []
+        self._number = _Numbering()  # word -> its number, in the order first seen
+        self._ids: list[int] = []  # each word's number (the dict's own int), in the order added
         self._docs: list[int] = []  # per part: its document,
         self._starts: list[int] = []  # the position of its first word,
         self._counts: list[int] = []  # its number of words,
@@ -47,9 +70,10 @@ class CommitWords:
 
     def add(self, docnum: int, parts: list[tuple[list[bytes], int, float]], length: int) -> None:
         """One document's parts: (words, position of the first, extra weight of each word)."""
+        number = self._number.__getitem__
         for words, start, extra in parts:
             if words:
-                self.words += words
+                self._ids += map(number, words)
                 self._docs.append(docnum)
                 self._starts.append(start)
                 self._counts.append(len(words))
@@ -65,29 +89,31 @@ class CommitWords:
         """`take`'s postings as columns (`WordPostings`), the words in sorted order, and forget
         them: the term writer writes a commit's lists from the columns without a tuple per
         posting (`termwriter.TermWriter`)."""
-        words = self.words
-        if not words:
+        if not self._ids:
             self.clear()
             return WordPostings([], np.zeros(1, np.int64), np.zeros(0, np.int64),
                                 np.zeros(0, np.float64), [], np.zeros(0, np.int64), np.zeros(0, np.int64))
+        count = len(self._ids)
         counts = np.array(self._counts, np.int64)
         docs = np.repeat(np.array(self._docs, np.int64), counts)
         # each word's position: its part's start plus its place in the part
         offsets = np.repeat(np.array(self._starts, np.int64) - (np.cumsum(counts) - counts), counts)
-        positions = offsets + np.arange(len(words), dtype=np.int64)
+        positions = offsets + np.arange(count, dtype=np.int64)
         extras = np.repeat(np.array(self._extras, np.float64), counts)
         first_doc = min(self._lengths)
         span = max(self._lengths) - first_doc + 1
         length_of = np.zeros(span, np.int64)
         documents = np.fromiter(self._lengths, np.int64, len(self._lengths))
         length_of[documents - first_doc] = list(self._lengths.values())
+        number, seen = self._number, np.fromiter(self._ids, np.int64, count)
         self.clear()
 
-        # words numbered in sorted order: a word's postings come in the terms' order
-        keys = sorted(dict.fromkeys(words))
-        number = dict(zip(keys, range(len(keys)), strict=True))
-        ids = np.fromiter(map(number.__getitem__, words), np.int64, len(words))
-        del words, number
+        # words renumbered in sorted order: a word's postings come in the terms' order
+        keys = sorted(number)
+        rank = np.empty(len(keys), np.int64)  # a word's number as seen -> in sorted order
+        rank[np.fromiter(map(number.__getitem__, keys), np.int64, len(keys))] = np.arange(len(keys))
+        ids = rank[seen]
+        del number, seen
         order = _word_order(ids, docs, len(keys), span, first_doc)
         ids, docs, positions, extras = ids[order], docs[order], positions[order], extras[order]
         # a posting starts where the word or the document changes
