@@ -133,6 +133,31 @@ def test_between_solves_the_freshness_plan_is_the_live_allocation_at_the_models_
     assert plan.revisit != pytest.approx(live)  # the paper's own table, fitted to the bandwidth
 
 
+def test_once_the_fallback_has_a_table_a_solve_covers_the_one_period_whose_share_is_kept():
+    """Under the freshness objective the crawl keeps only the model's share once the fallback
+    has a table (model_driver._live), and that share is period 0's, which no later period
+    changes: the driver solves that one period (share_only), the same share as the whole
+    horizon's solve. Before the fallback's first table, the whole horizon (its table is used)."""
+    queued = [SimpleNamespace(change_bucket=UNKNOWN, times_fetched=0, times_changed=0, first_fetch=None,
+                              last_fetch=None, state="queued")] * 4
+    history = summarise(rows({100.0: 30, 0: 30}) + queued, 2000.0, 600.0)
+    settings = Settings(plan="auto", fetch_rate=1.0, hours=0.1, plan_cycle=10.0)
+    full = model_plan(settings, RecrawlPlan(), 10.0, 36, read=lambda: history)
+    assert 0 < full.share < 1  # new pages take a part of the period
+    counts = Replanner(RecrawlPlan(), settings.fetch_rate)
+    for doc in range(60):
+        counts.place(doc, bucket_of_interval(100.0) if doc < 30 else bucket_of_interval(10_000.0))
+    driver = ModelDriver(settings, RecrawlPlan(), counts, read=lambda: history)
+    assert not driver.share_only()  # no fallback table yet
+    driver.replan(0.0, 0, 0)
+    driver.replan(3.0, 3, 3)
+    assert driver.share_only()
+    driver.replan(10.5, 10, 10)  # period 1: solved over one period, not the 35 left
+    assert driver.solves == 1
+    assert driver.installed[-1].share == model_plan(settings, RecrawlPlan(), 10.0, 35,
+                                                    read=lambda: history).share == full.share
+
+
 def test_a_buckets_rate_is_its_pages_own_estimate_not_their_recrawls_pooled():
     """Pages never seen to change: each one's estimate (Cho's half-changed pseudo-recrawl over its
     own 9 recrawls) is about twice its span; pooling the bucket's 900 recrawls gave one pseudo

@@ -139,9 +139,9 @@ def index(seeds_file: Any, progress: bool, reindex: bool, **flags: Any) -> None:
         raise click.UsageError("--reindex rebuilds the index and crawls nothing: give no --seed")
     settings = _settings(seeds=tuple(seeds), **flags)
     if settings.plan == "auto":
-        from webcrawler.recrawl.solve import require_solver
+        from webcrawler.recrawl.solve import check_solver
 
-        require_solver()  # ExtraMissing (one line) before the crawl, not at its first plan
+        check_solver()  # ExtraMissing (one line) before the crawl, not at its first plan
     received: list[int] = []  # the signal that stopped the crawl, if one did
     try:
         with _disk_full(settings):

@@ -14,12 +14,12 @@ before incremental crawling existed gets one clear line, not a traceback. Read o
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from webcrawler.engine.store.history import stored_history
+from webcrawler.engine.store.history import HistoryReader, StoredHistory, stored_history
 from webcrawler.errors import NothingToDo
 from webcrawler.recrawl.buckets import UNKNOWN, History, change_rate, interval_of_bucket
 from webcrawler.recrawl.instances import Scenario
@@ -67,7 +67,17 @@ def pooled_rate(h: BucketHistory) -> float:
 
 def read_history(url: str) -> tuple[BucketHistory, dict[str, float]]:
     """Per-bucket history and crawl-wide figures; NoHistory when the columns or rows are missing."""
-    stored = stored_history(url, NEEDED)
+    return _summarised(url, stored_history(url, NEEDED))
+
+
+def history_source(url: str) -> Callable[[], tuple[BucketHistory, dict[str, float]]]:
+    """read_history of the crawl at `url` for a run that reads it again and again (ModelDriver,
+    every period): its tables reflected at the first read only (HistoryReader)."""
+    reader = HistoryReader(url)
+    return lambda: _summarised(url, reader.read(NEEDED))
+
+
+def _summarised(url: str, stored: StoredHistory) -> tuple[BucketHistory, dict[str, float]]:
     if stored.unreadable:
         raise NoHistory(f"cannot read the crawl at {url}: {stored.unreadable}")
     if stored.missing:

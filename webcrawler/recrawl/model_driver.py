@@ -7,7 +7,9 @@ The paper re-solves once per cycle of T periods; a run of `index --incremental -
 is one such cycle here, split into the model's T = 14 periods, and the plan is re-solved at
 the start of each period over the periods still left in the run (a shrinking horizon: the
 model's last period stays the run's end, so strategy 2's and 3's weight on the last period
-means what the paper means). `--plan-cycle SECONDS` sets the period instead.
+means what the paper means). `--plan-cycle SECONDS` sets the period instead. Under the
+freshness objective, once the fallback has a table, only the solve's share is kept (`_live`),
+and the solve covers that one period (`share_only`).
 
 The history is read from the live database through its own read-only connection (SQLite in
 WAL mode lets a reader beside the engine's writer; PostgreSQL too). A solve that fails keeps
@@ -25,7 +27,7 @@ import time
 from collections.abc import Callable
 
 from webcrawler.recrawl.auto_plan import PERIODS, model_plan
-from webcrawler.recrawl.history import BucketHistory, NoHistory
+from webcrawler.recrawl.history import BucketHistory, NoHistory, history_source
 from webcrawler.recrawl.model import ModelData, Solution
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.replan import Replanner
@@ -50,7 +52,7 @@ class ModelDriver:
         self.plan = plan  # the plan in force (the start's solve, or the default)
         self.fallback = fallback  # J's Cho optimum until the model has a plan of its own
         self.solver = solver
-        self.read = read  # the history's source (None: the crawl's database)
+        self.read = read  # the history's source (None: the crawl's database, history_source)
         self.cycle = cycle_seconds(settings)
         self.modelled = bool(plan.revisit)  # the start's solve (auto_plan.planned) succeeded
         self.solves = 0  # successful in-run solves
@@ -128,10 +130,22 @@ class ModelDriver:
         run = self.settings.hours * 3600.0
         return max(1, math.ceil(round(run / self.cycle - period, 6)))
 
+    def share_only(self) -> bool:
+        """Whether only the next solve's share can be put in force: under the freshness objective
+        once the fallback has a table (`_live` keeps the model's share, never its table, and the
+        fallback's table, once made, is always there). The share is period 0's (x_i0 against z_0),
+        which no later period changes (fresh_plan.solve_freshness solves them in order), so a solve
+        over that one period gives the same share at a fraction of the CPU: the whole horizon's
+        allocations were most of `--plan auto`'s engine CPU (docs/recrawl-model.md, "What a
+        re-solve costs")."""
+        return self.cho is not None and self.settings.plan_objective == "freshness"
+
     def _solve(self, period: int) -> RecrawlPlan | None:
         started = time.monotonic()
-        horizon = self.periods_left(period)
+        horizon = 1 if self.share_only() else self.periods_left(period)
         try:
+            if self.read is None:  # read at the first solve: a driver made without a crawl never reads
+                self.read = history_source(self.settings.database_url)
             plan = model_plan(self.settings, self.plan, self.cycle, horizon, self.solver, self.read)
         except (NoHistory, SolveFailed) as exc:
             self.failures += 1

@@ -17,6 +17,7 @@ it solves, so SolveFailed and the model's callers never need it.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import time
 from typing import Any
@@ -46,6 +47,16 @@ def require_solver() -> Any:
     except ImportError as error:
         raise needs_extra("plan", "the recrawl model (plan-recrawl, --plan auto)", error) from None
     return casadi
+
+
+def check_solver() -> None:
+    """ExtraMissing, as require_solver's, when casadi is not installed, without importing it:
+    `index --plan auto` checks before its crawl, and under the freshness objective never solves
+    with Ipopt, so importing casadi there was start-up CPU for nothing (docs/recrawl-model.md,
+    "What a re-solve costs")."""
+    if importlib.util.find_spec("casadi") is None:
+        missing = ModuleNotFoundError("No module named 'casadi'", name="casadi")
+        raise needs_extra("plan", "the recrawl model (plan-recrawl, --plan auto)", missing) from None
 
 
 def uniform_start(data: ModelData) -> tuple[np.ndarray, np.ndarray]:

@@ -34,26 +34,45 @@ class StoredHistory:
 
 def stored_history(url: str, columns: Sequence[str]) -> StoredHistory:
     """`columns` of every document of the crawl at `url`, and its crawl cost; opened read-only."""
-    try:
-        engine = connect(url, readonly=True)
+    return HistoryReader(url).read(columns)
+
+
+class HistoryReader:
+    """Repeated reads of one crawl's history (`--plan auto` reads it every period): its tables
+    are reflected once, the schema being fixed while a crawl runs; reflecting them took two
+    thirds of each read's CPU (docs/recrawl-model.md, "What a re-solve costs"). Each read opens
+    and disposes its own read-only connection, as stored_history's one read does."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._documents: Table | None = None
+        self._crawls: Table | None = None
+
+    def read(self, columns: Sequence[str]) -> StoredHistory:
+        """`columns` of every document and the crawl cost, as stored_history returns them."""
         try:
-            with engine.connect() as conn:
-                docs = Table("documents", MetaData(), autoload_with=conn)
-                missing = tuple(name for name in columns if name not in docs.c)
-                if missing:
-                    return StoredHistory(missing=missing)
-                rows = list(conn.execute(select(*(docs.c[n] for n in columns))).all())
-                seconds, fetched = _crawl_seconds(conn)
-        finally:
-            engine.dispose()
-    except SQLAlchemyError as exc:
-        return StoredHistory(unreadable=str(exc).splitlines()[0])
-    return StoredHistory(rows, seconds, fetched)
+            engine = connect(self.url, readonly=True)
+            try:
+                with engine.connect() as conn:
+                    if self._documents is None:
+                        self._documents = Table("documents", MetaData(), autoload_with=conn)
+                    docs = self._documents
+                    missing = tuple(name for name in columns if name not in docs.c)
+                    if missing:
+                        return StoredHistory(missing=missing)
+                    rows = list(conn.execute(select(*(docs.c[n] for n in columns))).all())
+                    if self._crawls is None:
+                        self._crawls = Table("crawls", MetaData(), autoload_with=conn)
+                    seconds, fetched = _crawl_seconds(conn, self._crawls)
+            finally:
+                engine.dispose()
+        except SQLAlchemyError as exc:
+            return StoredHistory(unreadable=str(exc).splitlines()[0])
+        return StoredHistory(rows, seconds, fetched)
 
 
-def _crawl_seconds(conn: Connection) -> tuple[float, float]:
+def _crawl_seconds(conn: Connection, crawls: Table) -> tuple[float, float]:
     """Wall seconds the crawls ran and the documents they retrieved (the crawl cost)."""
-    crawls = Table("crawls", MetaData(), autoload_with=conn)
     row = conn.execute(select(func.sum(crawls.c.ended_at - crawls.c.started_at),
                               func.sum(crawls.c.documents)).where(crawls.c.ended_at.is_not(None))).one()
     return float(row[0] or 0.0), float(row[1] or 0.0)
