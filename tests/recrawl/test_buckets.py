@@ -117,7 +117,7 @@ def test_pages_seen_changed_at_every_recrawl_are_probed_until_a_short_one() -> N
 
 def test_the_probe_is_a_fraction_of_the_shortest_revisit() -> None:
     table = tuple([0.0] + [500.0] * 40 + [80.0, 60.0, 90.0] + [400.0] * 212)
-    assert probe_interval(table) == pytest.approx(PROBE_FRACTION * 60.0)
+    assert probe_interval(table, np.ones(256, dtype=np.int64)) == pytest.approx(PROBE_FRACTION * 60.0)
 
 
 def test_the_probe_reads_only_buckets_that_hold_pages() -> None:
@@ -127,8 +127,8 @@ def test_the_probe_reads_only_buckets_that_hold_pages() -> None:
     counts = np.zeros(256, dtype=np.int64)
     counts[[41, 43, 100]] = (3, 2, 7)  # the buckets at 80 s, 90 s and 400 s hold pages
     assert probe_interval(table, counts) == pytest.approx(PROBE_FRACTION * 80.0)
-    assert probe_interval(table) == pytest.approx(PROBE_FRACTION * 0.8)  # no counts: every bucket
-    assert probe_interval(table, np.zeros(256, dtype=np.int64)) == pytest.approx(PROBE_FRACTION * 0.8)
+    assert probe_interval(table, np.zeros(256, dtype=np.int64)) == pytest.approx(
+        PROBE_FRACTION * 0.8)  # no page in a known bucket: every bucket
 
 
 def test_a_recrawl_extends_the_history_the_estimate_reads() -> None:

@@ -96,18 +96,16 @@ def fit_to_bandwidth(table: tuple[float, ...], counts: np.ndarray, bandwidth: fl
     return tuple(float(x) for x in out)
 
 
-def probe_interval(table: tuple[float, ...], counts: np.ndarray | None = None) -> float:
-    """Seconds to a probing recrawl: PROBE_FRACTION of the table's shortest revisit interval
-    among the known buckets (the optimum's most visited pages: a page that changes within
-    it changes faster than those). With `counts`, only the buckets that hold pages: the
-    table also has an interval for every empty bucket, and the shortest of those is the
-    optimum's peak frequency whether or not any page changes at that rate (on a web of slow
-    pages at a high bandwidth it was under a second, a probe that cannot see a change)."""
-    if counts is not None:
-        held = [table[b] for b in range(FASTEST, len(table)) if counts[b] > 0]
-        if held:
-            return PROBE_FRACTION * min(held)
-    return PROBE_FRACTION * min(table[FASTEST:])
+def probe_interval(table: tuple[float, ...], counts: np.ndarray) -> float:
+    """Seconds to a probing recrawl: PROBE_FRACTION of the shortest revisit interval among
+    the known buckets that hold pages (`counts`; the optimum's most visited pages: a page
+    that changes within it changes faster than those). Not among every bucket: the table
+    also has an interval for each empty one, and the shortest of those is the optimum's peak
+    frequency whether or not any page changes at that rate (on a web of slow pages at a high
+    bandwidth it was under a second, a probe that cannot see a change). With no page in a
+    known bucket, the whole table's shortest."""
+    held = [table[b] for b in range(FASTEST, len(table)) if counts[b] > 0]
+    return PROBE_FRACTION * min(held or table[FASTEST:])
 
 
 def recrawl_bandwidth(plan: RecrawlPlan, total: float, new: float, unknown: int) -> float:

@@ -40,12 +40,15 @@ class SolveFailed(WebcrawlerError, RuntimeError):
     """Ipopt stopped without an optimal point; the message is one line for the user."""
 
 
+_EXTRA = ("plan", "the recrawl model (plan-recrawl, --plan auto)")  # what needs casadi
+
+
 def require_solver() -> Any:
     """casadi, or ExtraMissing naming `webcrawler-search[plan]` (one line at the command line)."""
     try:
         import casadi
     except ImportError as error:
-        raise needs_extra("plan", "the recrawl model (plan-recrawl, --plan auto)", error) from None
+        raise needs_extra(*_EXTRA, error) from None
     return casadi
 
 
@@ -56,7 +59,7 @@ def check_solver() -> None:
     "What a re-solve costs")."""
     if importlib.util.find_spec("casadi") is None:
         missing = ModuleNotFoundError("No module named 'casadi'", name="casadi")
-        raise needs_extra("plan", "the recrawl model (plan-recrawl, --plan auto)", missing) from None
+        raise needs_extra(*_EXTRA, missing) from None
 
 
 def uniform_start(data: ModelData) -> tuple[np.ndarray, np.ndarray]:

@@ -308,14 +308,6 @@ class GroupedPostings:
         self._grouped_words = words
         self._columns = columns or {}
 
-    @property
-    def _words(self) -> dict[str, dict[bytes, list[Posting]]]:
-        """`words` with the columns' postings as tuples among them."""
-        for fieldname, made in self._columns.items():
-            self._grouped_words[fieldname] = made.postings()
-        self._columns = {}
-        return self._grouped_words
-
     def terms(self) -> Iterator[TermPostings]:
         """((fieldname, btext), postings, whether each posting has its length) by term, sorted."""
         return runs.terms_of(self.fields())
@@ -337,8 +329,11 @@ class GroupedPostings:
         for fieldname, btext in groups:
             by_field.setdefault(fieldname, set()).add(btext)
         columns = {name: made for name, made in self._columns.items() if name not in by_field}
-        self._columns = {name: made for name, made in self._columns.items() if name in by_field}
-        words, self._grouped_words, self._columns = self._words, {}, {}
+        words = self._grouped_words
+        for name, made in self._columns.items():
+            if name in by_field:  # beside postings the pool did not group: made tuples among them
+                words[name] = made.postings()
+        self._grouped_words, self._columns = {}, {}
         for fieldname, grouped_words in words.items():
             by_field.setdefault(fieldname, set()).update(grouped_words)
         for fieldname in sorted(by_field.keys() | columns.keys()):
