@@ -16,8 +16,10 @@ def test_a_run_reads_back_what_was_written_and_is_deleted(tmp_path: Path) -> Non
     storage = FileStorage(str(tmp_path))
     terms = [(("content", b"w%05d" % i), [(i, 1.0, b"B\x01", 3)], True)
              for i in range(runs.TERMS_A_PICKLE * 2 + 5)]  # three chunks
-    runs.write_run(storage, "a.run", iter(terms))
-    assert list(runs.read_run(storage, "a.run")) == terms
+    runs.write_fields(storage, "a.run", [("content", iter(terms))])
+    records = list(runs.read_fields(storage, "a.run", []))
+    assert [len(chunk) for _field, chunk in records] == [runs.TERMS_A_PICKLE] * 2 + [5]
+    assert list(runs.terms_of(records)) == terms
     assert not storage.file_exists("a.run")
 
 

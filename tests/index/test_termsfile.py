@@ -77,7 +77,7 @@ def test_the_term_writer_s_terms_file_is_the_one_whoosh_writes() -> None:
     def written(ours: bool) -> bytes:
         out = io.BytesIO()
         tindex = filetables.OrderedHashWriter(StructFile(out))
-        add, finish = _TermIndex.of(tindex) if ours else (tindex.add, lambda: None)
+        add, _add_many, finish = _TermIndex.adders(tindex) if ours else (tindex.add, None, lambda: None)
         for key, value in records:
             add(key, value)
         finish()

@@ -42,32 +42,6 @@ def terms_of(fields: Iterable[tuple[str, WordPostings | Iterator[TermPostings]]]
             yield from terms
 
 
-def write_run(storage: Storage, name: str, terms: Iterable[TermPostings]) -> None:
-    """Pickle `terms` (in term order) to the temporary file `name`, in chunks."""
-    f = storage.create_file(name).raw_file()
-    try:
-        terms = iter(terms)
-        while chunk := list(islice(terms, TERMS_A_PICKLE)):
-            pickle.dump(chunk, f, pickle.HIGHEST_PROTOCOL)
-    finally:
-        f.close()
-
-
-def read_run(storage: Storage, name: str) -> Iterator[TermPostings]:
-    """The terms of run `name` in order; the file is deleted once they are read."""
-    f = storage.open_file(name).raw_file()
-    try:
-        while True:
-            try:
-                chunk = pickle.load(f)
-            except EOFError:
-                return
-            yield from chunk
-    finally:
-        f.close()
-        storage.delete_file(name)
-
-
 def merged(parts: list[Iterator[TermPostings]], shared: dict[bytes, bytes]) -> Iterator[TermPostings]:
     """The terms of `parts` (each in term order; earlier parts hold earlier documents) merged:
     a term's postings from each part joined in part order. A term whose parts do not all
@@ -157,14 +131,13 @@ class _Part:
 
     def field_terms(self, fieldname: str) -> Iterator[TermPostings]:
         """This part's terms of `fieldname` (its columns made postings), read as they go."""
+        return terms_of(self._field_records(fieldname))
+
+    def _field_records(self, fieldname: str) -> Iterator[Record]:
         while self.record is not None and self.record[0] == fieldname:
-            chunk = self.record[1]
+            record = self.record
             self.advance()
-            if isinstance(chunk, WordPostings):
-                for word, postings in chunk.postings().items():
-                    yield (fieldname, word), postings, True
-            else:
-                yield from chunk
+            yield record
 
 
 def merged_fields(parts: list[Iterator[Record]], shared: dict[bytes, bytes]

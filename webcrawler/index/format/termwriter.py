@@ -527,16 +527,11 @@ class _TermIndex:
         self._positions: list[int] = []
 
     @classmethod
-    def of(cls, tindex: filetables.HashWriter) -> tuple[Callable[[bytes, bytes], None], Callable[[], None]]:
-        """(`tindex`'s add, what to call once the terms are added): this one's for Whoosh's
-        ordered MD5 hash writer, else its own (and nothing to finish)."""
-        add, _add_many, finish = cls.adders(tindex)
-        return add, finish
-
-    @classmethod
     def adders(cls, tindex: filetables.HashWriter) -> tuple[
             Callable[[bytes, bytes], None], Callable[[list[bytes], list[bytes]], None], Callable[[], None]]:
-        """`of`'s add and finish, and between them an add of many keys and values at once."""
+        """(`tindex`'s add, an add of many keys and values at once, what to call once the terms
+        are added): these for Whoosh's ordered MD5 hash writer, else its own (and nothing to
+        finish)."""
         if type(tindex) is filetables.OrderedHashWriter and tindex.hashfn is filetables.md5_hash \
                 and type(tindex.index) is GrowableArray and isinstance(tindex.index.array, array):
             tindex._write_hashes = lambda: _write_hash_tables(tindex)
