@@ -166,18 +166,31 @@ def _pickled_int(number: int) -> bytes:
     return pickle.dumps(number, 2)[2:-1]
 
 
-def shift_docnums(body: bytes, base: int) -> bytes:
-    """A block's pickled body with every docnum `base` higher: only the first gap changes
-    (it is absolute), so its pickled integer is rewritten in place; the rest is copied.
-    Pickle protocols 2 and 3 write the body as [MARK] first-int ..., and an integer as K
-    (1 byte), M (2), J (4) or LONG1; memo references count objects, not bytes."""
-    pos = 3 if body[2:3] == b"(" else 2
-    width = _INT_WIDTH.get(body[pos]) if body[:2] in _PROTOS else None
-    if width is None:  # not as Whoosh 2.7 or termwriter writes it: decode and encode
-        gaps, weights, values = pickle.loads(body)
+def shift_docnums(data: bytes, base: int, start: int = 0, end: int | None = None) -> bytes:
+    """A block's pickled body (data[start:end], read where it lies) with every docnum `base`
+    higher: only the first gap changes (it is absolute), so its pickled integer is rewritten
+    in place; the rest is copied."""
+    end = len(data) if end is None else end
+    found = _first_docnum(data, start, end, base)
+    if found is None:  # not as Whoosh 2.7 or termwriter writes it: decode and encode
+        gaps, weights, values = pickle.loads(data[start:end])
         return pickle.dumps(((gaps[0] + base, *gaps[1:]), weights, values), 3)
-    first = int.from_bytes(body[pos + 1 : pos + width], "little", signed=body[pos] == 0x4A)
-    return body[:pos] + _pickled_int(first + base) + body[pos + width :]
+    at, shifted, after = found
+    return b"".join((data[start:at], shifted, data[after:end]))
+
+
+def _first_docnum(data: bytes, start: int, end: int, base: int) -> tuple[int, bytes, int] | None:
+    """The first docnum of the block body data[start:end]: where its pickled integer starts
+    and ends, and the integer `base` higher pickled; None when the body is not pickled as
+    Whoosh 2.7 and termwriter pickle it. Pickle protocols 2 and 3 write the body as [MARK]
+    first-int ..., and an integer as K (1 byte), M (2), J (4) or LONG1; memo references
+    count objects, not bytes."""
+    at = start + (3 if data[start + 2 : start + 3] == b"(" else 2)
+    width = _INT_WIDTH.get(data[at]) if at < end and data[start : start + 2] in _PROTOS else None
+    if width is None:
+        return None
+    first = int.from_bytes(data[at + 1 : at + width], "little", signed=data[at] == 0x4A)
+    return at, _pickled_int(first + base), at + width
 
 
 def shift_block(block: bytes, base: int, bodies: list[bytes] | None = None) -> bytes | None:
@@ -212,15 +225,12 @@ def _shift_at(data: bytes, start: int, end: int, base: int, bodies: list[bytes] 
     last = int.from_bytes(data[pos + 1 : rest], "little", signed=opcode == 0x4A)
     if bodies is not None:
         bodies.append(data[stop:end])
-    # the body's first docnum, as shift_docnums reads it
-    at = stop + (3 if data[stop + 2 : stop + 3] == b"(" else 2)
-    first_width = _INT_WIDTH.get(data[at]) if at < end and data[stop : stop + 2] in _PROTOS else None
-    if first_width is None:  # shift_docnums decodes and encodes it
-        return data[start:pos] + _pickled_int(last + base) + data[rest:stop] \
-            + shift_docnums(data[stop:end], base)
-    first = int.from_bytes(data[at + 1 : at + first_width], "little", signed=data[at] == 0x4A)
-    return b"".join((data[start:pos], _pickled_int(last + base), data[rest:at],
-                     _pickled_int(first + base), data[at + first_width : end]))
+    found = _first_docnum(data, stop, end, base)
+    if found is None:  # shift_docnums decodes and encodes the body
+        return b"".join((data[start:pos], _pickled_int(last + base), data[rest:stop],
+                         shift_docnums(data, base, stop, end)))
+    at, first, after = found
+    return b"".join((data[start:pos], _pickled_int(last + base), data[rest:at], first, data[after:end]))
 
 
 def shift_blocks(data: bytes, base: int, bodies: list[bytes] | None = None) -> list[bytes] | None:
