@@ -32,6 +32,7 @@ import re
 import shutil
 import struct
 import tempfile
+import threading
 import time
 import zipfile
 import zlib
@@ -101,7 +102,7 @@ def _walked(identifier: Any, depth: int | None) -> Any:
     steps = depth
 
     class Walked(identifier):
-        __slots__ = ("_moves", "_rows", "_features")
+        __slots__ = ("_moves", "_rows", "_features", "_scratch", "_firsts", "_pairs")
 
         def __init__(self, nb_ptc: Any, *args: Any, **kwargs: Any) -> None:
             # The model's feature weights ship as float16, which the score's product casts
@@ -113,12 +114,37 @@ def _walked(identifier: Any, depth: int | None) -> Any:
                 if isinstance(self.tk_nextmove, array) else np.asarray(self.tk_nextmove)
             self._rows = np.asarray(self._rowbase, dtype=np.intp)
             self._features = np.asarray(self.tk_output, dtype=np.int64)
+            self._scratch = threading.local()
+            # the state after one byte from the start, and after two (indexed by the pair,
+            # first byte high): the walk's first two steps in one look-up of a 512 KB table
+            self._firsts = self._moves[self._rows[0] + np.arange(256)].astype(np.intp)
+            self._pairs = self._moves[(self._rows[self._firsts][:, None] + np.arange(256)).ravel()] \
+                .astype(np.intp)
+
+        def _tables(self) -> tuple[Any, Any]:
+            """This thread's two tables indexed by feature (where a feature first occurs,
+            its count), made once: a table made a call (800 KB each) was a fresh mapping of
+            memory, and each of its pages the sample's features touched a page fault, about
+            half of a short sample's detection. A call reads only the entries it set first."""
+            tables = getattr(self._scratch, "tables", None)
+            if tables is None:
+                size = len(self.nb_ptc)
+                tables = self._scratch.tables = (np.empty(size, np.intp), np.empty(size, np.intp))
+            return tables
 
         def _raw_score(self, text: bytes) -> Any:
             data = np.frombuffer(text, np.uint8)
             n = len(data)
             states = np.zeros(n, np.intp)
-            for back in range(min(steps, n) - 1, -1, -1):  # the byte `back` before each
+            deepest = min(steps, n) - 1  # each byte's state: from the start, this many before
+            if deepest == steps - 1 > 1:  # the first two of those bytes by their pair
+                pair = data[: n - deepest].astype(np.intp)
+                pair <<= 8
+                pair |= data[1 : n - deepest + 1]
+                states[deepest:] = self._pairs[pair]
+                states[deepest - 1] = self._firsts[data[0]]
+                deepest -= 2
+            for back in range(deepest, -1, -1):  # the byte `back` before each
                 moves = self._rows[states[back:]]
                 moves += data[: n - back]
                 states[back:] = self._moves[moves]
@@ -132,11 +158,10 @@ def _walked(identifier: Any, depth: int | None) -> Any:
             # only the entries of the sample's features are set, so none is made whole
             n = len(features)
             at = np.arange(n)
-            first = np.empty(len(self.nb_ptc), np.intp)
+            first, counts = self._tables()
             first[features] = n
             np.minimum.at(first, features, at)  # where each feature first occurs
             found = features[first[features] == at]  # each feature once, in that order
-            counts = np.empty(len(self.nb_ptc), np.intp)
             counts[found] = 0
             np.add.at(counts, features, 1)
             return np.log1p(counts[found].astype(np.float32)) @ self.nb_ptc[found] + self.nb_pc
