@@ -112,3 +112,38 @@ def test_a_copy_damaged_inside_falls_back_and_the_other_form_stays(tmp_path: Pat
     assert not copy.exists()
     assert _probe(tmp_path) == ["en", "de", "fr", "es"]
     assert copy.exists() and older.exists()
+
+
+def test_the_walk_scores_as_py3langid_at_every_short_length() -> None:
+    """Samples shorter than, as long as and just past the automaton's depth (the walk's
+    first two bytes are taken as a pair only where a byte has that many before it) score
+    as py3langid's own walk, byte for byte."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    from webcrawler.text.language import _identifier
+
+    ours, theirs = _identifier(), LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    text = "Grüße, the harbour master: 日本語 ok"
+    samples = [text[start : start + size] for size in range(14) for start in (0, 5, 20)]
+    assert [ours._decide(s).tobytes() for s in samples] == [theirs._decide(s).tobytes() for s in samples]
+
+
+def test_threads_detecting_at_once_score_as_one_thread_does() -> None:
+    """Each thread counts a sample's features in tables of its own (kept between calls):
+    texts detected by four threads at once get the scores one thread gives them (threads
+    switched as often as the interpreter can: one table shared by all mixed their counts)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from webcrawler.text.language import _identifier
+
+    ours = _identifier()
+    samples = [f"{text} {number}" * (1 + number % 7) for number in range(200) for text in TEXTS]
+    alone = [ours._decide(s).tobytes() for s in samples]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            together = list(pool.map(lambda s: ours._decide(s).tobytes(), samples))
+    finally:
+        sys.setswitchinterval(interval)
+    assert together == alone
