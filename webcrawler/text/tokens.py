@@ -15,7 +15,7 @@ characters outside ASCII are none of them in a word, lower case or not, once the
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 
 WORD = re.compile(r"\w+")
 _ASCII = bytes(range(0x80))  # deleted from a text's UTF-8 bytes, its other characters are left
@@ -62,7 +62,7 @@ def _spaced(text: str) -> bytes | str:
     return low.encode("utf-8", "surrogatepass").translate(_ASCII_NOT_WORD)
 
 
-@cache
+@lru_cache(maxsize=8192)  # bounded: a hostile page may hold thousands of distinct symbols
 def _never_in_a_word(char: str) -> bool:
     """Is `char` outside every word, in its lower case too? Then a text whose characters
     outside ASCII are all such is its ASCII words once they are spaces: lowered by the byte
