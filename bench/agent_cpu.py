@@ -7,7 +7,8 @@
 What an agent of a batch crawl does for a page, without the crawl around it: `Fetcher.retrieve`
 (GET on a kept-alive loopback connection, body, charset, parse, links, main content) and the
 answer pickled as the checkout's agent pickles it for the pipe to the engine (`worker.encode`, or
-`Connection.send`'s `ForkingPickler` in a checkout without it), over `--pages` HTML pages of the test
+`Connection.send`'s `ForkingPickler` in a checkout without it), with the agent's deadline cut
+(`Fetcher(alarm=True)` where the checkout has it), over `--pages` HTML pages of the test
 web's dev group spread over its servers. A whole crawl's rounds move by up to 10% (its engine
 and writer share the two CPUs), more than most single changes to the agent save; here each
 round is a fresh process per checkout, alternating, that reads the pages once to warm up
@@ -48,20 +49,22 @@ ALLOWED = {"Document:", "Failure:too-large"}
 # Run with the checkout's package first on sys.path: only the standard library and the
 # checkout's webcrawler are imported.
 _CHILD = """
-import json, sys, time
+import inspect, json, sys, time
 from multiprocessing.reduction import ForkingPickler
 from webcrawler.agents import worker
 from webcrawler.agents.fetch import Fetcher
 from webcrawler.protocol.messages import AgentConfig, Document, Retrieve
 
 encode = getattr(worker, "encode", ForkingPickler.dumps)  # what the checkout's agent sends
+# The agent's own deadline cut (SIGALRM, no thread) where the checkout's Fetcher has it.
+agent = {"alarm": True} if "alarm" in inspect.signature(Fetcher).parameters else {}
 
 batches, passes, profile = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 times, kinds = [], set()
 if profile:
     import cProfile, io, pstats
     profiler = cProfile.Profile(time.process_time)
-with Fetcher(AgentConfig()) as fetcher:
+with Fetcher(AgentConfig(), **agent) as fetcher:
     for number in range(passes + 1):
         if profile and number == 1:
             profiler.enable()

@@ -3,7 +3,9 @@
     python -m bench.agent_split [--pages 400] [--passes 3] [--rounds 2] [--before DIR]
 
 `bench.agent_cpu`'s work (`Fetcher.retrieve` over `--pages` HTML pages of the test web's dev
-group, in one process, then the answer pickled as `Connection.send` pickles it), with the CPU
+group, in one process, then the answer pickled as the checkout's agent pickles it: `worker.encode`,
+or `Connection.send`'s `ForkingPickler` in a checkout without it; the deadlines cut as the
+agent cuts them, `Fetcher(alarm=True)` where the checkout has it), with the CPU
 clock of the main thread (`time.thread_time_ns`) read around each step: the functions `retrieve`
 calls, wrapped, and `parse_html`'s steps, timed by a copy of it that calls the module's own
 functions in the same order. cProfile charges every Python call its own overhead, which for the
@@ -31,10 +33,10 @@ from bench.common import ROOT, commit, median, table
 from bench.throughput import ensure_testweb
 
 _CHILD = r'''
-import json, sys, time
+import inspect, json, sys, time
 from collections import defaultdict
 from multiprocessing.reduction import ForkingPickler
-from webcrawler.agents import client, fetch, parse
+from webcrawler.agents import client, fetch, parse, worker
 from webcrawler.protocol.messages import AgentConfig, Retrieve
 
 urls, passes = json.loads(sys.argv[1]), int(sys.argv[2])
@@ -70,6 +72,8 @@ wrap(fetch.filetypes, "mime_type", "mime_type")
 wrap(client.Response, "close", "response closed")
 for attribute in ("arm", "watch", "disarm"):
     wrap(fetch.Watchdog, attribute, "watchdog " + attribute)
+    if hasattr(fetch, "AlarmWatchdog"):  # the agent's, by SIGALRM
+        wrap(fetch.AlarmWatchdog, attribute, "watchdog " + attribute)
 _blake2b = fetch.hashlib.blake2b
 fetch.hashlib = type("Hashlib", (), {"blake2b": staticmethod(timed("checksum (blake2b)", _blake2b))})
 for attribute in ("_tree", "_scan", "meta_robots", "_mark_boilerplate", "visible_text",
@@ -124,7 +128,9 @@ def parse_html(text, url, robots_token="WebCrawler", max_links=5000, max_url_len
 
 
 fetch.parse_html = parse_html
-with fetch.Fetcher(AgentConfig()) as fetcher:
+encode = getattr(worker, "encode", ForkingPickler.dumps)  # what the checkout's agent sends
+agent = {"alarm": True} if "alarm" in inspect.signature(fetch.Fetcher).parameters else {}
+with fetch.Fetcher(AgentConfig(), **agent) as fetcher:
     for number in range(passes + 1):
         if number == 1:
             T.clear()
@@ -134,8 +140,8 @@ with fetch.Fetcher(AgentConfig()) as fetcher:
             answer = fetcher.retrieve(Retrieve(job, url))
             T["retrieve"] += clock() - started
             started = clock()
-            ForkingPickler.dumps(answer)
-            T["answer pickled (ForkingPickler)"] += clock() - started
+            encode(answer)
+            T["answer pickled"] += clock() - started
     T["ALL process"] = time.process_time_ns() - process
     T["ALL main thread"] = clock() - thread
 pages = len(urls) * passes

@@ -74,6 +74,7 @@ from webcrawler.recrawl.buckets import (
     interval_of_bucket,
 )
 from webcrawler.recrawl.changes import Change
+from webcrawler.recrawl.lastmod import ServerDates, date_test
 from webcrawler.recrawl.policies import Buckets, Fetched, RecrawlPlan, make_policy
 from webcrawler.recrawl.priors import CHANGEFREQS, PRIOR_WEIGHT, Evidence
 from webcrawler.recrawl.queues import PULL_SCAN, gain
@@ -103,6 +104,7 @@ class Web:
     prior_weight: float = PRIOR_WEIGHT
     past: bool = True  # Last-Modified dates a page unchanged since day 0 by its past (Changes.past_change)
     sizes: tuple[int, ...] = ()  # pages per server when they differ (then `servers`, `pages` unused)
+    vouch: bool = True  # a server's dates trusted once they proved right (lastmod.ServerDates)
 
 
 def layout(web: Web) -> list[tuple[int, int]]:
@@ -168,6 +170,7 @@ class Sim:
                            freq=sitemap_changefreq(web, self.changes, s, p))
                       for s, p in layout(web)]
         self.evidence = Evidence(web.prior_weight if policy in ("buckets", "buckets-static") else 0.0)
+        self.dates = ServerDates()
         self.plan = RecrawlPlan()
         self.policy = make_policy("uniform" if policy == "optimum" else policy.split("-")[0], self.plan)
         self.replanner = Replanner(self.plan, web.fetch_rate) if policy.startswith("buckets") else None
@@ -260,8 +263,10 @@ class Sim:
                          EPOCH + page.last, None, h.changed_span, h.shortest_change, page.lastmod,
                          page.ages)
         self.evidence.add(page.server, page.freq, t - page.last, changed)
-        page.history = replace(_history_after(before, changed, EPOCH + t, lastmod),
-                               prior=self.evidence.prior(page.server, page.freq))
+        after = _history_after(before, changed, EPOCH + t, lastmod)
+        self.dates.add(page.server, date_test(page.ages, after.change_ages, changed, lastmod))
+        page.history = replace(after, prior=self.evidence.prior(page.server, page.freq),
+                               dates_vouched=self.web.vouch and self.dates.vouched(page.server))
         page.ages, page.lastmod = page.history.change_ages, lastmod
         if self.name == "buckets-nolm":  # no Last-Modified: the history of the fetches alone
             page.history = replace(h, prior=None).after(t - page.last, changed, None)

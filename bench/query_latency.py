@@ -2,7 +2,7 @@
 
     python -m bench.query_latency [--quick] [--docs 50000] [--rounds 3] [--queries 150] [--json FILE]
 
-The index is built directly with `webcrawler.index.open_writer` from
+The index is built directly with `webcrawler.index.writing.writer.open_writer` from
 generated-web pages (tests/support/genweb.py: Zipf text around 2.5 KB a
 page), in batches of 2,500 with a commit after each; it is kept in
 /tmp/bench-cache between runs, and each run measures a copy. `webcrawler serve` (waitress, 8 threads)

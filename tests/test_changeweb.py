@@ -160,6 +160,24 @@ def test_the_server_process_serves_the_same_changing_web():
     assert status == 200 and headers["ETag"] == state.etag and body == same.render(1, 3, state)
 
 
+def test_honest_servers_carry_no_clock_or_counter_line_the_others_keep_theirs():
+    """Spread.honest_servers: a share of the servers whose Last-Modified dates the content
+    alone (issue 35's per-server trust of dates); the same rates and the same lines elsewhere."""
+    lined = mixed("test-lines", never=0.4, timestamp_only=0.2, intervals=((1, 10, 60),), day_seconds=60.0)
+    half = dataclasses.replace(lined, honest_servers=0.5)
+    assert spread_from(json.loads(json.dumps(dataclasses.asdict(half)))) == half  # a server process's copy
+    before, after = Changes(3, lined), Changes(3, half)
+    pages = range(200)
+    for server in range(3):
+        stamped = [not math.isinf(after.trivial_period(server, p)) for p in pages]
+        if server in (0, 2):  # frac(s x 0.618) < 0.5
+            assert not any(stamped)
+        else:
+            assert stamped == [not math.isinf(before.trivial_period(server, p)) for p in pages]
+            assert 0.4 < sum(stamped) / len(stamped) < 0.6  # timestamp_only / never
+        assert all(after.interval(server, p) == before.interval(server, p) for p in pages)
+
+
 def test_a_mixed_spread_has_the_shares_and_intervals_asked_for():
     """changes.mixed (the held-out webs of bench/freshness_real.py): shares of pages that never
     change and that change only a clock or counter line, intervals in real seconds."""

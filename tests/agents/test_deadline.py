@@ -10,6 +10,8 @@ engine's own hang watchdog fires only at total_timeout + 15 s.
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import time
 
 import pytest
@@ -161,3 +163,52 @@ def test_a_later_deadline_armed_while_the_watchdog_sleeps_towards_an_earlier_one
         left.close()
         right.close()
         watchdog.close()
+
+
+# Run in a process of its own: the watchdog takes the process's SIGALRM and its timer, which
+# pytest-timeout uses in this one.
+_ALARM = """
+import signal, socket, threading, time
+from webcrawler.agents.deadline import AlarmWatchdog
+watchdog = AlarmWatchdog()
+left, right = socket.socketpair()
+watchdog.arm(time.monotonic() + 60)
+watchdog.watch(left)
+right.sendall(b"x")
+print(left.recv(1), watchdog.disarm())  # not cut before the deadline
+watchdog.arm(time.monotonic() + 0.2)
+assert watchdog.disarm() is False  # disarmed in time: its alarm never cuts
+time.sleep(0.4)
+watchdog.arm(time.monotonic() + 0.2)
+watchdog.watch(left)
+left.settimeout(10)
+print(left.recv(1), watchdog.disarm())  # woken by the shutdown, not by the 10 s timeout
+watchdog.arm(time.monotonic() - 1)  # armed past its deadline: a socket registered is cut at once
+watchdog.watch(left)
+print(left.recv(1), watchdog.disarm())
+watchdog.close()
+print(threading.active_count(), signal.getsignal(signal.SIGALRM) is signal.SIG_DFL)
+"""
+
+
+def test_the_alarm_watchdog_cuts_a_blocked_recv_at_its_deadline_without_a_thread() -> None:
+    done = subprocess.run([sys.executable, "-c", _ALARM], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.split("\n") == [
+        "b'x' False", "b'' True", "b'' True", "1 True", ""]
+
+
+def test_a_fetcher_cut_by_alarm_starts_no_thread() -> None:
+    """An agent's deadlines are cut by SIGALRM (`Fetcher(alarm=True)`): a process that never
+    starts a thread keeps glibc's malloc off its locked path (docs/measurements.md)."""
+    with Fetcher(FAST, alarm=False) as fetcher:
+        assert isinstance(fetcher.watchdog, Watchdog)
+    script = ("import threading\n"
+              "from webcrawler.agents.fetch import Fetcher\n"
+              "from webcrawler.agents.deadline import AlarmWatchdog\n"
+              "from webcrawler.protocol.messages import AgentConfig\n"
+              "with Fetcher(AgentConfig(), alarm=True) as fetcher:\n"
+              "    print(type(fetcher.watchdog) is AlarmWatchdog, threading.active_count())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout == "True 1\n"

@@ -1,7 +1,7 @@
 """Fixtures for the query server: a real Whoosh index and a real SQLite database in tmp_path.
 
 Documents are made here (some with hostile titles and URLs), written with
-`webcrawler.index.open_writer`, and described in the database with SQLAlchemy
+`webcrawler.index.writing.writer.open_writer`, and described in the database with SQLAlchemy
 Core, as the engine would. The app is built on the temporary data directory.
 """
 

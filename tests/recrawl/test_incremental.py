@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from webcrawler.database.schema import connect, documents, links, responses
+from webcrawler.database.schema import connect, documents, links, responses, servers
 from webcrawler.database.states import State
 from webcrawler.demoweb.server import LoopbackWeb, Page, Site, html
 from webcrawler.engine.loop.crawl import CrawlLoop
@@ -28,7 +28,7 @@ from webcrawler.engine.pipeline.index_sink import IndexSink
 from webcrawler.engine.store.sql import CrawlStore, stored_text
 from webcrawler.index import open_searcher
 from webcrawler.protocol.messages import Document
-from webcrawler.recrawl.lastmod import UNTRUSTED
+from webcrawler.recrawl.lastmod import UNTRUSTED, VOUCH_PASSES
 from webcrawler.recrawl.policies import RecrawlPlan
 from webcrawler.recrawl.recrawler import incremental
 from webcrawler.recrawl.setup import incremental_parts
@@ -288,3 +288,72 @@ def test_last_modified_dates_changes_only_while_it_agrees_with_the_shingles(
     # each change is at most a second old when fetched, never older than its recrawl
     assert 0 <= dated["change_ages"] <= min(dated["changed_seconds"], dated["times_changed"])
     assert counted["change_ages"] == UNTRUSTED  # its date moved with a trivial change
+
+
+def test_a_server_whose_dates_proved_right_vouches_for_them_one_with_a_clock_page_does_not(
+        settings: Settings) -> None:
+    """Two servers on loopback, each with static pages dated once and a page rewritten every
+    second and dated by it; one also has a visitor counter whose date moves with every visit. The
+    first server's dates pass every test and it vouches for them (lastmod.ServerDates); the
+    counter's one failed test is enough to keep the other from vouching."""
+    honest, clocked = "127.0.11.7", "127.0.11.8"
+    vocabulary = ["".join(w) for w in itertools.product("bdfgklmnprst", "aeiou", "bdfgklmnprst")]
+    made = time.time() - 3600.0  # when the static pages were written
+    asked: Counter[tuple[str, str]] = Counter()
+    running: list[CrawlLoop] = []
+    static = [f"/s{k}" for k in range(6)]
+
+    def enough() -> bool:  # answers handled: one request in flight per server
+        passes = sum(asked[honest, path] - 2 for path in ["/", *static] if asked[honest, path] > 1)
+        return passes >= VOUCH_PASSES and asked[clocked, "/counted"] >= 3 and asked[honest, "/fast"] >= 3
+
+    def route(address: str, path: str) -> Page | None:
+        if running and enough():
+            running[-1].request_stop("the test has what it waits for")
+        asked[address, path] += 1
+        second = int(time.time())
+        if path == "/fast":  # rewritten every second, dated by that second
+            page, dated = html("fast", " ".join(random.Random(second).sample(vocabulary, 60))), second
+        elif path == "/counted" and address == clocked:  # its date moves with every visit
+            visit = asked[address, path]
+            page, dated = html("counted", f"visitor {visit}. " + "the words stay the same " * 8), made + visit
+        elif path in static:
+            page, dated = html(path, f"static page {path} " + OLD), made
+        elif path == "/":
+            links = [(p, p) for p in [*static, "/fast"]] + ([("/counted", "counted")] if address == clocked
+                                                            else [(web.url(clocked, "/"), "the other")])
+            page, dated = html("home", "home", links), made
+        else:
+            return None
+        return dataclasses.replace(page, headers=(("Last-Modified", formatdate(dated, usegmt=True)),))
+
+    settings = dataclasses.replace(settings, hours=Until.BOUND, fetch_rate=8.0)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    with LoopbackWeb([Site(honest, lambda path: route(honest, path)),
+                      Site(clocked, lambda path: route(clocked, path))]) as web:
+        engine = connect(settings.database_url)
+        store = CrawlStore(engine)
+        sink = IndexSink(store, settings.index_dir)
+        try:
+            ordering, recrawl = incremental_parts(settings, store, sink)
+            assert recrawl is not None
+            crawler = index_loop(settings, store, sink=sink, ordering=ordering, recrawl=recrawl)
+            crawler.add_seeds([web.url(honest, "/")])
+            running.append(crawler)
+            crawler.run()
+        finally:
+            store.close()
+            engine.dispose()
+    assert enough(), "the crawl stopped before the servers' dates were tested"
+    engine = connect(settings.database_url)
+    try:
+        with engine.connect() as conn:
+            ids = dict(conn.execute(select(servers.c.host, servers.c.id)).all())
+            found = conn.execute(select(servers.c.host, documents.c.path, documents.c.change_ages)
+                                 .join(servers, servers.c.id == documents.c.server_id)).all()
+    finally:
+        engine.dispose()
+    ages = {(host, path): value for host, path, value in found}
+    assert recrawl.dates.vouched(ids[honest]) and not recrawl.dates.vouched(ids[clocked])
+    assert ages[clocked, "/counted"] == UNTRUSTED  # the one failed test
+    assert ages[honest, "/fast"] is not None and ages[honest, "/fast"] >= 0  # dated and trusted

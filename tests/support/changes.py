@@ -16,7 +16,9 @@ the change process of such a web; `changeweb.py` turns it into pages.
   (Monday-Friday 9-17 weigh `WORK_WEIGHT` times the rest): the number of changes in
   a day is Poisson, their times of day drawn from the hourly weights.
 - Trivial changes (a clock or visitor-counter line) tick on their own, hourly or
-  daily, and never count as changes.
+  daily, and never count as changes. A line is drawn per page, except on the
+  `honest_servers` share of servers, which have none (a clock line is usually a
+  site's template: such a server's Last-Modified dates its pages' content alone).
 - Births and deaths: each server gains pages at `births_per_day` (per 100 pages),
   each page other than a home page dies after an exponential lifetime.
 
@@ -59,6 +61,7 @@ class Spread:
     trivial: tuple[float, float] = (0.5, 0.2)  # share of pages with an hourly clock, a daily counter
     births_per_day: float = 0.5  # new pages per server per day, per 100 pages
     mean_life_days: float = 250.0  # pages other than home pages die after this, on average
+    honest_servers: float = 0.0  # share of servers whose pages carry no clock or counter line
 
 
 MINUTE, HOUR, MONTH, YEAR = 1 / 1440, 1 / 24, 30.0, 365.0
@@ -84,7 +87,7 @@ SPREADS = {
 
 
 def mixed(name: str, never: float, timestamp_only: float, intervals: tuple[tuple[float, float, float], ...],
-          day_seconds: float) -> Spread:
+          day_seconds: float, honest_servers: float = 0.0) -> Spread:
     """A changing web's rate mix from a few numbers, in real seconds (issue 35's held-out webs).
 
     `never`: the share of pages that never change for real; `timestamp_only`: the share of all
@@ -92,7 +95,8 @@ def mixed(name: str, never: float, timestamp_only: float, intervals: tuple[tuple
     of the changing pages has such a line too, half hourly clocks, half daily counters);
     `intervals`: (weight, shortest, longest) mean intervals between real changes in seconds,
     log-uniform within each, the weights scaled to share the other 1 - `never`. Every server
-    has the same mix; no births, no deaths (the measure's universe stays put).
+    has the same mix of rates; `honest_servers` (Spread) of them have no clock or counter lines.
+    No births, no deaths (the measure's universe stays put).
     """
     if not 0 <= timestamp_only <= never <= 1:
         raise ValueError("need 0 <= timestamp_only <= never <= 1")
@@ -103,7 +107,15 @@ def mixed(name: str, never: float, timestamp_only: float, intervals: tuple[tuple
                     for weight, low, high in intervals) if never < 1 else ()
     stamped = timestamp_only / never if never else 0.0
     return Spread(name, com=mixture, edu=mixture, trivial=(stamped / 2, stamped / 2),
-                  births_per_day=0.0, mean_life_days=math.inf)
+                  births_per_day=0.0, mean_life_days=math.inf, honest_servers=honest_servers)
+
+
+def honest_server(server: int, share: float) -> bool:
+    """Whether `server` is among the `share` of servers without clock or counter lines: server s
+    is when frac(s x golden ratio) < share, a low-discrepancy choice, so any number of servers
+    holds close to that share of honest ones (of 3 at 1/2: servers 0 and 2), the same for every
+    seed (the servers a test or benchmark picks stay put)."""
+    return share > 0 and (server * 0.6180339887498949) % 1.0 < share
 
 
 def spread_from(config: str | Spread | dict) -> Spread:
@@ -153,6 +165,8 @@ class Changes:
     def trivial_period(self, server: int, page: int) -> float:
         """Days between two ticks of the page's clock or counter line (inf: none)."""
         hourly, daily = self.spread.trivial
+        if honest_server(server, self.spread.honest_servers):
+            return math.inf
         u = self._rng(server, page, 2).random()
         return HOUR if u < hourly else 1.0 if u < hourly + daily else math.inf
 

@@ -15,7 +15,8 @@ True, answers "timeout" instead.
 Registered sockets are duplicates of the connection's descriptor, so the
 watchdog never shuts down a descriptor number that was closed and reused
 meanwhile (an agent's pipe to the engine is a socket too); they are closed
-at `disarm`. Chosen over SIGALRM because it works in any thread.
+at `disarm`. Chosen over SIGALRM because it works in any thread; an agent, whose main
+thread alone fetches, uses `AlarmWatchdog`, the same cut by SIGALRM without a thread.
 
 `arm` wakes the thread only when it sleeps past the new deadline (or without one): a thread
 still asleep towards an earlier fetch's deadline, which comes first, wakes then and waits on
@@ -26,6 +27,7 @@ timeout instead of at every fetch (docs/measurements.md).
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 import threading
 import time
@@ -112,6 +114,78 @@ class Watchdog:
         self._sockets.clear()
 
 
+class AlarmWatchdog:
+    """`Watchdog`'s cut, by SIGALRM instead of a thread: for a process whose main thread alone
+    fetches (an agent). A process that never starts a thread keeps glibc's malloc on its
+    single-threaded path, without a lock taken for each allocation and free past its cache,
+    and libxml2 allocates and frees some ten thousand times a page (docs/measurements.md).
+    The signal interrupts a blocked socket call of the main thread; its handler, which
+    Python runs in the main thread before retrying the call, shuts the registered sockets
+    down, as the thread would. Linux hands a process's SIGALRM to its main thread first, so
+    the cut holds in an agent that renders (render.py starts threads). Made and used in the
+    main thread only (signal.signal's rule); the handler it replaces is put back at `close`."""
+
+    def __init__(self) -> None:
+        self._deadline: float | None = None
+        self._sockets: list[socket.socket] = []
+        self._fired = False
+        self._previous = signal.signal(signal.SIGALRM, self._on_alarm)
+
+    def arm(self, deadline: float) -> None:
+        """Start watching a fetch that must be over by `deadline` (time.monotonic())."""
+        self._release()
+        self._deadline, self._fired = deadline, False
+        left = deadline - time.monotonic()
+        if left > 0:
+            signal.setitimer(signal.ITIMER_REAL, left)
+        else:
+            self._fired = True
+
+    def watch(self, sock: socket.socket | None) -> None:
+        """Register a socket of the armed fetch; one registered after the deadline is cut at once."""
+        if sock is None or self._deadline is None:
+            return
+        try:
+            copy = socket.fromfd(sock.fileno(), sock.family, sock.type)
+        except OSError:
+            return  # already closed: nothing left to cut
+        self._sockets.append(copy)
+        if self._fired:
+            _shut(copy)
+
+    def disarm(self) -> bool:
+        """Stop watching; True if the deadline passed and the fetch's sockets were cut."""
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        fired = self._fired
+        self._deadline, self._fired = None, False
+        self._release()
+        return fired
+
+    def close(self) -> None:
+        self.disarm()
+        signal.signal(signal.SIGALRM, self._previous)
+
+    def _on_alarm(self, signum: int, frame: Any) -> None:
+        if self._deadline is None or self._fired:
+            return  # disarmed since: the alarm is stale
+        left = self._deadline - time.monotonic()
+        if left > 0:  # early: wait on
+            signal.setitimer(signal.ITIMER_REAL, left)
+            return
+        self._fired = True
+        log.debug("deadline passed: cutting %d socket(s)", len(self._sockets))
+        for sock in self._sockets:
+            _shut(sock)
+
+    def _release(self) -> None:
+        for sock in self._sockets:
+            sock.close()
+        self._sockets.clear()
+
+
+AnyWatchdog = Watchdog | AlarmWatchdog  # what `WatchedAdapter`'s connections register with
+
+
 def _shut(sock: socket.socket) -> None:
     try:
         sock.shutdown(socket.SHUT_RDWR)
@@ -123,7 +197,7 @@ class _Watched:
     """Mixin for urllib3 connections: register every new or reused socket with `watchdog`,
     after `check_peer` (the --deny-private check, peer_check.py) has accepted a new one."""
 
-    watchdog: Watchdog
+    watchdog: AnyWatchdog
     check_peer: Callable[[Any, socket.socket], None] | None
     sock: socket.socket | None
 
@@ -142,7 +216,7 @@ class _Watched:
 class WatchedAdapter(HTTPAdapter):
     """A requests adapter whose connections register their sockets with `watchdog`."""
 
-    def __init__(self, watchdog: Watchdog,
+    def __init__(self, watchdog: AnyWatchdog,
                  check_peer: Callable[[Any, socket.socket], None] | None = None,
                  trust: Callable[[], Any] | None = None) -> None:
         self.watchdog = watchdog  # before super().__init__, which builds the pool manager

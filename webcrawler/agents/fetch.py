@@ -34,7 +34,7 @@ from webcrawler.agents.body import BodyError, read_body
 from webcrawler.agents.charset import decode, utf8_bytes
 from webcrawler.agents.client import Pools, Response, lean_path, send
 from webcrawler.agents.credentials import headers_for, stored_headers
-from webcrawler.agents.deadline import Watchdog, WatchedAdapter
+from webcrawler.agents.deadline import AlarmWatchdog, AnyWatchdog, Watchdog, WatchedAdapter
 from webcrawler.agents.errors import classify
 from webcrawler.agents.page_scope import Gate, PageScope
 from webcrawler.agents.parse import (
@@ -90,10 +90,13 @@ class _Hop:
 class Fetcher:
     """Retrieves documents and robots.txt files over one HTTP session (kept-alive connections)."""
 
-    def __init__(self, config: AgentConfig, robots_token: str = "WebCrawler") -> None:
+    def __init__(self, config: AgentConfig, robots_token: str = "WebCrawler",
+                 alarm: bool = False) -> None:
+        """`alarm`: the deadlines cut by SIGALRM (`deadline.AlarmWatchdog`), for a process whose
+        main thread alone fetches and which owns its SIGALRM (an agent); else by a thread."""
         self.config = config
         self.robots_token = robots_token
-        self.watchdog = Watchdog()
+        self.watchdog: AnyWatchdog = AlarmWatchdog() if alarm else Watchdog()
         self.session = _session(config, self.watchdog)
         self._headers = _checked(self.session.headers)  # None: every GET goes through requests
         self._pools = Pools()  # the lean GET's pool per origin, as the adapter chose it
@@ -462,7 +465,7 @@ class Fetcher:
             cert=self.session.cert, proxies={}))
 
 
-def _session(config: AgentConfig, watchdog: Watchdog) -> requests.Session:
+def _session(config: AgentConfig, watchdog: AnyWatchdog) -> requests.Session:
     """One session per agent: keep-alive across a server's pages, no cookies, no .netrc.
 
     trust_env is off so that credentials from ~/.netrc are never sent to
@@ -549,7 +552,7 @@ class _Unverified(WatchedAdapter):
         super().cert_verify(conn, url, False, cert)
 
 
-def _tls(session: requests.Session, config: AgentConfig, watchdog: Watchdog) -> None:
+def _tls(session: requests.Session, config: AgentConfig, watchdog: AnyWatchdog) -> None:
     """Nobody checked only for --insecure-skip-tls-verify's hosts: an adapter of their own,
     mounted on their URLs' prefixes (any port), so other hosts cost nothing more."""
     if not config.insecure_hosts:

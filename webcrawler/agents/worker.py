@@ -33,7 +33,7 @@ def agent_main(conn: Connection, config: AgentConfig, robots_token: str = "WebCr
     from webcrawler.agents.fetch import Fetcher
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with Fetcher(config, robots_token) as fetcher:
+    with Fetcher(config, robots_token, alarm=True) as fetcher:  # the process's own SIGALRM
         try:
             conn.send(READY)
         except (BrokenPipeError, ConnectionResetError):

@@ -90,6 +90,7 @@ class History:
     change_ages: float | None = None  # sum of the last change's age at each changed recrawl,
     #                                   from a trusted Last-Modified (None: not trusted / not kept)
     prior: Prior | None = None  # what the page's server and sitemap say before its own history
+    dates_vouched: bool = False  # its server's dates passed every test (lastmod.ServerDates)
 
     def changed_intervals(self) -> tuple[float, float]:
         """(shortest changed recrawl, mean length of the other changed ones); equal intervals
@@ -109,7 +110,7 @@ class History:
             changed_span += gap
             shortest = gap if shortest is None else min(shortest, gap)
         return History(self.fetches + 1, self.changes + changed, self.span + gap, changed_span,
-                       shortest, ages, self.prior)
+                       shortest, ages, self.prior, self.dates_vouched)
 
     @property
     def recrawls(self) -> int:
@@ -129,10 +130,11 @@ def change_rate(history: History) -> float | None:
     exposure = prior.weight * min(history.span / n, 1.0 / prior.rate) if prior is not None else 0.0
     pseudo = exposure * prior.rate if prior is not None else 0.0
     dated = _dated_rate(history, changes, pseudo, exposure)
-    if dated is not None and changes < n:
+    if dated is not None and (changes < n or history.dates_vouched):
         return dated
     shingled = _interval_rate(history, n, changes, pseudo, exposure)
-    # dates never tested by an unchanged recrawl may be a clock line's: trusted only to slow
+    # dates never tested by an unchanged recrawl may be a clock line's (unless the page's server
+    # vouches for them: lastmod.py): trusted only to slow
     return shingled if dated is None else min(dated, shingled)
 
 

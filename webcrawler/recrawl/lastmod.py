@@ -16,13 +16,23 @@ Anything else makes the page's dates untrusted for good: `documents.change_ages`
 UNTRUSTED (-1) and the page keeps the irregular-interval estimate. The column holds the sum of
 the ages (seconds) otherwise; NULL reads as 0 for a page never seen to change, and as untrusted
 for one that was (a history older than the column: its sum is missing ages).
+
+A page that changed at every recrawl never has its dates tested by an unchanged one, and a clock
+line's date moves at every recrawl too: such a page's ages are used only to slow its estimate
+(buckets.change_rate). Its server can vouch for it: a clock or counter line is usually a site's
+template, so a server whose pages' dates passed VOUCH_PASSES tests (an unchanged recrawl whose
+date stayed put) and failed none (`ServerDates`, `date_test`) dates its content alone, and its
+pages' dates are trusted whatever their recrawls saw (`History.dates_vouched`). The tally lives
+in memory for one crawl run, as priors.Evidence's does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from email.utils import parsedate_to_datetime
 
 UNTRUSTED = -1.0
+VOUCH_PASSES = 20  # a server's passed date tests before it vouches (as priors.MIN_RECRAWLS)
 
 
 def http_date(value: str | None) -> float | None:
@@ -62,3 +72,32 @@ def ages_after(ages: float | None, old: str | None, new: str | None, changed: bo
     if dated is None or new == old or dated > now or dated + 1 <= before:
         return None  # no date, or one that did not move with the change, or cannot be its time
     return ages + change_age(now - dated, now - before)
+
+
+def date_test(before: float | None, after: float | None, changed: bool, new: str | None) -> bool | None:
+    """What one recrawl says of its server's dates: True a pass (no real change, and the page's
+    trusted date stayed put), False a fail (it made the page's trusted dates untrusted: a date
+    that moved without a change, or did not move with one), None no test (the page's dates were
+    untrusted already, it carried none, or it changed: a clock line's date moves with a change
+    as well as the content's does)."""
+    if before is None:
+        return None
+    if after is None:
+        return False
+    return True if not changed and new else None
+
+
+class ServerDates:
+    """Each server's date tests, passed and failed, in one crawl run; whether it vouches."""
+
+    def __init__(self) -> None:
+        self._tests: dict[Hashable, list[int]] = {}
+
+    def add(self, server: Hashable, test: bool | None) -> None:
+        if test is not None:
+            self._tests.setdefault(server, [0, 0])[0 if test else 1] += 1
+
+    def vouched(self, server: Hashable) -> bool:
+        """Enough passes and no fail: one clock page among a server's pages is one too many."""
+        passes, fails = self._tests.get(server, (0, 0))
+        return passes >= VOUCH_PASSES and fails == 0

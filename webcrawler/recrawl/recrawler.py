@@ -39,7 +39,7 @@ from webcrawler.engine.scheduling.scheduler import ServerFirstOrder
 from webcrawler.protocol.messages import Document, Failure, NotModified, Reason
 from webcrawler.recrawl.buckets import UNKNOWN, History, Prior, bucket, interval_of_bucket
 from webcrawler.recrawl.changes import Change, classify
-from webcrawler.recrawl.lastmod import UNTRUSTED, ages_after, http_date, stored_ages
+from webcrawler.recrawl.lastmod import UNTRUSTED, ServerDates, ages_after, date_test, http_date, stored_ages
 from webcrawler.recrawl.pace import FetchPace
 from webcrawler.recrawl.policies import Buckets, Fetched, Policy, RecrawlPlan, make_policy
 from webcrawler.recrawl.priors import Evidence, changefreq
@@ -130,6 +130,7 @@ class Recrawler:
         self._sitemap_dates: dict[int, float] = {}  # doc id -> lastmod, pages a sitemap made due
         self._changefreqs: dict[int, str] = {}  # doc id -> its sitemap's changefreq (priors.py)
         self.evidence = Evidence()
+        self.dates = ServerDates()  # whose Last-Modified proved right (lastmod.py)
         self._pull_after = 0.0  # monotonic: no pull_ahead before (the last one found nothing)
         self._spare = 0  # free agents at the last tick
         self.queues.prior_rate = 1.0 / plan.first_interval
@@ -333,7 +334,10 @@ class Recrawler:
         if before.last_fetch is not None and before.state == State.FETCHED:
             self.evidence.add(entry.server_id, self._changefreqs.get(entry.doc_id, ""),
                               now - before.last_fetch, change is Change.CHANGED)
-        history = replace(history, prior=self._prior(entry))
+        self.dates.add(entry.server_id, date_test(before.change_ages, history.change_ages,
+                                                  change is Change.CHANGED, lastmod))
+        history = replace(history, prior=self._prior(entry),
+                          dates_vouched=self.dates.vouched(entry.server_id))
         page_bucket = bucket(history)
         due = self.policy.next_due(now, Fetched(change, page_bucket, before.last_interval(), history))
         self.store.finish(

@@ -7,13 +7,15 @@ pilcrows: a few distinct ones in most pages; found by deleting the ASCII bytes f
 text's UTF-8, not by a regex over the whole text) are replaced by spaces, then every ASCII
 byte that is not a word character, and the bytes are split at the spaces. A text mostly
 outside ASCII is left to the regex (classifying its many distinct characters would cost
-more); an ASCII text is made lower case by the same byte table. The result is the regex's,
-word for word (tests/test_tokens.py).
+more); an ASCII text is made lower case by the same byte table, and so is a text whose
+characters outside ASCII are none of them in a word, lower case or not, once they are spaces
+(no `str.lower()`). The result is the regex's, word for word (tests/test_tokens.py).
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 WORD = re.compile(r"\w+")
 _ASCII = bytes(range(0x80))  # deleted from a text's UTF-8 bytes, its other characters are left
@@ -42,6 +44,13 @@ def _spaced(text: str) -> bytes | str:
     mostly outside ASCII, its lower case (str) for the regex."""
     if text.isascii():
         return text.encode().translate(_ASCII_LOWER_NOT_WORD)
+    data = text.encode("utf-8", "surrogatepass")
+    if (len(data) - len(text)) * _FEW_NOT_ASCII <= len(text):
+        others = set(data.translate(None, _ASCII).decode("utf-8", "surrogatepass"))
+        if all(map(_never_in_a_word, others)):  # most pages: quotes, dashes, pilcrows
+            for char in others:
+                text = text.replace(char, " ")
+            return text.encode().translate(_ASCII_LOWER_NOT_WORD)
     low = text.lower()
     if not low.isascii():
         data = low.encode("utf-8", "surrogatepass")
@@ -51,6 +60,14 @@ def _spaced(text: str) -> bytes | str:
             if not WORD.fullmatch(char):
                 low = low.replace(char, " ")
     return low.encode("utf-8", "surrogatepass").translate(_ASCII_NOT_WORD)
+
+
+@lru_cache(maxsize=8192)  # bounded: a hostile page may hold thousands of distinct symbols
+def _never_in_a_word(char: str) -> bool:
+    """Is `char` outside every word, in its lower case too? Then a text whose characters
+    outside ASCII are all such is its ASCII words once they are spaces: lowered by the byte
+    table, without `str.lower()` of the whole text (a third of a page's words' cost)."""
+    return not WORD.fullmatch(char) and not WORD.search(char.lower())
 
 
 def _regex_words(low: str) -> list[bytes]:

@@ -9,7 +9,7 @@ document); each candidate gets a priority
     anchor relevance (0..1) + SOURCE_WEIGHT * the source's relevance (0..1)
 
 where the anchor relevance is the link's score in the document's anchor-text
-index (`webcrawler.index.build_anchor_index`: the main index's analyzer and
+index (`webcrawler.index.search.anchors.build_anchor_index`: the main index's analyzer and
 weighting) divided by the score of the query itself as an anchor, so that
 links of different documents compare. A target linked from several explored
 documents keeps its best priority.
