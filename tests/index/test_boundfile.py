@@ -92,6 +92,23 @@ def test_pruning_reads_the_files_and_answers_as_scoring_every_posting(
     assert _answers(path, monkeypatch, pruned=True) == _answers(path, monkeypatch, pruned=False)
 
 
+def test_a_copy_without_its_files_gets_them_where_the_original_s_are_remembered(
+        tmp_path: Path, small: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    original, copy = tmp_path / "ix", tmp_path / "copy"
+    _build(original, 2, random.Random(4))
+    _answers(original, monkeypatch, pruned=True)  # the original's tables, remembered by this process
+    copy.mkdir()
+    for file in original.iterdir():
+        if file.suffix != boundfile.SUFFIX:
+            (copy / file.name).write_bytes(file.read_bytes())
+    ix = open_index(copy, create=False)
+    try:
+        assert boundfile.write_missing(ix) == 2
+    finally:
+        ix.close()
+    assert [file.name for file in _files(copy)] == [file.name for file in _files(original)]
+
+
 @pytest.mark.parametrize("damage", ["missing", "truncated", "flipped", "garbage"])
 def test_a_missing_or_damaged_file_is_ignored(
         tmp_path: Path, small: None, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:

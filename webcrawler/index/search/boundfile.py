@@ -125,12 +125,13 @@ def write_missing(ix: Index) -> int:
         mu = searcher.avg_field_length(CONTENT, 0.0)
         for sub, _offset in searcher.leaf_searchers():
             reader = sub.reader()
-            key = _long_segment(reader)
-            if key is None or not is_w3(reader) or _table(reader) is not None:
+            key, path = _long_segment(reader), path_of(folder, reader.segment())
+            # a table remembered from another folder (a copy of the index) is not this one's file
+            if key is None or not is_w3(reader) or (path.exists() and _table(reader) is not None):
                 continue
             rows = _rows(reader, lambda word: (searcher.frequency(CONTENT, word) + 1.0) / (total + 1.0), mu)
             if rows is not None:
-                _write(path_of(folder, reader.segment()), rows, mu, reader.doc_count_all())
+                _write(path, rows, mu, reader.doc_count_all())
                 with _lock:
                     _missed.pop(key, None)  # read when next asked
                 written += 1
