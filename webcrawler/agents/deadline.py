@@ -64,16 +64,10 @@ class Watchdog:
 
     def watch(self, sock: socket.socket | None) -> None:
         """Register a socket of the armed fetch; one registered after the deadline is cut at once."""
-        if sock is None or self._deadline is None:
+        if sock is None or self._deadline is None or (copy := _duplicate(sock)) is None:
             return
-        try:
-            copy = socket.fromfd(sock.fileno(), sock.family, sock.type)
-        except OSError:
-            return  # already closed: nothing left to cut
         with self._cond:
-            self._sockets.append(copy)
-            if self._fired:
-                _shut(copy)
+            _register(self._sockets, copy, self._fired)
 
     def disarm(self) -> bool:
         """Stop watching; True if the deadline passed and the fetch's sockets were cut."""
@@ -104,14 +98,10 @@ class Watchdog:
                     self._cond.wait(left)
                     continue
                 self._fired = True
-                log.debug("deadline passed: cutting %d socket(s)", len(self._sockets))
-                for sock in self._sockets:
-                    _shut(sock)
+                _cut(self._sockets)
 
     def _release(self) -> None:
-        for sock in self._sockets:
-            sock.close()
-        self._sockets.clear()
+        _close_all(self._sockets)
 
 
 class AlarmWatchdog:
@@ -143,15 +133,9 @@ class AlarmWatchdog:
 
     def watch(self, sock: socket.socket | None) -> None:
         """Register a socket of the armed fetch; one registered after the deadline is cut at once."""
-        if sock is None or self._deadline is None:
+        if sock is None or self._deadline is None or (copy := _duplicate(sock)) is None:
             return
-        try:
-            copy = socket.fromfd(sock.fileno(), sock.family, sock.type)
-        except OSError:
-            return  # already closed: nothing left to cut
-        self._sockets.append(copy)
-        if self._fired:
-            _shut(copy)
+        _register(self._sockets, copy, self._fired)
 
     def disarm(self) -> bool:
         """Stop watching; True if the deadline passed and the fetch's sockets were cut."""
@@ -173,17 +157,40 @@ class AlarmWatchdog:
             signal.setitimer(signal.ITIMER_REAL, left)
             return
         self._fired = True
-        log.debug("deadline passed: cutting %d socket(s)", len(self._sockets))
-        for sock in self._sockets:
-            _shut(sock)
+        _cut(self._sockets)
 
     def _release(self) -> None:
-        for sock in self._sockets:
-            sock.close()
-        self._sockets.clear()
+        _close_all(self._sockets)
 
 
 AnyWatchdog = Watchdog | AlarmWatchdog  # what `WatchedAdapter`'s connections register with
+
+
+def _duplicate(sock: socket.socket) -> socket.socket | None:
+    """A duplicate of `sock`'s descriptor to register, None if it is closed already."""
+    try:
+        return socket.fromfd(sock.fileno(), sock.family, sock.type)
+    except OSError:
+        return None  # already closed: nothing left to cut
+
+
+def _register(sockets: list[socket.socket], copy: socket.socket, fired: bool) -> None:
+    """Keep `copy` to cut; cut it at once when the deadline has passed already."""
+    sockets.append(copy)
+    if fired:
+        _shut(copy)
+
+
+def _cut(sockets: list[socket.socket]) -> None:
+    log.debug("deadline passed: cutting %d socket(s)", len(sockets))
+    for sock in sockets:
+        _shut(sock)
+
+
+def _close_all(sockets: list[socket.socket]) -> None:
+    for sock in sockets:
+        sock.close()
+    sockets.clear()
 
 
 def _shut(sock: socket.socket) -> None:
