@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.common import RESULTS, publish, save, table
+from bench.common import RESULTS, publish, table
 from bench.freshness_measure import expected_optimum
 from bench.freshness_model_sim import _maker
 from bench.freshness_optimum import Web, seed_rates, simulate, web_of
@@ -150,38 +150,6 @@ NOTE = (f"\"buckets >= uniform + {BAR:g}\": met; fails (the optimum is at least 
         "this bandwidth: no policy can meet the bar).")
 
 
-def amend(path: Path) -> None:
-    """Add the optimum - uniform and bar columns to a table published before they existed.
-
-    The runs behind bench/results/freshness_grid*.json were not kept, and re-running the grid takes
-    hours; its uniform, buckets and optimum columns (means over the seeds, three decimals) are all
-    the two columns need.
-    """
-    result = json.loads(path.read_text(encoding="utf-8"))
-    lines = str(result["body"]).split("\n")
-    start = next(i for i, line in enumerate(lines) if line.startswith("| web |"))
-    head = [c.strip() for c in lines[start].strip("|").split("|")]
-    if "optimum - uniform" in head:
-        return
-    out = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        row = dict(zip(head, cells, strict=True))
-        uniform, buckets = float(row["uniform"]), float(row["buckets"])
-        optimum = float(row["optimum (expected)"].split()[0])
-        at = head.index("buckets - uniform") + 1
-        added = [f"{optimum - uniform:+.3f}", verdict(uniform, buckets, optimum)]
-        out.append([*cells[:at], *added, *cells[at:]])
-    end = start + 2 + len(out)
-    body = "\n".join([*lines[:start], table(HEAD, out), *lines[end:]]).rstrip() + "\n\n" + NOTE
-    result["body"] = body
-    result["command"] = (f"{result['command']}; optimum - uniform and the bar's verdict added from its "
-                         "own table by python -m bench.freshness_grid --amend")
-    save(path, result)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cells", nargs="+", choices=sorted(CELLS), help="default: all")
@@ -191,13 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--publish", action="store_true")
     parser.add_argument("--raw", help="also write every run's figures to this JSON file")
     parser.add_argument("--read", help="render the runs --raw wrote instead of running them")
-    parser.add_argument("--amend", action="store_true",
-                        help="add the optimum - uniform and bar columns to the published tables (no re-run)")
     args = parser.parse_args(argv)
-    if args.amend:
-        for name in ("freshness_grid", "freshness_grid_lengths"):
-            amend(RESULTS / f"{name}.json")
-        return 0
     started = time.time()
     if args.lengths:
         cells = {f"{web} {seconds:g} s": replace(web_of(WEBS[web]), seconds=seconds)
