@@ -56,8 +56,9 @@ def rank_words(
         return None
     words = parsed.terms()
     parameters = [model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words]
-    # the best so far, as top-level docnums (the best `limit` of the best `limit` of each
-    # segment are the best `limit` of all: ties break by docnum, which no two share)
+    # the best so far, as top-level docnums, merged with each segment's in turn (the best
+    # `limit` of the best so far and a segment's are the best of both: ties break by
+    # docnum, which no two share)
     best_docnums, best_scores = np.zeros(0, np.int64), np.zeros(0)
     total = 0
     counts = facets.Tally()
@@ -82,7 +83,6 @@ def rank_words(
             above = scores >= floor
             docnums, scores = docnums[above], scores[above]
         if len(scores):
-            docnums, scores = _top(docnums, scores, limit)
             best_docnums, best_scores = _top(np.concatenate([best_docnums, docnums + offset]),
                                              np.concatenate([best_scores, scores]), limit)
     ranked = list(zip(best_scores.tolist(), best_docnums.tolist(), strict=True))
