@@ -29,8 +29,9 @@ from whoosh.system import _INT_SIZE
 
 MAGIC = b"HSH3"
 _HEADER = len(MAGIC) + 1 + 2 * _INT_SIZE  # magic, hash type, two unused ints
-REMEMBERED_TERMS = 4096  # terms remembered per segment (then forgotten all at once)
-REMEMBERED_SEGMENTS = 64  # segments whose terms are remembered, the least recent forgotten
+REMEMBERED_TERMS = 2048  # terms remembered per segment (then forgotten all at once): at most
+# about 300 bytes each, some 20 MB at most over `REMEMBERED_SEGMENTS`
+REMEMBERED_SEGMENTS = 32  # segments whose terms are remembered, the least recent forgotten
 
 _remembered: OrderedDict[str, dict[bytes, tuple]] = OrderedDict()
 _remembering = threading.Lock()
