@@ -152,17 +152,3 @@ def test_hopeless_needs_a_threshold_and_long_lists_that_cannot_be_skipped() -> N
     assert pruning.hopeless(postings, flat, 1.2)
     peaked = [np.where(np.arange(63) == 5, 1.0, 0.1), np.where(np.arange(63) == 5, 0.5, 0.1)]
     assert not pruning.hopeless(postings, peaked, 1.2)  # one window in 63 can reach it
-
-
-@pytest.mark.parametrize("dense", [True, False], ids=["scattered-map", "binary-search"])
-def test_candidates_found_either_way_score_alike(index_dir: Path, monkeypatch: pytest.MonkeyPatch,
-                                                  dense: bool) -> None:
-    """`pruning.score` finds its candidates in each list through a map of the segment's
-    documents when they are many, by a binary search each when few: with every segment
-    pruned and either way forced, the answers are the exhaustive ones."""
-    exhaustive = _answers(index_dir, monkeypatch, pruned=False)
-    with monkeypatch.context() as patch:
-        patch.setattr(pruning, "_dense", lambda _wanted, _listed, _documents: dense)
-        fastpaths.reset()
-        assert _answers(index_dir, monkeypatch, pruned=True) == exhaustive
-        assert fastpaths.taken["wordsearch.pruned"] > 0

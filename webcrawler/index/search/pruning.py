@@ -25,8 +25,6 @@ threshold, with a margin for rounding).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from whoosh.reading import SegmentReader
 
@@ -143,27 +141,12 @@ def score(docnums: np.ndarray, postings: list[vectors.Postings], parameters: lis
     for (ids, weights), (factor, p_ref, _cf, mu) in zip(postings, parameters, strict=True):
         if not len(ids) or not len(docnums):
             continue
-        if _dense(len(docnums), len(ids), len(lengths)):  # many: a position per document, scattered once
-            at = np.full(len(lengths), -1, dtype=np.intp)
-            at[ids] = np.arange(len(ids))
-            at = at[docnums]
-            held = at >= 0
-        else:  # few: a binary search each
-            at = np.minimum(np.searchsorted(ids, docnums), len(ids) - 1)
-            held = ids[at] == docnums
+        at = np.minimum(np.searchsorted(ids, docnums), len(ids) - 1)
+        held = ids[at] == docnums
         where, found = docnums[held], at[held]
         summed[held] += word_scores(weights[found], lengths[where], factor, p_ref, mu,
                                     None if priors is None else priors[0][where])
     return summed
-
-
-def _dense(wanted: int, listed: int, documents: int) -> bool:
-    """Whether `wanted` documents are found in a list of `listed` postings faster through a
-    map of the segment's `documents` (filled, and scattered the list's positions into) than by
-    a binary search each: the costs measured per step on a segment of 146,000 documents
-    (docs/measurements.md: 3.3 ns a search step, 0.36 ns a document filled, 2.5 ns a posting
-    scattered)."""
-    return wanted * math.log2(max(listed, 2)) * 9 > documents + 7 * listed
 
 
 def missing(reader: SegmentReader, words: list[str], postings: list[vectors.Postings]) -> list[int]:
