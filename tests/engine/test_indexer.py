@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import multiprocessing
-import time
 
 from webcrawler.engine.pipeline.index_sink import MAX_BATCHES_PER_COMMIT, _take_waiting
 
 
 def test_waiting_batches_are_taken_a_commit_at_a_time() -> None:
-    inbox = multiprocessing.get_context("spawn").Queue()
+    inbox, engine_end = multiprocessing.get_context("spawn").Pipe(duplex=False)
     for number in range(1, 13):
-        inbox.put((number,))
-    inbox.put((13, 14, 15, 16, 17))  # a re-sent piece of the outbox
-    inbox.put(None)
-    time.sleep(0.2)  # let the feeder thread deliver everything
+        engine_end.send((number,))
+    engine_end.send((13, 14, 15, 16, 17))  # a re-sent piece of the outbox
+    engine_end.send(None)
     taken, stopped = [], False
     while not stopped:
         messages, stopped = _take_waiting(inbox)
@@ -22,3 +20,4 @@ def test_waiting_batches_are_taken_a_commit_at_a_time() -> None:
     assert MAX_BATCHES_PER_COMMIT == 5
     assert taken == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12, 13, 14, 15, 16, 17], []]
     inbox.close()
+    engine_end.close()
