@@ -13,9 +13,10 @@ the database comes from an outbox:
    `multiprocessing.Queue` would start a feeder thread in the engine, and a
    process that has started a thread pays glibc's allocator lock on every
    `malloc` from then on (docs/measurements.md). A message is a few batch
-   numbers and at most MAX_BATCHES_IN_FLIGHT wait, far below a pipe's buffer,
-   so a send does not wait for the writer (a re-send after a crash may, and
-   then waits as the writer reads).
+   numbers, and no more are announced than MAX_BATCHES_IN_FLIGHT
+   unacknowledged ones (the rest, after a crash thousands to re-send, wait
+   in the engine's memory until acknowledgements come), far below a pipe's
+   buffer: a send never waits for the writer.
 3. Acknowledged batches are marked INDEXED in a later transaction, and the
    languages the index detected and the in-links it counted stored with them
    (`languages.py`, `link_refresh.py`). The rows
@@ -38,6 +39,7 @@ import multiprocessing
 import os
 import queue
 import time
+from collections import deque
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -233,6 +235,7 @@ class IndexSink(OutboxWriter):
             self._process.start()
         reader.close()  # the writer's now: a send to a writer that died fails, not waits
         self._in_flight: set[int] = set()
+        self._unsent: deque[Message] = deque()  # announced as acknowledgements make room
         self._acked: list[int] = []
         self._languages: dict[int, str] = {}  # of acknowledged documents, to store
         self._inlinks: dict[int, int] = {}  # ... and the in-links they were indexed with
@@ -248,20 +251,25 @@ class IndexSink(OutboxWriter):
             if removes:
                 self._removal_batches.add(batch)
             self._send((batch,))
+        self._send_unsent()
         self._mark_indexed()
 
     def close(self) -> None:
         """Send the rest, wait for the index to commit it, clean the outbox."""
         self.commit()
         self.store.outbox_commit()
-        self._say(None)
         end = time.monotonic() + CLOSE_TIMEOUT
+        while self._unsent and time.monotonic() < end and self._process.is_alive():
+            self._collect_acks(block=True, timeout=1.0)  # some are in flight: room comes
+            self._send_unsent()
+        self._say(None)
         while self._in_flight and time.monotonic() < end and self._process.is_alive():
             self._collect_acks(block=True, timeout=1.0)
         self._process.join(timeout=max(1.0, end - time.monotonic()))
-        if self._in_flight:
+        left = len(self._in_flight) + sum(len(numbers) for numbers in self._unsent)
+        if left:
             log.warning("the index did not acknowledge %d batches: they stay in the outbox "
-                        "and are indexed on the next start", len(self._in_flight))
+                        "and are indexed on the next start", left)
         self._mark_indexed()
         self.store.outbox_commit()
         self._inbox.close()
@@ -277,8 +285,16 @@ class IndexSink(OutboxWriter):
         self._languages, self._inlinks = {}, {}
 
     def _send(self, numbers: tuple[int, ...]) -> None:
-        self._in_flight.update(numbers)
-        self._say(numbers)
+        """Announce `numbers` after what waits to be announced."""
+        self._unsent.append(numbers)
+        self._send_unsent()
+
+    def _send_unsent(self) -> None:
+        """Announce what waits while fewer than MAX_BATCHES_IN_FLIGHT are unacknowledged."""
+        while self._unsent and len(self._in_flight) < MAX_BATCHES_IN_FLIGHT:
+            numbers = self._unsent.popleft()
+            self._in_flight.update(numbers)
+            self._say(numbers)
 
     def _say(self, message: Message | None) -> None:
         """Send the index process a message; to one that died, nothing (what it did not
