@@ -1,16 +1,18 @@
 """A merge's plain terms as columns: their merged lists read, checked and summed at once.
 
-Most of a merge's terms need only their lists copied: each list one block, in a merged
-segment without deletions, not inlined in its term info, with no posting of this commit and
-no arrays to make. `merging._joined` took such a term's parts one by one in Python (a term
-info unpacked, a block's header parsed and its docnums shifted, the statistics summed: a
-dozen calls a list). Here the term infos of a run of terms are unpacked as one NumPy array,
-every list's block header and first docnum are found by NumPy over its segment's postings
-bytes, the shifted docnums are pickled as columns, and the statistics are summed per term
-(in the order `_joined` sums them, so the same floats). What is left a term is joining its
-bytes (`PlainLists.written`). A list these checks do not accept sends its term `_joined`'s
-way, as before: the same bytes either way. The terms are taken `_CHUNK` entries at a time,
-so that the columns of a large merge are never all in memory at once.
+Most of a merge's lists need only be copied with their docnums shifted: one block, in a
+merged segment without deletions, not inlined in its term info. `merging._joined` took a
+term's lists one by one in Python (a term info unpacked, a block's header parsed and its
+docnums shifted, the statistics summed: a dozen calls a list). Here the term infos of a run
+of terms are unpacked as one NumPy array, every list's block header and first docnum are
+found by NumPy over its segment's postings bytes (mapped, not copied), the shifted docnums
+are pickled as columns, and the statistics are summed per term (in the order `_joined` sums
+them, so the same floats). A term whose lists are all plain is then written whole
+(`PlainLists.written`: its bytes joined, its term info sliced from a column, its arrays
+gathered when it gets them), or, when this commit's postings join it, handed to the term
+writer as one `merging.Copied` (`PlainLists.parts`). A list these checks do not accept sends
+its term `_joined`'s way, as before: the same bytes either way. The terms are taken
+`_CHUNK` entries at a time, so that the columns of a large merge are never all in memory.
 """
 
 from __future__ import annotations
