@@ -82,22 +82,23 @@ class PlainLists:
         return self._copied[self._starts[g] : self._starts[g + 1]]
 
     def plain(self, g: int) -> bool:
-        return self._chunk_of(g).plain[g - self._chunk.first]  # type: ignore[union-attr]
+        return self.chunk(g).plain[g - self._chunk.first]  # type: ignore[union-attr]
 
     def parts(self, g: int, keeps: bool) -> tuple:
         """`_Chunk.parts` of group g (its lists joined by a posting of this commit)."""
-        return self._chunk_of(g).parts(g, keeps)
+        return self.chunk(g).parts(g, keeps)
 
     def df(self, g: int) -> int:
-        return self._chunk_of(g).df(g)
+        return self.chunk(g).df(g)
 
     def written(self, g: int) -> Written:
         """Group g's posting list (MAGIC, then each list's block framed, its docnums shifted),
         its term info without the extent and its arrays: what `_write_copied` or (with arrays)
         `_write_term`'s general path writes for it."""
-        return self._chunk_of(g).written(g)
+        return self.chunk(g).written(g)
 
-    def _chunk_of(self, g: int) -> _Chunk:
+    def chunk(self, g: int) -> _Chunk:
+        """The chunk of columns that holds group g (made when g is past the last one)."""
         chunk = self._chunk
         if chunk is not None and chunk.first <= g < chunk.end:
             return chunk

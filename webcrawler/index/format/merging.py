@@ -346,11 +346,16 @@ def merged_terms(
     terms, at = lists.terms, 0
 
     def groups(end: int) -> Iterator[tuple[Term, list]]:
-        for g in range(at, end):
-            if lists.plain(g):
-                yield terms[g], [lists.written(g)]
-            else:
-                yield terms[g], _parts(list(lists.entries(g)), sources, keeps_arrays, field_lengths)
+        g = at
+        while g < end:  # a chunk's terms at a time: no look-up of the chunk a term
+            chunk = lists.chunk(g)
+            plain, first, stop = chunk.plain, chunk.first, min(end, chunk.end)
+            for k in range(g, stop):
+                if plain[k - first]:
+                    yield terms[k], [chunk.written(k)]
+                else:
+                    yield terms[k], _parts(list(lists.entries(k)), sources, keeps_arrays, field_lengths)
+            g = stop
 
     for term, postings in pool_terms:
         end = bisect_left(terms, term, at)
