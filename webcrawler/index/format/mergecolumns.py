@@ -82,7 +82,8 @@ class PlainLists:
         return self._copied[self._starts[g] : self._starts[g + 1]]
 
     def plain(self, g: int) -> bool:
-        return self.chunk(g).plain[g - self._chunk.first]  # type: ignore[union-attr]
+        chunk = self.chunk(g)
+        return chunk.plain[g - chunk.first]
 
     def parts(self, g: int, keeps: bool) -> tuple:
         """`_Chunk.parts` of group g (its lists joined by a posting of this commit)."""
@@ -121,22 +122,7 @@ class _Chunk:
         info = np.frombuffer(b"".join([raw[:size] if len(raw) >= size else raw.ljust(size, b"\1")
                                        for raw in raws]), _INFO)
         ok = (info["flags"] == 0) & (np.fromiter(map(len, raws), np.int64, count) >= _INFO.itemsize)
-        base = np.zeros(count, np.int64)
-        cuts = np.zeros((count, 6), np.int64)  # where each block's pieces lie in its segment's data
-        shifted = np.zeros((count, 2), np.int64)  # its last and first docnums, shifted
-        for n, source in enumerate(lists._sources):
-            mine = number == n
-            base[mine] = source.basedoc
-            at = np.flatnonzero(mine & ok)
-            if source.docmap is not None or lists._data[n] is None:
-                ok[mine] = False
-            elif len(at):
-                data = np.frombuffer(lists._data[n], np.uint8)
-                good, cut, last, head = _one_blocks(data, info["start"][at].astype(np.int64),
-                                                    info["length"][at].astype(np.int64))
-                ok[at] = good
-                cuts[at] = cut
-                shifted[at, 0], shifted[at, 1] = last + source.basedoc, head + source.basedoc
+        base, cuts, shifted = _located(lists, number, info, ok)
         ok &= ((shifted >= 0) & (shifted < 2**31)).all(axis=1)  # pickled as K, M or J
         widths = np.where(shifted < 256, 2, np.where(shifted < 65536, 3, 5))
         framed = (cuts[:, 1] - cuts[:, 0]) + (cuts[:, 3] - cuts[:, 2]) + (cuts[:, 5] - cuts[:, 4]) \
@@ -218,6 +204,32 @@ class _Chunk:
             id_arrays.append(np.array(ids, np.int64))
             weight_arrays.append(np.array(weights, np.float64))
         return np.concatenate(id_arrays), np.concatenate(weight_arrays)
+
+
+def _located(lists: PlainLists, number: np.ndarray, info: np.ndarray, ok: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each entry's segment base, where its block's pieces lie in its segment's postings
+    (`_one_blocks`' cuts) and its last and first docnums shifted; `ok` (each entry's term info
+    a plain one) cleared where the list is not one block `_one_blocks` accepts or its segment
+    has deletions or is not mapped."""
+    count = len(number)
+    base = np.zeros(count, np.int64)
+    cuts = np.zeros((count, 6), np.int64)
+    shifted = np.zeros((count, 2), np.int64)
+    for n, source in enumerate(lists._sources):
+        mine = number == n
+        base[mine] = source.basedoc
+        at = np.flatnonzero(mine & ok)
+        if source.docmap is not None or lists._data[n] is None:
+            ok[mine] = False
+        elif len(at):
+            data = np.frombuffer(lists._data[n], np.uint8)
+            good, cut, last, head = _one_blocks(data, info["start"][at].astype(np.int64),
+                                                info["length"][at].astype(np.int64))
+            ok[at] = good
+            cuts[at] = cut
+            shifted[at, 0], shifted[at, 1] = last + source.basedoc, head + source.basedoc
+    return base, cuts, shifted
 
 
 def _groups(info: np.ndarray, base: np.ndarray, ok: np.ndarray, local: np.ndarray,
