@@ -103,7 +103,7 @@ class Oracle(Sim):
     """Pages never seen to change get the posterior mean rate under the web's true rates as prior."""
 
     slow_only = False
-    step = 0  # the bucket grid's step (0: the estimator's, buckets.resolution of the recrawls)
+    grid = 0  # the bucket grid's step (0: the estimator's, buckets.resolution of the recrawls)
 
     def __init__(self, web: Web, seed: int, policy: str) -> None:
         super().__init__(web, seed, policy)
@@ -116,7 +116,7 @@ class Oracle(Sim):
         if self.slow_only:
             rate = min(rate, change_rate(history) or rate)
         return bucket_of_interval(min(1.0 / max(rate, 1e-12), 2.0 ** 30),
-                                  self.step or resolution(history.recrawls))
+                                  self.grid or resolution(history.recrawls))
 
 
 class OracleSlowOnly(Oracle):
@@ -127,7 +127,7 @@ class OracleSlowFine(OracleSlowOnly):
     """... on the finest bucket grid: the coarse grid of a page's first recrawls (two octaves
     after one) rounds most of the oracle's differences between spans away."""
 
-    step = 1
+    grid = 1
 
 
 class OracleAll(Oracle):
