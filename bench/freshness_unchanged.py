@@ -19,7 +19,8 @@ allocation code), the buckets policy:
   same only where it is slower than the estimator's own (`oracle-slow-fine`: on the finest bucket
   grid); `oracle-all`, the oracle posterior mean for every recrawled page (the changed ones from
   their history's likelihood); `first-dated`, a page's first recrawl put off by the age of its
-  first Last-Modified (`FirstDated`).
+  first Last-Modified (`FirstDated`); `monotone`, a page never seen to change never put in a
+  faster bucket than before (`Monotone`); `fine-unchanged`, such a page on the finest grid.
 
     python -m bench.freshness_unchanged intervals [--cells "heldout-small 480" "flat 480"] [--seeds 1 2]
     python -m bench.freshness_unchanged bound [--variant oracle] [--cells ...] [--seeds 1 2 ...] [--jobs 2]
@@ -150,6 +151,27 @@ class OracleAll(Oracle):
         return bucket_of_interval(1.0 / rate, resolution(history.recrawls))
 
 
+class Monotone(Sim):
+    """A page never seen to change never moves to a faster bucket than it had (the grids of
+    successive recrawls do not nest: `buckets.resolution`), a throwaway idea, measured."""
+
+    def bucket(self, page: Page, history: History) -> int:
+        b = super().bucket(page, history)
+        if history.changes or history.recrawls < 2 or page.rate_estimate is None:
+            return b
+        return max(b, bucket_of_interval(1.0 / page.rate_estimate))
+
+
+class FineUnchanged(Sim):
+    """A page never seen to change rounded to the finest bucket grid (its estimate unrounded)."""
+
+    def bucket(self, page: Page, history: History) -> int:
+        if history.changes or not history.recrawls:
+            return super().bucket(page, history)
+        rate = change_rate(history) or 1e-12
+        return bucket_of_interval(min(1.0 / rate, 2.0 ** 30), 1)
+
+
 class FirstDated(Sim):
     """A page's first recrawl put off by the age of its first answer's Last-Modified (a throwaway
     idea, measured: where do the first recrawls' intervals come from?). Today every page gets
@@ -184,7 +206,8 @@ class FirstDated(Sim):
 
 VARIANTS: dict[str, type[Sim]] = {"oracle": Oracle, "oracle-slow": OracleSlowOnly,
                                   "oracle-slow-fine": OracleSlowFine,
-                                  "oracle-all": OracleAll, "first-dated": FirstDated}
+                                  "oracle-all": OracleAll, "first-dated": FirstDated,
+                                  "monotone": Monotone, "fine-unchanged": FineUnchanged}
 
 
 def posterior_mean(rates: np.ndarray, span: float) -> float:
