@@ -91,3 +91,41 @@ def test_the_agents_never_import_the_engines_main_module_again(tmp_path: Path) -
     out = subprocess.run([sys.executable, str(tmp_path / "script.py"), str(marks)],
                          capture_output=True, text=True, timeout=120, check=True).stdout
     assert out.split() == ["started", "0"]
+
+
+# An engine's part of a crawl beside its index writer: NumPy imported (the sketch's), pages
+# sent to the writer and acknowledged by it; then the threads this process ever ran.
+ONE_THREAD = '''
+import os
+import sys
+from pathlib import Path
+
+import webcrawler.text.word_hashes  # noqa: F401 - NumPy, as the engine's sketch imports it
+from webcrawler.database.schema import connect
+from webcrawler.engine.pipeline.index_sink import IndexSink
+from webcrawler.engine.store.sql import CrawlStore
+from webcrawler.protocol.messages import Document
+
+if __name__ == "__main__":
+    work = Path(sys.argv[1])
+    store = CrawlStore(connect(f"sqlite:///{work / 'db.sqlite'}"))
+    sink = IndexSink(store, work / "index")
+    for n in (1, 2):
+        url = f"http://127.0.10.72:8080/p{n}"
+        sink.add(n, Document(job_id=n, url=url, final_url=url, status=200, content_type="text/html",
+                             charset="utf-8", title=f"Page {n}", text=f"words number{n}"))
+        store.conn.commit()
+        sink.commit()
+    sink.close()
+    store.close()
+    print(len(os.listdir("/proc/self/task")), sink.failed)
+'''
+
+
+def test_the_engine_runs_no_thread_beside_its_own_to_feed_the_index(tmp_path: Path) -> None:
+    """Neither NumPy's BLAS pool nor a queue's feeder thread: a process that has started a
+    thread pays glibc's allocator lock on every `malloc` after (docs/measurements.md)."""
+    (tmp_path / "engine.py").write_text(ONE_THREAD)
+    out = subprocess.run([sys.executable, str(tmp_path / "engine.py"), str(tmp_path)],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.split() == ["1", "False"]

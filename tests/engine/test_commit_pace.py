@@ -1,6 +1,6 @@
 """The index writer's process gathers the batches that arrive within `COMMIT_PACE` of its last
 commit into one commit (`engine/pipeline/index_sink.py`), up to its limit, and stops waiting
-the moment the engine says stop (a real multiprocessing queue, as the engine's); it runs at
+the moment the engine says stop (a real one-way pipe, as the engine's); it runs at
 `WRITER_NICENESS`, so that a query server on the same machine keeps the CPU."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from webcrawler.database.schema import connect
@@ -30,34 +31,35 @@ from webcrawler.engine.store.sql import CrawlStore
 from webcrawler.index import IndexedDocument, open_writer
 
 
-def _queue(*items: object) -> multiprocessing.Queue:
-    inbox: multiprocessing.Queue = multiprocessing.get_context("spawn").Queue()
+def _pipe(*items: object) -> tuple[Connection, Connection]:
+    """The writer's end (the inbox) and the engine's, which sent `items`."""
+    inbox, engine_end = multiprocessing.get_context("spawn").Pipe(duplex=False)
     for item in items:
-        inbox.put(item)
-    return inbox
+        engine_end.send(item)
+    return inbox, engine_end
 
 
 def test_batches_that_arrive_before_the_deadline_are_taken_together() -> None:
-    inbox = _queue((1,), (2, 3), (4,))
+    inbox, _engine_end = _pipe((1,), (2, 3), (4,))
     taken, stop = _take_until(inbox, time.monotonic() + 60, limit=4)  # returns at the limit
     assert taken == [(1,), (2, 3), (4,)] and not stop
 
 
 def test_no_more_than_the_limit_is_taken() -> None:
-    inbox = _queue((1,), (2, 3), (4,))
+    inbox, _engine_end = _pipe((1,), (2, 3), (4,))
     taken, stop = _take_until(inbox, time.monotonic() + 30, limit=3)
     assert taken == [(1,), (2, 3)] and not stop  # (4,) waits for the next commit
-    assert inbox.get(timeout=5) == (4,)
+    assert inbox.poll(5) and inbox.recv() == (4,)
 
 
 def test_the_engine_saying_stop_ends_the_wait() -> None:
-    inbox = _queue((1,), None)
+    inbox, _engine_end = _pipe((1,), None)
     taken, stop = _take_until(inbox, time.monotonic() + 600, limit=10)
     assert taken == [(1,)] and stop
 
 
 def test_a_past_deadline_takes_nothing() -> None:
-    inbox = _queue((1,))
+    inbox, _engine_end = _pipe((1,))
     taken, stop = _take_until(inbox, time.monotonic() - 1, limit=10)
     assert taken == [] and not stop
 
@@ -82,21 +84,21 @@ def _commits(data: Path, pace: float) -> list[list[int]]:
         store.outbox_put(doc_id, batch, pack(IndexedDocument(doc_id, f"http://127.0.17.9/{batch}",
                                                              "note", f"page {batch}", "127.0.17.9")))
     store.commit()
-    inbox: queue.Queue = queue.Queue()  # the process's loop in a thread: a thread's queues
-    acks: queue.Queue = queue.Queue()
+    inbox, engine_end = multiprocessing.Pipe(duplex=False)  # the process's loop in a thread
+    acks: queue.Queue = queue.Queue()  # a thread's queue
     writer = open_writer(data / "index")
     worker = threading.Thread(target=_index_batches, args=(writer, engine, inbox, acks, pace))
     worker.start()
     try:
-        inbox.put((1,))
+        engine_end.send((1,))
         acknowledged = [acks.get(timeout=60)[0]]
-        inbox.put((2,))
+        engine_end.send((2,))
         deadline = time.monotonic() + 60
-        while not inbox.empty() and time.monotonic() < deadline:  # until the writer has taken it
+        while inbox.poll(0) and time.monotonic() < deadline:  # until the writer has taken it
             time.sleep(0.01)
         time.sleep(0.2)  # unpaced, the writer commits batch 2 alone meanwhile
-        inbox.put((3,))
-        inbox.put(None)
+        engine_end.send((3,))
+        engine_end.send(None)
         worker.join(timeout=60)
         while not acks.empty():
             acknowledged.append(acks.get(timeout=60)[0])

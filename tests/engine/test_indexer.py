@@ -1,20 +1,31 @@
-"""The index process commits what is waiting in commit-sized pieces, never all of it at once."""
+"""The index process commits what is waiting in commit-sized pieces, never all of it at once,
+and the engine announces no more than MAX_BATCHES_IN_FLIGHT at once."""
 
 from __future__ import annotations
 
 import multiprocessing
 import time
+from pathlib import Path
 
-from webcrawler.engine.pipeline.index_sink import MAX_BATCHES_PER_COMMIT, _take_waiting
+import pytest
+from sqlalchemy import select
+
+from webcrawler.database.schema import INDEXED, connect, index_outbox
+from webcrawler.database.states import State
+from webcrawler.engine.pipeline import index_sink
+from webcrawler.engine.pipeline.index_sink import MAX_BATCHES_PER_COMMIT, IndexSink, _take_waiting
+from webcrawler.engine.pipeline.outbox import pack
+from webcrawler.engine.records import NewURL
+from webcrawler.engine.store.sql import CrawlStore
+from webcrawler.index import IndexedDocument
 
 
 def test_waiting_batches_are_taken_a_commit_at_a_time() -> None:
-    inbox = multiprocessing.get_context("spawn").Queue()
+    inbox, engine_end = multiprocessing.get_context("spawn").Pipe(duplex=False)
     for number in range(1, 13):
-        inbox.put((number,))
-    inbox.put((13, 14, 15, 16, 17))  # a re-sent piece of the outbox
-    inbox.put(None)
-    time.sleep(0.2)  # let the feeder thread deliver everything
+        engine_end.send((number,))
+    engine_end.send((13, 14, 15, 16, 17))  # a re-sent piece of the outbox
+    engine_end.send(None)
     taken, stopped = [], False
     while not stopped:
         messages, stopped = _take_waiting(inbox)
@@ -22,3 +33,31 @@ def test_waiting_batches_are_taken_a_commit_at_a_time() -> None:
     assert MAX_BATCHES_PER_COMMIT == 5
     assert taken == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12, 13, 14, 15, 16, 17], []]
     inbox.close()
+    engine_end.close()
+
+
+def test_a_re_send_after_a_crash_is_announced_as_room_comes(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches a crash left waiting are announced no faster than MAX_BATCHES_IN_FLIGHT allows
+    (the writer's inbox is a pipe, which a long re-send would fill), and all are indexed."""
+    monkeypatch.setattr(index_sink, "MAX_BATCHES_IN_FLIGHT", 2)
+    engine = connect(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    store = CrawlStore(engine)
+    server = store.add_server("http://127.0.17.11", time.time())
+    ids, _ = store.add_urls(server, [NewURL(f"/{n}", 0) for n in range(1, 8)], time.time(), State.FETCHED)
+    for batch in range(1, 8):  # seven batches written, none announced: as a crash leaves them
+        doc_id = ids[f"/{batch}"]
+        store.outbox_put(doc_id, batch, pack(IndexedDocument(doc_id, f"http://127.0.17.11/{batch}",
+                                                             "title", f"resent{batch}", "127.0.17.11")))
+    store.commit()
+    sink = IndexSink(store, tmp_path / "index")
+    try:
+        announced_at_start = len(sink._in_flight)
+    finally:
+        sink.close()
+        store.close()
+    with engine.connect() as conn:
+        batches = [b for (b,) in conn.execute(select(index_outbox.c.batch))]
+    engine.dispose()
+    assert announced_at_start == MAX_BATCHES_PER_COMMIT  # one message of five; the other two wait
+    assert batches == [INDEXED] * 7

@@ -9,6 +9,14 @@ the database comes from an outbox:
 2. After the database commits, the batch's number is sent to the index
    process, which reads the batch from the outbox (page text never crosses a
    pipe from the crawl), adds and commits it, then acknowledges the number.
+   The numbers go down a one-way pipe, written by the engine's own thread: a
+   `multiprocessing.Queue` would start a feeder thread in the engine, and a
+   process that has started a thread pays glibc's allocator lock on every
+   `malloc` from then on (docs/measurements.md). A message is a few batch
+   numbers, and no more are announced than MAX_BATCHES_IN_FLIGHT
+   unacknowledged ones (the rest, after a crash thousands to re-send, wait
+   in the engine's memory until acknowledgements come), far below a pipe's
+   buffer: a send never waits for the writer.
 3. Acknowledged batches are marked INDEXED in a later transaction, and the
    languages the index detected and the in-links it counted stored with them
    (`languages.py`, `link_refresh.py`). The rows
@@ -31,6 +39,8 @@ import multiprocessing
 import os
 import queue
 import time
+from collections import deque
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from sqlalchemy import select
@@ -67,7 +77,7 @@ CLOSE_TIMEOUT = 300.0
 ORPHAN_CHECK_SECONDS = 2.0  # how often a waiting index writer checks that its engine lives
 
 
-def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
+def index_process(index_dir: Path, db_url: str, inbox: Connection,
                   acks: multiprocessing.Queue, pace: float = COMMIT_PACE) -> None:
     """The index writer's process: index committed outbox batches, acknowledge them, until None.
 
@@ -95,7 +105,7 @@ def index_process(index_dir: Path, db_url: str, inbox: multiprocessing.Queue,
         engine.dispose()
 
 
-def _index_batches(writer: IndexWriter, engine: Engine, inbox: multiprocessing.Queue,
+def _index_batches(writer: IndexWriter, engine: Engine, inbox: Connection,
                    acks: multiprocessing.Queue, pace: float) -> None:
     stop, committed = False, float("-inf")
     while not stop:
@@ -134,7 +144,7 @@ def _failure(exc: BaseException) -> tuple[str, bool, str]:
 Message = tuple[int, ...]  # batch numbers
 
 
-def _take_waiting(inbox: multiprocessing.Queue,
+def _take_waiting(inbox: Connection,
                   limit: int = MAX_BATCHES_PER_COMMIT) -> tuple[list[Message], bool]:
     """The next message and what else is already waiting, up to `limit` batches (one
     commit for them; the rest waits for the next), and whether the engine said stop (None)."""
@@ -145,20 +155,20 @@ def _take_waiting(inbox: multiprocessing.Queue,
         if _count(messages) >= limit:
             return messages, False
         try:
-            item = inbox.get_nowait()
+            item = _received(inbox, 0.0)
         except queue.Empty:
             return messages, False
     return messages, True
 
 
-def _take_until(inbox: multiprocessing.Queue, deadline: float,
+def _take_until(inbox: Connection, deadline: float,
                 limit: int) -> tuple[list[Message], bool]:
     """The messages that arrive until `deadline` (time.monotonic), up to `limit` batches,
     and whether the engine said stop (then at once)."""
     messages: list[Message] = []
     while limit > 0 and (wait := deadline - time.monotonic()) > 0:
         try:
-            item = inbox.get(timeout=min(wait, ORPHAN_CHECK_SECONDS))
+            item = _received(inbox, min(wait, ORPHAN_CHECK_SECONDS))
         except queue.Empty:
             continue
         if item is None:
@@ -172,13 +182,25 @@ def _count(messages: list[Message]) -> int:
     return sum(max(1, len(item)) for item in messages)
 
 
-def _next_message(inbox: multiprocessing.Queue) -> Message | None:
+def _received(inbox: Connection, timeout: float) -> Message | None:
+    """The engine's next message if one comes within `timeout` seconds (else queue.Empty);
+    None once the engine said stop or closed its end of the pipe (it ended, or was killed)."""
+    if not inbox.poll(timeout):
+        raise queue.Empty
+    try:
+        message: Message | None = inbox.recv()
+    except EOFError:
+        return None
+    return message
+
+
+def _next_message(inbox: Connection) -> Message | None:
     """The engine's next message, or None (stop) once the engine has died without saying
     so (kill -9): an orphaned writer would wait forever, holding the index's lock."""
     engine_process = multiprocessing.parent_process()
     while True:
         try:
-            return inbox.get(timeout=ORPHAN_CHECK_SECONDS)
+            return _received(inbox, ORPHAN_CHECK_SECONDS)
         except queue.Empty:
             if engine_process is not None and not engine_process.is_alive():
                 return None
@@ -203,15 +225,17 @@ class IndexSink(OutboxWriter):
         self.index_dir = index_dir
         self.failed = False
         ctx = child_context()
-        self._inbox: multiprocessing.Queue = ctx.Queue()
-        self._acks: multiprocessing.Queue = ctx.Queue()
+        reader, self._inbox = ctx.Pipe(duplex=False)
+        self._acks: multiprocessing.Queue = ctx.Queue()  # read here: no thread in this process
         db_url = store.database_url()
         self._process = ctx.Process(target=index_process,
-                                    args=(index_dir, db_url, self._inbox, self._acks, self.commit_pace),
+                                    args=(index_dir, db_url, reader, self._acks, self.commit_pace),
                                     name="webcrawler-indexer", daemon=True)
         with main_module_hidden():  # a toolkit script may have no __main__ guard
             self._process.start()
+        reader.close()  # the writer's now: a send to a writer that died fails, not waits
         self._in_flight: set[int] = set()
+        self._unsent: deque[Message] = deque()  # announced as acknowledgements make room
         self._acked: list[int] = []
         self._languages: dict[int, str] = {}  # of acknowledged documents, to store
         self._inlinks: dict[int, int] = {}  # ... and the in-links they were indexed with
@@ -227,20 +251,25 @@ class IndexSink(OutboxWriter):
             if removes:
                 self._removal_batches.add(batch)
             self._send((batch,))
+        self._send_unsent()
         self._mark_indexed()
 
     def close(self) -> None:
         """Send the rest, wait for the index to commit it, clean the outbox."""
         self.commit()
         self.store.outbox_commit()
-        self._inbox.put(None)
         end = time.monotonic() + CLOSE_TIMEOUT
+        while self._unsent and time.monotonic() < end and self._process.is_alive():
+            self._collect_acks(block=True, timeout=1.0)  # some are in flight: room comes
+            self._send_unsent()
+        self._say(None)
         while self._in_flight and time.monotonic() < end and self._process.is_alive():
             self._collect_acks(block=True, timeout=1.0)
         self._process.join(timeout=max(1.0, end - time.monotonic()))
-        if self._in_flight:
+        left = len(self._in_flight) + sum(len(numbers) for numbers in self._unsent)
+        if left:
             log.warning("the index did not acknowledge %d batches: they stay in the outbox "
-                        "and are indexed on the next start", len(self._in_flight))
+                        "and are indexed on the next start", left)
         self._mark_indexed()
         self.store.outbox_commit()
         self._inbox.close()
@@ -256,8 +285,22 @@ class IndexSink(OutboxWriter):
         self._languages, self._inlinks = {}, {}
 
     def _send(self, numbers: tuple[int, ...]) -> None:
-        self._in_flight.update(numbers)
-        self._inbox.put(numbers)
+        """Announce `numbers` after what waits to be announced."""
+        self._unsent.append(numbers)
+        self._send_unsent()
+
+    def _send_unsent(self) -> None:
+        """Announce what waits while fewer than MAX_BATCHES_IN_FLIGHT are unacknowledged."""
+        while self._unsent and len(self._in_flight) < MAX_BATCHES_IN_FLIGHT:
+            numbers = self._unsent.popleft()
+            self._in_flight.update(numbers)
+            self._say(numbers)
+
+    def _say(self, message: Message | None) -> None:
+        """Send the index process a message; to one that died, nothing (what it did not
+        acknowledge stays in the outbox, and is sent again on the next start)."""
+        with contextlib.suppress(BrokenPipeError):
+            self._inbox.send(message)
 
     def _collect_acks(self, block: bool = False, timeout: float = 60.0) -> None:
         while True:
@@ -288,7 +331,7 @@ class IndexSink(OutboxWriter):
     def abort(self) -> None:
         """After a storage failure: stop the index process, write nothing more to the database."""
         try:
-            self._inbox.put(None)
+            self._say(None)
             self._process.join(timeout=CLOSE_TIMEOUT)
         finally:
             if self._process.is_alive():
