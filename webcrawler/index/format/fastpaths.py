@@ -20,6 +20,7 @@ PATHS = {
     "vectors.blocks": "a posting list decoded from Whoosh's pickled blocks",
     "merging.copied": "a merged segment whose posting blocks are copied (merging.py)",
     "merging.decoded": "a merged segment decoded posting by posting (Whoosh's add_reader)",
+    "mergecolumns.plain": "a chunk of a merge's terms with plain ones, written as columns (mergecolumns.py)",
     "merging.stored_copied": "a merged segment whose stored fields are copied as stored (merging.py)",
     "storage.subset": "a file inside a segment read from our memory map (storage.py)",
     "storage.close_deferred": "a segment's map unmapped after its reader closed: a view still read it",

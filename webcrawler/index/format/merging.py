@@ -25,8 +25,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from itertools import accumulate, chain, groupby
-from operator import itemgetter
+from itertools import accumulate, chain
 from pickle import dumps, loads
 from typing import Any, cast
 
@@ -50,6 +49,7 @@ from webcrawler.index.format.blocks import (
 )
 from webcrawler.index.format.fastpaths import note
 from webcrawler.index.format.lengths import BYTE_LENGTH, segment_lengths
+from webcrawler.index.format.mergecolumns import PlainLists
 
 Posting = tuple[int, float, bytes | None, int]  # docnum, weight, value, document length
 Term = tuple[str, bytes]
@@ -316,46 +316,86 @@ def merged_terms(
     sources: list[SegmentSource],
     schema: Schema,
     field_lengths: Callable[[str], list[int] | None],
+    length_bytes: Callable[[np.ndarray], np.ndarray],
 ) -> Iterator[tuple[Term, list]]:
     """Every term of the new segment in order, with its parts in docnum order: the pool's
-    postings (documents added in this commit come first), then each source's list."""
+    postings (documents added in this commit come first), then each source's list; or, for
+    a plain term (`mergecolumns`), its list and term info as one `Written`. `length_bytes`:
+    Whoosh's length byte of each of an array of lengths."""
     if not sources:  # a commit that merges nothing: the pool's terms are the segment's
         for term, postings in pool_terms:
             yield term, [postings]
         return
     scorable: dict[str, bool] = {}  # by field: asked once a term of every merged segment
+
+    def keeps_arrays(fieldname: str) -> bool:
+        keeps = scorable.get(fieldname)
+        if keeps is None:
+            keeps = scorable[fieldname] = bool(schema[fieldname].scorable)
+        return keeps
+
     # (term, stream number, item) tuples compare by term, then by stream, never by item: a
     # stream's terms are distinct, its number too. The merged segments' terms (a few bytes
     # each) sorted as one list, the sort merging their sorted runs in C (heapq.merge is a
     # Python generator: a step an item and a heap of all streams); the pool's terms (their
-    # postings in memory, or read back from disk when the pool spilled) go in as they come
+    # postings in memory, or read back from disk when the pool spilled) go in as they come,
+    # before the merged terms' group of the same term or the next one, found by bisection
     copied = sorted(chain.from_iterable(source.terms(schema, number)
                                         for number, source in enumerate(sources, 1)))
-    merged = _with_pool(pool_terms, copied)
-    for term, group in groupby(merged, key=itemgetter(0)):
-        items = list(group)
-        keeps = scorable.get(term[0])
-        if keeps is None:
-            keeps = scorable[term[0]] = bool(schema[term[0]].scorable)
-        if keeps:  # arrays only for a list that may reach MIN_POSTINGS: decode no block else
-            keeps = _most_postings(items) >= vectors.MIN_POSTINGS
-        if len(items) == 1 and not items[0][1]:  # the pool's alone
-            yield term, [items[0][2]]
-            continue
-        pooled = not items[0][1]  # the first part is the pool's
-        joined = _joined(items[1:] if pooled else items, sources, keeps)
-        if joined is not None:  # every merged segment's list as one Copied
-            yield term, [items[0][2], joined] if pooled else [joined]
-            continue
-        parts = []
-        for _term, number, item in items:
-            if number == 0:
-                parts.append(item)
+    lists = PlainLists(copied, sources, keeps_arrays, length_bytes)
+    terms, at = lists.terms, 0
+
+    def groups(end: int) -> Iterator[tuple[Term, list]]:
+        g = at
+        while g < end:  # a chunk's terms at a time: no look-up of the chunk a term
+            chunk = lists.chunk(g)
+            plain, first, stop = chunk.plain, chunk.first, min(end, chunk.end)
+            for k in range(g, stop):
+                if plain[k - first]:
+                    yield terms[k], [chunk.written(k)]
+                else:
+                    yield terms[k], _parts(list(lists.entries(k)), sources, keeps_arrays, field_lengths)
+            g = stop
+
+    for term, postings in pool_terms:
+        end = bisect_left(terms, term, at)
+        yield from groups(end)
+        if end < len(terms) and terms[end] == term:
+            if lists.plain(end):
+                keeps = keeps_arrays(term[0]) and len(postings) + lists.df(end) >= vectors.MIN_POSTINGS
+                yield term, [postings, Copied(*lists.parts(end, keeps))]
             else:
-                part = sources[number - 1].part(cast(bytes, item), field_lengths(term[0]), keeps)
-                if part:
-                    parts.append(part)
-        yield term, parts
+                yield term, _parts([(term, 0, postings), *lists.entries(end)], sources, keeps_arrays,
+                                   field_lengths)
+            at = end + 1
+        else:
+            yield term, [postings]
+            at = end
+    yield from groups(len(terms))
+
+
+def _parts(items: list[tuple[Term, int, Any]], sources: list[SegmentSource],
+           keeps_arrays: Callable[[str], bool], field_lengths: Callable[[str], list[int] | None]) -> list:
+    """A term's parts (its `items`: the pool's postings, number 0, then each merged segment's
+    raw term info) as the term writer's general path takes them: the merged segments' lists
+    as one `Copied` when `_joined` can, else a part each."""
+    term = items[0][0]
+    keeps = keeps_arrays(term[0])
+    if keeps:  # arrays only for a list that may reach MIN_POSTINGS: decode no block else
+        keeps = _most_postings(items) >= vectors.MIN_POSTINGS
+    pooled = not items[0][1]  # the first part is the pool's
+    joined = _joined(items[1:] if pooled else items, sources, keeps)
+    if joined is not None:  # every merged segment's list as one Copied
+        return [items[0][2], joined] if pooled else [joined]
+    parts = []
+    for _term, number, item in items:
+        if number == 0:
+            parts.append(item)
+        else:
+            part = sources[number - 1].part(cast(bytes, item), field_lengths(term[0]), keeps)
+            if part:
+                parts.append(part)
+    return parts
 
 
 def _joined(items: list[tuple[Term, int, Any]], sources: list[SegmentSource], keeps: bool) -> Copied | None:
@@ -427,20 +467,6 @@ def _most_postings(items: list[tuple[Term, int, Any]]) -> int:
     """How many postings a term's parts hold at most: the pool's (number 0) counted, each
     merged segment's document frequency as its term info says (deleted documents included)."""
     return sum(len(item) if number == 0 else _DF.unpack_from(item, 5)[0] for _term, number, item in items)
-
-
-def _with_pool(pool_terms: Iterator[tuple[Term, list[Posting]]], copied: list[tuple[Term, int, bytes]]
-               ) -> Iterator[tuple[Term, int, Any]]:
-    """`copied` (sorted) and the pool's terms (number 0) merged in order: before each pool
-    term, the copied ones below it, found by bisection (a pool term sorts before the copied
-    entries of the same term, as its number 0 does)."""
-    at = 0
-    for term, postings in pool_terms:
-        end = bisect_left(copied, (term,), at)
-        yield from copied[at:end]
-        yield term, 0, postings
-        at = end
-    yield from copied[at:]
 
 
 def _shifted(data: bytes, base: int, keep: bool) -> tuple[list[bytes], list[bytes]]:

@@ -32,6 +32,7 @@ from whoosh.util.numlists import GrowableArray
 
 from webcrawler.index.format import merging, vectors
 from webcrawler.index.format.commitwords import WordPostings
+from webcrawler.index.format.mergecolumns import Written
 from webcrawler.index.format.merging import Copied, Posting, Term
 
 BLOCK = 128  # postings per block (Whoosh's default)
@@ -116,7 +117,8 @@ class TermWriter(whoosh3.W3FieldWriter):
                     else:
                         self._write_pool_terms(schema, self._with_lengths(terms))
                 return
-            terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths)
+            terms = merging.merged_terms(self._pool_terms(items), sources, schema, self._field_lengths,
+                                         _length_bytes)
             for term, parts in terms:
                 self._write_term(schema, term, parts)
         finally:
@@ -283,10 +285,13 @@ class TermWriter(whoosh3.W3FieldWriter):
         self._prefix = pack_ushort(self._fieldid)  # each key of the field starts with it
 
     def _write_term(self, schema: Schema, term: tuple[str, bytes],
-                    parts: list[list[Posting] | Copied]) -> None:
+                    parts: list[Any]) -> None:
         fieldname, btext = term
         if fieldname != self._fieldname:
             self._start(schema, fieldname)
+        if parts and type(parts[0]) is Written:  # a merge's plain term (mergecolumns), ready to write
+            self._put(btext, parts[0].body, parts[0].arrays, parts[0].info)
+            return
         if len(parts) == 1 and type(parts[0]) is list and len(parts[0]) <= BLOCK:
             if len(parts[0]) == 1:
                 self._write_single(btext, parts[0][0])
