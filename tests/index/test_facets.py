@@ -3,6 +3,7 @@ filtered queries, on the fast word path (which they must not leave) and on Whoos
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,25 @@ def test_a_filter_alone_lists_its_documents(web_index: Path, usequality: bool) -
         assert searcher.search("site:b.test type:html -boote").total == 0
         with pytest.raises(QueryError, match="at least one word"):
             searcher.search("-harbour")
+
+
+def test_facet_counts_add_up_over_segments_that_number_their_values_apart(tmp_path: Path) -> None:
+    """Each segment numbers its own combinations of site, type and language; a query's counts
+    are added up by combinations shared across segments, and split by facet at the end: they
+    are the matched documents' own values, counted, in every segment layout."""
+    docs = _documents()
+    index_dir = tmp_path / "index"
+    with open_writer(index_dir) as writer:  # three segments: a.test alone, then b.test, then all
+        for part in (docs[:6], docs[12:15], docs[6:12] + docs[15:]):
+            writer.add(part)
+            writer.commit()
+    language = {"a.test": "en", "b.test:8080": "de", "c.test": "fr"}
+    with open_searcher(index_dir) as searcher:
+        for query, matched in (("harbour", docs), ("boats", docs[:12]), ("boote bateaux", docs[12:]),
+                               ("dawn hafen", docs[:18])):
+            results = searcher.search(query)
+            expected = {"site": Counter(d.host for d in matched), "type": Counter(d.kind for d in matched),
+                        "language": Counter(language[d.host] for d in matched)}
+            assert results.total == len(matched), query
+            for facet, counter in expected.items():
+                assert dict(results.facets[facet]) == dict(counter), (query, facet)

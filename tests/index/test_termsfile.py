@@ -124,3 +124,32 @@ def test_terms_added_many_at_a_time_write_the_file_whoosh_writes() -> None:
         return out.getvalue()
 
     assert written(True) == written(False)
+
+
+def test_remembered_places_of_terms_are_whoosh_s_and_shared_between_commits(tmp_path: Path) -> None:
+    """A term's place in the terms file is remembered per segment once looked up (and a
+    missing term's absence): the same answers as Whoosh's own reader, for every term, a
+    second time too, and a later commit's reader of the same segment finds them remembered."""
+    _index(tmp_path / "ix")
+    ix = open_index(tmp_path / "ix", create=False)
+    with ix.reader() as reader:
+        sub = reader.leaf_readers()[0][0]
+        segment = sub.segment()
+        storage = segment.open_compound_file(ix.storage) if segment.is_compound() else ix.storage
+        whooshs = whoosh3.W3Codec.terms_reader(segment.codec(), storage, segment)
+        terms = [key for key, _value in whooshs._tindex.items()]
+        assert len(terms) > 40
+        for _round in range(2):
+            for key in [*terms, b"\x00\x00no such term", b"\x00\x01word999"]:
+                ours = sub._terms._tindex
+                assert list(ours.ranges_for_key(key)) == list(whooshs._tindex.ranges_for_key(key))
+                assert (key in sub._terms._tindex) == (key in whooshs._tindex)
+        assert sub._terms.frequency("content", b"shared") == whooshs.frequency("content", b"shared")
+        whooshs.close()
+        remembered = sub._terms._tindex.remembered
+        assert set(terms) <= remembered.keys() and remembered[b"\x00\x00no such term"] == ()
+    with ix.reader() as again:  # a new reader of the same segment, as a new commit opens
+        same = next(s for s, _offset in again.leaf_readers()
+                    if s.segment().segment_id() == segment.segment_id())
+        assert same._terms._tindex.remembered is remembered
+    ix.close()

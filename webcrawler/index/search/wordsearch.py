@@ -26,8 +26,6 @@ not written by the W3 codec go Whoosh's way (`rank_words` returns None).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher as WhooshSearcher
@@ -58,8 +56,10 @@ def rank_words(
         return None
     words = parsed.terms()
     parameters = [model.parameters(searcher, CONTENT, w.encode("utf-8")) for w in words]
-    found_docnums: list[np.ndarray] = []  # each segment's best, as top-level docnums
-    found_scores: list[np.ndarray] = []
+    # the best so far, as top-level docnums, merged with each segment's in turn (the best
+    # `limit` of the best so far and a segment's are the best of both: ties break by
+    # docnum, which no two share)
+    best_docnums, best_scores = np.zeros(0, np.int64), np.zeros(0)
     total = 0
     counts = facets.Tally()
     # the small segments first: scored whole in microseconds, their best set the
@@ -74,41 +74,35 @@ def rank_words(
             note("wordsearch.whoosh")
             return None
         note("wordsearch.arrays")
+        floor = _kth(best_scores, limit)
         docnums, scores, matches = _rank_segment(reader, parsed, words, parameters, lengths,
-                                                 limit, lambda: _kth(found_scores, limit), counts)
+                                                 limit, floor, counts)
         total += matches
-        if len(scores) > limit:  # scored in full: most cannot beat the best found so far
-            floor = _kth(found_scores, limit)
-            if floor > 0:
-                note("wordsearch.floored")
-                above = scores >= floor
-                docnums, scores = docnums[above], scores[above]
-        best_docnums, best_scores = _top(docnums, scores, limit)
-        found_docnums.append(best_docnums + offset)
-        found_scores.append(best_scores)
-    if not found_scores:
-        return [], total, counts.counts()
-    best_docnums, best_scores = _top(np.concatenate(found_docnums), np.concatenate(found_scores), limit)
+        if len(scores) > limit and floor > 0:  # scored in full: most cannot beat the best so far
+            note("wordsearch.floored")
+            above = scores >= floor
+            docnums, scores = docnums[above], scores[above]
+        if len(scores):
+            best_docnums, best_scores = _top(np.concatenate([best_docnums, docnums + offset]),
+                                             np.concatenate([best_scores, scores]), limit)
     ranked = list(zip(best_scores.tolist(), best_docnums.tolist(), strict=True))
     return ranked, total, counts.counts()
 
 
-def _kth(found_scores: list[np.ndarray], limit: int) -> float:
-    """The `limit`-th best of the scores found so far (0 while fewer): what a document of
-    a later segment must reach to be among the best, whatever its docnum."""
-    if sum(map(len, found_scores)) < limit:
-        return 0.0
-    joined = np.concatenate(found_scores)
-    return float(np.partition(joined, len(joined) - limit)[len(joined) - limit])
+def _kth(best_scores: np.ndarray, limit: int) -> float:
+    """The `limit`-th best of the scores found so far (`best_scores`: the best `limit`, best
+    first; 0 while fewer): what a document of a later segment must reach to be among the
+    best, whatever its docnum."""
+    return float(best_scores[limit - 1]) if len(best_scores) >= limit else 0.0
 
 
 def _rank_segment(reader: SegmentReader, parsed: ParsedQuery, words: list[str], parameters: list,
-                  lengths: np.ndarray, limit: int, threshold: Callable[[], float],
+                  lengths: np.ndarray, limit: int, floor: float,
                   counts: facets.Tally) -> tuple[np.ndarray, np.ndarray, int]:
     """(docnums, scores) of the segment's matches that can be among the best `limit` (all
     of them when every posting is scored), and how many documents match; their facets are
     added to `counts`. Pruned (`pruning.py`) when the query's lists are long enough and
-    their window bounds are known (`threshold()`: the score earlier segments set); else
+    their window bounds are known (`floor`: the score earlier segments set); else
     every posting is scored, which keeps the bounds."""
     # document numbers as intp: numpy converts int32 indices on every gather and scatter
     postings = [(ids.astype(np.intp), weights)
@@ -119,7 +113,6 @@ def _rank_segment(reader: SegmentReader, parsed: ParsedQuery, words: list[str], 
     missing = pruning.missing(reader, words, postings) if large else []
     if large and not missing:
         bounds = pruning.window_bounds(reader, words, postings, parameters, lengths, priors)
-        floor = threshold()
         if pruning.hopeless(postings, bounds, floor):
             note("pruning.hopeless")
         else:
